@@ -1,0 +1,1 @@
+export interface GpuContext { device: GPUDevice; adapterName: string; software: boolean; timestamps: boolean }

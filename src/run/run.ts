@@ -1,0 +1,199 @@
+/**
+ * Run one solver on one world for a number of frames: step in batches, take a
+ * snapshot every `sampleEvery` frames, recompute the metrics from it, watch for
+ * divergence, and summarise the timings. The CLI, the benchmark and the tests
+ * all go through here, so a figure means the same thing everywhere.
+ *
+ * Divergence (a reported outcome, never a crash or a NaN printed as a number):
+ *   - any position, orientation or velocity not finite;
+ *   - runaway energy: E − E₀ > energyFactor · E_scale, with
+ *     E_scale = Σ m |g| · extent + |KE₀| + 1 J·kg⁻¹·Σm   (the energy the whole scene could trade by
+ *     falling across its own bounding box, plus what it started with);
+ *   - max violation > violationFactor · extent (constraints torn apart by many scene sizes).
+ */
+import type { WorldDesc } from '../model/world.js';
+import type { Solver, StepTimings } from '../solvers/solver.js';
+import { MetricsContext, type FrameMetrics } from '../metrics/metrics.js';
+
+export interface RunOptions {
+  frames: number;
+  /** measure every k frames (k ≥ 1); the first and last frame are always measured */
+  sampleEvery?: number;
+  /** frames recorded per solver.step call (one GPU submission) */
+  batch?: number;
+  /** body indices whose positions are recorded in the series */
+  trace?: number[];
+  energyFactor?: number;
+  violationFactor?: number;
+  /** called after each batch with (framesDone, framesTotal) */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface SeriesPoint {
+  frame: number;
+  t: number;
+  maxViolation: number;
+  rmsViolation: number;
+  energy: number;
+  momentum: [number, number, number];
+  trace?: Record<string, [number, number, number]>;
+}
+
+export interface Divergence {
+  frame: number;
+  t: number;
+  reason: string;
+}
+
+export interface TimingSummary {
+  clock: StepTimings['clock'];
+  medianMs: number;
+  p95Ms: number;
+  wallMedianMs: number;
+  wallP95Ms: number;
+  stepsPerSecond: number;
+  frames: number;
+}
+
+export interface RunResult {
+  solver: string;
+  adapter: string;
+  bodyCount: number;
+  constraintCount: number;
+  frames: number;
+  initial: FrameMetrics;
+  final: FrameMetrics | null;
+  worstMaxViolation: number;
+  diverged: Divergence | null;
+  timing: TimingSummary;
+  series: SeriesPoint[];
+}
+
+export function sceneExtent(world: WorldDesc): number {
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const grow = (p: number[], pad: number) => {
+    for (let d = 0; d < 3; d++) {
+      lo[d] = Math.min(lo[d], p[d] - pad);
+      hi[d] = Math.max(hi[d], p[d] + pad);
+    }
+  };
+  for (const b of world.bodies) grow(b.position, b.shape.radius);
+  for (const c of world.constraints) if (c.bodyB === null) grow(c.anchorB, 0);
+  if (!Number.isFinite(lo[0])) return 1;
+  return Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-3);
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+export function summariseTimings(t: StepTimings): TimingSummary {
+  const ms = [...t.msPerFrame].sort((a, b) => a - b);
+  const wall = [...t.wallMsPerFrame].sort((a, b) => a - b);
+  const median = percentile(ms, 50);
+  return {
+    clock: t.clock,
+    medianMs: median,
+    p95Ms: percentile(ms, 95),
+    wallMedianMs: percentile(wall, 50),
+    wallP95Ms: percentile(wall, 95),
+    stepsPerSecond: 1000 / percentile(wall, 50),
+    frames: ms.length,
+  };
+}
+
+export class DivergenceWatch {
+  private readonly e0: number;
+  private readonly eScale: number;
+  private readonly violationLimit: number;
+  constructor(world: WorldDesc, initial: FrameMetrics, energyFactor = 10, violationFactor = 100) {
+    const extent = sceneExtent(world);
+    const g = Math.hypot(...world.gravity);
+    let massSum = 0;
+    for (const b of world.bodies) if (!b.fixed) massSum += b.mass ?? (b.density ?? 0) * (4 / 3) * Math.PI * b.shape.radius ** 3;
+    this.e0 = initial.energy;
+    this.eScale = massSum * g * extent + Math.abs(initial.kinetic) + massSum * 1;
+    this.eScale *= energyFactor;
+    this.violationLimit = violationFactor * extent;
+  }
+  check(m: FrameMetrics): string | null {
+    if (!m.finite) return 'state is not finite (NaN or infinity)';
+    if (!(m.energy - this.e0 <= this.eScale)) return `runaway energy: ${m.energy.toExponential(3)} J from ${this.e0.toExponential(3)} J`;
+    if (!(m.maxViolation <= this.violationLimit)) return `constraint violation ${m.maxViolation.toExponential(3)} m beyond ${this.violationLimit.toExponential(2)} m`;
+    return null;
+  }
+}
+
+export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptions): Promise<RunResult> {
+  if (!Number.isInteger(opts.frames) || opts.frames < 0) throw new Error('frames must be an integer ≥ 0');
+  const sampleEvery = Math.max(1, Math.floor(opts.sampleEvery ?? 1));
+  const batch = Math.max(1, Math.min(sampleEvery, Math.floor(opts.batch ?? sampleEvery)));
+  const metrics = new MetricsContext(world);
+  const trace = opts.trace ?? [];
+  for (const i of trace)
+    if (!Number.isInteger(i) || i < 0 || i >= world.bodies.length) throw new Error(`trace body ${i} is out of range 0..${world.bodies.length - 1}`);
+
+  const series: SeriesPoint[] = [];
+  const record = (m: FrameMetrics, frame: number, pos: Float64Array) => {
+    const p: SeriesPoint = {
+      frame,
+      t: m.t,
+      maxViolation: m.maxViolation,
+      rmsViolation: m.rmsViolation,
+      energy: m.energy,
+      momentum: m.momentum,
+    };
+    if (trace.length) {
+      p.trace = {};
+      for (const i of trace) p.trace[i] = [pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]];
+    }
+    series.push(p);
+  };
+
+  const snap0 = await solver.snapshot();
+  const initial = metrics.measure(snap0);
+  record(initial, 0, snap0.position);
+  const watch = new DivergenceWatch(world, initial, opts.energyFactor, opts.violationFactor);
+  let worst = initial.maxViolation;
+  let final: FrameMetrics | null = initial;
+  let diverged: Divergence | null = null;
+  solver.resetTimings();
+
+  let done = 0;
+  while (done < opts.frames) {
+    const nextSample = Math.min(opts.frames, (Math.floor(done / sampleEvery) + 1) * sampleEvery);
+    const n = Math.min(batch, nextSample - done);
+    await solver.step(n);
+    done += n;
+    opts.onProgress?.(done, opts.frames);
+    if (done === nextSample) {
+      const snap = await solver.snapshot();
+      const m = metrics.measure(snap);
+      const reason = watch.check(m);
+      if (reason) {
+        diverged = { frame: done, t: m.t, reason };
+        final = null;
+        break;
+      }
+      worst = Math.max(worst, m.maxViolation);
+      final = m;
+      record(m, done, snap.position);
+    }
+  }
+
+  return {
+    solver: solver.id,
+    adapter: solver.adapter.name,
+    bodyCount: solver.bodyCount,
+    constraintCount: solver.constraintCount,
+    frames: done,
+    initial,
+    final,
+    worstMaxViolation: worst,
+    diverged,
+    timing: summariseTimings(solver.timings()),
+    series,
+  };
+}

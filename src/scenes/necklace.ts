@@ -1,0 +1,43 @@
+/**
+ * necklace — the reference text's baseline scene: `chains` chains of `beads`
+ * touching spheres, held out horizontally (+x) and released. Consecutive beads
+ * are joined by a point constraint at the point where they touch; the first
+ * bead is pinned to the world at its outer (−x) surface point. Chains stand on
+ * a grid: rows `spacing` apart along z, columns far enough apart along x that a
+ * swinging chain never reaches its neighbour (chains swing in their own x–y plane).
+ */
+import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
+import type { SceneInfo } from './scene.js';
+
+export const necklace: SceneInfo = {
+  name: 'necklace',
+  description: 'chains of touching beads held out horizontally, pinned at one end, released (the Jacobi baseline)',
+  params: {
+    chains: { default: 2500, min: 1, integer: true, help: 'number of chains (2,500 × 40 = the reference 100k beads)' },
+    beads: { default: 40, min: 1, integer: true, help: 'beads per chain' },
+    radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
+    density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+    spacing: { default: 0.5, min: 0, help: 'gap between neighbouring chains, m' },
+  },
+  build(p): WorldDesc {
+    const chains = p.chains, beads = p.beads, r = p.radius, gap = p.spacing;
+    const length = 2 * r * beads;
+    const columns = Math.ceil(Math.sqrt(chains));
+    const pitchX = 2 * length + gap; // a chain sweeps at most `length` either side of its pin
+    const pitchZ = 2 * r + gap;
+    const height = length + 1; // pins high enough that hanging chains stay above y = 0
+    const bodies: BodyDesc[] = [];
+    const constraints: PointConstraintDesc[] = [];
+    for (let c = 0; c < chains; c++) {
+      const px = (c % columns) * pitchX;
+      const pz = Math.floor(c / columns) * pitchZ;
+      const first = bodies.length;
+      for (let k = 0; k < beads; k++) {
+        bodies.push({ shape: { type: 'sphere', radius: r }, density: p.density, position: [px + (2 * k + 1) * r, height, pz] });
+        if (k === 0) constraints.push({ type: 'point', bodyA: first, bodyB: null, anchorA: [-r, 0, 0], anchorB: [px, height, pz] });
+        else constraints.push({ type: 'point', bodyA: first + k - 1, bodyB: first + k, anchorA: [r, 0, 0], anchorB: [-r, 0, 0] });
+      }
+    }
+    return { gravity: [0, -9.81, 0], bodies, constraints };
+  },
+};

@@ -1,0 +1,16 @@
+/** The solvers, by id. A new solver is one folder plus one line here. */
+import type { SolverInfo } from './solver.js';
+import { JacobiCpuSolver } from './jacobi/cpu.js';
+
+export const solvers: SolverInfo[] = [
+  {
+    id: 'jacobi-cpu',
+    description: 'Jacobi point-constraint solver, f64 CPU reference of jacobi-gpu (same stages)',
+    device: 'cpu',
+    create: async (world, options) => new JacobiCpuSolver(world, options),
+  },
+];
+
+export function findSolver(id: string): SolverInfo | undefined {
+  return solvers.find((s) => s.id === id);
+}

@@ -1,0 +1,95 @@
+/**
+ * The solver interface every solver implements, and the options they share.
+ *
+ * A solver is created from a WorldDesc, owns the live state, steps it a number
+ * of frames at a time (a GPU solver records them into one submission), and
+ * hands back a Snapshot: plain f64 arrays of the desc's bodies, from which the
+ * metrics module recomputes everything it reports.
+ */
+import type { WorldDesc } from '../model/world.js';
+import type { GpuContext } from '../gpu/device.js';
+
+export interface SolverOptions {
+  /** frame time step h_frame in seconds */
+  dt: number;
+  /** solver iterations per (sub)step */
+  iterations: number;
+  /** the frame is split into this many solver steps of h = dt / substeps */
+  substeps: number;
+  /** Baumgarte β in units of 1/h (h = the substep): β_abs = beta / h */
+  beta: number;
+  /** warm-start factor: λ⁰ = factor · λ(previous step); 0 = cold start */
+  warmStart: number;
+}
+
+export const defaultSolverOptions: SolverOptions = {
+  dt: 1 / 60,
+  iterations: 8,
+  substeps: 1,
+  beta: 0.2,
+  warmStart: 1,
+};
+
+/** Ranges and meaning of each option, for the CLI, `solvers` listing and checks. */
+export const solverOptionSpecs: Record<keyof SolverOptions, { min: number; max?: number; integer?: boolean; help: string }> = {
+  dt: { min: 1e-9, help: 'frame time step h in seconds' },
+  iterations: { min: 0, integer: true, help: 'solver iterations per step' },
+  substeps: { min: 1, integer: true, help: 'solver steps per frame (h = dt / substeps)' },
+  beta: { min: 0, help: "Baumgarte β in units of 1/h (stable for 0 ≤ β ≤ 2, smooth for ≤ 1)" },
+  warmStart: { min: 0, max: 1, help: "warm-start factor on the previous step's multipliers (0 = cold)" },
+};
+
+export interface Snapshot {
+  /** frames stepped since creation */
+  frame: number;
+  /** simulated time, s */
+  time: number;
+  /** the desc's bodies only (anchor bodies are left out) */
+  bodyCount: number;
+  position: Float64Array; // 3·bodyCount
+  orientation: Float64Array; // 4·bodyCount [x y z w]
+  linearVelocity: Float64Array; // 3·bodyCount
+  angularVelocity: Float64Array; // 3·bodyCount
+}
+
+export interface StepTimings {
+  /** which clock the per-step times come from */
+  clock: 'gpu-timestamp' | 'wall';
+  /** per-frame times in milliseconds, one entry per stepped frame (or per batch average) */
+  msPerFrame: number[];
+  /** wall-clock ms per frame, without readbacks (batch wall time / frames in the batch) */
+  wallMsPerFrame: number[];
+}
+
+export interface AdapterDescription {
+  /** e.g. "nvidia / hopper / NVIDIA H100" or "cpu" */
+  name: string;
+  /** true for a software adapter (SwiftShader) */
+  software: boolean;
+  /** GPU timestamp queries available */
+  timestamps: boolean;
+}
+
+export interface Solver {
+  readonly id: string;
+  readonly options: SolverOptions;
+  /** bodies of the desc (without the internal world anchors) */
+  readonly bodyCount: number;
+  readonly constraintCount: number;
+  readonly adapter: AdapterDescription;
+  /** advance `frames` frames of options.dt */
+  step(frames: number): Promise<void>;
+  snapshot(): Promise<Snapshot>;
+  /** the timings collected since creation (or since the last reset) */
+  timings(): StepTimings;
+  resetTimings(): void;
+  destroy(): void;
+}
+
+export interface SolverInfo {
+  id: string;
+  description: string;
+  /** 'gpu' solvers need a WebGPU adapter */
+  device: 'cpu' | 'gpu';
+  create(world: WorldDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
+}
