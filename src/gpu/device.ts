@@ -1,1 +1,99 @@
-export interface GpuContext { device: GPUDevice; adapterName: string; software: boolean; timestamps: boolean }
+/**
+ * WebGPU device acquisition, in Node (Dawn, through the `webgpu` package) and in
+ * the browser (navigator.gpu), behind one function.
+ *
+ * Order in Node: a hardware adapter if the Vulkan loader finds one; else the
+ * SwiftShader software adapter that Debian's `chromium-common` ships, by pointing
+ * the loader at its ICD file; else NoGpuError with a one-line remedy.
+ */
+
+export const swiftShaderIcd = '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+export interface GpuContext {
+  device: GPUDevice;
+  /** "vendor architecture (description)" as the adapter reports it */
+  adapterName: string;
+  software: boolean;
+  timestamps: boolean;
+  limits: GPUSupportedLimits;
+}
+
+export class NoGpuError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoGpuError';
+  }
+}
+
+export const noGpuHint =
+  'no WebGPU adapter: install a Vulkan GPU driver, or the SwiftShader software adapter with `apt-get install chromium-common` (Debian), then run again';
+
+/**
+ * Dawn instances made in Node. They must outlive every adapter and device made
+ * from them: dawn.node aborts the process when an instance is garbage-collected
+ * while its device is still in use.
+ */
+const liveInstances: GPU[] = [];
+
+function newInstance(create: (flags: string[]) => GPU): GPU {
+  const gpu = create([]);
+  liveInstances.push(gpu);
+  return gpu;
+}
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof navigator === 'undefined';
+
+async function nodeAdapter(powerPreference: GPUPowerPreference): Promise<GPUAdapter | null> {
+  let mod: { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
+  try {
+    mod = (await import('webgpu')) as unknown as typeof mod;
+  } catch (e) {
+    throw new NoGpuError(`the 'webgpu' package (Dawn for Node) could not be loaded: ${(e as Error).message.split('\n')[0]}`);
+  }
+  Object.assign(globalThis, mod.globals); // GPUBufferUsage, GPUMapMode, … as in a browser
+  let adapter = await newInstance(mod.create).requestAdapter({ powerPreference });
+  if (!adapter && !process.env.VK_ICD_FILENAMES) {
+    const { existsSync } = await import('node:fs');
+    if (existsSync(swiftShaderIcd)) {
+      process.env.VK_ICD_FILENAMES = swiftShaderIcd;
+      if (!process.env.XDG_RUNTIME_DIR) process.env.XDG_RUNTIME_DIR = (await import('node:os')).tmpdir();
+      adapter = await newInstance(mod.create).requestAdapter({ powerPreference });
+    }
+  }
+  return adapter;
+}
+
+function describe(adapter: GPUAdapter): { name: string; software: boolean } {
+  const info = adapter.info;
+  const parts = [info.vendor, info.architecture].filter(Boolean).join(' ');
+  const detail = info.description || info.device;
+  const name = `${parts || 'unknown adapter'}${detail ? ` (${detail})` : ''}`;
+  const software = !!(info as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter || /swiftshader|llvmpipe|lavapipe/i.test(name);
+  return { name, software };
+}
+
+/** Acquire an adapter and a device with the limits of the adapter (big scenes need them). */
+export async function acquireGpu(opts: { powerPreference?: GPUPowerPreference } = {}): Promise<GpuContext> {
+  const powerPreference = opts.powerPreference ?? 'high-performance';
+  let adapter: GPUAdapter | null;
+  if (isNode) adapter = await nodeAdapter(powerPreference);
+  else if (typeof navigator !== 'undefined' && navigator.gpu) adapter = await navigator.gpu.requestAdapter({ powerPreference });
+  else throw new NoGpuError('this browser has no WebGPU (navigator.gpu): use a recent Chrome or Edge, or enable WebGPU in its flags');
+  if (!adapter) throw new NoGpuError(noGpuHint);
+
+  const { name, software } = describe(adapter);
+  const timestamps = adapter.features.has('timestamp-query');
+  const want: (keyof GPUSupportedLimits)[] = [
+    'maxStorageBufferBindingSize',
+    'maxBufferSize',
+    'maxStorageBuffersPerShaderStage',
+    'maxComputeWorkgroupsPerDimension',
+  ];
+  const requiredLimits: Record<string, number> = {};
+  for (const k of want) requiredLimits[k] = adapter.limits[k] as number;
+  const device = await adapter.requestDevice({
+    requiredFeatures: timestamps ? ['timestamp-query'] : [],
+    requiredLimits,
+  });
+  return { device, adapterName: name, software, timestamps, limits: device.limits };
+}

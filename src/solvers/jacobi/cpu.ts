@@ -59,6 +59,14 @@ export class JacobiCpuSolver implements Solver {
   readonly jacobian: Float64Array; // jw0 (9) then jw1 (9)
   readonly violation: Float64Array; // C_ℓ (3)
   readonly delassusInv: Float64Array; // A_ℓℓ⁻¹ (9)
+  /** lever arms a = R(q_i) r⁰ then b = R(q_j) r¹ (6 per constraint): the entries of jw0, jw1 */
+  readonly arm: Float64Array;
+  // per CSR entry k of the connectivity (constraint ℓ = constraintList[k] of body i)
+  /** σ = −1 where i is ℓ's body 0 (J_ℓ,i linear block +I₃), +1 where it is body 1 */
+  private readonly entrySign: Float64Array;
+  /** offset of i's lever arm in `arm`: 6ℓ (a) or 6ℓ + 3 (b) */
+  private readonly entryArm: Int32Array;
+  private readonly scratchA = new Float64Array(9);
 
   private frame = 0;
   private msPerFrame: number[] = [];
@@ -78,6 +86,17 @@ export class JacobiCpuSolver implements Solver {
     this.jacobian = new Float64Array(18 * nc);
     this.violation = new Float64Array(3 * nc);
     this.delassusInv = new Float64Array(9 * nc);
+    this.arm = new Float64Array(6 * nc);
+    const { ic0, constraintList } = this.w.connectivity;
+    this.entrySign = new Float64Array(constraintList.length);
+    this.entryArm = new Int32Array(constraintList.length);
+    for (let ib = 0; ib < nb; ib++)
+      for (let k = ic0[ib]; k < ic0[ib + 1]; k++) {
+        const ic = constraintList[k];
+        const isBody0 = this.w.ib0[ic] === ib;
+        this.entrySign[k] = isBody0 ? -1 : 1;
+        this.entryArm[k] = 6 * ic + (isBody0 ? 0 : 3);
+      }
   }
 
   async step(frames: number): Promise<void> {
@@ -108,34 +127,59 @@ export class JacobiCpuSolver implements Solver {
     this.frame++;
   }
 
-  /** 1. I⁻¹_world = R I⁻¹_local Rᵀ (the inverse of R I Rᵀ). */
+  /**
+   * 1. I⁻¹_world = R I⁻¹_local Rᵀ (the inverse of R I Rᵀ), as T = R I⁻¹_local, then T Rᵀ.
+   *    Isotropic I⁻¹_local = s I₃ (every sphere, and every fixed body with s = 0) has
+   *    T = s R exactly (the products with the zero entries add nothing), so only T Rᵀ is
+   *    left to compute; the general path is the full product.
+   */
   computeInertia(): void {
     const { orientation: q, inverseInertiaLocal: L, bodyCount } = this.w;
     const out = this.angMassInv;
-    const R = new Float64Array(9);
-    const T = new Float64Array(9);
     for (let ib = 0; ib < bodyCount; ib++) {
-      quatToMat3(q, 4 * ib, R);
-      // T = R · L
+      // R = R(q), row-major (as quatToMat3)
+      const qo = 4 * ib;
+      const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
+      const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
+      const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
+      const r20 = 2 * (x * z - y * w), r21 = 2 * (y * z + x * w), r22 = 1 - 2 * (x * x + y * y);
       const o = 9 * ib;
-      for (let r = 0; r < 3; r++)
-        for (let c = 0; c < 3; c++)
-          T[3 * r + c] = R[3 * r] * L[o + c] + R[3 * r + 1] * L[o + 3 + c] + R[3 * r + 2] * L[o + 6 + c];
+      const l00 = L[o], l01 = L[o + 1], l02 = L[o + 2];
+      const l10 = L[o + 3], l11 = L[o + 4], l12 = L[o + 5];
+      const l20 = L[o + 6], l21 = L[o + 7], l22 = L[o + 8];
+      // T = R · L
+      let t00, t01, t02, t10, t11, t12, t20, t21, t22;
+      if (l01 === 0 && l02 === 0 && l10 === 0 && l12 === 0 && l20 === 0 && l21 === 0 && l11 === l00 && l22 === l00) {
+        t00 = r00 * l00; t01 = r01 * l00; t02 = r02 * l00;
+        t10 = r10 * l00; t11 = r11 * l00; t12 = r12 * l00;
+        t20 = r20 * l00; t21 = r21 * l00; t22 = r22 * l00;
+      } else {
+        t00 = r00 * l00 + r01 * l10 + r02 * l20; t01 = r00 * l01 + r01 * l11 + r02 * l21; t02 = r00 * l02 + r01 * l12 + r02 * l22;
+        t10 = r10 * l00 + r11 * l10 + r12 * l20; t11 = r10 * l01 + r11 * l11 + r12 * l21; t12 = r10 * l02 + r11 * l12 + r12 * l22;
+        t20 = r20 * l00 + r21 * l10 + r22 * l20; t21 = r20 * l01 + r21 * l11 + r22 * l21; t22 = r20 * l02 + r21 * l12 + r22 * l22;
+      }
       // out = T · Rᵀ
-      for (let r = 0; r < 3; r++)
-        for (let c = 0; c < 3; c++)
-          out[o + 3 * r + c] = T[3 * r] * R[3 * c] + T[3 * r + 1] * R[3 * c + 1] + T[3 * r + 2] * R[3 * c + 2];
+      out[o] = t00 * r00 + t01 * r01 + t02 * r02;
+      out[o + 1] = t00 * r10 + t01 * r11 + t02 * r12;
+      out[o + 2] = t00 * r20 + t01 * r21 + t02 * r22;
+      out[o + 3] = t10 * r00 + t11 * r01 + t12 * r02;
+      out[o + 4] = t10 * r10 + t11 * r11 + t12 * r12;
+      out[o + 5] = t10 * r20 + t11 * r21 + t12 * r22;
+      out[o + 6] = t20 * r00 + t21 * r01 + t22 * r02;
+      out[o + 7] = t20 * r10 + t21 * r11 + t22 * r12;
+      out[o + 8] = t20 * r20 + t21 * r21 + t22 * r22;
     }
   }
 
   /** 2. V* = V + h M⁻¹ F (gravity on every body that can move); ΔV = 0. */
   computeFreeVelocity(h: number): void {
     const { linearVelocity: v, inverseMass, gravity: g, bodyCount } = this.w;
+    const gx = h * g[0], gy = h * g[1], gz = h * g[2];
     for (let ib = 0; ib < bodyCount; ib++) {
       if (inverseMass[ib] > 0) {
-        v[3 * ib] += h * g[0];
-        v[3 * ib + 1] += h * g[1];
-        v[3 * ib + 2] += h * g[2];
+        v[3 * ib] += gx;
+        v[3 * ib + 1] += gy;
+        v[3 * ib + 2] += gz;
       }
     }
     this.linVelDelta.fill(0);
@@ -146,30 +190,52 @@ export class JacobiCpuSolver implements Solver {
    * 3. C_ℓ = x_i + R(q_i) r⁰ − x_j − R(q_j) r¹                      (3)
    *    J_ℓ = [ I₃  −[R r⁰]×  −I₃  [R r¹]× ]; store jw0 = −[R r⁰]×, jw1 = [R r¹]×   (8)
    *    A_ℓℓ = (m_i⁻¹ + m_j⁻¹) I₃ − jw0 I_i⁻¹ jw0 − jw1 I_j⁻¹ jw1   (jwᵀ = −jw), stored inverted
+   *
+   * The lever arms a = R(q_i) r⁰ and b = R(q_j) r¹ are also kept (`arm`, 6 per
+   * constraint): jw0 and jw1 are made of their components alone, and the
+   * iterations read them instead of the 18 entries of J (the same products).
+   * jw I⁻¹ jw is the same for jw = ±[u]× (both signs cancel, exactly), so the
+   * two sandwiches are  [a]× I_i⁻¹ [a]×  and  [b]× I_j⁻¹ [b]×.
    */
   computeViolationAndJacobianAndDelassus(): void {
     const { position: x, orientation: q, ib0, ib1, r0, r1, inverseMass, constraintCount } = this.w;
-    const R = new Float64Array(9);
-    const a = new Float64Array(3);
-    const b = new Float64Array(3);
-    const A = new Float64Array(9);
-    const T = new Float64Array(9);
+    const C = this.violation;
+    const J = this.jacobian;
+    const arm = this.arm;
+    const Ii = this.angMassInv;
+    const Ai = this.delassusInv;
+    const A = this.scratchA; // A_ℓℓ before inversion
     for (let ic = 0; ic < constraintCount; ic++) {
       const b0 = ib0[ic];
       const b1 = ib1[ic];
-      quatToMat3(q, 4 * b0, R);
-      mat3MulVec(R, 0, r0, 3 * ic, a);
-      quatToMat3(q, 4 * b1, R);
-      mat3MulVec(R, 0, r1, 3 * ic, b);
-      for (let d = 0; d < 3; d++) this.violation[3 * ic + d] = x[3 * b0 + d] - x[3 * b1 + d] + a[d] - b[d];
+      const co = 3 * ic;
+      // a = R(q_i) r⁰, b = R(q_j) r¹
+      const ro = 6 * ic;
+      rotate(q, 4 * b0, r0[co], r0[co + 1], r0[co + 2], arm, ro);
+      rotate(q, 4 * b1, r1[co], r1[co + 1], r1[co + 2], arm, ro + 3);
+      const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
+      const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
+      const p0 = 3 * b0, p1 = 3 * b1;
+      C[co] = x[p0] - x[p1] + ax - bx;
+      C[co + 1] = x[p0 + 1] - x[p1 + 1] + ay - by;
+      C[co + 2] = x[p0 + 2] - x[p1 + 2] + az - bz;
       const jo = 18 * ic;
-      crossMat(a, -1, this.jacobian, jo); // jw0 = −[r0]×
-      crossMat(b, 1, this.jacobian, jo + 9); // jw1 = [r1]×
-      A.fill(0);
-      A[0] = A[4] = A[8] = inverseMass[b0] + inverseMass[b1];
-      subSandwich(this.jacobian, jo, this.angMassInv, 9 * b0, A, T);
-      subSandwich(this.jacobian, jo + 9, this.angMassInv, 9 * b1, A, T);
-      invertMat3(A, this.delassusInv, 9 * ic);
+      // jw0 = −[a]×
+      J[jo] = 0; J[jo + 1] = az; J[jo + 2] = -ay;
+      J[jo + 3] = -az; J[jo + 4] = 0; J[jo + 5] = ax;
+      J[jo + 6] = ay; J[jo + 7] = -ax; J[jo + 8] = 0;
+      // jw1 = [b]×
+      J[jo + 9] = 0; J[jo + 10] = -bz; J[jo + 11] = by;
+      J[jo + 12] = bz; J[jo + 13] = 0; J[jo + 14] = -bx;
+      J[jo + 15] = -by; J[jo + 16] = bx; J[jo + 17] = 0;
+      // A = (m_i⁻¹ + m_j⁻¹) I₃ − [a]× I_i⁻¹ [a]× − [b]× I_j⁻¹ [b]×
+      const m = inverseMass[b0] + inverseMass[b1];
+      A[0] = m; A[1] = 0; A[2] = 0;
+      A[3] = 0; A[4] = m; A[5] = 0;
+      A[6] = 0; A[7] = 0; A[8] = m;
+      subCrossSandwich(ax, ay, az, Ii, 9 * b0, A);
+      subCrossSandwich(bx, by, bz, Ii, 9 * b1, A);
+      invertMat3(A, Ai, 9 * ic);
     }
   }
 
@@ -180,12 +246,15 @@ export class JacobiCpuSolver implements Solver {
     for (let i = 0; i < m.length; i++) m[i] *= factor;
   }
 
-  /** 4a. λ_ℓ += h⁻¹ A_ℓℓ⁻¹ (J_ℓ V^k + β C_ℓ)   (37), V^k = V* + ΔV^k. */
+  /**
+   * 4a. λ_ℓ += h⁻¹ A_ℓℓ⁻¹ (J_ℓ V^k + β C_ℓ)   (37), V^k = V* + ΔV^k.
+   *     J_ℓ V = v_i − v_j + jw0 ω_i + jw1 ω_j = v_i − v_j + ω_i × a − ω_j × b.
+   */
   updateMultipliers(h: number, baumgarte: number): void {
     const { linearVelocity: v, angularVelocity: w, ib0, ib1, constraintCount } = this.w;
     const dv = this.linVelDelta;
     const dw = this.angVelDelta;
-    const J = this.jacobian;
+    const arm = this.arm;
     const Ai = this.delassusInv;
     const lam = this.multiplier;
     const C = this.violation;
@@ -195,14 +264,17 @@ export class JacobiCpuSolver implements Solver {
       const o1 = 3 * ib1[ic];
       const w0x = w[o0] + dw[o0], w0y = w[o0 + 1] + dw[o0 + 1], w0z = w[o0 + 2] + dw[o0 + 2];
       const w1x = w[o1] + dw[o1], w1y = w[o1 + 1] + dw[o1 + 1], w1z = w[o1 + 2] + dw[o1 + 2];
-      const jo = 18 * ic;
+      const ro = 6 * ic;
+      const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
+      const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
       const co = 3 * ic;
       let cv0 = v[o0] + dv[o0] - v[o1] - dv[o1] + baumgarte * C[co];
       let cv1 = v[o0 + 1] + dv[o0 + 1] - v[o1 + 1] - dv[o1 + 1] + baumgarte * C[co + 1];
       let cv2 = v[o0 + 2] + dv[o0 + 2] - v[o1 + 2] - dv[o1 + 2] + baumgarte * C[co + 2];
-      cv0 += J[jo] * w0x + J[jo + 1] * w0y + J[jo + 2] * w0z + J[jo + 9] * w1x + J[jo + 10] * w1y + J[jo + 11] * w1z;
-      cv1 += J[jo + 3] * w0x + J[jo + 4] * w0y + J[jo + 5] * w0z + J[jo + 12] * w1x + J[jo + 13] * w1y + J[jo + 14] * w1z;
-      cv2 += J[jo + 6] * w0x + J[jo + 7] * w0y + J[jo + 8] * w0z + J[jo + 15] * w1x + J[jo + 16] * w1y + J[jo + 17] * w1z;
+      // + ω_i × a − ω_j × b
+      cv0 += w0y * az - w0z * ay - w1y * bz + w1z * by;
+      cv1 += w0z * ax - w0x * az + w1x * bz - w1z * bx;
+      cv2 += w0x * ay - w0y * ax - w1x * by + w1y * bx;
       const ao = 9 * ic;
       lam[co] += invH * (Ai[ao] * cv0 + Ai[ao + 1] * cv1 + Ai[ao + 2] * cv2);
       lam[co + 1] += invH * (Ai[ao + 3] * cv0 + Ai[ao + 4] * cv1 + Ai[ao + 5] * cv2);
@@ -212,39 +284,40 @@ export class JacobiCpuSolver implements Solver {
 
   /**
    * 4b. ΔV_i = −h M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ λ_ℓ   (34):
-   *     linear  −h m⁻¹ λ (body 0), +h m⁻¹ λ (body 1);  angular +h I⁻¹ jw λ (jwᵀ = −jw).
+   *     linear  −h m⁻¹ λ (body 0), +h m⁻¹ λ (body 1);  angular +h I⁻¹ jw λ (jwᵀ = −jw),
+   *     i.e. with σ = −1 for body 0 and +1 for body 1 (`entrySign`, per CSR entry) and
+   *     r its lever arm (a or b):  ΔV_i = h m⁻¹ Σ σλ,  Δω_i = h I⁻¹ Σ σ (r × λ).
    */
   updateVelocities(h: number): void {
-    const { inverseMass, ib0, bodyCount } = this.w;
+    const { inverseMass, bodyCount } = this.w;
     const { ic0, constraintList } = this.w.connectivity;
     const dv = this.linVelDelta;
     const dw = this.angVelDelta;
-    const J = this.jacobian;
+    const arm = this.arm;
+    const sign = this.entrySign;
+    const armOffset = this.entryArm;
     const lam = this.multiplier;
     const Ii = this.angMassInv;
     for (let ib = 0; ib < bodyCount; ib++) {
-      let lx = 0, ly = 0, lz = 0; // Σ ±λ
-      let ax = 0, ay = 0, az = 0; // Σ jw λ
-      for (let k = ic0[ib]; k < ic0[ib + 1]; k++) {
-        const ic = constraintList[k];
-        const co = 3 * ic;
+      let lx = 0, ly = 0, lz = 0; // Σ σλ
+      let ax = 0, ay = 0, az = 0; // Σ σ (r × λ) = Σ jw λ
+      const kEnd = ic0[ib + 1];
+      for (let k = ic0[ib]; k < kEnd; k++) {
+        const s = sign[k];
+        const co = 3 * constraintList[k];
         const l0 = lam[co], l1 = lam[co + 1], l2 = lam[co + 2];
-        const isBody0 = ib0[ic] === ib;
-        const jo = 18 * ic + (isBody0 ? 0 : 9);
-        if (isBody0) {
-          lx -= l0; ly -= l1; lz -= l2;
-        } else {
-          lx += l0; ly += l1; lz += l2;
-        }
-        ax += J[jo] * l0 + J[jo + 1] * l1 + J[jo + 2] * l2;
-        ay += J[jo + 3] * l0 + J[jo + 4] * l1 + J[jo + 5] * l2;
-        az += J[jo + 6] * l0 + J[jo + 7] * l1 + J[jo + 8] * l2;
+        const ro = armOffset[k];
+        const rx = arm[ro], ry = arm[ro + 1], rz = arm[ro + 2];
+        lx += s * l0; ly += s * l1; lz += s * l2;
+        ax += s * (ry * l2 - rz * l1);
+        ay += s * (rz * l0 - rx * l2);
+        az += s * (rx * l1 - ry * l0);
       }
       const o = 3 * ib;
-      const s = h * inverseMass[ib];
-      dv[o] = s * lx;
-      dv[o + 1] = s * ly;
-      dv[o + 2] = s * lz;
+      const sm = h * inverseMass[ib];
+      dv[o] = sm * lx;
+      dv[o + 1] = sm * ly;
+      dv[o + 2] = sm * lz;
       const io = 9 * ib;
       dw[o] = h * (Ii[io] * ax + Ii[io + 1] * ay + Ii[io + 2] * az);
       dw[o + 1] = h * (Ii[io + 3] * ax + Ii[io + 4] * ay + Ii[io + 5] * az);
@@ -260,12 +333,12 @@ export class JacobiCpuSolver implements Solver {
     for (let ib = 0; ib < bodyCount; ib++) {
       if (inverseMass[ib] === 0) continue; // fixed: never moves
       const o = 3 * ib;
-      for (let d = 0; d < 3; d++) {
-        v[o + d] += dv[o + d];
-        w[o + d] += dw[o + d];
-        x[o + d] += h * v[o + d];
-      }
-      integrateOrientation(q, 4 * ib, w[o], w[o + 1], w[o + 2], h);
+      const vx = (v[o] += dv[o]), vy = (v[o + 1] += dv[o + 1]), vz = (v[o + 2] += dv[o + 2]);
+      const wx = (w[o] += dw[o]), wy = (w[o + 1] += dw[o + 1]), wz = (w[o + 2] += dw[o + 2]);
+      x[o] += h * vx;
+      x[o + 1] += h * vy;
+      x[o + 2] += h * vz;
+      integrateOrientation(q, 4 * ib, wx, wy, wz, h);
     }
   }
 
@@ -307,6 +380,32 @@ export function quatToMat3(q: ArrayLike<number>, o: number, R: Float64Array): vo
   R[6] = 2 * (x * z - y * w);
   R[7] = 2 * (y * z + x * w);
   R[8] = 1 - 2 * (x * x + y * y);
+}
+
+/** out[oo..oo+3) = R(q[qo..qo+4)) · (vx, vy, vz), the same products as quatToMat3 then mat3MulVec. */
+function rotate(q: Float64Array, qo: number, vx: number, vy: number, vz: number, out: Float64Array, oo: number): void {
+  const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
+  out[oo] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y - z * w) * vy + 2 * (x * z + y * w) * vz;
+  out[oo + 1] = 2 * (x * y + z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z - x * w) * vz;
+  out[oo + 2] = 2 * (x * z - y * w) * vx + 2 * (y * z + x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
+}
+
+/**
+ * A −= [u]× I⁻¹ [u]×  (I⁻¹ at Ii[io..]), which equals jw I⁻¹ jw for jw = ±[u]×: the
+ * products of subSandwich with the zero entries of jw left out.
+ */
+function subCrossSandwich(ux: number, uy: number, uz: number, Ii: Float64Array, io: number, A: Float64Array): void {
+  const i00 = Ii[io], i01 = Ii[io + 1], i02 = Ii[io + 2];
+  const i10 = Ii[io + 3], i11 = Ii[io + 4], i12 = Ii[io + 5];
+  const i20 = Ii[io + 6], i21 = Ii[io + 7], i22 = Ii[io + 8];
+  // T = [u]× I⁻¹
+  const t00 = uy * i20 - uz * i10, t01 = uy * i21 - uz * i11, t02 = uy * i22 - uz * i12;
+  const t10 = uz * i00 - ux * i20, t11 = uz * i01 - ux * i21, t12 = uz * i02 - ux * i22;
+  const t20 = ux * i10 - uy * i00, t21 = ux * i11 - uy * i01, t22 = ux * i12 - uy * i02;
+  // A −= T [u]×
+  A[0] -= t01 * uz - t02 * uy; A[1] -= t02 * ux - t00 * uz; A[2] -= t00 * uy - t01 * ux;
+  A[3] -= t11 * uz - t12 * uy; A[4] -= t12 * ux - t10 * uz; A[5] -= t10 * uy - t11 * ux;
+  A[6] -= t21 * uz - t22 * uy; A[7] -= t22 * ux - t20 * uz; A[8] -= t20 * uy - t21 * ux;
 }
 
 function mat3MulVec(M: Float64Array, mo: number, v: ArrayLike<number>, vo: number, out: Float64Array): void {

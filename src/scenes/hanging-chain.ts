@@ -1,0 +1,31 @@
+/**
+ * hanging-chain — `beads` touching beads hanging straight down at rest from a
+ * world pin at the top of the first bead. Consecutive beads are joined by a point
+ * constraint at the point where they touch, so the chain starts exactly
+ * satisfying every constraint. The pin stands at (0, 2·radius·beads, 0), so the
+ * last bead just touches y = 0.
+ */
+import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
+import type { SceneInfo } from './scene.js';
+
+export const hangingChain: SceneInfo = {
+  name: 'hanging-chain',
+  description: 'a chain of touching beads hanging straight down at rest from a world pin',
+  params: {
+    beads: { default: 10, min: 1, integer: true, help: 'beads in the chain' },
+    radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
+    density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+  },
+  build(p): WorldDesc {
+    const n = p.beads, r = p.radius;
+    const top = 2 * r * n;
+    const bodies: BodyDesc[] = [];
+    const constraints: PointConstraintDesc[] = [];
+    for (let k = 0; k < n; k++) {
+      bodies.push({ shape: { type: 'sphere', radius: r }, density: p.density, position: [0, top - (2 * k + 1) * r, 0] });
+      if (k === 0) constraints.push({ type: 'point', bodyA: 0, bodyB: null, anchorA: [0, r, 0], anchorB: [0, top, 0] });
+      else constraints.push({ type: 'point', bodyA: k - 1, bodyB: k, anchorA: [0, -r, 0], anchorB: [0, r, 0] });
+    }
+    return { gravity: [0, -9.81, 0], bodies, constraints };
+  },
+};

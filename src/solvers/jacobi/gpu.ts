@@ -1,0 +1,335 @@
+/**
+ * jacobi-gpu — host side of the GPU Jacobi point-constraint solver. The kernels
+ * and the buffer legend are in kernels.wgsl.ts; the f64 reference with the same
+ * stages is cpu.ts.
+ *
+ * One frame = one compute pass (GPU timestamps around it where the adapter has
+ * them), holding `substeps` solver steps of h = dt / substeps:
+ *   compute_inertia → compute_free_velocity → compute_violation_and_jacobian_and_delassus
+ *   → [update_velocities: apply the warm start] → N × (update_multipliers, update_velocities)
+ *   → compute_positions
+ * Many frames are recorded into one submission; nothing is read back until a
+ * snapshot is asked for. Dispatches in one pass run in order, each seeing the
+ * previous one's writes (WebGPU orders storage writes between dispatches).
+ */
+import type { WorldDesc } from '../../model/world.js';
+import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
+import type { GpuContext } from '../../gpu/device.js';
+import {
+  type Solver,
+  type SolverOptions,
+  type Snapshot,
+  type StepTimings,
+  type AdapterDescription,
+  defaultSolverOptions,
+} from '../solver.js';
+import type { JacobiVariant } from './cpu.js';
+import { kernelSpecs, kernelSource, WORKGROUP_SIZE, type BufferName, type KernelSpec } from './kernels.wgsl.js';
+
+/** Most frames recorded into one submission (bounded by the timestamp query set). */
+const MAX_FRAMES_PER_SUBMIT = 256;
+
+interface Kernel {
+  spec: KernelSpec;
+  pipeline: GPUComputePipeline;
+  bindGroup: GPUBindGroup;
+  groups: [number, number];
+}
+
+export class JacobiGpuSolver implements Solver {
+  readonly id = 'jacobi-gpu';
+  readonly options: SolverOptions;
+  readonly variant: JacobiVariant;
+  readonly bodyCount: number;
+  readonly constraintCount: number;
+  readonly adapter: AdapterDescription;
+
+  private readonly device: GPUDevice;
+  private readonly w: CompiledWorld;
+  private readonly buffers = new Map<BufferName, GPUBuffer>();
+  private readonly kernels = new Map<string, Kernel>();
+  private readonly querySet: GPUQuerySet | null = null;
+  private readonly queryResolve: GPUBuffer | null = null;
+  private readonly queryRead: GPUBuffer | null = null;
+  private frame = 0;
+  private gpuMs: number[] = [];
+  private wallMs: number[] = [];
+
+  private constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<JacobiVariant>, private readonly gpu: GpuContext) {
+    this.options = { ...defaultSolverOptions, ...options };
+    this.variant = { applyWarmStart: true, ...variant };
+    this.device = gpu.device;
+    this.w = compileWorld(world);
+    this.bodyCount = this.w.worldBodyCount;
+    this.constraintCount = this.w.constraintCount;
+    this.adapter = { name: gpu.adapterName, software: gpu.software, timestamps: gpu.timestamps };
+    if (gpu.timestamps) {
+      this.querySet = this.device.createQuerySet({ type: 'timestamp', count: 2 * MAX_FRAMES_PER_SUBMIT });
+      const size = 16 * MAX_FRAMES_PER_SUBMIT;
+      this.queryResolve = this.device.createBuffer({ size, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+      this.queryRead = this.device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    }
+  }
+
+  static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiVariant> = {}): Promise<JacobiGpuSolver> {
+    const s = new JacobiGpuSolver(world, options, variant, gpu);
+    s.checkLimits();
+    s.upload();
+    await s.buildPipelines();
+    return s;
+  }
+
+  /** Buffer sizes in bytes, from the world's counts. */
+  private sizes(): Record<BufferName, number> {
+    const nb = this.w.bodyCount, nc = Math.max(1, this.w.constraintCount);
+    return {
+      params: 48,
+      pose: 32 * nb,
+      velocity: 32 * nb,
+      velocity_delta: 32 * nb,
+      inverse_mass: 64 * nb,
+      inverse_inertia_local: 48 * nb,
+      ic0: 4 * (nb + 1),
+      constraint_list: 8 * nc,
+      bodies: 8 * nc,
+      anchors: 32 * nc,
+      jacobian: 32 * nc,
+      violation: 16 * nc,
+      delassus_inv: 48 * nc,
+      multiplier: 16 * nc,
+    };
+  }
+
+  private checkLimits(): void {
+    const lim = this.device.limits;
+    for (const [name, size] of Object.entries(this.sizes())) {
+      if (size > lim.maxStorageBufferBindingSize)
+        throw new Error(
+          `scene too big for this adapter: buffer '${name}' needs ${size} bytes, maxStorageBufferBindingSize is ${lim.maxStorageBufferBindingSize}`,
+        );
+      if (size > lim.maxBufferSize)
+        throw new Error(`scene too big for this adapter: buffer '${name}' needs ${size} bytes, maxBufferSize is ${lim.maxBufferSize}`);
+    }
+  }
+
+  private upload(): void {
+    const w = this.w;
+    const nb = w.bodyCount, nc = w.constraintCount;
+    const sizes = this.sizes();
+    const data: Partial<Record<BufferName, ArrayBuffer>> = {};
+
+    const pose = new Float32Array(8 * nb);
+    const velocity = new Float32Array(8 * nb);
+    const invMass = new Float32Array(16 * nb);
+    const invInertiaLocal = new Float32Array(12 * nb);
+    for (let i = 0; i < nb; i++) {
+      for (let d = 0; d < 3; d++) {
+        pose[8 * i + d] = w.position[3 * i + d];
+        velocity[8 * i + d] = w.linearVelocity[3 * i + d];
+        velocity[8 * i + 4 + d] = w.angularVelocity[3 * i + d];
+      }
+      for (let d = 0; d < 4; d++) pose[8 * i + 4 + d] = w.orientation[4 * i + d];
+      invMass[16 * i + 12] = w.inverseMass[i];
+      // mat3x3f: three 16-byte columns; the CPU stores row-major, so column c = (M[0][c], M[1][c], M[2][c])
+      for (let c = 0; c < 3; c++)
+        for (let r = 0; r < 3; r++) invInertiaLocal[12 * i + 4 * c + r] = w.inverseInertiaLocal[9 * i + 3 * r + c];
+    }
+    data.pose = pose.buffer;
+    data.velocity = velocity.buffer;
+    data.inverse_mass = invMass.buffer;
+    data.inverse_inertia_local = invInertiaLocal.buffer;
+    data.ic0 = Uint32Array.from(w.connectivity.ic0).buffer;
+    data.constraint_list = Uint32Array.from(w.connectivity.constraintList).buffer;
+    const bodies = new Uint32Array(2 * nc);
+    const anchors = new Float32Array(8 * nc);
+    for (let c = 0; c < nc; c++) {
+      bodies[2 * c] = w.ib0[c];
+      bodies[2 * c + 1] = w.ib1[c];
+      for (let d = 0; d < 3; d++) {
+        anchors[8 * c + d] = w.r0[3 * c + d];
+        anchors[8 * c + 4 + d] = w.r1[3 * c + d];
+      }
+    }
+    data.bodies = bodies.buffer;
+    data.anchors = anchors.buffer;
+
+    for (const [name, size] of Object.entries(sizes) as [BufferName, number][]) {
+      const usage =
+        name === 'params'
+          ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST
+          : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+      const buf = this.device.createBuffer({ label: name, size, usage });
+      const d = data[name];
+      if (d && d.byteLength) this.device.queue.writeBuffer(buf, 0, d);
+      this.buffers.set(name, buf);
+    }
+    this.writeParams();
+  }
+
+  private rowWidth(): number {
+    return this.device.limits.maxComputeWorkgroupsPerDimension * WORKGROUP_SIZE;
+  }
+
+  /** Params uniform, matching `struct Params` in kernels.wgsl.ts. */
+  private writeParams(): void {
+    const { dt, substeps, beta, warmStart } = this.options;
+    const h = dt / substeps;
+    const buf = new ArrayBuffer(48);
+    const f = new Float32Array(buf);
+    const u = new Uint32Array(buf);
+    f.set(this.w.gravity, 0);
+    f[3] = h;
+    f[4] = beta / h;
+    f[5] = warmStart;
+    u[6] = this.w.bodyCount;
+    u[7] = this.w.constraintCount;
+    u[8] = this.rowWidth();
+    this.device.queue.writeBuffer(this.buffers.get('params')!, 0, buf);
+  }
+
+  private groupsFor(n: number): [number, number] {
+    const wg = Math.ceil(n / WORKGROUP_SIZE);
+    const maxX = this.device.limits.maxComputeWorkgroupsPerDimension;
+    return wg <= maxX ? [wg, 1] : [maxX, Math.ceil(wg / maxX)];
+  }
+
+  private async buildPipelines(): Promise<void> {
+    this.device.pushErrorScope('validation');
+    for (const spec of kernelSpecs()) {
+      const module = this.device.createShaderModule({ label: spec.name, code: kernelSource(spec) });
+      // synchronous: dawn.node's createComputePipelineAsync aborts the process on SwiftShader
+      const pipeline = this.device.createComputePipeline({
+        label: spec.name,
+        layout: 'auto',
+        compute: { module, entryPoint: spec.name },
+      });
+      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.buffers.get('params')! } }];
+      spec.bindings.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: this.buffers.get(b.name)! } }));
+      const bindGroup = this.device.createBindGroup({ label: spec.name, layout: pipeline.getBindGroupLayout(0), entries });
+      const n = spec.over === 'body' ? this.w.bodyCount : this.w.constraintCount;
+      this.kernels.set(spec.name, { spec, pipeline, bindGroup, groups: this.groupsFor(n) });
+    }
+    const err = await this.device.popErrorScope();
+    if (err) throw new Error(`jacobi-gpu: pipeline creation failed: ${err.message}`);
+  }
+
+  private dispatch(pass: GPUComputePassEncoder, name: string): void {
+    const k = this.kernels.get(name)!;
+    if (k.groups[0] === 0) return;
+    pass.setPipeline(k.pipeline);
+    pass.setBindGroup(0, k.bindGroup);
+    pass.dispatchWorkgroups(k.groups[0], k.groups[1]);
+  }
+
+  private encodeFrame(encoder: GPUCommandEncoder, slot: number): void {
+    const { substeps, iterations, warmStart } = this.options;
+    const pass = encoder.beginComputePass(
+      this.querySet ? { timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 2 * slot, endOfPassWriteIndex: 2 * slot + 1 } } : {},
+    );
+    for (let s = 0; s < substeps; s++) {
+      this.dispatch(pass, 'compute_inertia');
+      this.dispatch(pass, 'compute_free_velocity');
+      this.dispatch(pass, 'compute_violation_and_jacobian_and_delassus');
+      if (this.variant.applyWarmStart && warmStart > 0) this.dispatch(pass, 'update_velocities');
+      for (let k = 0; k < iterations; k++) {
+        this.dispatch(pass, 'update_multipliers');
+        this.dispatch(pass, 'update_velocities');
+      }
+      this.dispatch(pass, 'compute_positions');
+    }
+    pass.end();
+  }
+
+  async step(frames: number): Promise<void> {
+    let left = frames;
+    while (left > 0) {
+      const n = Math.min(left, MAX_FRAMES_PER_SUBMIT);
+      const encoder = this.device.createCommandEncoder();
+      for (let f = 0; f < n; f++) this.encodeFrame(encoder, f);
+      if (this.querySet) {
+        encoder.resolveQuerySet(this.querySet, 0, 2 * n, this.queryResolve!, 0);
+        encoder.copyBufferToBuffer(this.queryResolve!, 0, this.queryRead!, 0, 16 * n);
+      }
+      const t0 = performance.now();
+      this.device.queue.submit([encoder.finish()]);
+      await this.device.queue.onSubmittedWorkDone();
+      const wall = (performance.now() - t0) / n;
+      for (let f = 0; f < n; f++) this.wallMs.push(wall);
+      if (this.queryRead) {
+        await this.queryRead.mapAsync(GPUMapMode.READ, 0, 16 * n);
+        const t = new BigUint64Array(this.queryRead.getMappedRange(0, 16 * n).slice(0));
+        this.queryRead.unmap();
+        for (let f = 0; f < n; f++) this.gpuMs.push(Number(t[2 * f + 1] - t[2 * f]) / 1e6);
+      }
+      this.frame += n;
+      left -= n;
+    }
+  }
+
+  /** Read back buffers (f32) by name. */
+  async read(names: BufferName[]): Promise<Map<BufferName, ArrayBuffer>> {
+    const encoder = this.device.createCommandEncoder();
+    const staging = names.map((name) => {
+      const src = this.buffers.get(name)!;
+      const dst = this.device.createBuffer({ size: src.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      encoder.copyBufferToBuffer(src, 0, dst, 0, src.size);
+      return dst;
+    });
+    this.device.queue.submit([encoder.finish()]);
+    const out = new Map<BufferName, ArrayBuffer>();
+    await Promise.all(staging.map((b) => b.mapAsync(GPUMapMode.READ)));
+    names.forEach((name, i) => {
+      out.set(name, staging[i].getMappedRange().slice(0));
+      staging[i].unmap();
+      staging[i].destroy();
+    });
+    return out;
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    const data = await this.read(['pose', 'velocity']);
+    const pose = new Float32Array(data.get('pose')!);
+    const vel = new Float32Array(data.get('velocity')!);
+    const n = this.bodyCount;
+    const s: Snapshot = {
+      frame: this.frame,
+      time: this.frame * this.options.dt,
+      bodyCount: n,
+      position: new Float64Array(3 * n),
+      orientation: new Float64Array(4 * n),
+      linearVelocity: new Float64Array(3 * n),
+      angularVelocity: new Float64Array(3 * n),
+    };
+    for (let i = 0; i < n; i++) {
+      for (let d = 0; d < 3; d++) {
+        s.position[3 * i + d] = pose[8 * i + d];
+        s.linearVelocity[3 * i + d] = vel[8 * i + d];
+        s.angularVelocity[3 * i + d] = vel[8 * i + 4 + d];
+      }
+      for (let d = 0; d < 4; d++) s.orientation[4 * i + d] = pose[8 * i + 4 + d];
+    }
+    return s;
+  }
+
+  /** The storage buffers, for a renderer that draws straight from them. */
+  buffer(name: BufferName): GPUBuffer {
+    return this.buffers.get(name)!;
+  }
+
+  timings(): StepTimings {
+    const gpu = this.gpuMs.length === this.wallMs.length && this.gpuMs.length > 0;
+    return { clock: gpu ? 'gpu-timestamp' : 'wall', msPerFrame: gpu ? this.gpuMs.slice() : this.wallMs.slice(), wallMsPerFrame: this.wallMs.slice() };
+  }
+
+  resetTimings(): void {
+    this.gpuMs = [];
+    this.wallMs = [];
+  }
+
+  destroy(): void {
+    for (const b of this.buffers.values()) b.destroy();
+    this.querySet?.destroy();
+    this.queryResolve?.destroy();
+    this.queryRead?.destroy();
+  }
+}

@@ -1,0 +1,275 @@
+/**
+ * WGSL kernels of jacobi-gpu, one per stage of the reference text's algorithm
+ * (shared/seeds/gpu-jacobi-point-constraints.txt); the f64 twin is cpu.ts, with
+ * the same stage names. Each kernel is its own module that declares only the
+ * buffers it binds, so no kernel needs more than 8 storage buffers (the
+ * browser's default limit).
+ *
+ * Buffers (f32; legend: NB bodies incl. world anchors, NC constraints):
+ *   pose[2·NB]              [2i] = (x_i, 0), [2i+1] = q_i = (x, y, z, w)
+ *   velocity[2·NB]          [2i] = (ẋ_i, 0), [2i+1] = (ω_i, 0); holds V* during the iterations
+ *   velocity_delta[2·NB]    ΔV^k = −h M⁻¹ Jᵀ λ^k (lin, ang)
+ *   inverse_mass[NB]        { I_i⁻¹ (world, per step), m_i⁻¹ }
+ *   inverse_inertia_local[NB]  I_local⁻¹
+ *   ic0[NB+1], constraint_list[2·NC]   CSR body → constraints (built on the CPU)
+ *   bodies[NC]              (i_ℓ, j_ℓ) = (ib0, ib1)
+ *   anchors[2·NC]           r⁰_ℓ, r¹_ℓ in the local frames
+ *   jacobian[2·NC]          a = R(q_i) r⁰, b = R(q_j) r¹; J_ℓ = [I₃ −[a]× −I₃ [b]×] (8),
+ *                           i.e. jw0 = −[a]×, jw1 = [b]× stored as their vectors
+ *   violation[NC]           C_ℓ (3)
+ *   delassus_inv[NC]        A_ℓℓ⁻¹
+ *   multiplier[NC]          λ_ℓ (force units: V = V* − h M⁻¹ Jᵀ λ)
+ */
+
+export const WORKGROUP_SIZE = 64;
+
+type Access = 'read' | 'read_write' | 'uniform';
+export interface KernelSpec {
+  name: string;
+  /** 'body' kernels run one thread per body, 'constraint' kernels one per constraint */
+  over: 'body' | 'constraint';
+  bindings: { name: BufferName; access: Access }[];
+  body: string;
+}
+
+export type BufferName =
+  | 'params'
+  | 'pose'
+  | 'velocity'
+  | 'velocity_delta'
+  | 'inverse_mass'
+  | 'inverse_inertia_local'
+  | 'ic0'
+  | 'constraint_list'
+  | 'bodies'
+  | 'anchors'
+  | 'jacobian'
+  | 'violation'
+  | 'delassus_inv'
+  | 'multiplier';
+
+const elementType: Record<BufferName, string> = {
+  params: 'Params',
+  pose: 'array<vec4f>',
+  velocity: 'array<vec4f>',
+  velocity_delta: 'array<vec4f>',
+  inverse_mass: 'array<InverseMass>',
+  inverse_inertia_local: 'array<mat3x3f>',
+  ic0: 'array<u32>',
+  constraint_list: 'array<u32>',
+  bodies: 'array<vec2u>',
+  anchors: 'array<vec4f>',
+  jacobian: 'array<vec4f>',
+  violation: 'array<vec4f>',
+  delassus_inv: 'array<mat3x3f>',
+  multiplier: 'array<vec4f>',
+};
+
+/** Params uniform: must match JacobiGpuSolver.writeParams. */
+const header = /* wgsl */ `
+struct Params {
+  gravity: vec3f,
+  h: f32,            // solver step (frame dt / substeps), s
+  baumgarte: f32,    // β in 1/s (= beta / h)
+  warm_start: f32,   // λ⁰ = warm_start · λ(previous step)
+  body_count: u32,
+  constraint_count: u32,
+  row_width: u32,    // threads per dispatch row (2-D dispatch for big scenes)
+};
+struct InverseMass {
+  inertia: mat3x3f,  // I⁻¹ in the world frame
+  mass: f32,         // m⁻¹ (0 for fixed bodies and world anchors)
+};
+
+fn quat_rotate(q: vec4f, v: vec3f) -> vec3f {
+  // R(q) v = v + 2 q_v × (q_v × v + w v)
+  let t = cross(q.xyz, v) + q.w * v;
+  return v + 2.0 * cross(q.xyz, t);
+}
+
+fn quat_to_mat3(q: vec4f) -> mat3x3f {
+  // columns of R(q)
+  return mat3x3f(
+    vec3f(1.0 - 2.0 * (q.y * q.y + q.z * q.z), 2.0 * (q.x * q.y + q.z * q.w), 2.0 * (q.x * q.z - q.y * q.w)),
+    vec3f(2.0 * (q.x * q.y - q.z * q.w), 1.0 - 2.0 * (q.x * q.x + q.z * q.z), 2.0 * (q.y * q.z + q.x * q.w)),
+    vec3f(2.0 * (q.x * q.z + q.y * q.w), 2.0 * (q.y * q.z - q.x * q.w), 1.0 - 2.0 * (q.x * q.x + q.y * q.y)));
+}
+
+fn cross_mat(v: vec3f) -> mat3x3f {
+  // [v]×, column-major: [v]× u = v × u
+  return mat3x3f(vec3f(0.0, v.z, -v.y), vec3f(-v.z, 0.0, v.x), vec3f(v.y, -v.x, 0.0));
+}
+`;
+
+const kernels: KernelSpec[] = [
+  {
+    name: 'compute_inertia',
+    over: 'body',
+    bindings: [
+      { name: 'pose', access: 'read' },
+      { name: 'inverse_inertia_local', access: 'read' },
+      { name: 'inverse_mass', access: 'read_write' },
+    ],
+    body: /* wgsl */ `
+  // I⁻¹_world = R I⁻¹_local Rᵀ
+  let R = quat_to_mat3(pose[2u * ib + 1u]);
+  inverse_mass[ib].inertia = R * inverse_inertia_local[ib] * transpose(R);`,
+  },
+  {
+    name: 'compute_free_velocity',
+    over: 'body',
+    bindings: [
+      { name: 'velocity', access: 'read_write' },
+      { name: 'velocity_delta', access: 'read_write' },
+      { name: 'inverse_mass', access: 'read' },
+    ],
+    body: /* wgsl */ `
+  // V* = V + h M⁻¹ F: gravity on every body that can move; no torques
+  if (inverse_mass[ib].mass > 0.0) {
+    velocity[2u * ib] = vec4f(velocity[2u * ib].xyz + params.h * params.gravity, 0.0);
+  }
+  velocity_delta[2u * ib] = vec4f(0.0);
+  velocity_delta[2u * ib + 1u] = vec4f(0.0);`,
+  },
+  {
+    name: 'compute_violation_and_jacobian_and_delassus',
+    over: 'constraint',
+    bindings: [
+      { name: 'bodies', access: 'read' },
+      { name: 'pose', access: 'read' },
+      { name: 'anchors', access: 'read' },
+      { name: 'inverse_mass', access: 'read' },
+      { name: 'violation', access: 'read_write' },
+      { name: 'jacobian', access: 'read_write' },
+      { name: 'delassus_inv', access: 'read_write' },
+      { name: 'multiplier', access: 'read_write' },
+    ],
+    body: /* wgsl */ `
+  let b = bodies[ic];
+  let a0 = quat_rotate(pose[2u * b.x + 1u], anchors[2u * ic].xyz);
+  let a1 = quat_rotate(pose[2u * b.y + 1u], anchors[2u * ic + 1u].xyz);
+  // C_ℓ = x_i − x_j + R(q_i) r⁰ − R(q_j) r¹   (3)
+  violation[ic] = vec4f(pose[2u * b.x].xyz - pose[2u * b.y].xyz + a0 - a1, 0.0);
+  // J_ℓ = [I₃  −[a0]×  −I₃  [a1]×]   (8)
+  jacobian[2u * ic] = vec4f(a0, 0.0);
+  jacobian[2u * ic + 1u] = vec4f(a1, 0.0);
+  // A_ℓℓ = J_ℓ M⁻¹ J_ℓᵀ = (m_i⁻¹ + m_j⁻¹) I₃ − [a0]× I_i⁻¹ [a0]× − [a1]× I_j⁻¹ [a1]×
+  let m0 = inverse_mass[b.x];
+  let m1 = inverse_mass[b.y];
+  let s0 = cross_mat(a0);
+  let s1 = cross_mat(a1);
+  let lin = m0.mass + m1.mass;
+  let A = mat3x3f(vec3f(lin, 0.0, 0.0), vec3f(0.0, lin, 0.0), vec3f(0.0, 0.0, lin))
+        - s0 * m0.inertia * s0 - s1 * m1.inertia * s1;
+  // A⁻¹: rows are (c1×c2, c2×c0, c0×c1) / det for columns c0, c1, c2
+  let det = dot(A[0], cross(A[1], A[2]));
+  var inv = mat3x3f();
+  if (det != 0.0) {
+    inv = transpose(mat3x3f(cross(A[1], A[2]), cross(A[2], A[0]), cross(A[0], A[1]))) * (1.0 / det);
+  }
+  delassus_inv[ic] = inv;
+  // warm start: λ⁰ = f · λ(previous step)
+  multiplier[ic] = multiplier[ic] * params.warm_start;`,
+  },
+  {
+    name: 'update_multipliers',
+    over: 'constraint',
+    bindings: [
+      { name: 'bodies', access: 'read' },
+      { name: 'velocity', access: 'read' },
+      { name: 'velocity_delta', access: 'read' },
+      { name: 'jacobian', access: 'read' },
+      { name: 'violation', access: 'read' },
+      { name: 'delassus_inv', access: 'read' },
+      { name: 'multiplier', access: 'read_write' },
+    ],
+    body: /* wgsl */ `
+  let b = bodies[ic];
+  let v0 = velocity[2u * b.x].xyz + velocity_delta[2u * b.x].xyz;
+  let w0 = velocity[2u * b.x + 1u].xyz + velocity_delta[2u * b.x + 1u].xyz;
+  let v1 = velocity[2u * b.y].xyz + velocity_delta[2u * b.y].xyz;
+  let w1 = velocity[2u * b.y + 1u].xyz + velocity_delta[2u * b.y + 1u].xyz;
+  // J_ℓ V^k + β C_ℓ, with jw0 ω0 = −a0 × ω0 and jw1 ω1 = a1 × ω1
+  let cv = (v0 - v1) - cross(jacobian[2u * ic].xyz, w0) + cross(jacobian[2u * ic + 1u].xyz, w1)
+         + params.baumgarte * violation[ic].xyz;
+  // λ_ℓ += h⁻¹ A_ℓℓ⁻¹ (J_ℓ V^k + β C_ℓ)   (37)
+  multiplier[ic] = vec4f(multiplier[ic].xyz + delassus_inv[ic] * cv * (1.0 / params.h), 0.0);`,
+  },
+  {
+    name: 'update_velocities',
+    over: 'body',
+    bindings: [
+      { name: 'ic0', access: 'read' },
+      { name: 'constraint_list', access: 'read' },
+      { name: 'bodies', access: 'read' },
+      { name: 'jacobian', access: 'read' },
+      { name: 'multiplier', access: 'read' },
+      { name: 'inverse_mass', access: 'read' },
+      { name: 'velocity_delta', access: 'read_write' },
+    ],
+    body: /* wgsl */ `
+  // ΔV_i = −h M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ λ_ℓ   (34): linear ∓λ, angular jw λ (jwᵀ = −jw)
+  var lin = vec3f(0.0);
+  var ang = vec3f(0.0);
+  for (var k = ic0[ib]; k < ic0[ib + 1u]; k++) {
+    let ic = constraint_list[k];
+    let lambda = multiplier[ic].xyz;
+    if (bodies[ic].x == ib) {
+      lin -= lambda;
+      ang -= cross(jacobian[2u * ic].xyz, lambda);      // jw0 λ = −a0 × λ
+    } else {
+      lin += lambda;
+      ang += cross(jacobian[2u * ic + 1u].xyz, lambda); // jw1 λ = a1 × λ
+    }
+  }
+  let m = inverse_mass[ib];
+  velocity_delta[2u * ib] = vec4f(params.h * m.mass * lin, 0.0);
+  velocity_delta[2u * ib + 1u] = vec4f(params.h * (m.inertia * ang), 0.0);`,
+  },
+  {
+    name: 'compute_positions',
+    over: 'body',
+    bindings: [
+      { name: 'pose', access: 'read_write' },
+      { name: 'velocity', access: 'read_write' },
+      { name: 'velocity_delta', access: 'read' },
+      { name: 'inverse_mass', access: 'read' },
+    ],
+    body: /* wgsl */ `
+  if (inverse_mass[ib].mass == 0.0) { return; } // fixed: never moves
+  // V = V* + ΔV; x += h v; q += ½ h (0, ω) ⊗ q, then normalise
+  let v = velocity[2u * ib].xyz + velocity_delta[2u * ib].xyz;
+  let w = velocity[2u * ib + 1u].xyz + velocity_delta[2u * ib + 1u].xyz;
+  velocity[2u * ib] = vec4f(v, 0.0);
+  velocity[2u * ib + 1u] = vec4f(w, 0.0);
+  pose[2u * ib] = vec4f(pose[2u * ib].xyz + params.h * v, 0.0);
+  let q = pose[2u * ib + 1u];
+  let dq = vec4f(q.w * w + cross(w, q.xyz), -dot(w, q.xyz)); // (0, ω) ⊗ q
+  pose[2u * ib + 1u] = normalize(q + 0.5 * params.h * dq);`,
+  },
+];
+
+export function kernelSpecs(): KernelSpec[] {
+  return kernels;
+}
+
+/** Full WGSL of one kernel: shared header, its bindings, and its entry point. */
+export function kernelSource(k: KernelSpec): string {
+  const decls = [`@group(0) @binding(0) var<uniform> params: Params;`];
+  k.bindings.forEach((b, i) => {
+    const space = b.access === 'uniform' ? 'uniform' : `storage, ${b.access}`;
+    decls.push(`@group(0) @binding(${i + 1}) var<${space}> ${b.name}: ${elementType[b.name]};`);
+  });
+  const index = k.over === 'body' ? 'ib' : 'ic';
+  const count = k.over === 'body' ? 'params.body_count' : 'params.constraint_count';
+  return `${header}
+${decls.join('\n')}
+
+@compute @workgroup_size(${WORKGROUP_SIZE})
+fn ${k.name}(@builtin(global_invocation_id) gid: vec3u) {
+  let ${index} = gid.y * params.row_width + gid.x;
+  if (${index} >= ${count}) { return; }
+${k.body}
+}
+`;
+}
