@@ -51,12 +51,18 @@ async function nodeAdapter(powerPreference: GPUPowerPreference): Promise<GPUAdap
     throw new NoGpuError(`the 'webgpu' package (Dawn for Node) could not be loaded: ${(e as Error).message.split('\n')[0]}`);
   }
   Object.assign(globalThis, mod.globals); // GPUBufferUsage, GPUMapMode, … as in a browser
+  if (!process.env.XDG_RUNTIME_DIR) {
+    // Vulkan drivers complain on stderr without a private (0700) runtime dir
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    process.env.XDG_RUNTIME_DIR = mkdtempSync(join(tmpdir(), 'solverlab-xdg-'));
+  }
   let adapter = await newInstance(mod.create).requestAdapter({ powerPreference });
   if (!adapter && !process.env.VK_ICD_FILENAMES) {
     const { existsSync } = await import('node:fs');
     if (existsSync(swiftShaderIcd)) {
       process.env.VK_ICD_FILENAMES = swiftShaderIcd;
-      if (!process.env.XDG_RUNTIME_DIR) process.env.XDG_RUNTIME_DIR = (await import('node:os')).tmpdir();
       adapter = await newInstance(mod.create).requestAdapter({ powerPreference });
     }
   }

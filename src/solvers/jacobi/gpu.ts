@@ -333,3 +333,17 @@ export class JacobiGpuSolver implements Solver {
     this.queryRead?.destroy();
   }
 }
+
+/**
+ * Bytes one Jacobi iteration (update_multipliers + update_velocities) must move,
+ * at the buffer layout of kernels.wgsl.ts (f32), counting each element read or
+ * written once:
+ *   update_multipliers, per constraint: bodies 8, velocity 2×32, velocity_delta 2×32,
+ *     jacobian 32, violation 16, delassus_inv 48, multiplier 16 read + 16 written = 264
+ *   update_velocities, per body: ic0 8, inverse_mass 64, velocity_delta 32 written = 104;
+ *     per (body, constraint) entry (2 per constraint): constraint_list 4, bodies 8,
+ *     jacobian 16, multiplier 16 = 44
+ */
+export function jacobiIterationBytes(bodyCount: number, constraintCount: number): number {
+  return 264 * constraintCount + 104 * bodyCount + 2 * 44 * constraintCount;
+}

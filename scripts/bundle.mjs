@@ -1,0 +1,28 @@
+// Bundles the CLI into one file, dist/solverlab/solverlab.mjs, with its one runtime
+// dependency (the `webgpu` package: Dawn's dawn.node for this platform) copied beside
+// it, so the folder can be copied to a GPU host that has Node but no dev toolchain:
+//   node dist/solverlab/solverlab.mjs run --scene necklace --solver jacobi-gpu
+import { build } from 'esbuild';
+import { cpSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const out = 'dist/solverlab';
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+await build({
+  entryPoints: ['src/cli/bin.ts'],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  outfile: join(out, 'solverlab.mjs'),
+  external: ['webgpu'],
+  logLevel: 'warning',
+});
+const pkg = 'node_modules/webgpu';
+const plat = process.platform === 'darwin' ? 'darwin-universal' : `${process.platform}-${process.arch}`;
+const dest = join(out, 'node_modules/webgpu');
+for (const f of ['package.json', 'index.js', 'LICENSE.md']) cpSync(join(pkg, f), join(dest, f));
+if (existsSync(join(pkg, 'dist', plat))) cpSync(join(pkg, 'dist', plat), join(dest, 'dist', plat), { recursive: true });
+else console.warn(`bundle: no dawn.node for ${plat} in ${pkg}`);
+console.log(`bundle: ${out}/solverlab.mjs (+ node_modules/webgpu for ${plat})`);

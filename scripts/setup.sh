@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh clone: Node packages and the software GPU adapter.
+# Sourced by ./solverlab and scripts/test.sh; prints only what it does.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+if [ "$major" -lt 20 ]; then
+  echo "solverlab: Node.js 20 or newer is needed (found: $(node --version 2>/dev/null || echo none))" >&2
+  exit 2
+fi
+
+# Node packages: install when missing or when package-lock.json changed since the last install
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "solverlab: installing Node packages (npm ci) …" >&2
+  npm ci --no-audit --no-fund --loglevel=error >&2
+fi
+
+# The software WebGPU adapter: SwiftShader's Vulkan driver from Debian's chromium-common
+icd=/usr/lib/chromium/vk_swiftshader_icd.json
+if [ ! -f "$icd" ] || ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1'; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "solverlab: installing the SwiftShader software GPU (apt-get install chromium-common libvulkan1) …" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq --no-install-recommends chromium-common libvulkan1 >&2
+  else
+    echo "solverlab: no software GPU adapter found; as root run: apt-get install chromium-common libvulkan1 (CPU solvers work without it)" >&2
+  fi
+fi

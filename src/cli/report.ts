@@ -1,0 +1,97 @@
+/** The run summary as text (CLI) and as JSON (--json): one definition of each figure. */
+import type { RunResult } from '../run/run.js';
+import type { SolverOptions } from '../solvers/solver.js';
+
+export interface RunMeta {
+  scene: string;
+  params: Record<string, number>;
+  options: SolverOptions;
+}
+
+/** A number for people: NaN and infinities are never printed as numbers. */
+function num(x: number, digits = 3): string {
+  if (!Number.isFinite(x)) return 'n/a';
+  if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) return x.toExponential(digits - 1);
+  return x.toPrecision(digits);
+}
+
+export function energyDriftPercent(r: RunResult): number | null {
+  if (!r.final) return null;
+  const e0 = r.initial.energy;
+  return e0 === 0 ? null : (100 * (r.final.energy - e0)) / Math.abs(e0);
+}
+
+const clockName = { 'gpu-timestamp': 'GPU timestamps', wall: 'wall clock' } as const;
+
+export function formatSummary(meta: RunMeta, r: RunResult): string {
+  const o = meta.options;
+  const t = r.timing;
+  const lines = [
+    `scene       ${meta.scene} (${Object.entries(meta.params).map(([k, v]) => `${k}=${v}`).join(' ')})`,
+    `solver      ${r.solver} on ${r.adapter}`,
+    `bodies      ${r.bodyCount}   constraints ${r.constraintCount}`,
+    `options     dt ${num(o.dt, 6)} s · ${o.iterations} iterations · ${o.substeps} substep${o.substeps > 1 ? 's' : ''} · β ${o.beta}/h · warm start ${o.warmStart}`,
+  ];
+  if (t.frames > 0) {
+    lines.push(`step time   median ${num(t.medianMs)} ms, p95 ${num(t.p95Ms)} ms (${clockName[t.clock]})`);
+    if (t.clock !== 'wall') lines.push(`wall time   median ${num(t.wallMedianMs)} ms, p95 ${num(t.wallP95Ms)} ms per step (submit to done, no readback)`);
+    lines.push(`steps/s     ${num(t.stepsPerSecond)} (wall)`);
+  }
+  if (r.diverged) {
+    lines.push(`DIVERGED    at frame ${r.diverged.frame} (t = ${num(r.diverged.t)} s): ${r.diverged.reason}`);
+    lines.push(`violation   worst max before divergence ${num(r.worstMaxViolation)} m`);
+    lines.push(`energy      start ${num(r.initial.energy, 6)} J`);
+  } else if (r.final) {
+    const drift = energyDriftPercent(r);
+    lines.push(`frames      ${r.frames} (t = ${num(r.final.t)} s)`);
+    lines.push(`violation   final max ${num(r.final.maxViolation)} m (rms ${num(r.final.rmsViolation)} m), worst max ${num(r.worstMaxViolation)} m`);
+    lines.push(`energy      start ${num(r.initial.energy, 6)} J, end ${num(r.final.energy, 6)} J${drift === null ? '' : ` (${drift >= 0 ? '+' : ''}${num(drift)} %)`}`);
+    lines.push(`momentum    end (${r.final.momentum.map((x) => num(x)).join(', ')}) kg·m/s`);
+  }
+  return lines.join('\n');
+}
+
+/** Replace non-finite numbers by null so the JSON never holds NaN as a number. */
+function finiteOrNull(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}
+
+export function resultJson(meta: RunMeta, r: RunResult) {
+  return {
+    scene: meta.scene,
+    params: meta.params,
+    solver: r.solver,
+    options: meta.options,
+    adapter: r.adapter,
+    bodies: r.bodyCount,
+    constraints: r.constraintCount,
+    frames: r.frames,
+    timing: {
+      clock: r.timing.clock,
+      medianMs: finiteOrNull(r.timing.medianMs),
+      p95Ms: finiteOrNull(r.timing.p95Ms),
+      wallMedianMs: finiteOrNull(r.timing.wallMedianMs),
+      wallP95Ms: finiteOrNull(r.timing.wallP95Ms),
+      stepsPerSecond: finiteOrNull(r.timing.stepsPerSecond),
+    },
+    violation: {
+      finalMax: r.final ? finiteOrNull(r.final.maxViolation) : null,
+      finalRms: r.final ? finiteOrNull(r.final.rmsViolation) : null,
+      worstMax: finiteOrNull(r.worstMaxViolation),
+    },
+    energy: {
+      start: finiteOrNull(r.initial.energy),
+      end: r.final ? finiteOrNull(r.final.energy) : null,
+      driftPercent: energyDriftPercent(r),
+    },
+    momentum: { start: r.initial.momentum, end: r.final ? r.final.momentum : null },
+    diverged: r.diverged,
+    series: r.series.map((p) => ({
+      t: p.t,
+      maxViolation: finiteOrNull(p.maxViolation),
+      rmsViolation: finiteOrNull(p.rmsViolation),
+      energy: finiteOrNull(p.energy),
+      ...(p.trace ? { trace: p.trace } : {}),
+    })),
+  };
+}
