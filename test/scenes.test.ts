@@ -1,0 +1,89 @@
+/** The pendulum and hanging-chain scenes start where their descriptions say. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findScene, scenes } from '../src/scenes/registry.js';
+import { resolveParams } from '../src/scenes/scene.js';
+import { validateWorld } from '../src/model/world.js';
+import { MetricsContext } from '../src/metrics/metrics.js';
+import type { Snapshot } from '../src/solvers/solver.js';
+import type { WorldDesc } from '../src/model/world.js';
+
+const EPS = Number.EPSILON;
+
+/** The world's own initial state as a snapshot. */
+function initialSnapshot(world: WorldDesc): Snapshot {
+  const n = world.bodies.length;
+  return {
+    frame: 0,
+    time: 0,
+    bodyCount: n,
+    position: Float64Array.from(world.bodies.flatMap((b) => b.position)),
+    orientation: Float64Array.from(world.bodies.flatMap((b) => b.orientation ?? [0, 0, 0, 1])),
+    linearVelocity: Float64Array.from(world.bodies.flatMap((b) => b.linearVelocity ?? [0, 0, 0])),
+    angularVelocity: Float64Array.from(world.bodies.flatMap((b) => b.angularVelocity ?? [0, 0, 0])),
+  };
+}
+
+test('the registry holds pendulum and hanging-chain once each, with defaults inside their own ranges', () => {
+  for (const name of ['pendulum', 'hanging-chain']) {
+    assert.equal(scenes.filter((s) => s.name === name).length, 1, name);
+    const scene = findScene(name)!;
+    for (const [k, spec] of Object.entries(scene.params)) {
+      if (spec.min !== undefined) assert.ok(spec.default >= spec.min, `${name}.${k}`);
+      if (spec.max !== undefined) assert.ok(spec.default <= spec.max, `${name}.${k}`);
+      if (spec.integer) assert.ok(Number.isInteger(spec.default), `${name}.${k}`);
+    }
+  }
+});
+
+test('pendulum: the bead hangs at distance `length` from the pin, `angle` off the vertical, at rest, constraint satisfied', () => {
+  const scene = findScene('pendulum')!;
+  const cases: Record<string, number>[] = [{}, { length: 0.25, radius: 0.15, angle: 0.1 }, { angle: -1.2, length: 2 }];
+  for (const given of cases) {
+    const p = resolveParams(scene, given);
+    const world = scene.build(p);
+    validateWorld(world);
+    assert.deepEqual(world.gravity, [0, -9.81, 0]);
+    assert.equal(world.bodies.length, 1);
+    assert.equal(world.constraints.length, 1);
+    const [bead] = world.bodies;
+    const [pin] = world.constraints;
+    assert.equal(bead.shape.radius, p.radius);
+    assert.equal(bead.density, p.density);
+    assert.equal(pin.bodyB, null);
+    const d = [0, 1, 2].map((k) => bead.position[k] - pin.anchorB[k]);
+    // positions are sums of a few products: a few ε of the length
+    const tol = 8 * EPS * p.length;
+    assert.ok(Math.abs(Math.hypot(d[0], d[1], d[2]) - p.length) <= tol, 'pin to centre = length');
+    assert.ok(Math.abs(Math.atan2(d[0], -d[1]) - p.angle) <= 8 * EPS * Math.max(1, Math.abs(p.angle)), 'angle from the vertical');
+    assert.equal(d[2], 0, 'in the x–y plane');
+    assert.ok(Math.abs(Math.hypot(...pin.anchorA) - p.length) <= tol, 'the anchor is `length` off-centre');
+    const m = new MetricsContext(world).measure(initialSnapshot(world));
+    assert.ok(m.maxViolation <= tol, `initial violation ${m.maxViolation} m`);
+    assert.equal(m.kinetic, 0);
+  }
+});
+
+test('hanging-chain: touching beads straight below the pin, at rest, every constraint satisfied', () => {
+  const scene = findScene('hanging-chain')!;
+  const cases: Record<string, number>[] = [{}, { beads: 1 }, { beads: 5, radius: 0.1, density: 300 }];
+  for (const given of cases) {
+    const p = resolveParams(scene, given);
+    const world = scene.build(p);
+    validateWorld(world);
+    assert.equal(world.bodies.length, p.beads);
+    assert.equal(world.constraints.length, p.beads); // one pin + (beads − 1) joints
+    assert.equal(world.constraints.filter((c) => c.bodyB === null).length, 1);
+    const pin = world.constraints.find((c) => c.bodyB === null)!;
+    world.bodies.forEach((b, k) => {
+      assert.equal(b.position[0], pin.anchorB[0]);
+      assert.equal(b.position[2], pin.anchorB[2]);
+      // centre k sits (2k + 1) r below the pin: a few ε of the chain's length
+      assert.ok(Math.abs(pin.anchorB[1] - b.position[1] - (2 * k + 1) * p.radius) <= 8 * EPS * 2 * p.radius * p.beads, `bead ${k}`);
+    });
+    const m = new MetricsContext(world).measure(initialSnapshot(world));
+    // each joint is a difference of two positions a few ε of the chain's height apart
+    assert.ok(m.maxViolation <= 8 * EPS * 2 * p.radius * p.beads, `initial violation ${m.maxViolation} m`);
+    assert.equal(m.kinetic, 0);
+  }
+});
