@@ -72,3 +72,18 @@ test('divergence is a reported outcome: "diverged at frame N", flagged in the JS
   assert.ok(j.diverged && j.diverged.frame > 0 && j.diverged.frame < 900);
   assert.equal(j.violation.finalMax, null);
 });
+
+test('no GPU adapter: jacobi-gpu stops with one line saying what to install; jacobi-cpu still runs', () => {
+  // a Vulkan loader pointed at no driver finds no adapter, as on a machine without a GPU or SwiftShader
+  const env = { ...process.env, VK_ICD_FILENAMES: join(dir, 'no-such-icd.json') };
+  const run = (solver: string) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', '--scene', 'pendulum', '--solver', solver, '--frames', '10'], { encoding: 'utf8', env });
+  const gpu = run('jacobi-gpu');
+  assert.equal(gpu.status, 1, gpu.stderr);
+  const ours = gpu.stderr.split('\n').filter((l) => l.startsWith('solverlab:'));
+  assert.equal(ours.length, 1, gpu.stderr);
+  assert.match(ours[0], /no WebGPU adapter: .*apt-get install chromium-common/);
+  const cpu = run('jacobi-cpu');
+  assert.equal(cpu.status, 0, cpu.stderr);
+  assert.match(cpu.stdout, /violation/);
+});
