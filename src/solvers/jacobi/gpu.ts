@@ -81,7 +81,7 @@ export class JacobiGpuSolver implements Solver {
 
   /** Buffer sizes in bytes, from the world's counts. */
   private sizes(): Record<BufferName, number> {
-    const nb = this.w.bodyCount, nc = Math.max(1, this.w.constraintCount);
+    const nb = Math.max(1, this.w.bodyCount), nc = Math.max(1, this.w.constraintCount); // no zero-size bindings
     return {
       params: 48,
       pose: 32 * nb,
