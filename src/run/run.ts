@@ -11,7 +11,7 @@
  *     falling across its own bounding box, plus what it started with);
  *   - max violation > violationFactor · extent (constraints torn apart by many scene sizes).
  */
-import type { WorldDesc } from '../model/world.js';
+import { type WorldDesc, massProperties } from '../model/world.js';
 import type { Solver, StepTimings } from '../solvers/solver.js';
 import { MetricsContext, type FrameMetrics } from '../metrics/metrics.js';
 
@@ -112,7 +112,7 @@ export class DivergenceWatch {
     const extent = sceneExtent(world);
     const g = Math.hypot(...world.gravity);
     let massSum = 0;
-    for (const b of world.bodies) if (!b.fixed) massSum += b.mass ?? (b.density ?? 0) * (4 / 3) * Math.PI * b.shape.radius ** 3;
+    for (const b of world.bodies) if (!b.fixed) massSum += massProperties(b).mass;
     this.e0 = initial.energy;
     this.eScale = massSum * g * extent + Math.abs(initial.kinetic) + massSum * 1;
     this.eScale *= energyFactor;

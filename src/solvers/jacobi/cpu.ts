@@ -142,7 +142,7 @@ export class JacobiCpuSolver implements Solver {
     const { orientation: q, inverseInertiaLocal: L, bodyCount } = this.w;
     const out = this.angMassInv;
     for (let ib = 0; ib < bodyCount; ib++) {
-      // R = R(q), row-major (as quatToMat3)
+      // R = R(q), row-major
       const qo = 4 * ib;
       const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
       const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
@@ -254,7 +254,7 @@ export class JacobiCpuSolver implements Solver {
         a10 -= t11 * uz - t12 * uy; a11 -= t12 * ux - t10 * uz; a12 -= t10 * uy - t11 * ux;
         a20 -= t21 * uz - t22 * uy; a21 -= t22 * ux - t20 * uz; a22 -= t20 * uy - t21 * ux;
       }
-      // A⁻¹ by the adjugate, as invertMat3; zero when A is singular
+      // A⁻¹ by the adjugate; zero when A is singular
       const c00 = a11 * a22 - a12 * a21;
       const c01 = a12 * a20 - a10 * a22;
       const c02 = a10 * a21 - a11 * a20;
@@ -406,23 +406,8 @@ export class JacobiCpuSolver implements Solver {
 
 // --- small f64 helpers (out-parameters, no allocation) -------------------------------
 
-/** Row-major rotation matrix of the unit quaternion q[o..o+4) = [x y z w]. */
-export function quatToMat3(q: ArrayLike<number>, o: number, R: Float64Array): void {
-  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
-  R[0] = 1 - 2 * (y * y + z * z);
-  R[1] = 2 * (x * y - z * w);
-  R[2] = 2 * (x * z + y * w);
-  R[3] = 2 * (x * y + z * w);
-  R[4] = 1 - 2 * (x * x + z * z);
-  R[5] = 2 * (y * z - x * w);
-  R[6] = 2 * (x * z - y * w);
-  R[7] = 2 * (y * z + x * w);
-  R[8] = 1 - 2 * (x * x + y * y);
-}
-
 /**
- * out[oo..oo+3) = R(q[qo..qo+4)) · v[vo..vo+3), R as quatToMat3 makes it (the same
- * products, without the 9-entry scratch). Arrays and offsets rather than loose
+ * out[oo..oo+3) = R(q[qo..qo+4)) · v[vo..vo+3), R = R(q) written out row by row. Arrays and offsets rather than loose
  * numbers: were the call not inlined, every f64 argument would be boxed (allocated).
  */
 function rotate(q: Float64Array, qo: number, v: Float64Array, vo: number, out: Float64Array, oo: number): void {
@@ -431,28 +416,6 @@ function rotate(q: Float64Array, qo: number, v: Float64Array, vo: number, out: F
   out[oo] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y - z * w) * vy + 2 * (x * z + y * w) * vz;
   out[oo + 1] = 2 * (x * y + z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z - x * w) * vz;
   out[oo + 2] = 2 * (x * z - y * w) * vx + 2 * (y * z + x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
-}
-
-/** out[o..o+9) = A⁻¹ by the adjugate; zero when A is singular. */
-export function invertMat3(A: ArrayLike<number>, out: Float64Array, o: number): void {
-  const c00 = A[4] * A[8] - A[5] * A[7];
-  const c01 = A[5] * A[6] - A[3] * A[8];
-  const c02 = A[3] * A[7] - A[4] * A[6];
-  const det = A[0] * c00 + A[1] * c01 + A[2] * c02;
-  if (det === 0 || !Number.isFinite(det)) {
-    out.fill(0, o, o + 9);
-    return;
-  }
-  const id = 1 / det;
-  out[o] = c00 * id;
-  out[o + 1] = (A[2] * A[7] - A[1] * A[8]) * id;
-  out[o + 2] = (A[1] * A[5] - A[2] * A[4]) * id;
-  out[o + 3] = c01 * id;
-  out[o + 4] = (A[0] * A[8] - A[2] * A[6]) * id;
-  out[o + 5] = (A[2] * A[3] - A[0] * A[5]) * id;
-  out[o + 6] = c02 * id;
-  out[o + 7] = (A[1] * A[6] - A[0] * A[7]) * id;
-  out[o + 8] = (A[0] * A[4] - A[1] * A[3]) * id;
 }
 
 /** q += ½ h (0, ω) ⊗ q, then normalise (ω in the world frame; q = [x y z w]). */
