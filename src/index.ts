@@ -12,3 +12,5 @@ export { acquireGpu, NoGpuError, type GpuContext } from './gpu/device.js';
 export { MetricsContext, type FrameMetrics } from './metrics/metrics.js';
 export { runSolver, DivergenceWatch, summariseTimings, type RunResult, type RunOptions, type SeriesPoint } from './run/run.js';
 export { runBench, type BenchRow } from './bench/bench.js';
+export * from './bench/results.js';
+export { stateHash } from './metrics/hash.js';

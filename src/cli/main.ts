@@ -17,7 +17,8 @@ import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver, type RunResult } from '../run/run.js';
 import { WorldError } from '../model/world.js';
 import { runBench } from '../bench/bench.js';
-import { formatSummary, resultJson } from './report.js';
+import { formatSummary } from './report.js';
+import { runRecord } from '../bench/results.js';
 
 const runFlags: Record<string, FlagSpec> = {
   scene: { value: true },
@@ -148,7 +149,7 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   }
   const meta = { scene: scene.name, params, options };
   process.stdout.write(formatSummary(meta, result) + '\n');
-  if (jsonPath) writeAtomic(jsonPath, JSON.stringify(resultJson(meta, result), null, 1) + '\n');
+  if (jsonPath) writeAtomic(jsonPath, JSON.stringify(runRecord(meta, result), null, 1) + '\n');
   return result.diverged ? 3 : 0;
 }
 

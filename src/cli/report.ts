@@ -1,24 +1,12 @@
 /** The run summary as text (CLI) and as JSON (--json): one definition of each figure. */
 import type { RunResult } from '../run/run.js';
-import type { SolverOptions } from '../solvers/solver.js';
-
-export interface RunMeta {
-  scene: string;
-  params: Record<string, number>;
-  options: SolverOptions;
-}
+import { energyDriftPercent, type RunMeta } from '../bench/results.js';
 
 /** A number for people: NaN and infinities are never printed as numbers. */
 function num(x: number, digits = 3): string {
   if (!Number.isFinite(x)) return 'n/a';
   if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) return x.toExponential(digits - 1);
   return x.toPrecision(digits);
-}
-
-export function energyDriftPercent(r: RunResult): number | null {
-  if (!r.final) return null;
-  const e0 = r.initial.energy;
-  return e0 === 0 ? null : (100 * (r.final.energy - e0)) / Math.abs(e0);
 }
 
 const clockName = { 'gpu-timestamp': 'GPU timestamps', wall: 'wall clock' } as const;
@@ -51,47 +39,3 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
   return lines.join('\n');
 }
 
-/** Replace non-finite numbers by null so the JSON never holds NaN as a number. */
-function finiteOrNull(x: number): number | null {
-  return Number.isFinite(x) ? x : null;
-}
-
-export function resultJson(meta: RunMeta, r: RunResult) {
-  return {
-    scene: meta.scene,
-    params: meta.params,
-    solver: r.solver,
-    options: meta.options,
-    adapter: r.adapter,
-    bodies: r.bodyCount,
-    constraints: r.constraintCount,
-    frames: r.frames,
-    timing: {
-      clock: r.timing.clock,
-      medianMs: finiteOrNull(r.timing.medianMs),
-      p95Ms: finiteOrNull(r.timing.p95Ms),
-      wallMedianMs: finiteOrNull(r.timing.wallMedianMs),
-      wallP95Ms: finiteOrNull(r.timing.wallP95Ms),
-      stepsPerSecond: finiteOrNull(r.timing.stepsPerSecond),
-    },
-    violation: {
-      finalMax: r.final ? finiteOrNull(r.final.maxViolation) : null,
-      finalRms: r.final ? finiteOrNull(r.final.rmsViolation) : null,
-      worstMax: finiteOrNull(r.worstMaxViolation),
-    },
-    energy: {
-      start: finiteOrNull(r.initial.energy),
-      end: r.final ? finiteOrNull(r.final.energy) : null,
-      driftPercent: energyDriftPercent(r),
-    },
-    momentum: { start: r.initial.momentum, end: r.final ? r.final.momentum : null },
-    diverged: r.diverged,
-    series: r.series.map((p) => ({
-      t: p.t,
-      maxViolation: finiteOrNull(p.maxViolation),
-      rmsViolation: finiteOrNull(p.rmsViolation),
-      energy: finiteOrNull(p.energy),
-      ...(p.trace ? { trace: p.trace } : {}),
-    })),
-  };
-}

@@ -12,7 +12,8 @@
  *   - max violation > violationFactor · extent (constraints torn apart by many scene sizes).
  */
 import { type WorldDesc, massProperties } from '../model/world.js';
-import type { Solver, StepTimings } from '../solvers/solver.js';
+import type { ResidualCurve, Solver, SolverCost, StepTimings } from '../solvers/solver.js';
+import { stateHash } from '../metrics/hash.js';
 import { MetricsContext, type FrameMetrics } from '../metrics/metrics.js';
 
 export interface RunOptions {
@@ -25,6 +26,8 @@ export interface RunOptions {
   trace?: number[];
   energyFactor?: number;
   violationFactor?: number;
+  /** record the residual of this frame's solve (1 = the first step); needs solver.stepRecordingResiduals */
+  residualFrame?: number;
   /** called after each batch with (framesDone, framesTotal) */
   onProgress?: (done: number, total: number) => void;
 }
@@ -66,6 +69,12 @@ export interface RunResult {
   worstMaxViolation: number;
   diverged: Divergence | null;
   timing: TimingSummary;
+  /** per-frame ms on timing.clock, in frame order */
+  msPerFrame: number[];
+  cost: SolverCost;
+  /** stateHash of the final snapshot; null when diverged */
+  finalStateHash: string | null;
+  residuals: ResidualCurve | null;
   series: SeriesPoint[];
 }
 
@@ -132,6 +141,13 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
   const batch = Math.max(1, Math.min(sampleEvery, Math.floor(opts.batch ?? sampleEvery)));
   const metrics = new MetricsContext(world);
   const trace = opts.trace ?? [];
+  const residualFrame = opts.residualFrame;
+  if (residualFrame !== undefined) {
+    if (!Number.isInteger(residualFrame) || residualFrame < 1 || residualFrame > opts.frames)
+      throw new Error(`residual frame ${residualFrame} is out of range 1..${opts.frames}`);
+    if (!solver.stepRecordingResiduals) throw new Error(`solver ${solver.id} does not report residuals`);
+  }
+  let residuals: ResidualCurve | null = null;
   for (const i of trace)
     if (!Number.isInteger(i) || i < 0 || i >= world.bodies.length) throw new Error(`trace body ${i} is out of range 0..${world.bodies.length - 1}`);
 
@@ -158,14 +174,20 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
   const watch = new DivergenceWatch(world, initial, opts.energyFactor, opts.violationFactor);
   let worst = initial.maxViolation;
   let final: FrameMetrics | null = initial;
+  let finalSnap = snap0;
   let diverged: Divergence | null = null;
   solver.resetTimings();
 
   let done = 0;
   while (done < opts.frames) {
     const nextSample = Math.min(opts.frames, (Math.floor(done / sampleEvery) + 1) * sampleEvery);
-    const n = Math.min(batch, nextSample - done);
-    await solver.step(n);
+    let n = Math.min(batch, nextSample - done);
+    if (residualFrame !== undefined && residuals === null && done + n >= residualFrame) {
+      if (done + 1 === residualFrame) n = 1; // this frame is the recorded one
+      else n = residualFrame - 1 - done; // step up to the frame before it
+    }
+    if (residualFrame !== undefined && residuals === null && done + 1 === residualFrame) residuals = await solver.stepRecordingResiduals!();
+    else await solver.step(n);
     done += n;
     opts.onProgress?.(done, opts.frames);
     if (done === nextSample) {
@@ -179,6 +201,7 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
       }
       worst = Math.max(worst, m.maxViolation);
       final = m;
+      finalSnap = snap;
       record(m, done, snap.position);
     }
   }
@@ -194,6 +217,10 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
     worstMaxViolation: worst,
     diverged,
     timing: summariseTimings(solver.timings()),
+    msPerFrame: solver.timings().msPerFrame,
+    cost: solver.cost(),
+    finalStateHash: final ? stateHash(finalSnap) : null,
+    residuals,
     series,
   };
 }

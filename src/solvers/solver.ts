@@ -70,6 +70,36 @@ export interface AdapterDescription {
   timestamps: boolean;
 }
 
+/**
+ * What a step costs, as counts (the measured time turns them into rates).
+ * A point constraint is 3 rows; a row solve is one row updated once.
+ */
+export interface SolverCost {
+  /** constraint-row solves per frame: rows × iterations × substeps (for every solver) */
+  rowSolvesPerFrame: number;
+  /** GPU solvers: compute dispatches per frame */
+  dispatchesPerFrame?: number;
+  /** GPU solvers: estimated bytes read + written per frame by the iteration kernels */
+  iterationBytesPerFrame?: number;
+}
+
+/**
+ * Convergence of one frame's solve: the residual after each iteration k = 0..N
+ * (k = 0 is the starting, possibly warm-started, guess), as the 2-norm over the
+ * rows of each channel. For the Jacobi solvers r = b − Aλᵏ (reference text, eq. 30),
+ * r_ℓ = h⁻¹(J_ℓ Vᵏ + β C_ℓ) (eq. 33/37), in m/s²; h·r is the velocity error left.
+ */
+export interface ResidualCurve {
+  /** the frame whose solve was recorded (1 = the first step) */
+  frame: number;
+  /** which substep of that frame (0 = the first) */
+  substep: number;
+  /** what the numbers are, e.g. '‖b − Aλ‖₂ (m/s²)' */
+  quantity: string;
+  /** channel name → residual after k iterations, k = 0..iterations */
+  channels: Record<string, number[]>;
+}
+
 export interface Solver {
   readonly id: string;
   readonly options: SolverOptions;
@@ -83,6 +113,14 @@ export interface Solver {
   /** the timings collected since creation (or since the last reset) */
   timings(): StepTimings;
   resetTimings(): void;
+  /** counts of work per frame at the solver's options */
+  cost(): SolverCost;
+  /**
+   * Optional diagnostic: advance exactly one frame (like step(1)) while recording
+   * the residual after every iteration of its first substep. Slower than step(),
+   * and not counted in timings().
+   */
+  stepRecordingResiduals?(): Promise<ResidualCurve>;
   destroy(): void;
 }
 

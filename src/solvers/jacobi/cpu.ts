@@ -39,6 +39,7 @@ import {
   type Snapshot,
   type StepTimings,
   type AdapterDescription,
+  type SolverCost,
   defaultSolverOptions,
 } from '../solver.js';
 
@@ -395,6 +396,11 @@ export class JacobiCpuSolver implements Solver {
 
   timings(): StepTimings {
     return { clock: 'wall', msPerFrame: this.msPerFrame.slice(), wallMsPerFrame: this.msPerFrame.slice() };
+  }
+
+  cost(): SolverCost {
+    const { substeps, iterations } = this.options;
+    return { rowSolvesPerFrame: 3 * this.constraintCount * iterations * substeps };
   }
 
   resetTimings(): void {

@@ -21,6 +21,7 @@ import {
   type Snapshot,
   type StepTimings,
   type AdapterDescription,
+  type SolverCost,
   defaultSolverOptions,
 } from '../solver.js';
 import type { JacobiVariant } from './cpu.js';
@@ -319,6 +320,17 @@ export class JacobiGpuSolver implements Solver {
   timings(): StepTimings {
     const gpu = this.gpuMs.length === this.wallMs.length && this.gpuMs.length > 0;
     return { clock: gpu ? 'gpu-timestamp' : 'wall', msPerFrame: gpu ? this.gpuMs.slice() : this.wallMs.slice(), wallMsPerFrame: this.wallMs.slice() };
+  }
+
+  /** Dispatches as encodeFrame records them; bytes from jacobiIterationBytes. */
+  cost(): SolverCost {
+    const { substeps, iterations, warmStart } = this.options;
+    const perStep = 4 + 2 * iterations + (this.variant.applyWarmStart && warmStart > 0 ? 1 : 0);
+    return {
+      rowSolvesPerFrame: 3 * this.constraintCount * iterations * substeps,
+      dispatchesPerFrame: perStep * substeps,
+      iterationBytesPerFrame: jacobiIterationBytes(this.w.bodyCount, this.w.constraintCount) * iterations * substeps,
+    };
   }
 
   resetTimings(): void {

@@ -1,0 +1,154 @@
+/**
+ * The records SolverLab writes: one `RunRecord` per run (what `run --json`
+ * writes, and each entry of a compare's results.json), and `CompareResults`,
+ * the whole matrix with the machine it ran on. One definition of each figure:
+ * the CLI table, the CSV and the HTML report all read these records.
+ *
+ * Numbers that are not finite are written as null, never as NaN.
+ */
+import type { RunResult } from '../run/run.js';
+import type { ResidualCurve, SolverOptions } from '../solvers/solver.js';
+
+export interface RunMeta {
+  scene: string;
+  params: Record<string, number>;
+  options: SolverOptions;
+}
+
+export interface RunRecord {
+  scene: string;
+  params: Record<string, number>;
+  solver: string;
+  options: SolverOptions;
+  adapter: string;
+  bodies: number;
+  constraints: number;
+  frames: number;
+  timing: {
+    /** 'gpu-timestamp' or 'wall': the clock medianMs and p95Ms come from */
+    clock: string;
+    medianMs: number | null;
+    p95Ms: number | null;
+    wallMedianMs: number | null;
+    wallP95Ms: number | null;
+    /** 1000 / wall median */
+    stepsPerSecond: number | null;
+    /** ms per frame on `clock`, in frame order (GPU: per-submission averages) */
+    msPerFrame: (number | null)[];
+  };
+  cost: {
+    /** constraint-row solves per frame (a point constraint is 3 rows) */
+    rowSolvesPerFrame: number;
+    dispatchesPerFrame: number | null;
+    /** estimated bytes moved per frame by the iteration kernels */
+    iterationBytesPerFrame: number | null;
+    /** iterationBytesPerFrame / median ms, GB/s (a lower bound: the whole step's time is used) */
+    bandwidthGBs: number | null;
+  };
+  violation: { finalMax: number | null; finalRms: number | null; worstMax: number | null };
+  energy: { start: number | null; end: number | null; driftPercent: number | null };
+  momentum: { start: number[]; end: number[] | null };
+  diverged: { frame: number; t: number; reason: string } | null;
+  /** short hash of the final state's f64 bytes (null when diverged) */
+  finalStateHash: string | null;
+  residuals: ResidualCurve | null;
+  series: { t: number; maxViolation: number | null; rmsViolation: number | null; energy: number | null; trace?: Record<string, number[]> }[];
+}
+
+/** A scene × solver pair of a compare that was not run, and why. */
+export interface SkippedRun {
+  scene: string;
+  params: Record<string, number>;
+  solver: string;
+  skipped: string;
+}
+
+export interface MachineInfo {
+  /** e.g. 'Linux 6.1 x64' */
+  os: string;
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  /** WebGPU adapters used, by description (empty when no GPU solver ran) */
+  adapters: string[];
+}
+
+export interface CompareResults {
+  /** ISO time the compare started */
+  createdAt: string;
+  /** the command line, for the record */
+  command: string;
+  machine: MachineInfo;
+  /** package → version (solverlab, webgpu, @dimforge/rapier3d-compat, …) */
+  versions: Record<string, string>;
+  frames: number;
+  scenes: string[];
+  solvers: string[];
+  runs: (RunRecord | SkippedRun)[];
+}
+
+export function isSkipped(r: RunRecord | SkippedRun): r is SkippedRun {
+  return 'skipped' in r;
+}
+
+export function finiteOrNull(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}
+
+export function energyDriftPercent(r: RunResult): number | null {
+  if (!r.final) return null;
+  const e0 = r.initial.energy;
+  return e0 === 0 ? null : (100 * (r.final.energy - e0)) / Math.abs(e0);
+}
+
+export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
+  const median = r.timing.medianMs;
+  const bytes = r.cost.iterationBytesPerFrame;
+  return {
+    scene: meta.scene,
+    params: meta.params,
+    solver: r.solver,
+    options: meta.options,
+    adapter: r.adapter,
+    bodies: r.bodyCount,
+    constraints: r.constraintCount,
+    frames: r.frames,
+    timing: {
+      clock: r.timing.clock,
+      medianMs: finiteOrNull(median),
+      p95Ms: finiteOrNull(r.timing.p95Ms),
+      wallMedianMs: finiteOrNull(r.timing.wallMedianMs),
+      wallP95Ms: finiteOrNull(r.timing.wallP95Ms),
+      stepsPerSecond: finiteOrNull(r.timing.stepsPerSecond),
+      msPerFrame: r.msPerFrame.map(finiteOrNull),
+    },
+    cost: {
+      rowSolvesPerFrame: r.cost.rowSolvesPerFrame,
+      dispatchesPerFrame: r.cost.dispatchesPerFrame ?? null,
+      iterationBytesPerFrame: bytes ?? null,
+      bandwidthGBs: bytes !== undefined ? finiteOrNull(bytes / (median * 1e6)) : null,
+    },
+    violation: {
+      finalMax: r.final ? finiteOrNull(r.final.maxViolation) : null,
+      finalRms: r.final ? finiteOrNull(r.final.rmsViolation) : null,
+      worstMax: finiteOrNull(r.worstMaxViolation),
+    },
+    energy: {
+      start: finiteOrNull(r.initial.energy),
+      end: r.final ? finiteOrNull(r.final.energy) : null,
+      driftPercent: energyDriftPercent(r),
+    },
+    momentum: { start: r.initial.momentum, end: r.final ? r.final.momentum : null },
+    diverged: r.diverged,
+    finalStateHash: r.finalStateHash,
+    residuals: r.residuals,
+    series: r.series.map((p) => ({
+      t: p.t,
+      maxViolation: finiteOrNull(p.maxViolation),
+      rmsViolation: finiteOrNull(p.rmsViolation),
+      energy: finiteOrNull(p.energy),
+      ...(p.trace ? { trace: p.trace } : {}),
+    })),
+  };
+}
