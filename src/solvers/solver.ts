@@ -129,5 +129,7 @@ export interface SolverInfo {
   description: string;
   /** 'gpu' solvers need a WebGPU adapter */
   device: 'cpu' | 'gpu';
+  /** why this solver cannot run a world (e.g. a loop in a reduced-coordinate solver), or null if it can */
+  unsupported?(world: WorldDesc): string | null;
   create(world: WorldDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
 }
