@@ -11,6 +11,8 @@ import type { ResidualCurve, SolverOptions } from '../solvers/solver.js';
 
 export interface RunMeta {
   scene: string;
+  /** the scene file, when the scene came from one */
+  file?: string;
   params: Record<string, number>;
   options: SolverOptions;
 }
@@ -52,6 +54,8 @@ export interface RunRecord {
   /** short hash of the final state's f64 bytes (null when diverged) */
   finalStateHash: string | null;
   residuals: ResidualCurve | null;
+  /** compare only: steps/s ÷ the steps/s of the first solver on the same scene (null if that one did not run) */
+  stepsPerSecondRatio?: number | null;
   series: { t: number; maxViolation: number | null; rmsViolation: number | null; energy: number | null; trace?: Record<string, number[]> }[];
 }
 

@@ -2,12 +2,10 @@
 import type { RunResult } from '../run/run.js';
 import { energyDriftPercent, type RunMeta } from '../bench/results.js';
 
+import { formatNumber } from '../bench/table.js';
+
 /** A number for people: NaN and infinities are never printed as numbers. */
-function num(x: number, digits = 3): string {
-  if (!Number.isFinite(x)) return 'n/a';
-  if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) return x.toExponential(digits - 1);
-  return x.toPrecision(digits);
-}
+const num = (x: number, digits = 3) => formatNumber(x, digits);
 
 const clockName = { 'gpu-timestamp': 'GPU timestamps', wall: 'wall clock' } as const;
 
@@ -15,7 +13,7 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
   const o = meta.options;
   const t = r.timing;
   const lines = [
-    `scene       ${meta.scene} (${Object.entries(meta.params).map(([k, v]) => `${k}=${v}`).join(' ')})`,
+    `scene       ${meta.file ? `${meta.scene} (file ${meta.file})` : `${meta.scene} (${Object.entries(meta.params).map(([k, v]) => `${k}=${v}`).join(' ')})`}`,
     `solver      ${r.solver} on ${r.adapter}`,
     `bodies      ${r.bodyCount}   constraints ${r.constraintCount}`,
     `options     dt ${num(o.dt, 6)} s · ${o.iterations} iterations · ${o.substeps} substep${o.substeps > 1 ? 's' : ''} · β ${o.beta}/h · warm start ${o.warmStart}`,
@@ -24,6 +22,19 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
     lines.push(`step time   median ${num(t.medianMs)} ms, p95 ${num(t.p95Ms)} ms (${clockName[t.clock]})`);
     if (t.clock !== 'wall') lines.push(`wall time   median ${num(t.wallMedianMs)} ms, p95 ${num(t.wallP95Ms)} ms per step (submit to done, no readback)`);
     lines.push(`steps/s     ${num(t.stepsPerSecond)} (wall)`);
+  }
+  const c = r.cost;
+  let cost = `cost        ${num(c.rowSolvesPerFrame)} row solves per frame`;
+  if (c.dispatchesPerFrame !== undefined) cost += ` · ${c.dispatchesPerFrame} dispatches per frame`;
+  if (c.iterationBytesPerFrame !== undefined) {
+    cost += ` · iteration kernels move ~${num(c.iterationBytesPerFrame / 1e6)} MB per frame`;
+    if (t.frames > 0) cost += ` (≥ ${num(c.iterationBytesPerFrame / (t.medianMs * 1e6))} GB/s)`;
+  }
+  lines.push(cost);
+  if (r.residuals) {
+    for (const [channel, values] of Object.entries(r.residuals.channels))
+      lines.push(`residual    frame ${r.residuals.frame}, ${channel} rows, after k = 0..${values.length - 1} iterations: ${values.map((x) => num(x)).join(' ')}`);
+    lines.push(`            (${r.residuals.quantity})`);
   }
   if (r.diverged) {
     lines.push(`DIVERGED    at frame ${r.diverged.frame} (t = ${num(r.diverged.t)} s): ${r.diverged.reason}`);
@@ -35,6 +46,7 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
     lines.push(`violation   final max ${num(r.final.maxViolation)} m (rms ${num(r.final.rmsViolation)} m), worst max ${num(r.worstMaxViolation)} m`);
     lines.push(`energy      start ${num(r.initial.energy, 6)} J, end ${num(r.final.energy, 6)} J${drift === null ? '' : ` (${drift >= 0 ? '+' : ''}${num(drift)} %)`}`);
     lines.push(`momentum    end (${r.final.momentum.map((x) => num(x)).join(', ')}) kg·m/s`);
+    lines.push(`state hash  ${r.finalStateHash} (final positions, orientations and velocities, exact bits)`);
   }
   return lines.join('\n');
 }

@@ -54,13 +54,17 @@ export interface WorldDesc {
   constraints: ConstraintDesc[];
 }
 
-/** A fault in a world description; `path` is a JSON path like `bodies[3].mass`. */
+/**
+ * A fault in a world description; `path` is a JSON path like `bodies[3].mass`,
+ * `source` the file it came from (if any).
+ */
 export class WorldError extends Error {
   constructor(
     readonly path: string,
     readonly problem: string,
+    readonly source?: string,
   ) {
-    super(`${path}: ${problem}`);
+    super(`${source ? `${source}: ` : ''}${path}: ${problem}`);
     this.name = 'WorldError';
   }
 }
@@ -110,7 +114,8 @@ function positive(x: unknown, path: string): void {
 
 /**
  * Checks a world description; throws a WorldError naming the first fault.
- * (Issue 3 replaces the structural part with a schema; the semantic checks stay.)
+ * Scene files are checked structurally by the schema (schema.ts) first; built-in
+ * scenes and library users come straight here, so the structural checks stay.
  */
 export function validateWorld(world: WorldDesc): void {
   finiteVec(world.gravity, 3, 'gravity');

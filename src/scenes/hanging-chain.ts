@@ -7,6 +7,7 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import type { SceneInfo } from './scene.js';
+import { addChain } from './chain.js';
 
 export const hangingChain: SceneInfo = {
   name: 'hanging-chain',
@@ -21,11 +22,7 @@ export const hangingChain: SceneInfo = {
     const top = 2 * r * n;
     const bodies: BodyDesc[] = [];
     const constraints: PointConstraintDesc[] = [];
-    for (let k = 0; k < n; k++) {
-      bodies.push({ shape: { type: 'sphere', radius: r }, density: p.density, position: [0, top - (2 * k + 1) * r, 0] });
-      if (k === 0) constraints.push({ type: 'point', bodyA: 0, bodyB: null, anchorA: [0, r, 0], anchorB: [0, top, 0] });
-      else constraints.push({ type: 'point', bodyA: k - 1, bodyB: k, anchorA: [0, -r, 0], anchorB: [0, r, 0] });
-    }
+    addChain(bodies, constraints, { start: [0, top, 0], direction: [0, -1, 0], beads: n, radius: r, density: p.density });
     return { gravity: [0, -9.81, 0], bodies, constraints };
   },
 };

@@ -8,6 +8,7 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import type { SceneInfo } from './scene.js';
+import { addChain } from './chain.js';
 
 export const necklace: SceneInfo = {
   name: 'necklace',
@@ -29,14 +30,8 @@ export const necklace: SceneInfo = {
     const bodies: BodyDesc[] = [];
     const constraints: PointConstraintDesc[] = [];
     for (let c = 0; c < chains; c++) {
-      const px = (c % columns) * pitchX;
-      const pz = Math.floor(c / columns) * pitchZ;
-      const first = bodies.length;
-      for (let k = 0; k < beads; k++) {
-        bodies.push({ shape: { type: 'sphere', radius: r }, density: p.density, position: [px + (2 * k + 1) * r, height, pz] });
-        if (k === 0) constraints.push({ type: 'point', bodyA: first, bodyB: null, anchorA: [-r, 0, 0], anchorB: [px, height, pz] });
-        else constraints.push({ type: 'point', bodyA: first + k - 1, bodyB: first + k, anchorA: [r, 0, 0], anchorB: [-r, 0, 0] });
-      }
+      const start: [number, number, number] = [(c % columns) * pitchX, height, Math.floor(c / columns) * pitchZ];
+      addChain(bodies, constraints, { start, direction: [1, 0, 0], beads, radius: r, density: p.density });
     }
     return { gravity: [0, -9.81, 0], bodies, constraints };
   },

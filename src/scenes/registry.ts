@@ -3,8 +3,13 @@ import type { SceneInfo } from './scene.js';
 import { necklace } from './necklace.js';
 import { pendulum } from './pendulum.js';
 import { hangingChain } from './hanging-chain.js';
+import { longChain } from './long-chain.js';
+import { highMassRatio } from './high-mass-ratio.js';
+import { stretchedChain } from './stretched-chain.js';
+import { jointGrid } from './joint-grid.js';
+import { farFromOrigin } from './far-from-origin.js';
 
-export const scenes: SceneInfo[] = [necklace, pendulum, hangingChain];
+export const scenes: SceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin];
 
 export function findScene(name: string): SceneInfo | undefined {
   return scenes.find((s) => s.name === name);

@@ -40,8 +40,12 @@ import {
   type StepTimings,
   type AdapterDescription,
   type SolverCost,
+  type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
+
+/** What the Jacobi solvers' residual curves hold (ResidualCurve.quantity). */
+export const RESIDUAL_QUANTITY = '‖b − Aλᵏ‖₂ over point rows, m/s² (h·r is the velocity error left)';
 
 export interface JacobiVariant {
   /** apply the warm-start impulses to the velocities before iterating (default true) */
@@ -115,6 +119,14 @@ export class JacobiCpuSolver implements Solver {
 
   /** One frame: `substeps` solver steps of h = dt / substeps. */
   stepFrame(): void {
+    this.stepFrameRecording(null);
+  }
+
+  /**
+   * One frame, recording into `residual` (when given) ‖r‖₂ after k = 0..N iterations
+   * of the first substep, r = b − Aλᵏ, r_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33).
+   */
+  private stepFrameRecording(residual: number[] | null): void {
     const { dt, substeps, iterations, beta, warmStart } = this.options;
     const h = dt / substeps;
     for (let s = 0; s < substeps; s++) {
@@ -124,13 +136,22 @@ export class JacobiCpuSolver implements Solver {
       this.warmStart(warmStart);
       if (this.variant.applyWarmStart && warmStart > 0) this.updateVelocities(h);
       const baumgarte = beta / h; // β in 1/s
+      const record = residual !== null && s === 0;
       for (let k = 0; k < iterations; k++) {
-        this.updateMultipliers(h, baumgarte);
+        const squares = this.updateMultipliers(h, baumgarte);
+        if (record) residual.push(Math.sqrt(squares) / h);
         this.updateVelocities(h);
       }
+      if (record) residual.push(Math.sqrt(this.updateMultipliers(h, baumgarte, false)) / h);
       this.computePositions(h);
     }
     this.frame++;
+  }
+
+  async stepRecordingResiduals(): Promise<ResidualCurve> {
+    const point: number[] = [];
+    this.stepFrameRecording(point);
+    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
   }
 
   /**
@@ -288,8 +309,10 @@ export class JacobiCpuSolver implements Solver {
   /**
    * 4a. λ_ℓ += h⁻¹ A_ℓℓ⁻¹ (J_ℓ V^k + β C_ℓ)   (37), V^k = V* + ΔV^k.
    *     J_ℓ V = v_i − v_j + jw0 ω_i + jw1 ω_j = v_i − v_j + ω_i × a − ω_j × b.
+   *     Returns Σ_ℓ |J_ℓ V^k + β C_ℓ|² = h² ‖b − Aλᵏ‖² (30, 33), the residual before this
+   *     update; with apply = false only that sum is computed and λ is left alone.
    */
-  updateMultipliers(h: number, baumgarte: number): void {
+  updateMultipliers(h: number, baumgarte: number, apply = true): number {
     const { linearVelocity: v, angularVelocity: w, ib0, ib1, constraintCount } = this.w;
     const dv = this.linVelDelta;
     const dw = this.angVelDelta;
@@ -298,6 +321,7 @@ export class JacobiCpuSolver implements Solver {
     const lam = this.multiplier;
     const C = this.violation;
     const invH = 1 / h;
+    let squares = 0;
     for (let ic = 0; ic < constraintCount; ic++) {
       const o0 = 3 * ib0[ic];
       const o1 = 3 * ib1[ic];
@@ -314,11 +338,14 @@ export class JacobiCpuSolver implements Solver {
       cv0 += w0y * az - w0z * ay - w1y * bz + w1z * by;
       cv1 += w0z * ax - w0x * az + w1x * bz - w1z * bx;
       cv2 += w0x * ay - w0y * ax - w1x * by + w1y * bx;
+      squares += cv0 * cv0 + cv1 * cv1 + cv2 * cv2;
+      if (!apply) continue;
       const ao = 9 * ic;
       lam[co] += invH * (Ai[ao] * cv0 + Ai[ao + 1] * cv1 + Ai[ao + 2] * cv2);
       lam[co + 1] += invH * (Ai[ao + 3] * cv0 + Ai[ao + 4] * cv1 + Ai[ao + 5] * cv2);
       lam[co + 2] += invH * (Ai[ao + 6] * cv0 + Ai[ao + 7] * cv1 + Ai[ao + 8] * cv2);
     }
+    return squares;
   }
 
   /**

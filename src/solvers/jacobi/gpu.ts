@@ -22,9 +22,10 @@ import {
   type StepTimings,
   type AdapterDescription,
   type SolverCost,
+  type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
-import type { JacobiVariant } from './cpu.js';
+import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
 import { kernelSpecs, kernelSource, WORKGROUP_SIZE, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 
 /** Most frames recorded into one submission (bounded by the timestamp query set). */
@@ -98,6 +99,7 @@ export class JacobiGpuSolver implements Solver {
       violation: 16 * nc,
       delassus_inv: 48 * nc,
       multiplier: 16 * nc,
+      residual: 4 * nc,
     };
   }
 
@@ -222,23 +224,74 @@ export class JacobiGpuSolver implements Solver {
     pass.dispatchWorkgroups(k.groups[0], k.groups[1]);
   }
 
+  /** Stages 1–3 of a step and the warm start: everything before the iterations. */
+  private encodeSolveStart(pass: GPUComputePassEncoder): void {
+    this.dispatch(pass, 'compute_inertia');
+    this.dispatch(pass, 'compute_free_velocity');
+    this.dispatch(pass, 'compute_violation_and_jacobian_and_delassus');
+    if (this.variant.applyWarmStart && this.options.warmStart > 0) this.dispatch(pass, 'update_velocities');
+  }
+
+  /** One Jacobi iteration (37), (34). */
+  private encodeIteration(pass: GPUComputePassEncoder): void {
+    this.dispatch(pass, 'update_multipliers');
+    this.dispatch(pass, 'update_velocities');
+  }
+
   private encodeFrame(encoder: GPUCommandEncoder, slot: number): void {
-    const { substeps, iterations, warmStart } = this.options;
+    const { substeps, iterations } = this.options;
     const pass = encoder.beginComputePass(
       this.querySet ? { timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 2 * slot, endOfPassWriteIndex: 2 * slot + 1 } } : {},
     );
     for (let s = 0; s < substeps; s++) {
-      this.dispatch(pass, 'compute_inertia');
-      this.dispatch(pass, 'compute_free_velocity');
-      this.dispatch(pass, 'compute_violation_and_jacobian_and_delassus');
-      if (this.variant.applyWarmStart && warmStart > 0) this.dispatch(pass, 'update_velocities');
-      for (let k = 0; k < iterations; k++) {
-        this.dispatch(pass, 'update_multipliers');
-        this.dispatch(pass, 'update_velocities');
-      }
+      this.encodeSolveStart(pass);
+      for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
       this.dispatch(pass, 'compute_positions');
     }
     pass.end();
+  }
+
+  /**
+   * One frame, as step(1), with compute_residual after the warm start and after
+   * each iteration of the first substep; each result is copied out between
+   * passes and the per-constraint |r_ℓ|² are summed in f64 here. Not timed.
+   */
+  async stepRecordingResiduals(): Promise<ResidualCurve> {
+    const { substeps, iterations } = this.options;
+    const slot = this.buffers.get('residual')!.size;
+    const readback = this.device.createBuffer({ size: slot * (iterations + 1), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const encoder = this.device.createCommandEncoder();
+    const record = (k: number, body: (pass: GPUComputePassEncoder) => void) => {
+      const pass = encoder.beginComputePass();
+      body(pass);
+      this.dispatch(pass, 'compute_residual');
+      pass.end();
+      encoder.copyBufferToBuffer(this.buffers.get('residual')!, 0, readback, k * slot, slot);
+    };
+    record(0, (pass) => this.encodeSolveStart(pass));
+    for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass));
+    const pass = encoder.beginComputePass();
+    this.dispatch(pass, 'compute_positions');
+    for (let s = 1; s < substeps; s++) {
+      this.encodeSolveStart(pass);
+      for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
+      this.dispatch(pass, 'compute_positions');
+    }
+    pass.end();
+    this.device.queue.submit([encoder.finish()]);
+    await readback.mapAsync(GPUMapMode.READ);
+    const squares = new Float32Array(readback.getMappedRange().slice(0));
+    readback.unmap();
+    readback.destroy();
+    const nc = this.constraintCount;
+    const point: number[] = [];
+    for (let k = 0; k <= iterations; k++) {
+      let sum = 0;
+      for (let i = 0; i < nc; i++) sum += squares[k * (slot / 4) + i];
+      point.push(Math.sqrt(sum));
+    }
+    this.frame++;
+    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
   }
 
   async step(frames: number): Promise<void> {

@@ -19,6 +19,7 @@
  *   violation[NC]           C_ℓ (3)
  *   delassus_inv[NC]        A_ℓℓ⁻¹
  *   multiplier[NC]          λ_ℓ (force units: V = V* − h M⁻¹ Jᵀ λ)
+ *   residual[NC]            |r_ℓ|², r_ℓ = (b − Aλᵏ)_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33): diagnostics only
  */
 
 export const WORKGROUP_SIZE = 64;
@@ -46,7 +47,8 @@ export type BufferName =
   | 'jacobian'
   | 'violation'
   | 'delassus_inv'
-  | 'multiplier';
+  | 'multiplier'
+  | 'residual';
 
 const elementType: Record<BufferName, string> = {
   params: 'Params',
@@ -63,7 +65,29 @@ const elementType: Record<BufferName, string> = {
   violation: 'array<vec4f>',
   delassus_inv: 'array<mat3x3f>',
   multiplier: 'array<vec4f>',
+  residual: 'array<f32>',
 };
+
+/**
+ * `let cv = J_ℓ Vᵏ + β C_ℓ` for constraint ic, with jw0 ω0 = −a0 × ω0 and jw1 ω1 = a1 × ω1:
+ * shared by update_multipliers and compute_residual, which bind the buffers it reads.
+ */
+const constraintVelocityError = /* wgsl */ `
+  let b = bodies[ic];
+  let v0 = velocity[2u * b.x].xyz + velocity_delta[2u * b.x].xyz;
+  let w0 = velocity[2u * b.x + 1u].xyz + velocity_delta[2u * b.x + 1u].xyz;
+  let v1 = velocity[2u * b.y].xyz + velocity_delta[2u * b.y].xyz;
+  let w1 = velocity[2u * b.y + 1u].xyz + velocity_delta[2u * b.y + 1u].xyz;
+  let cv = (v0 - v1) - cross(jacobian[2u * ic].xyz, w0) + cross(jacobian[2u * ic + 1u].xyz, w1)
+         + params.baumgarte * violation[ic].xyz;`;
+
+const constraintVelocityBindings: { name: BufferName; access: Access }[] = [
+  { name: 'bodies', access: 'read' },
+  { name: 'velocity', access: 'read' },
+  { name: 'velocity_delta', access: 'read' },
+  { name: 'jacobian', access: 'read' },
+  { name: 'violation', access: 'read' },
+];
 
 /** Params uniform: must match JacobiGpuSolver.writeParams. */
 const header = /* wgsl */ `
@@ -174,26 +198,19 @@ const kernels: KernelSpec[] = [
   {
     name: 'update_multipliers',
     over: 'constraint',
-    bindings: [
-      { name: 'bodies', access: 'read' },
-      { name: 'velocity', access: 'read' },
-      { name: 'velocity_delta', access: 'read' },
-      { name: 'jacobian', access: 'read' },
-      { name: 'violation', access: 'read' },
-      { name: 'delassus_inv', access: 'read' },
-      { name: 'multiplier', access: 'read_write' },
-    ],
-    body: /* wgsl */ `
-  let b = bodies[ic];
-  let v0 = velocity[2u * b.x].xyz + velocity_delta[2u * b.x].xyz;
-  let w0 = velocity[2u * b.x + 1u].xyz + velocity_delta[2u * b.x + 1u].xyz;
-  let v1 = velocity[2u * b.y].xyz + velocity_delta[2u * b.y].xyz;
-  let w1 = velocity[2u * b.y + 1u].xyz + velocity_delta[2u * b.y + 1u].xyz;
-  // J_ℓ V^k + β C_ℓ, with jw0 ω0 = −a0 × ω0 and jw1 ω1 = a1 × ω1
-  let cv = (v0 - v1) - cross(jacobian[2u * ic].xyz, w0) + cross(jacobian[2u * ic + 1u].xyz, w1)
-         + params.baumgarte * violation[ic].xyz;
+    bindings: [...constraintVelocityBindings, { name: 'delassus_inv', access: 'read' }, { name: 'multiplier', access: 'read_write' }],
+    body: /* wgsl */ `${constraintVelocityError}
   // λ_ℓ += h⁻¹ A_ℓℓ⁻¹ (J_ℓ V^k + β C_ℓ)   (37)
   multiplier[ic] = vec4f(multiplier[ic].xyz + delassus_inv[ic] * cv * (1.0 / params.h), 0.0);`,
+  },
+  {
+    // diagnostics (not part of a step): |r_ℓ|² with r_ℓ = (b − Aλᵏ)_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33)
+    name: 'compute_residual',
+    over: 'constraint',
+    bindings: [...constraintVelocityBindings, { name: 'residual', access: 'read_write' }],
+    body: /* wgsl */ `${constraintVelocityError}
+  let r = cv * (1.0 / params.h);
+  residual[ic] = dot(r, r);`,
   },
   {
     name: 'update_velocities',

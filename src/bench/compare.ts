@@ -1,0 +1,187 @@
+/**
+ * The solver × scene matrix: every chosen solver on every chosen scene, the
+ * same frames and options, each run through runSolver (so every figure means
+ * what it means for `run`), collected as CompareResults with the machine it ran
+ * on. A pair that cannot run is a SkippedRun with the reason — a solver that
+ * declines the world (unsupported), no GPU adapter, a scene beyond the adapter's
+ * limits, a solver that throws — never a crash of the whole matrix.
+ *
+ * Parameters: a `--param k=v` applies to every chosen built-in scene that has
+ * parameter k; one that no chosen scene has is an InputError (a typo must not
+ * silently compare the defaults).
+ */
+import { cpus, totalmem, type as osType, release, arch } from 'node:os';
+import { createRequire } from 'node:module';
+import { loadScene, isSceneFile, builtInScene, InputError, type LoadedScene } from '../scenes/load.js';
+import { findSolver, solvers } from '../solvers/registry.js';
+import { defaultSolverOptions, type SolverOptions } from '../solvers/solver.js';
+import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
+import { runSolver } from '../run/run.js';
+import { runRecord, isSkipped, type CompareResults, type RunRecord, type SkippedRun, type MachineInfo } from './results.js';
+import { VERSION } from '../version.js';
+
+export interface CompareProgress {
+  scene: string;
+  solver: string;
+  /** 0-based index of this run in the matrix, and the matrix size */
+  run: number;
+  runs: number;
+  frame: number;
+  frames: number;
+}
+
+export interface CompareOptions {
+  /** built-in scene names or scene-file paths */
+  scenes: string[];
+  solvers: string[];
+  frames: number;
+  params?: Record<string, number>;
+  options?: Partial<SolverOptions>;
+  /** record the residual of this frame's solve for solvers that can (default: frames / 2) */
+  residualFrame?: number;
+  sampleEvery?: number;
+  onProgress?: (p: CompareProgress) => void;
+  /** called when a run (or skip) is done */
+  onRun?: (r: RunRecord | SkippedRun) => void;
+  command?: string;
+}
+
+/** Splits the shared --param values among the chosen scenes; InputError for one no scene has. */
+export function paramsPerScene(sceneRefs: string[], params: Record<string, number>): Map<string, Record<string, number>> {
+  const out = new Map<string, Record<string, number>>();
+  for (const ref of sceneRefs) out.set(ref, {});
+  for (const [k, v] of Object.entries(params)) {
+    const takers = sceneRefs.filter((ref) => !isSceneFile(ref) && k in builtInScene(ref).params);
+    if (!takers.length) throw new InputError(`--param ${k}: none of the chosen scenes (${sceneRefs.join(', ')}) has a parameter '${k}'`);
+    for (const ref of takers) out.get(ref)![k] = v;
+  }
+  return out;
+}
+
+/** Checks names, files and parameters before anything runs; returns the loaded scenes. */
+export function prepareCompare(opts: CompareOptions): LoadedScene[] {
+  if (!opts.scenes.length) throw new InputError('compare needs at least one scene');
+  if (!opts.solvers.length) throw new InputError('compare needs at least one solver');
+  for (const list of [opts.scenes, opts.solvers]) {
+    const dup = list.find((x, i) => list.indexOf(x) !== i);
+    if (dup) throw new InputError(`'${dup}' is listed twice`);
+  }
+  for (const id of opts.solvers)
+    if (!findSolver(id)) throw new InputError(`unknown solver '${id}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
+  for (const ref of opts.scenes) if (!isSceneFile(ref)) builtInScene(ref);
+  const per = paramsPerScene(opts.scenes, opts.params ?? {});
+  return opts.scenes.map((ref) => loadScene(ref, per.get(ref)!));
+}
+
+function packageVersion(name: string): string | null {
+  try {
+    return (createRequire(import.meta.url)(`${name}/package.json`) as { version: string }).version;
+  } catch {
+    return null; // e.g. inside the single-file bundle
+  }
+}
+
+export function machineInfo(adapters: string[]): MachineInfo {
+  const cpu = cpus();
+  return {
+    os: `${osType()} ${release()} ${arch()}`,
+    cpu: cpu[0]?.model.trim() ?? 'unknown',
+    cores: cpu.length,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    adapters,
+  };
+}
+
+export async function runCompare(opts: CompareOptions): Promise<CompareResults> {
+  const loaded = prepareCompare(opts);
+  const options: SolverOptions = { ...defaultSolverOptions, ...opts.options };
+  const residualFrame = opts.residualFrame ?? Math.max(1, Math.floor(opts.frames / 2));
+  const createdAt = new Date().toISOString();
+  const runs: (RunRecord | SkippedRun)[] = [];
+  const adapters = new Set<string>();
+  let gpu: GpuContext | undefined;
+  let gpuError: string | undefined;
+  const total = loaded.length * opts.solvers.length;
+
+  const done = (r: RunRecord | SkippedRun) => {
+    runs.push(r);
+    opts.onRun?.(r);
+  };
+
+  try {
+    for (const scene of loaded) {
+      for (const id of opts.solvers) {
+        const index = runs.length;
+        const info = findSolver(id)!;
+        const skip = (reason: string) => done({ scene: scene.name, params: scene.params, solver: id, skipped: reason });
+        const reason = info.unsupported?.(scene.world) ?? null;
+        if (reason) {
+          skip(reason);
+          continue;
+        }
+        if (info.device === 'gpu' && !gpu) {
+          if (gpuError === undefined) {
+            try {
+              gpu = await acquireGpu();
+            } catch (e) {
+              if (!(e instanceof NoGpuError)) throw e;
+              gpuError = e.message;
+            }
+          }
+          if (!gpu) {
+            skip(`no WebGPU adapter: ${gpuError}`);
+            continue;
+          }
+        }
+        let solver;
+        try {
+          solver = await info.create(scene.world, options, gpu);
+        } catch (e) {
+          skip(`could not be created: ${(e as Error).message}`);
+          continue;
+        }
+        try {
+          adapters.add(solver.adapter.name);
+          const result = await runSolver(solver, scene.world, {
+            frames: opts.frames,
+            sampleEvery: opts.sampleEvery,
+            residualFrame: solver.stepRecordingResiduals && opts.frames >= 1 ? Math.min(residualFrame, opts.frames) : undefined,
+            onProgress: (frame, frames) => opts.onProgress?.({ scene: scene.name, solver: id, run: index, runs: total, frame, frames }),
+          });
+          done(runRecord({ scene: scene.name, params: scene.params, options }, result));
+        } catch (e) {
+          skip(`failed while running: ${(e as Error).message}`);
+        } finally {
+          solver.destroy();
+        }
+      }
+    }
+  } finally {
+    gpu?.device.destroy();
+  }
+
+  // steps/s relative to the first solver on the same scene
+  for (const r of runs) {
+    if (isSkipped(r)) continue;
+    const first = runs.find((x) => x.scene === r.scene && x.solver === opts.solvers[0]);
+    const base = first && !isSkipped(first) ? first.timing.stepsPerSecond : null;
+    r.stepsPerSecondRatio = base && r.timing.stepsPerSecond !== null ? r.timing.stepsPerSecond / base : null;
+  }
+
+  const versions: Record<string, string> = { solverlab: VERSION, node: process.version };
+  for (const name of ['webgpu', '@dimforge/rapier3d-compat', 'zod', 'uplot']) {
+    const v = packageVersion(name);
+    if (v) versions[name] = v;
+  }
+  return {
+    createdAt,
+    command: opts.command ?? '',
+    machine: machineInfo([...adapters]),
+    versions,
+    frames: opts.frames,
+    scenes: loaded.map((s) => s.name),
+    solvers: opts.solvers,
+    runs,
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * The compare matrix as rows of named columns — one definition that the printed
+ * table and results.csv both use (the HTML report reads the same records).
+ */
+import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
+
+export interface Column {
+  /** CSV header (snake_case, with units) */
+  csv: string;
+  /** printed table header */
+  title: string;
+  /** value for a run; null → '—' in the table, empty in the CSV */
+  get(r: RunRecord): number | string | null;
+  /** printed significant digits for numbers */
+  digits?: number;
+}
+
+export const columns: Column[] = [
+  { csv: 'steps_per_s', title: 'steps/s', get: (r) => r.timing.stepsPerSecond, digits: 4 },
+  { csv: 'median_ms', title: 'median ms', get: (r) => r.timing.medianMs },
+  { csv: 'p95_ms', title: 'p95 ms', get: (r) => r.timing.p95Ms },
+  { csv: 'clock', title: 'clock', get: (r) => (r.timing.clock === 'gpu-timestamp' ? 'gpu' : 'wall') },
+  { csv: 'final_max_violation_m', title: 'final max C (m)', get: (r) => r.violation.finalMax },
+  { csv: 'worst_max_violation_m', title: 'worst max C (m)', get: (r) => r.violation.worstMax },
+  { csv: 'energy_drift_percent', title: 'energy %', get: (r) => r.energy.driftPercent },
+  { csv: 'steps_per_s_ratio_to_first', title: 'speed ×', get: (r) => r.stepsPerSecondRatio ?? null },
+];
+
+/** Columns only the CSV carries (the table stays narrow enough for a terminal). */
+const csvOnly: Column[] = [
+  { csv: 'adapter', title: 'adapter', get: (r) => r.adapter },
+  { csv: 'bodies', title: 'bodies', get: (r) => r.bodies },
+  { csv: 'constraints', title: 'constraints', get: (r) => r.constraints },
+  { csv: 'frames', title: 'frames', get: (r) => r.frames },
+  { csv: 'iterations', title: 'iterations', get: (r) => r.options.iterations },
+  { csv: 'substeps', title: 'substeps', get: (r) => r.options.substeps },
+  { csv: 'dt_s', title: 'dt', get: (r) => r.options.dt },
+  { csv: 'wall_median_ms', title: 'wall median ms', get: (r) => r.timing.wallMedianMs },
+  { csv: 'final_rms_violation_m', title: 'final rms C', get: (r) => r.violation.finalRms },
+  { csv: 'energy_start_j', title: 'E0', get: (r) => r.energy.start },
+  { csv: 'energy_end_j', title: 'E', get: (r) => r.energy.end },
+  { csv: 'row_solves_per_frame', title: 'rows/frame', get: (r) => r.cost.rowSolvesPerFrame },
+  { csv: 'dispatches_per_frame', title: 'dispatches', get: (r) => r.cost.dispatchesPerFrame },
+  { csv: 'iteration_bytes_per_frame', title: 'bytes', get: (r) => r.cost.iterationBytesPerFrame },
+  { csv: 'bandwidth_gb_per_s', title: 'GB/s', get: (r) => r.cost.bandwidthGBs },
+  { csv: 'final_state_hash', title: 'hash', get: (r) => r.finalStateHash },
+  { csv: 'diverged_frame', title: 'diverged', get: (r) => r.diverged?.frame ?? null },
+];
+
+export function formatNumber(x: number | null, digits = 3): string {
+  if (x === null || !Number.isFinite(x)) return '—';
+  if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) return x.toExponential(digits - 1);
+  if (Number.isInteger(x) && Math.abs(x) < 1e6) return String(x);
+  return x.toPrecision(digits);
+}
+
+function paramsText(p: Record<string, number>): string {
+  return Object.entries(p)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+}
+
+function status(r: RunRecord | SkippedRun): string {
+  if (isSkipped(r)) return `skipped: ${r.skipped}`;
+  if (r.diverged) return `DIVERGED at frame ${r.diverged.frame}: ${r.diverged.reason}`;
+  return 'ok';
+}
+
+/** The printed table: one row per scene × solver, a note line under skipped and diverged runs. */
+export function formatCompareTable(results: CompareResults): string {
+  const head = ['scene', 'solver', ...columns.map((c) => c.title)];
+  const rows: string[][] = [];
+  const notes = new Map<number, string>();
+  for (const r of results.runs) {
+    if (isSkipped(r)) {
+      notes.set(rows.length, `  ↳ ${r.solver} on ${r.scene}: ${status(r)}`);
+      rows.push([r.scene, r.solver, ...columns.map(() => '')]);
+      continue;
+    }
+    if (r.diverged) notes.set(rows.length, `  ↳ ${r.solver} on ${r.scene}: ${status(r)}`);
+    rows.push([r.scene, r.solver, ...columns.map((c) => {
+      const v = c.get(r);
+      return typeof v === 'number' || v === null ? formatNumber(v, c.digits) : v;
+    })]);
+  }
+  const width = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(width[i]) : c.padStart(width[i]))).join('  ').trimEnd();
+  const out = [line(head), width.map((w) => '─'.repeat(w)).join('  ')];
+  rows.forEach((row, i) => {
+    out.push(line(row));
+    if (notes.has(i)) out.push(notes.get(i)!);
+  });
+  return out.join('\n');
+}
+
+function csvCell(v: number | string | null): string {
+  if (v === null) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+/** results.csv: one row per scene × solver, numbers at full precision, empty cells for none. */
+export function compareCsv(results: CompareResults): string {
+  const all = [...columns, ...csvOnly];
+  const lines = [['scene', 'params', 'solver', 'status', ...all.map((c) => c.csv)].join(',')];
+  for (const r of results.runs) {
+    const lead = [r.scene, paramsText(r.params), r.solver, status(r)].map(csvCell);
+    lines.push([...lead, ...all.map((c) => (isSkipped(r) ? '' : csvCell(c.get(r))))].join(','));
+  }
+  return lines.join('\n') + '\n';
+}

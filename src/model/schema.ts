@@ -1,0 +1,155 @@
+/**
+ * Scene files: a whole WorldDesc as JSON, checked by a schema (zod) and then by
+ * validateWorld's semantic checks (body indices, two fixed bodies, …). Every
+ * fault becomes one WorldError naming the JSON path of the first fault, e.g.
+ *   bodies[1].shape.radius: expected a number > 0, got -0.1
+ *
+ * The format (documented in docs/scene-format.md):
+ *   { "format": "solverlab-scene", "version": 1,              (optional)
+ *     "name": "…", "description": "…",                          (optional)
+ *     "gravity": [x, y, z],
+ *     "bodies": [ { "shape": { "type": "sphere", "radius": r },
+ *                   "mass": m | "density": ρ, "fixed": bool,
+ *                   "position": [x, y, z], "orientation": [x, y, z, w],
+ *                   "linearVelocity": [...], "angularVelocity": [...] } ],
+ *     "constraints": [ { "type": "point", "bodyA": i, "bodyB": j | null,
+ *                        "anchorA": [...], "anchorB": [...] } ] }
+ * Shapes and constraints are unions tagged by "type", so later shapes (box,
+ * plane, capsule) and constraints (hinge, distance, contact materials) are new
+ * members, and files written today stay valid. Unknown keys are errors: a typo
+ * such as "raduis" must not silently become a default.
+ */
+import { z } from 'zod';
+import { WorldError, validateWorld, type WorldDesc } from './world.js';
+
+export const SCENE_FORMAT = 'solverlab-scene';
+export const SCENE_FORMAT_VERSION = 1;
+
+const finite = z.number({ error: (i) => `expected a finite number, got ${describe(i.input)}` });
+const positive = finite.refine((x) => x > 0, { error: (i) => `expected a number > 0, got ${describe(i.input)}` });
+const vec3 = z.tuple([finite, finite, finite], { error: (i) => `expected an array of 3 numbers, got ${describe(i.input)}` });
+const quat = z
+  .tuple([finite, finite, finite, finite], { error: (i) => `expected a quaternion [x, y, z, w], got ${describe(i.input)}` })
+  .refine((q) => Math.hypot(...q) > 1e-12, { error: 'zero quaternion (no rotation is [0, 0, 0, 1])' });
+const bodyIndex = z.number({ error: (i) => `expected a body index, got ${describe(i.input)}` }).int('expected an integer body index').min(0, 'expected a body index ≥ 0');
+
+const sphere = z.strictObject({ type: z.literal('sphere'), radius: positive });
+const shape = z.discriminatedUnion('type', [sphere], { error: (i) => shapeOrTypeError(i.input, ['sphere']) });
+
+const body = z.strictObject({
+  shape,
+  density: positive.optional(),
+  mass: positive.optional(),
+  fixed: z.boolean({ error: 'expected true or false' }).optional(),
+  position: vec3,
+  orientation: quat.optional(),
+  linearVelocity: vec3.optional(),
+  angularVelocity: vec3.optional(),
+});
+
+const point = z.strictObject({
+  type: z.literal('point'),
+  bodyA: bodyIndex,
+  bodyB: bodyIndex.nullable(),
+  anchorA: vec3,
+  anchorB: vec3,
+});
+const constraint = z.discriminatedUnion('type', [point], { error: (i) => shapeOrTypeError(i.input, ['point']) });
+
+export const sceneFileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  format: z.literal(SCENE_FORMAT, { error: `expected "${SCENE_FORMAT}"` }).optional(),
+  version: z.literal(SCENE_FORMAT_VERSION, { error: `this SolverLab reads version ${SCENE_FORMAT_VERSION}` }).optional(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  /** the built-in scene's parameters, when exported from one (informative) */
+  params: z.record(z.string(), finite).optional(),
+  gravity: vec3,
+  bodies: z.array(body, { error: 'expected an array of bodies' }),
+  constraints: z.array(constraint, { error: 'expected an array of constraints' }),
+});
+
+export type SceneFile = z.infer<typeof sceneFileSchema>;
+
+function describe(x: unknown): string {
+  if (x === undefined) return 'nothing';
+  if (x === null) return 'null';
+  if (typeof x === 'number') return String(x);
+  if (typeof x === 'string') return JSON.stringify(x.length > 20 ? x.slice(0, 20) + '…' : x);
+  if (Array.isArray(x)) return `an array of ${x.length}`;
+  return typeof x === 'object' ? 'an object' : typeof x;
+}
+
+function shapeOrTypeError(input: unknown, types: string[]): string {
+  const expected = types.map((t) => `"${t}"`).join(' or ');
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return `expected an object, got ${describe(input)}`;
+  const t = (input as { type?: unknown }).type;
+  return t === undefined ? `missing "type" (${expected})` : `unknown type ${describe(t)} (expected ${expected})`;
+}
+
+/** ['bodies', 1, 'shape', 'radius'] → 'bodies[1].shape.radius' */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const k of path) out += typeof k === 'number' ? `[${k}]` : out ? `.${String(k)}` : String(k);
+  return out || '(top level)';
+}
+
+/** A parsed JSON value → WorldDesc, or a WorldError naming the first fault's path. */
+export function worldFromJson(value: unknown): { world: WorldDesc; file: SceneFile } {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new WorldError('(top level)', 'expected a JSON object with gravity, bodies and constraints');
+  const r = sceneFileSchema.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    let problem = issue.message;
+    if (issue.code === 'unrecognized_keys') problem = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    else if (issue.code === 'invalid_type' && issue.input === undefined) problem = 'missing';
+    throw new WorldError(jsonPath(issue.path), problem);
+  }
+  const f = r.data;
+  const world: WorldDesc = {
+    gravity: f.gravity,
+    bodies: f.bodies.map((b) => {
+      if (b.mass !== undefined && b.density !== undefined) throw new WorldError(`bodies[${f.bodies.indexOf(b)}]`, 'give "mass" or "density", not both');
+      return { ...b };
+    }),
+    constraints: f.constraints.map((c) => ({ ...c })),
+  };
+  validateWorld(world);
+  return { world, file: f };
+}
+
+/** Scene-file text → WorldDesc; malformed JSON is a WorldError too (with line and column). */
+export function parseSceneFile(text: string): { world: WorldDesc; file: SceneFile } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new WorldError('(file)', `malformed JSON: ${jsonErrorWhere(text, e as Error)}`);
+  }
+  return worldFromJson(value);
+}
+
+function jsonErrorWhere(text: string, e: Error): string {
+  const m = /position (\d+)/.exec(e.message);
+  const msg = e.message.replace(/^JSON\.parse: /, '').split('\n')[0];
+  if (!m) return msg;
+  const pos = Number(m[1]);
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const col = pos - before.lastIndexOf('\n');
+  return `${msg.replace(/ in JSON at position \d+.*$/, '')} at line ${line}, column ${col}`;
+}
+
+/** A WorldDesc as scene-file JSON (the `scenes --export` output). */
+export function sceneFileJson(world: WorldDesc, meta: { name?: string; description?: string; params?: Record<string, number> } = {}): string {
+  const file = {
+    format: SCENE_FORMAT,
+    version: SCENE_FORMAT_VERSION,
+    ...meta,
+    gravity: world.gravity,
+    bodies: world.bodies,
+    constraints: world.constraints,
+  };
+  // one line per number array: a body or constraint reads as a few lines, not dozens
+  return JSON.stringify(file, null, 1).replace(/\[\s+(-?[\d.e+-]+(?:,\s+-?[\d.e+-]+)*)\s+\]/g, (_, list: string) => `[${list.split(/,\s+/).join(', ')}]`) + '\n';
+}

@@ -1,0 +1,77 @@
+/**
+ * A scene reference as users give it — a built-in scene's name, or the path of a
+ * scene file (anything ending in .json or containing a slash) — resolved to a
+ * world. Every fault is an InputError (bad parameter, unknown scene) or a
+ * WorldError (a bad file, with the file name and the JSON path of the fault).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { WorldError, type WorldDesc } from '../model/world.js';
+import { parseSceneFile } from '../model/schema.js';
+import { scenes, findScene } from './registry.js';
+import { resolveParams, type SceneInfo } from './scene.js';
+
+/** Bad input that is not a world fault: one line for the user. */
+export class InputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InputError';
+  }
+}
+
+export interface LoadedScene {
+  /** the built-in name, or the file's base name */
+  name: string;
+  /** the file path, for file scenes */
+  file?: string;
+  description: string;
+  /** resolved parameters (built-in scenes; empty for files) */
+  params: Record<string, number>;
+  world: WorldDesc;
+}
+
+export function isSceneFile(ref: string): boolean {
+  return ref.endsWith('.json') || ref.includes('/');
+}
+
+export function sceneNames(): string {
+  return scenes.map((s) => s.name).join(', ');
+}
+
+/** The built-in scene called `name`, or an InputError listing the scenes. */
+export function builtInScene(name: string): SceneInfo {
+  const scene = findScene(name);
+  if (!scene) throw new InputError(`unknown scene '${name}' (scenes: ${sceneNames()}; or give a scene file ending in .json)`);
+  return scene;
+}
+
+export function loadScene(ref: string, params: Record<string, number> = {}): LoadedScene {
+  if (isSceneFile(ref)) {
+    const keys = Object.keys(params);
+    if (keys.length) throw new InputError(`--param ${keys[0]}: a scene file has no parameters (edit the file instead)`);
+    let text: string;
+    try {
+      if (statSync(ref).isDirectory()) throw new InputError(`scene file ${ref} is a folder`);
+      text = readFileSync(ref, 'utf8');
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new InputError(`scene file ${ref}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    }
+    try {
+      const { world, file } = parseSceneFile(text);
+      return { name: file.name ?? basename(ref, '.json'), file: ref, description: file.description ?? `scene file ${ref}`, params: {}, world };
+    } catch (e) {
+      if (e instanceof WorldError) throw new WorldError(e.path, e.problem, ref);
+      throw e;
+    }
+  }
+  const scene = builtInScene(ref);
+  let resolved: Record<string, number>;
+  try {
+    resolved = resolveParams(scene, params);
+  } catch (e) {
+    throw new InputError((e as Error).message);
+  }
+  return { name: scene.name, description: scene.description, params: resolved, world: scene.build(resolved) };
+}

@@ -1,0 +1,29 @@
+/**
+ * stretched-chain — a hanging chain created with its beads `stretch` times their
+ * rest spacing apart (centres 2·r·stretch apart instead of 2·r), at rest. Every
+ * joint but the pin starts violated by 2·r·(stretch − 1): the scene measures how
+ * a solver recovers from a large error — how fast, and how much energy its
+ * correction injects (Baumgarte's β turns position error into velocity).
+ * The pin stands at the top of the stretched chain, which clears y = 0.
+ */
+import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
+import type { SceneInfo } from './scene.js';
+import { addChain } from './chain.js';
+
+export const stretchedChain: SceneInfo = {
+  name: 'stretched-chain',
+  description: 'a hanging chain created at twice its rest spacing, released at rest (recovery from a large error)',
+  params: {
+    beads: { default: 10, min: 2, integer: true, help: 'beads in the chain' },
+    radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
+    density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+    stretch: { default: 2, min: 1, help: 'initial centre spacing over rest spacing' },
+  },
+  build(p): WorldDesc {
+    const bodies: BodyDesc[] = [];
+    const constraints: PointConstraintDesc[] = [];
+    const top = 2 * p.radius * p.stretch * p.beads;
+    addChain(bodies, constraints, { start: [0, top, 0], direction: [0, -1, 0], beads: p.beads, radius: p.radius, density: p.density, stretch: p.stretch });
+    return { gravity: [0, -9.81, 0], bodies, constraints };
+  },
+};
