@@ -1,9 +1,9 @@
-/** The pendulum and hanging-chain scenes start where their descriptions say. */
+/** The built-in scenes start where their descriptions say. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findScene, scenes } from '../src/scenes/registry.js';
 import { resolveParams } from '../src/scenes/scene.js';
-import { validateWorld } from '../src/model/world.js';
+import { validateWorld, massProperties } from '../src/model/world.js';
 import { MetricsContext } from '../src/metrics/metrics.js';
 import type { Snapshot } from '../src/solvers/solver.js';
 import type { WorldDesc } from '../src/model/world.js';
@@ -86,4 +86,69 @@ test('hanging-chain: touching beads straight below the pin, at rest, every const
     assert.ok(m.maxViolation <= 8 * EPS * 2 * p.radius * p.beads, `initial violation ${m.maxViolation} m`);
     assert.equal(m.kinetic, 0);
   }
+});
+
+test('every built-in scene validates at its defaults, and its defaults lie in its own ranges', () => {
+  for (const scene of scenes) {
+    for (const [k, spec] of Object.entries(scene.params)) {
+      if (spec.min !== undefined) assert.ok(spec.default >= spec.min, `${scene.name}.${k}`);
+      if (spec.max !== undefined) assert.ok(spec.default <= spec.max, `${scene.name}.${k}`);
+      if (spec.integer) assert.ok(Number.isInteger(spec.default), `${scene.name}.${k}`);
+    }
+    validateWorld(scene.build(resolveParams(scene, {})));
+  }
+});
+
+/** max violation of a world's initial state */
+const initialViolation = (world: WorldDesc) => new MetricsContext(world).measure(initialSnapshot(world)).maxViolation;
+
+test('long-chain, high-mass-ratio, joint-grid: built at rest with every joint satisfied', () => {
+  const long = findScene('long-chain')!.build(resolveParams(findScene('long-chain')!, { beads: 50, angle: 0.7 }));
+  assert.equal(long.bodies.length, 50);
+  assert.equal(long.constraints.length, 50);
+  assert.ok(initialViolation(long) <= 1e-14, 'long-chain');
+
+  const hmr = findScene('high-mass-ratio')!;
+  const p = resolveParams(hmr, { ratio: 250 });
+  const w = hmr.build(p);
+  validateWorld(w);
+  const bead = massProperties(w.bodies[0]).mass;
+  const ball = massProperties(w.bodies[w.bodies.length - 1]).mass;
+  assert.ok(Math.abs(ball / bead - 250) <= 1e-12 * 250, `mass ratio ${ball / bead}`);
+  assert.ok(initialViolation(w) <= 1e-14, 'high-mass-ratio');
+  assert.ok(w.bodies[w.bodies.length - 1].position[1] - p.ballRadius >= -1e-12, 'the ball clears the ground');
+
+  const grid = findScene('joint-grid')!.build({ columns: 7, rows: 4, radius: 0.05, density: 1000 });
+  assert.equal(grid.bodies.length, 28);
+  // right neighbours 6·4, back neighbours 7·3, four corner pins
+  assert.equal(grid.constraints.length, 6 * 4 + 7 * 3 + 4);
+  assert.equal(grid.constraints.filter((c) => c.bodyB === null).length, 4);
+  assert.ok(initialViolation(grid) <= 1e-14, 'joint-grid');
+});
+
+test('stretched-chain: the chain is its rest shape scaled by `stretch` about the pin', () => {
+  const scene = findScene('stretched-chain')!;
+  const p = resolveParams(scene, { beads: 6, stretch: 2 });
+  const world = scene.build(p);
+  const m = new MetricsContext(world).measure(initialSnapshot(world));
+  const gap = 2 * p.radius * (p.stretch - 1);
+  assert.ok(Math.abs(m.maxViolation - gap) <= 1e-14, `max violation ${m.maxViolation} vs ${gap}`);
+  // bead k's centre at (2k + 1) r s below the pin: the pin joint opens by r(s − 1) = gap/2,
+  // the 5 others by gap, so rms = gap · √((1/4 + 5)/6)
+  assert.ok(Math.abs(m.rmsViolation - gap * Math.sqrt(5.25 / 6)) <= 1e-14, `rms ${m.rmsViolation}`);
+});
+
+test('far-from-origin: the necklace moved by exactly the offset along x', () => {
+  const far = findScene('far-from-origin')!;
+  const p = resolveParams(far, { chains: 3, beads: 5 });
+  const moved = far.build(p);
+  const { offset, ...rest } = p;
+  const home = findScene('necklace')!.build(rest);
+  assert.equal(offset, 10_000);
+  assert.equal(moved.bodies.length, home.bodies.length);
+  moved.bodies.forEach((b, i) => assert.deepEqual(b.position, [home.bodies[i].position[0] + offset, home.bodies[i].position[1], home.bodies[i].position[2]]));
+  moved.constraints.forEach((c, i) => {
+    if (c.bodyB === null) assert.equal(c.anchorB[0], home.constraints[i].anchorB[0] + offset);
+    else assert.deepEqual(c.anchorB, home.constraints[i].anchorB);
+  });
 });

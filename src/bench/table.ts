@@ -51,6 +51,7 @@ export function formatNumber(x: number | null, digits = 3): string {
   if (x === null || !Number.isFinite(x)) return '—';
   if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) return x.toExponential(digits - 1);
   if (Number.isInteger(x) && Math.abs(x) < 1e6) return String(x);
+  if (Math.abs(x) >= 10 ** (digits - 1) && Math.abs(x) < 1e6) return String(Math.round(x)); // no exponent below a million
   return x.toPrecision(digits);
 }
 

@@ -94,6 +94,12 @@ export function jsonPath(path: readonly PropertyKey[]): string {
   return out || '(top level)';
 }
 
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v = root;
+  for (const k of path) v = v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
 /** A parsed JSON value → WorldDesc, or a WorldError naming the first fault's path. */
 export function worldFromJson(value: unknown): { world: WorldDesc; file: SceneFile } {
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new WorldError('(top level)', 'expected a JSON object with gravity, bodies and constraints');
@@ -102,7 +108,7 @@ export function worldFromJson(value: unknown): { world: WorldDesc; file: SceneFi
     const issue = r.error.issues[0];
     let problem = issue.message;
     if (issue.code === 'unrecognized_keys') problem = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-    else if (issue.code === 'invalid_type' && issue.input === undefined) problem = 'missing';
+    else if (issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined) problem = 'missing';
     throw new WorldError(jsonPath(issue.path), problem);
   }
   const f = r.data;
@@ -129,15 +135,85 @@ export function parseSceneFile(text: string): { world: WorldDesc; file: SceneFil
   return worldFromJson(value);
 }
 
+/**
+ * Where JSON.parse failed, as "what at line L, column C": V8's own message names
+ * no position on every Node version, so a small syntax scanner (RFC 8259
+ * grammar, values not built) finds the first offending character.
+ */
 function jsonErrorWhere(text: string, e: Error): string {
-  const m = /position (\d+)/.exec(e.message);
-  const msg = e.message.replace(/^JSON\.parse: /, '').split('\n')[0];
-  if (!m) return msg;
-  const pos = Number(m[1]);
-  const before = text.slice(0, pos);
-  const line = before.split('\n').length;
-  const col = pos - before.lastIndexOf('\n');
-  return `${msg.replace(/ in JSON at position \d+.*$/, '')} at line ${line}, column ${col}`;
+  let i = 0;
+  const fail = (what: string): never => {
+    throw Object.assign(new Error(what), { at: i });
+  };
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  };
+  const literal = (word: string) => (text.startsWith(word, i) ? (i += word.length) : fail(`unexpected ${show()}`));
+  const show = () => (i >= text.length ? 'end of file' : `'${text[i]}'`);
+  const string = () => {
+    i++; // opening quote
+    while (i < text.length && text[i] !== '"') {
+      if (text.charCodeAt(i) < 0x20) fail('control character in a string');
+      i += text[i] === '\\' ? 2 : 1;
+    }
+    if (i >= text.length) fail('unterminated string');
+    i++;
+  };
+  const number = () => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    if (!m) fail(`unexpected ${show()}`);
+    i += m![0].length;
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') return void i++;
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail(`expected a "key", got ${show()}`);
+        string();
+        ws();
+        if (text[i] !== ':') fail(`expected ':', got ${show()}`);
+        i++;
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === '}') return void i++;
+        else fail(`expected ',' or '}', got ${show()}`);
+      }
+    } else if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') return void i++;
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === ']') return void i++;
+        else fail(`expected ',' or ']', got ${show()}`);
+      }
+    } else if (c === '"') string();
+    else if (c === 't') literal('true');
+    else if (c === 'f') literal('false');
+    else if (c === 'n') literal('null');
+    else if (c === '-' || (c >= '0' && c <= '9')) number();
+    else fail(`unexpected ${show()}`);
+  };
+  try {
+    value();
+    ws();
+    if (i < text.length) fail(`unexpected ${show()} after the end of the document`);
+    return e.message; // the scanner found nothing: report what JSON.parse said
+  } catch (err) {
+    const at = (err as { at?: number }).at ?? 0;
+    const before = text.slice(0, at);
+    const line = before.split('\n').length;
+    const column = at - before.lastIndexOf('\n');
+    return `${(err as Error).message} at line ${line}, column ${column}`;
+  }
 }
 
 /** A WorldDesc as scene-file JSON (the `scenes --export` output). */

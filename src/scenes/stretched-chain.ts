@@ -1,7 +1,8 @@
 /**
  * stretched-chain — a hanging chain created with its beads `stretch` times their
- * rest spacing apart (centres 2·r·stretch apart instead of 2·r), at rest. Every
- * joint but the pin starts violated by 2·r·(stretch − 1): the scene measures how
+ * rest spacing apart (the rest chain scaled by `stretch` about the pin), at rest.
+ * Every joint between beads starts open by 2·r·(stretch − 1), the pin by
+ * r·(stretch − 1): the scene measures how
  * a solver recovers from a large error — how fast, and how much energy its
  * correction injects (Baumgarte's β turns position error into velocity).
  * The pin stands at the top of the stretched chain, which clears y = 0.

@@ -1,0 +1,93 @@
+/**
+ * `solverlab compare`: the matrix runs, its files agree with each other and with
+ * `run`, a --param goes only to the scenes that have it, and what cannot run is
+ * reported as skipped with its reason.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CompareResults, RunRecord, SkippedRun } from '../src/bench/results.js';
+
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+const dir = mkdtempSync(join(tmpdir(), 'solverlab-compare-'));
+
+test('compare: the matrix, its table, results.json and results.csv agree with one another and with run', () => {
+  const out = join(dir, 'a');
+  const r = cli(['compare', '--scenes', 'pendulum,hanging-chain', '--solvers', 'jacobi-cpu,jacobi-gpu', '--frames', '20', '--param', 'beads=3', '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as CompareResults;
+  assert.deepEqual(results.scenes, ['pendulum', 'hanging-chain']);
+  assert.equal(results.runs.length, 4);
+  const runs = results.runs as RunRecord[];
+  // --param beads=3 went to hanging-chain only
+  assert.equal(runs.find((x) => x.scene === 'hanging-chain')!.params.beads, 3);
+  assert.ok(!('beads' in runs.find((x) => x.scene === 'pendulum')!.params));
+  assert.equal(runs.find((x) => x.scene === 'hanging-chain')!.bodies, 3);
+  for (const run of runs) {
+    assert.equal(run.frames, 20);
+    assert.equal(run.timing.msPerFrame.length, 19, 'one timed frame per step, the residual frame untimed');
+    assert.ok(run.residuals && run.residuals.frame === 10, 'residuals at frames / 2 by default');
+    assert.equal(run.residuals!.channels.point.length, 9);
+    assert.equal(run.cost.rowSolvesPerFrame, 3 * run.constraints * 8);
+    if (run.solver === 'jacobi-cpu') assert.equal(run.stepsPerSecondRatio, 1);
+  }
+  // the same run through `run` gives the same final state, bit for bit
+  const single = cli(['run', '--scene', 'hanging-chain', '--param', 'beads=3', '--solver', 'jacobi-cpu', '--frames', '20', '--residuals', '10', '--quiet']);
+  assert.equal(single.status, 0, single.stderr);
+  const hash = runs.find((x) => x.scene === 'hanging-chain' && x.solver === 'jacobi-cpu')!.finalStateHash!;
+  assert.ok(single.stdout.includes(`state hash  ${hash}`), `run and compare disagree:\n${single.stdout}\ncompare: ${hash}`);
+  // the CSV: a header and one line per run, the same figures
+  const csv = readFileSync(join(out, 'results.csv'), 'utf8').trim().split('\n');
+  assert.equal(csv.length, 5);
+  const head = csv[0].split(',');
+  const col = (name: string) => head.indexOf(name);
+  for (const name of ['steps_per_s', 'median_ms', 'p95_ms', 'final_max_violation_m', 'worst_max_violation_m', 'energy_drift_percent', 'steps_per_s_ratio_to_first'])
+    assert.ok(col(name) >= 0, name);
+  const line = csv.find((l) => l.startsWith('hanging-chain,') && l.includes(',jacobi-cpu,'))!.split(',');
+  const rec = runs.find((x) => x.scene === 'hanging-chain' && x.solver === 'jacobi-cpu')!;
+  assert.equal(Number(line[col('worst_max_violation_m')]), rec.violation.worstMax);
+  // the printed table: a header and one row per run
+  const table = r.stdout.trim().split('\n');
+  assert.match(table[0], /scene +solver +steps\/s +median ms +p95 ms/);
+  assert.equal(table.filter((l) => /^(pendulum|hanging-chain) /.test(l)).length, 4);
+  assert.ok(existsSync(join(out, 'report.html')));
+});
+
+test('compare: a solver that cannot run is skipped with the reason; the others still run', () => {
+  const out = join(dir, 'b');
+  const r = cli(['compare', '--scenes', 'pendulum', '--solvers', 'jacobi-gpu,jacobi-cpu', '--frames', '5', '--out', out], {
+    VK_ICD_FILENAMES: '/nonexistent/icd.json',
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as CompareResults;
+  const gpu = results.runs.find((x) => x.solver === 'jacobi-gpu') as SkippedRun;
+  assert.match(gpu.skipped, /no WebGPU adapter/);
+  const cpu = results.runs.find((x) => x.solver === 'jacobi-cpu') as RunRecord;
+  assert.equal(cpu.frames, 5);
+  assert.equal(cpu.stepsPerSecondRatio, null, 'the first solver did not run: no ratio');
+  assert.match(r.stdout, /↳ jacobi-gpu on pendulum: skipped: no WebGPU adapter/);
+});
+
+test('compare: bad input is one line, exit status 2, nothing written', () => {
+  const cases: [string[], RegExp][] = [
+    [['--scenes', 'pendulum,hanging-chain', '--solvers', 'jacobi-cpu', '--param', 'chains=3'], /none of the chosen scenes .* has a parameter 'chains'/],
+    [['--scenes', 'pendulum', '--solvers', 'jacobi-cpu,nope'], /unknown solver 'nope'/],
+    [['--scenes', 'pendulum,nope', '--solvers', 'jacobi-cpu'], /unknown scene 'nope'/],
+    [['--scenes', 'pendulum,pendulum', '--solvers', 'jacobi-cpu'], /'pendulum' is listed twice/],
+    [['--scenes', 'pendulum', '--solvers', 'jacobi-cpu', '--param', 'angle=9'], /'angle' must be ≤/],
+    [['--solvers', 'jacobi-cpu'], /compare needs --scenes/],
+  ];
+  for (const [args, message] of cases) {
+    const out = join(dir, 'bad');
+    const r = cli(['compare', ...args, '--frames', '5', '--out', out]);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0], message);
+    assert.ok(!existsSync(out), 'nothing written');
+  }
+});
