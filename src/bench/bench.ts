@@ -1,11 +1,21 @@
 /**
  * The necklace benchmark: necklaces of 40-bead chains at the given bead counts,
- * each solver, `frames` frames after a short warm-up, no readback until the end.
+ * each solver, `frames` frames after a short warm-up, no readback inside a timed frame.
  * Figures: median and p95 ms per step on the solver's clock (GPU timestamps
- * where the adapter has them, else wall), wall median, steps/s; for GPU solvers
- * the achieved bandwidth of the Jacobi iteration kernels, from the difference
- * between a frame with N iterations and one with none (the iteration kernels'
- * own time) and the bytes those kernels must move (jacobiIterationBytes).
+ * where the adapter has them, else wall), wall median, steps/s; the worst and the
+ * final max constraint violation over the run (measured every `sampleEvery` frames:
+ * by default every frame for CPU solvers, whose snapshots and metrics happen between
+ * timed frames and are not in the step times, and only the first and last frame for
+ * GPU solvers, so their frames stay one submission without readback; each row says
+ * which it used); for GPU solvers the achieved bandwidth
+ * of the Jacobi iteration kernels, from the difference between a frame with N
+ * iterations and one with none (the iteration kernels' own time) and the bytes those
+ * kernels must move (jacobiIterationBytes).
+ *
+ * Comparisons: when the run includes `baseline` (default 'rapier' when it is among the
+ * solvers), each other solver at each size gets its steps/s ÷ the baseline's steps/s
+ * (same options, so equal iterations) and both worst violations, and whether it meets the
+ * goal of SPEEDUP_GOAL × the baseline's steps/s with a lower worst violation.
  */
 import { cpus, totalmem } from 'node:os';
 import { necklace } from '../scenes/necklace.js';
@@ -19,7 +29,29 @@ export interface BenchOptions {
   sizes: number[];
   frames: number;
   solvers: string[];
+  /** measure the violation every k frames (default: 1 for CPU solvers, `frames` for GPU solvers) */
+  sampleEvery?: number;
+  /** the solver the others are compared with (default 'rapier' when it is among `solvers`) */
+  baseline?: string;
   log?: (line: string) => void;
+}
+
+/** The goal the comparison reports against: ≥ this many times the baseline's steps/s. */
+export const SPEEDUP_GOAL = 8;
+
+export interface BenchComparison {
+  beads: number;
+  solver: string;
+  baseline: string;
+  iterations: number;
+  stepsPerSecond: number;
+  baselineStepsPerSecond: number;
+  /** solver steps/s ÷ baseline steps/s (wall-clock medians) */
+  stepsPerSecondRatio: number;
+  worstMaxViolation: number | null;
+  baselineWorstMaxViolation: number | null;
+  /** stepsPerSecondRatio ≥ SPEEDUP_GOAL and a lower worst max violation than the baseline (false if either diverged) */
+  meetsGoal: boolean;
 }
 
 export interface BenchRow {
@@ -37,14 +69,19 @@ export interface BenchRow {
   /** GPU solvers: achieved bandwidth of update_multipliers + update_velocities, GB/s */
   iterationBandwidthGBs?: number;
   iterationMs?: number;
+  /** worst max constraint violation over the run (m), every `sampleEvery` frames; null when diverged */
+  worstMaxViolation: number | null;
+  /** max violation at the last frame (m); null when diverged */
+  finalMaxViolation: number | null;
+  sampleEvery: number;
   diverged: boolean;
 }
 
-async function timeOnce(id: string, world: ReturnType<typeof necklace.build>, options: SolverOptions, frames: number, gpu?: GpuContext) {
+async function timeOnce(id: string, world: ReturnType<typeof necklace.build>, options: SolverOptions, frames: number, gpu?: GpuContext, sampleEvery = frames) {
   const solver = await findSolver(id)!.create(world, options, gpu);
   try {
     await solver.step(Math.min(5, frames)); // warm-up: pipelines, caches, JIT
-    const r = await runSolver(solver, world, { frames, sampleEvery: frames });
+    const r = await runSolver(solver, world, { frames, sampleEvery });
     return r;
   } finally {
     solver.destroy();
@@ -56,6 +93,8 @@ export async function runBench(opts: BenchOptions) {
   const rows: BenchRow[] = [];
   let gpu: GpuContext | undefined;
   const options: SolverOptions = { ...defaultSolverOptions };
+  const baseline = opts.baseline ?? (opts.solvers.includes('rapier') ? 'rapier' : undefined);
+  if (baseline !== undefined && !opts.solvers.includes(baseline)) throw new Error(`baseline '${baseline}' is not among the solvers`);
   for (const id of opts.solvers) {
     const info = findSolver(id);
     if (!info) throw new Error(`unknown solver '${id}'`);
@@ -64,7 +103,10 @@ export async function runBench(opts: BenchOptions) {
       const chains = beads / 40;
       const world = necklace.build({ ...paramsDefault(), chains, beads: 40 });
       log(`${id}: ${beads} beads (${chains} × 40), ${opts.frames} frames …`);
-      const r = await timeOnce(id, world, options, opts.frames, info.device === 'gpu' ? gpu : undefined);
+      // CPU solvers: every frame by default (a snapshot between timed frames costs no step time);
+      // GPU solvers: only the last frame by default, keeping the whole run in one batch without readback
+      const sampleEvery = Math.max(1, Math.floor(opts.sampleEvery ?? (info.device === 'gpu' ? opts.frames : 1)));
+      const r = await timeOnce(id, world, options, opts.frames, info.device === 'gpu' ? gpu : undefined, sampleEvery);
       const row: BenchRow = {
         solver: id,
         beads,
@@ -77,6 +119,9 @@ export async function runBench(opts: BenchOptions) {
         p95Ms: r.timing.p95Ms,
         wallMedianMs: r.timing.wallMedianMs,
         stepsPerSecond: r.timing.stepsPerSecond,
+        worstMaxViolation: r.diverged ? null : r.worstMaxViolation,
+        finalMaxViolation: r.final ? r.final.maxViolation : null,
+        sampleEvery,
         diverged: !!r.diverged,
       };
       if (info.device === 'gpu') {
@@ -88,18 +133,52 @@ export async function runBench(opts: BenchOptions) {
         row.iterationBandwidthGBs = perIteration > 0 ? bytes / (perIteration * 1e-3) / 1e9 : undefined;
       }
       log(`  median ${row.medianMs.toFixed(3)} ms (${row.clock}), p95 ${row.p95Ms.toFixed(3)} ms, ${row.stepsPerSecond.toFixed(1)} steps/s` +
-        (row.iterationBandwidthGBs ? `, iteration kernels ${row.iterationBandwidthGBs.toFixed(1)} GB/s` : ''));
+        (row.iterationBandwidthGBs ? `, iteration kernels ${row.iterationBandwidthGBs.toFixed(1)} GB/s` : '') +
+        (row.diverged ? ', diverged' : `, worst max violation ${row.worstMaxViolation!.toExponential(3)} m`));
       rows.push(row);
     }
   }
   gpu?.device.destroy();
+  const comparisons = baseline === undefined ? [] : compare(rows, baseline);
+  for (const c of comparisons)
+    log(`${c.beads} beads: ${c.solver} ${c.stepsPerSecondRatio.toFixed(2)}× ${c.baseline}'s steps/s; worst violation ${fmt(c.worstMaxViolation)} m vs ${fmt(c.baselineWorstMaxViolation)} m` +
+      ` — goal (≥ ${SPEEDUP_GOAL}× with a lower worst violation) ${c.meetsGoal ? 'met' : 'not met'}`);
   return {
     benchmark: 'necklace',
     date: new Date().toISOString(),
     machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, platform: `${process.platform}-${process.arch}` },
     options,
+    speedupGoal: SPEEDUP_GOAL,
     rows,
+    comparisons,
   };
+}
+
+const fmt = (x: number | null) => (x === null ? 'n/a (diverged)' : x.toExponential(3));
+
+/** Each non-baseline row against the baseline's row of the same size (both ran with the same options). */
+export function compare(rows: BenchRow[], baseline: string): BenchComparison[] {
+  const out: BenchComparison[] = [];
+  for (const row of rows) {
+    if (row.solver === baseline) continue;
+    const base = rows.find((b) => b.solver === baseline && b.beads === row.beads);
+    if (!base) continue;
+    const ratio = row.stepsPerSecond / base.stepsPerSecond;
+    const lower = row.worstMaxViolation !== null && base.worstMaxViolation !== null && row.worstMaxViolation < base.worstMaxViolation;
+    out.push({
+      beads: row.beads,
+      solver: row.solver,
+      baseline,
+      iterations: row.iterations,
+      stepsPerSecond: row.stepsPerSecond,
+      baselineStepsPerSecond: base.stepsPerSecond,
+      stepsPerSecondRatio: ratio,
+      worstMaxViolation: row.worstMaxViolation,
+      baselineWorstMaxViolation: base.worstMaxViolation,
+      meetsGoal: ratio >= SPEEDUP_GOAL && lower,
+    });
+  }
+  return out;
 }
 
 function paramsDefault(): Record<string, number> {

@@ -2,6 +2,7 @@
 import type { SolverInfo } from './solver.js';
 import { JacobiCpuSolver } from './jacobi/cpu.js';
 import { JacobiGpuSolver } from './jacobi/gpu.js';
+import { RapierSolver, multibodyLoopReason } from './rapier/rapier.js';
 
 export const solvers: SolverInfo[] = [
   {
@@ -18,6 +19,20 @@ export const solvers: SolverInfo[] = [
     description: 'Jacobi point-constraint solver, f64 CPU reference of jacobi-gpu (same stages)',
     device: 'cpu',
     create: async (world, options) => new JacobiCpuSolver(world, options),
+  },
+  {
+    id: 'rapier',
+    description: 'Rapier 0.21 (@dimforge/rapier3d-compat, wasm, f32): spherical impulse joints; iterations = its TGS substeps; beta, warmStart not mapped',
+    device: 'cpu',
+    unsupported: () => null,
+    create: (world, options) => RapierSolver.create(world, options, 'impulse'),
+  },
+  {
+    id: 'rapier-multibody',
+    description: 'Rapier 0.21 (@dimforge/rapier3d-compat, wasm, f32): spherical multibody joints, reduced coordinates, no drift (trees only; Rapier damps joints 0.1 N·m·s)',
+    device: 'cpu',
+    unsupported: (world) => multibodyLoopReason(world),
+    create: (world, options) => RapierSolver.create(world, options, 'multibody'),
   },
 ];
 
