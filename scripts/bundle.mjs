@@ -2,6 +2,9 @@
 // dependency (the `webgpu` package: Dawn's dawn.node for this platform) copied beside
 // it, so the folder can be copied to a GPU host that has Node but no dev toolchain:
 //   node dist/solverlab/solverlab.mjs run --scene necklace --solver jacobi-gpu
+// The chart library of the compare report (uPlot's JS, CSS and licence) is copied beside
+// the bundle too: src/bench/report-html.ts looks beside its module first, and in the
+// bundle its module is solverlab.mjs.
 import { build } from 'esbuild';
 import { cpSync, mkdirSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,4 +28,9 @@ const dest = join(out, 'node_modules/webgpu');
 for (const f of ['package.json', 'index.js', 'LICENSE.md']) cpSync(join(pkg, f), join(dest, f));
 if (existsSync(join(pkg, 'dist', plat))) cpSync(join(pkg, 'dist', plat), join(dest, 'dist', plat), { recursive: true });
 else console.warn(`bundle: no dawn.node for ${plat} in ${pkg}`);
-console.log(`bundle: ${out}/solverlab.mjs (+ node_modules/webgpu for ${plat})`);
+// uPlot, inlined by the report: the same file names report-html.ts looks for (uplotFiles)
+const uplot = 'node_modules/uplot';
+cpSync(join(uplot, 'dist/uPlot.iife.min.js'), join(out, 'uPlot.iife.min.js'));
+cpSync(join(uplot, 'dist/uPlot.min.css'), join(out, 'uPlot.min.css'));
+cpSync(join(uplot, 'LICENSE'), join(out, 'uPlot.LICENSE'));
+console.log(`bundle: ${out}/solverlab.mjs (+ node_modules/webgpu for ${plat}, uPlot for the compare report)`);

@@ -17,15 +17,23 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi
 
-# The software WebGPU adapter: SwiftShader's Vulkan driver from Debian's chromium-common
+# Debian packages: the software WebGPU adapter (SwiftShader's Vulkan driver, from chromium-common,
+# and the Vulkan loader), and the headless browser of the report and viewer tests (chromium)
 icd=/usr/lib/chromium/vk_swiftshader_icd.json
+pkgs=()
 if [ ! -f "$icd" ] || ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1'; then
+  pkgs+=(chromium-common libvulkan1)
+fi
+if [ ! -x /usr/bin/chromium ]; then
+  pkgs+=(chromium)
+fi
+if [ "${#pkgs[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "solverlab: installing the SwiftShader software GPU (apt-get install chromium-common libvulkan1) …" >&2
+    echo "solverlab: installing the software GPU and headless browser (apt-get install ${pkgs[*]}) …" >&2
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >&2
-    apt-get install -y -qq --no-install-recommends chromium-common libvulkan1 >&2
+    apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2
   else
-    echo "solverlab: no software GPU adapter found; as root run: apt-get install chromium-common libvulkan1 (CPU solvers work without it)" >&2
+    echo "solverlab: missing Debian packages; as root run: apt-get install ${pkgs[*]} (CPU solvers work without the software GPU; the report tests need chromium)" >&2
   fi
 fi

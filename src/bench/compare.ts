@@ -37,7 +37,7 @@ export interface CompareOptions {
   frames: number;
   params?: Record<string, number>;
   options?: Partial<SolverOptions>;
-  /** record the residual of this frame's solve for solvers that can (default: frames / 2) */
+  /** record the residual of this frame's solve for solvers that can (default: frames / 2, at most 30) */
   residualFrame?: number;
   sampleEvery?: number;
   onProgress?: (p: CompareProgress) => void;
@@ -96,7 +96,8 @@ export function machineInfo(adapters: string[]): MachineInfo {
 export async function runCompare(opts: CompareOptions): Promise<CompareResults> {
   const loaded = prepareCompare(opts);
   const options: SolverOptions = { ...defaultSolverOptions, ...opts.options };
-  const residualFrame = opts.residualFrame ?? Math.max(1, Math.floor(opts.frames / 2));
+  // default: early enough that a run which later diverges still has its curve, late enough that warm starting is under way
+  const residualFrame = opts.residualFrame ?? Math.min(30, Math.max(1, Math.floor(opts.frames / 2)));
   const createdAt = new Date().toISOString();
   const runs: (RunRecord | SkippedRun)[] = [];
   const adapters = new Set<string>();

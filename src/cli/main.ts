@@ -1,16 +1,18 @@
 /**
  * The `solverlab` command: thin — parse, call the library, print.
  *   solverlab run      run one solver on one scene, print the summary, optionally write JSON
- *   solverlab scenes   list the built-in scenes with their parameters and defaults
+ *   solverlab compare  the solver × scene matrix: table, results.json, results.csv, report.html
+ *   solverlab scenes   list the built-in scenes (or --export one as a scene file)
  *   solverlab solvers  list the solvers and the options they share
  *   solverlab bench    the necklace benchmark (results file)
  * Exit status: 0 ok, 1 runtime failure (e.g. no GPU), 2 bad input, 3 the run diverged.
  */
-import { writeFileSync, renameSync, existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { writeFileSync, renameSync, existsSync, statSync, mkdirSync } from 'node:fs';
+import { dirname, resolve, join } from 'node:path';
 import { parseArgs, numberFlag, paramFlags, indexList, UsageError, type FlagSpec } from './args.js';
-import { scenes, findScene } from '../scenes/registry.js';
-import { resolveParams } from '../scenes/scene.js';
+import { scenes } from '../scenes/registry.js';
+import { loadScene, builtInScene, InputError } from '../scenes/load.js';
+import { sceneFileJson } from '../model/schema.js';
 import { solvers, findSolver } from '../solvers/registry.js';
 import { defaultSolverOptions, solverOptionSpecs, type SolverOptions } from '../solvers/solver.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
@@ -18,7 +20,11 @@ import { runSolver, type RunResult } from '../run/run.js';
 import { WorldError } from '../model/world.js';
 import { runBench } from '../bench/bench.js';
 import { formatSummary } from './report.js';
-import { runRecord } from '../bench/results.js';
+import { runRecord, isSkipped } from '../bench/results.js';
+import { runCompare, prepareCompare } from '../bench/compare.js';
+import { formatCompareTable, compareCsv } from '../bench/table.js';
+import { renderReport, findUplot } from '../bench/report-html.js';
+import { VERSION } from '../version.js';
 
 const runFlags: Record<string, FlagSpec> = {
   scene: { value: true },
@@ -33,12 +39,30 @@ const runFlags: Record<string, FlagSpec> = {
   'sample-every': { value: true },
   json: { value: true },
   trace: { value: true },
+  residuals: { value: true },
+  quiet: { value: false },
+};
+
+const compareFlags: Record<string, FlagSpec> = {
+  scenes: { value: true },
+  solvers: { value: true },
+  param: { value: true, repeat: true },
+  iterations: { value: true },
+  substeps: { value: true },
+  frames: { value: true },
+  dt: { value: true },
+  beta: { value: true },
+  'warm-start': { value: true },
+  'sample-every': { value: true },
+  residuals: { value: true },
+  out: { value: true },
   quiet: { value: false },
 };
 
 const commands: Record<string, Record<string, FlagSpec>> = {
   run: runFlags,
-  scenes: {},
+  compare: compareFlags,
+  scenes: { export: { value: true }, param: { value: true, repeat: true }, out: { value: true } },
   solvers: {},
   bench: { out: { value: true }, sizes: { value: true }, frames: { value: true }, solvers: { value: true } },
 };
@@ -46,14 +70,21 @@ const commands: Record<string, Record<string, FlagSpec>> = {
 const help = `solverlab — run and compare rigid-body constraint solvers (WebGPU and CPU)
 
 usage:
-  solverlab run --scene NAME [--param k=v ...] --solver ID [--iterations N] [--substeps S]
+  solverlab run --scene NAME|FILE.json [--param k=v ...] --solver ID [--iterations N] [--substeps S]
                 [--frames F] [--dt H] [--beta B] [--warm-start W] [--sample-every K]
-                [--json FILE] [--trace i,j,...] [--quiet]
+                [--json FILE] [--trace i,j,...] [--residuals FRAME] [--quiet]
+  solverlab compare --scenes a,b,... --solvers x,y,... [--frames F] [--param k=v ...]
+                [--iterations N] [--substeps S] [--dt H] [--beta B] [--warm-start W]
+                [--residuals FRAME] [--out DIR] [--quiet]
+                    every solver on every scene: a table, DIR/results.json, results.csv, report.html
   solverlab scenes                 list scenes, parameters and defaults
+  solverlab scenes --export NAME [--param k=v ...] [--out FILE]
+                                   write a built-in scene as a scene file (stdout without --out)
   solverlab solvers                list solvers and their options
   solverlab bench [--out FILE] [--sizes 10000,100000] [--frames N] [--solvers a,b]
 
-exit status: 0 ok · 1 failure (e.g. no GPU adapter) · 2 bad input · 3 the run diverged`;
+exit status: 0 ok · 1 failure (e.g. no GPU adapter) · 2 bad input · 3 the run diverged (run only:
+compare reports diverged and skipped runs in its table and exits 0)`;
 
 function one(flags: Map<string, string[]>, name: string): string | undefined {
   return flags.get(name)?.[0];
@@ -107,26 +138,25 @@ export function solverOptionsFromFlags(flags: Map<string, string[]>): SolverOpti
   return o;
 }
 
+function findSolverOrThrow(id: string) {
+  const info = findSolver(id);
+  if (!info) throw new UsageError(`unknown solver '${id}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
+  return info;
+}
+
 async function cmdRun(flags: Map<string, string[]>): Promise<number> {
-  const sceneName = one(flags, 'scene');
-  if (!sceneName) throw new UsageError(`run needs --scene NAME (scenes: ${scenes.map((s) => s.name).join(', ')})`);
-  const scene = findScene(sceneName);
-  if (!scene) throw new UsageError(`unknown scene '${sceneName}' (scenes: ${scenes.map((s) => s.name).join(', ')})`);
-  const solverId = one(flags, 'solver') ?? 'jacobi-gpu';
-  const info = findSolver(solverId);
-  if (!info) throw new UsageError(`unknown solver '${solverId}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
-  let params: Record<string, number>;
-  try {
-    params = resolveParams(scene, paramFlags(flags.get('param') ?? []));
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError((e as Error).message);
-  }
+  const sceneRef = one(flags, 'scene');
+  if (!sceneRef) throw new UsageError(`run needs --scene NAME or FILE.json (scenes: ${scenes.map((s) => s.name).join(', ')})`);
+  const info = findSolverOrThrow(one(flags, 'solver') ?? 'jacobi-gpu');
+  const scene = loadScene(sceneRef, paramFlags(flags.get('param') ?? []));
+  const { params, world } = scene;
   const options = solverOptionsFromFlags(flags);
   const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 0 });
   const sampleEvery = numberFlag('sample-every', one(flags, 'sample-every') ?? '1', { integer: true, min: 1 });
   const jsonPath = one(flags, 'json') !== undefined ? checkWritable('json', one(flags, 'json')!) : undefined;
-  const world = scene.build(params);
+  const residualFrame = one(flags, 'residuals') !== undefined ? numberFlag('residuals', one(flags, 'residuals')!, { integer: true, min: 1, max: frames }) : undefined;
+  const unsupported = info.unsupported?.(world);
+  if (unsupported) throw new UsageError(`${info.id} cannot run scene '${scene.name}': ${unsupported}`);
   const trace = one(flags, 'trace') !== undefined ? indexList('trace', one(flags, 'trace')!) : [];
   for (const i of trace) if (i >= world.bodies.length) throw new UsageError(`--trace ${i}: body index out of range 0..${world.bodies.length - 1}`);
   const quiet = flags.has('quiet');
@@ -134,6 +164,11 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   let gpu: GpuContext | undefined;
   if (info.device === 'gpu') gpu = await acquireGpu();
   const solver = await info.create(world, options, gpu);
+  if (residualFrame !== undefined && !solver.stepRecordingResiduals) {
+    solver.destroy();
+    gpu?.device.destroy();
+    throw new UsageError(`--residuals: solver ${info.id} does not report residuals`);
+  }
   if (!quiet) process.stderr.write(`adapter: ${solver.adapter.name}${solver.adapter.software ? ' [software]' : ''}\n`);
   let result: RunResult;
   try {
@@ -141,24 +176,96 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
       frames,
       sampleEvery,
       trace,
+      residualFrame,
       onProgress: progressBar(!quiet && !!process.stderr.isTTY),
     });
   } finally {
     solver.destroy();
     gpu?.device.destroy();
   }
-  const meta = { scene: scene.name, params, options };
+  const meta = { scene: scene.name, file: scene.file, params, options };
   process.stdout.write(formatSummary(meta, result) + '\n');
   if (jsonPath) writeAtomic(jsonPath, JSON.stringify(runRecord(meta, result), null, 1) + '\n');
   return result.diverged ? 3 : 0;
 }
 
-function cmdScenes(): number {
-  for (const s of scenes) {
-    console.log(`${s.name}  —  ${s.description}`);
-    for (const [k, p] of Object.entries(s.params)) console.log(`    ${k.padEnd(10)} default ${String(p.default).padEnd(8)} ${p.help}`);
+function cmdScenes(flags: Map<string, string[]>): number {
+  const name = one(flags, 'export');
+  if (name === undefined) {
+    if (flags.has('param') || flags.has('out')) throw new UsageError('--param and --out go with --export NAME');
+    for (const s of scenes) {
+      console.log(`${s.name}  —  ${s.description}`);
+      for (const [k, p] of Object.entries(s.params)) console.log(`    ${k.padEnd(10)} default ${String(+p.default.toPrecision(6)).padEnd(8)} ${p.help}`);
+    }
+    console.log('\nor a scene file: --scene FILE.json (format: docs/scene-format.md; write one with scenes --export NAME)');
+    return 0;
   }
+  builtInScene(name);
+  const out = one(flags, 'out') !== undefined ? checkWritable('out', one(flags, 'out')!) : undefined;
+  const scene = loadScene(name, paramFlags(flags.get('param') ?? []));
+  const text = sceneFileJson(scene.world, { name: scene.name, description: scene.description, params: scene.params });
+  if (out) {
+    writeAtomic(out, text);
+    process.stderr.write(`scene '${scene.name}' (${scene.world.bodies.length} bodies, ${scene.world.constraints.length} constraints) written to ${out}\n`);
+  } else process.stdout.write(text);
   return 0;
+}
+
+function compareProgress(enabled: boolean) {
+  if (!enabled) return undefined;
+  let last = 0;
+  return (p: import('../bench/compare.js').CompareProgress) => {
+    const now = Date.now();
+    if (now - last < 200 && p.frame < p.frames) return;
+    last = now;
+    const width = 24;
+    const share = (p.run + (p.frames ? p.frame / p.frames : 1)) / p.runs;
+    const filled = Math.round(width * share);
+    process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] run ${p.run + 1}/${p.runs} ${p.solver} on ${p.scene}: ${p.frame}/${p.frames} frames\x1b[K`);
+  };
+}
+
+async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise<number> {
+  const list = (name: string) => {
+    const raw = one(flags, name);
+    if (raw === undefined) throw new UsageError(`compare needs --${name} a,b,...`);
+    const items = raw.split(',').map((x) => x.trim());
+    if (items.some((x) => !x)) throw new UsageError(`--${name} '${raw}' has an empty entry`);
+    return items;
+  };
+  const sceneRefs = list('scenes');
+  const solverIds = list('solvers');
+  const options = solverOptionsFromFlags(flags);
+  const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 1 });
+  const sampleEvery = numberFlag('sample-every', one(flags, 'sample-every') ?? '1', { integer: true, min: 1 });
+  const residualFrame = one(flags, 'residuals') !== undefined ? numberFlag('residuals', one(flags, 'residuals')!, { integer: true, min: 1, max: frames }) : undefined;
+  const outDir = resolve(one(flags, 'out') ?? 'compare-results');
+  if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${outDir}: is a file, not a folder`);
+  if (!existsSync(dirname(outDir))) throw new UsageError(`--out ${outDir}: folder ${dirname(outDir)} does not exist`);
+  const params = paramFlags(flags.get('param') ?? []);
+  const opts = { scenes: sceneRefs, solvers: solverIds, frames, params, options, residualFrame, sampleEvery };
+  prepareCompare(opts); // every name, file and parameter checked before anything runs
+  findUplot(); // and the report's charting library found, so the report cannot fail after the runs
+  const quiet = flags.has('quiet');
+  const progress = compareProgress(!quiet && !!process.stderr.isTTY);
+  const results = await runCompare({
+    ...opts,
+    command: ['solverlab', ...argv].join(' '),
+    onProgress: progress,
+    onRun: (r) => {
+      if (quiet) return;
+      if (progress) process.stderr.write('\r\x1b[K');
+      const what = isSkipped(r) ? `skipped (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : `${r.frames} frames`;
+      process.stderr.write(`${r.solver} on ${r.scene}: ${what}\n`);
+    },
+  });
+  process.stdout.write(formatCompareTable(results) + '\n');
+  mkdirSync(outDir, { recursive: true });
+  writeAtomic(join(outDir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
+  writeAtomic(join(outDir, 'results.csv'), compareCsv(results));
+  writeAtomic(join(outDir, 'report.html'), renderReport(results));
+  process.stderr.write(`written: ${join(outDir, 'results.json')}, results.csv, report.html\n`);
+  return 0; // the matrix ran: diverged and skipped runs are results, shown in the table and the report
 }
 
 function cmdSolvers(): number {
@@ -191,12 +298,14 @@ export async function main(argv: string[]): Promise<number> {
         console.log(help);
         return 0;
       case 'version':
-        console.log('solverlab 0.1.0');
+        console.log(`solverlab ${VERSION}`);
         return 0;
       case 'run':
         return await cmdRun(flags);
+      case 'compare':
+        return await cmdCompare(flags, argv);
       case 'scenes':
-        return cmdScenes();
+        return cmdScenes(flags);
       case 'solvers':
         return cmdSolvers();
       case 'bench':
@@ -204,7 +313,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 2;
   } catch (e) {
-    if (e instanceof UsageError || e instanceof WorldError) {
+    if (e instanceof UsageError || e instanceof WorldError || e instanceof InputError) {
       process.stderr.write(`solverlab: ${e.message}\n`);
       return 2;
     }

@@ -1,0 +1,580 @@
+/**
+ * The HTML report of `solverlab compare`: one self-contained file that opens
+ * offline — the chart library (uPlot, its JS and CSS), the page's own script and
+ * the plot data (JSON) are all inlined; the page makes no network request.
+ *
+ *   header   title, when, the command, the machine, adapters, versions
+ *   table    one row per scene × solver (skipped and diverged runs say so)
+ *   plots    per scene, one line per solver (one colour per solver across the page):
+ *              violation:<scene>    max constraint violation against time, log y
+ *              energy:<scene>       total energy against time
+ *              time:<scene>         ms per step against frame index
+ *              convergence:<scene>  residual against iteration, log y, one line per
+ *                                   solver × channel (or a sentence when no solver
+ *                                   recorded residuals)
+ *
+ * Invariants:
+ *   - the table is written here, as HTML; the page's script only draws the plots,
+ *     from the JSON model `plotSpecs` builds (x and y arrays per line, null = gap);
+ *   - no number is printed as NaN, Infinity or undefined: missing figures are '—';
+ *   - every plot sits in an element with a stable `data-plot="<kind>:<scene>"`;
+ *     when all plots have been drawn the page sets `document.body.dataset.plotsReady`
+ *     to their count; an error in the chart script is shown in the page
+ *     (#plot-status) and logged to the console.
+ *
+ * The uPlot files are looked up beside this module first (the bundled CLI,
+ * dist/solverlab/, has them copied beside solverlab.mjs by scripts/bundle.mjs),
+ * then as the `uplot` package from this module's node_modules.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
+import type { SolverOptions } from '../solvers/solver.js';
+
+// ---------------------------------------------------------------------------------------------
+// the chart library's files
+
+export const uplotFiles = { js: 'uPlot.iife.min.js', css: 'uPlot.min.css', license: 'uPlot.LICENSE' } as const;
+
+export interface UplotPaths {
+  js: string;
+  css: string;
+  /** the MIT licence text, when found (its copyright line is kept in the report) */
+  license: string | null;
+}
+
+/**
+ * Where the uPlot files are: beside `moduleUrl` (the bundle), else the `uplot`
+ * package as Node resolves it from `moduleUrl` (the repository, an npm install).
+ */
+export function findUplot(moduleUrl: string = import.meta.url): UplotPaths {
+  const here = dirname(fileURLToPath(moduleUrl));
+  const beside = { js: join(here, uplotFiles.js), css: join(here, uplotFiles.css), license: join(here, uplotFiles.license) };
+  if (existsSync(beside.js) && existsSync(beside.css)) return { ...beside, license: existsSync(beside.license) ? beside.license : null };
+  const require = createRequire(moduleUrl);
+  try {
+    const js = require.resolve(`uplot/dist/${uplotFiles.js}`);
+    const css = require.resolve(`uplot/dist/${uplotFiles.css}`);
+    const license = join(dirname(js), '..', 'LICENSE');
+    return { js, css, license: existsSync(license) ? license : null };
+  } catch {
+    throw new Error(
+      `the chart library uPlot was not found: neither ${uplotFiles.js} and ${uplotFiles.css} beside ${here} ` +
+        `nor the 'uplot' package (npm install uplot)`,
+    );
+  }
+}
+
+let cachedAssets: { js: string; css: string } | null = null;
+
+function uplotAssets(): { js: string; css: string } {
+  if (cachedAssets) return cachedAssets;
+  const paths = findUplot();
+  let js = readFileSync(paths.js, 'utf8');
+  const copyright = paths.license ? /^Copyright.*$/m.exec(readFileSync(paths.license, 'utf8'))?.[0] : undefined;
+  if (copyright) js = `/*! uPlot — MIT License — ${copyright} */\n${js}`;
+  cachedAssets = { js, css: readFileSync(paths.css, 'utf8') };
+  return cachedAssets;
+}
+
+// ---------------------------------------------------------------------------------------------
+// text helpers: HTML escaping, numbers for people
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** JSON that can sit inside <script>: no '<' survives (so no '</script' nor '<!--'). */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** Script or style text inlined in the page: '</' becomes '<\/' so it cannot close its element. */
+function inlineText(text: string): string {
+  return text.replace(/<\/(script|style)/gi, '<\\/$1');
+}
+
+const DASH = '—';
+
+function isNum(x: number | null | undefined): x is number {
+  return typeof x === 'number' && Number.isFinite(x);
+}
+
+/** 3 significant figures; thousands grouped; very small or large in e-notation; null → '—'. */
+export function fmt(x: number | null | undefined, sig = 3): string {
+  if (!isNum(x)) return DASH;
+  const a = Math.abs(x);
+  if (x === 0) return '0';
+  if (a < 1e-3 || a >= 1e9) return x.toExponential(sig - 1);
+  if (a >= 10 ** sig) return Math.round(x).toLocaleString('en-US');
+  return String(Number(x.toPrecision(sig)));
+}
+
+/** e-notation for lengths that span many decades (violations). */
+export function fmtSci(x: number | null | undefined): string {
+  if (!isNum(x)) return DASH;
+  return x === 0 ? '0' : x.toExponential(2);
+}
+
+function fmtSigned(x: number | null | undefined): string {
+  if (!isNum(x)) return DASH;
+  return (x > 0 ? '+' : '') + fmt(x);
+}
+
+const clockNames: Record<string, string> = { 'gpu-timestamp': 'GPU timestamps', wall: 'wall' };
+
+function clockName(clock: string): string {
+  return clockNames[clock] ?? clock;
+}
+
+function optionsText(o: SolverOptions): string {
+  return `dt ${fmt(o.dt, 6)} s · ${o.iterations} iterations · ${o.substeps} substep${o.substeps === 1 ? '' : 's'} · β ${fmt(o.beta)}/h · warm start ${fmt(o.warmStart)}`;
+}
+
+function paramsText(p: Record<string, number>): string {
+  const e = Object.entries(p);
+  return e.length ? e.map(([k, v]) => `${k}=${fmt(v, 6)}`).join(', ') : 'defaults';
+}
+
+// ---------------------------------------------------------------------------------------------
+// colours and the plot model
+
+/** One colour per solver, in the order of results.solvers (then any other solver met in runs). */
+const palette = ['#1f6fd1', '#d62f2f', '#2a9d3c', '#e07b00', '#8a4fd0', '#0f9aa8', '#b0457f', '#7a6a1e', '#555555', '#c9a100'];
+/** dash patterns for the channels of one solver on the convergence plot */
+const dashes: (number[] | null)[] = [null, [8, 4], [2, 3], [10, 3, 2, 3], [4, 4]];
+
+export function solverColours(results: CompareResults): Map<string, string> {
+  const ids = [...results.solvers];
+  for (const r of results.runs) if (!ids.includes(r.solver)) ids.push(r.solver);
+  return new Map(ids.map((id, i) => [id, palette[i % palette.length]]));
+}
+
+export type PlotKind = 'violation' | 'energy' | 'time' | 'convergence';
+
+export interface PlotLine {
+  label: string;
+  solver: string;
+  colour: string;
+  dash: number[] | null;
+  x: number[];
+  /** null = a gap (not measured, not finite, or ≤ 0 on a log axis) */
+  y: (number | null)[];
+}
+
+export interface PlotSpec {
+  /** `${kind}:${scene}`, the container's data-plot attribute */
+  id: string;
+  kind: PlotKind;
+  scene: string;
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  logY: boolean;
+  lines: PlotLine[];
+}
+
+function plotValue(x: number | null | undefined, log: boolean): number | null {
+  if (!isNum(x)) return null;
+  return log && x <= 0 ? null : x;
+}
+
+function scenesOf(results: CompareResults): string[] {
+  const names = [...results.scenes];
+  for (const r of results.runs) if (!names.includes(r.scene)) names.push(r.scene);
+  return names;
+}
+
+function runsOf(results: CompareResults, scene: string): (RunRecord | SkippedRun)[] {
+  return results.runs.filter((r) => r.scene === scene);
+}
+
+function ranRunsOf(results: CompareResults, scene: string): RunRecord[] {
+  return runsOf(results, scene).filter((r): r is RunRecord => !isSkipped(r));
+}
+
+function withResiduals(runs: RunRecord[]): RunRecord[] {
+  return runs.filter((r) => r.residuals && Object.keys(r.residuals.channels).length > 0);
+}
+
+/** Spread of the positive values (max / min), for choosing a log axis. */
+function spread(lines: PlotLine[]): number {
+  let lo = Infinity, hi = 0;
+  for (const l of lines) for (const y of l.y) if (y !== null && y > 0) { lo = Math.min(lo, y); hi = Math.max(hi, y); }
+  return hi > 0 ? hi / lo : 1;
+}
+
+/** The plots of one scene: 4, or 3 when no solver recorded residuals, or 0 when every run was skipped. */
+export function scenePlots(results: CompareResults, scene: string, colours = solverColours(results)): PlotSpec[] {
+  const runs = ranRunsOf(results, scene);
+  if (!runs.length) return [];
+  const colour = (r: RunRecord) => colours.get(r.solver) ?? palette[0];
+  const line = (r: RunRecord, x: number[], y: (number | null)[], label = r.solver, dash: number[] | null = null): PlotLine => ({
+    label, solver: r.solver, colour: colour(r), dash, x, y,
+  });
+  const plots: PlotSpec[] = [
+    {
+      id: `violation:${scene}`, kind: 'violation', scene,
+      title: 'Max constraint violation', xLabel: 'time (s)', yLabel: 'max violation (m)', logY: true,
+      lines: runs.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.maxViolation, true)))),
+    },
+    {
+      id: `energy:${scene}`, kind: 'energy', scene,
+      title: 'Total energy', xLabel: 'time (s)', yLabel: 'energy (J)', logY: false,
+      lines: runs.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.energy, false)))),
+    },
+  ];
+  const timeLines = runs.map((r) =>
+    line(r, r.timing.msPerFrame.map((_, i) => i + 1), r.timing.msPerFrame.map((y) => plotValue(y, false)), `${r.solver} (${clockName(r.timing.clock)})`),
+  );
+  const logTime = spread(timeLines) > 30; // solvers far apart (CPU vs GPU): one decade per grid line reads better
+  if (logTime) for (const l of timeLines) l.y = l.y.map((y) => (y !== null && y > 0 ? y : null));
+  plots.push({
+    id: `time:${scene}`, kind: 'time', scene,
+    title: 'Time per step', xLabel: 'frame', yLabel: `ms per step${logTime ? ' (log)' : ''}`, logY: logTime, lines: timeLines,
+  });
+  const res = withResiduals(runs);
+  if (res.length) {
+    // the axis says 'residual'; what it is (the quantity, with units) is written under the plots
+    plots.push({
+      id: `convergence:${scene}`, kind: 'convergence', scene,
+      title: 'Convergence of one solve', xLabel: 'iteration', yLabel: 'residual', logY: true,
+      lines: res.flatMap((r) =>
+        Object.entries(r.residuals!.channels).map(([name, ys], c) =>
+          line(r, ys.map((_, k) => k), ys.map((y) => plotValue(y, true)), `${r.solver} · ${name}`, dashes[c % dashes.length]),
+        ),
+      ),
+    });
+  }
+  return plots;
+}
+
+export function plotSpecs(results: CompareResults): PlotSpec[] {
+  const colours = solverColours(results);
+  return scenesOf(results).flatMap((s) => scenePlots(results, s, colours));
+}
+
+// ---------------------------------------------------------------------------------------------
+// the page
+
+const captions: Record<PlotKind, string> = {
+  violation: 'Max constraint violation |C| (m) against time, log scale; gaps where a value is missing or zero.',
+  energy: 'Total energy (J: kinetic + gravitational potential) against time.',
+  time: 'Milliseconds per step against frame index, on each solver’s clock (GPU: per-submission averages).',
+  convergence: 'Residual after each iteration of one recorded solve, log scale; one line per solver × channel.',
+};
+
+function th(text: string, title?: string): string {
+  return `<th${title ? ` title="${escapeHtml(title)}"` : ''}>${text}</th>`;
+}
+
+const columns: [string, string?][] = [
+  ['scene'],
+  ['solver'],
+  ['steps/s', '1000 / median wall ms per step'],
+  ['× first', 'steps/s ÷ the steps/s of the first solver (of the compare) on the same scene'],
+  ['median ms', 'median ms per step, on the clock named'],
+  ['p95 ms', '95th percentile ms per step, on the clock named'],
+  ['clock'],
+  ['final max violation (m)'],
+  ['worst max violation (m)'],
+  ['energy drift %', '(E_end − E_start) / |E_start|'],
+  ['rows / frame', 'constraint-row solves per frame (a point constraint is 3 rows)'],
+  ['dispatches / frame'],
+  ['GB/s', 'estimated iteration-kernel bytes per frame / median ms (a lower bound)'],
+  ['state hash', 'hash of the final state (positions, orientations, velocities)'],
+  ['status'],
+];
+
+function tableHtml(results: CompareResults, colours: Map<string, string>, optionsVary: boolean): string {
+  const head = [...columns.slice(0, 2), ...(optionsVary ? ([['options']] as [string][]) : []), ...columns.slice(2)];
+  const rows: string[] = [];
+  for (const scene of scenesOf(results)) {
+    const runs = runsOf(results, scene);
+    // the record's own ratio (compare computes it), else the same definition: ÷ the first solver's steps/s
+    const first = runs.find((r) => r.solver === results.solvers[0]);
+    const baseRate = first && !isSkipped(first) ? first.timing.stepsPerSecond : null;
+    runs.forEach((r, i) => {
+      // the scene's name once, spanning its rows
+      const sceneCell = i === 0 ? `<td class="scene" rowspan="${runs.length}">${escapeHtml(r.scene)}</td>` : '';
+      const solverCell = `<td class="solver"><span class="swatch" style="background:${colours.get(r.solver)}"></span>${escapeHtml(r.solver)}</td>`;
+      const tr = (cls: string[], cells: string) => {
+        if (i === 0) cls.unshift('scene-start');
+        return `<tr data-run="${escapeHtml(`${r.scene}/${r.solver}`)}"${cls.length ? ` class="${cls.join(' ')}"` : ''}>${cells}</tr>`;
+      };
+      if (isSkipped(r)) {
+        const span = head.length - 2;
+        rows.push(tr(['skipped'], `${sceneCell}${solverCell}<td colspan="${span}" class="skip">skipped: ${escapeHtml(r.skipped)}</td>`));
+        return;
+      }
+      const t = r.timing;
+      const ratioValue = r.stepsPerSecondRatio !== undefined ? r.stepsPerSecondRatio : isNum(baseRate) && isNum(t.stepsPerSecond) ? t.stepsPerSecond / baseRate : null;
+      const ratio = isNum(ratioValue) ? `${fmt(ratioValue)}×` : DASH;
+      const status = r.diverged
+        ? `<td class="diverged">DIVERGED at frame ${r.diverged.frame}: ${escapeHtml(r.diverged.reason)}</td>`
+        : '<td class="ok">ok</td>';
+      const cells = [
+        sceneCell,
+        solverCell,
+        ...(optionsVary ? [`<td class="text">${escapeHtml(optionsText(r.options))}</td>`] : []),
+        `<td>${fmt(t.stepsPerSecond)}</td>`,
+        `<td>${ratio}</td>`,
+        `<td>${fmt(t.medianMs)}</td>`,
+        `<td>${fmt(t.p95Ms)}</td>`,
+        `<td class="text">${escapeHtml(clockName(t.clock))}</td>`,
+        `<td>${fmtSci(r.violation.finalMax)}</td>`,
+        `<td>${fmtSci(r.violation.worstMax)}</td>`,
+        `<td>${fmtSigned(r.energy.driftPercent)}</td>`,
+        `<td>${fmt(r.cost.rowSolvesPerFrame)}</td>`,
+        `<td>${fmt(r.cost.dispatchesPerFrame)}</td>`,
+        `<td>${fmt(r.cost.bandwidthGBs)}</td>`,
+        `<td class="hash">${r.finalStateHash ? escapeHtml(r.finalStateHash) : DASH}</td>`,
+        status,
+      ];
+      rows.push(tr(r.diverged ? ['diverged-row'] : [], cells.join('')));
+    });
+  }
+  return `<table class="runs">
+<thead><tr>${head.map(([name, title]) => th(escapeHtml(name), title)).join('')}</tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>`;
+}
+
+function headerHtml(results: CompareResults, colours: Map<string, string>, sharedOptions: SolverOptions | null): string {
+  const m = results.machine;
+  const dl = (items: [string, string][]) => `<dl>${items.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${v}</dd>`).join('')}</dl>`;
+  const versions = Object.entries(results.versions).map(([k, v]) => `${escapeHtml(k)} ${escapeHtml(v)}`).join(' · ') || DASH;
+  const items: [string, string][] = [
+    ['created', escapeHtml(results.createdAt)],
+    ['command', `<code>${escapeHtml(results.command)}</code>`],
+    ['frames', fmt(results.frames)],
+    ['machine', `${escapeHtml(m.os)} · ${escapeHtml(m.cpu)} · ${fmt(m.cores)} cores · ${fmt(m.memoryGiB)} GiB · Node ${escapeHtml(m.node)}`],
+    ['adapters', m.adapters.length ? m.adapters.map(escapeHtml).join('<br>') : 'none (CPU solvers only)'],
+    ['versions', versions],
+  ];
+  if (sharedOptions) items.push(['solver options', escapeHtml(optionsText(sharedOptions))]);
+  const legend = [...colours].map(([id, c]) => `<span class="legend-item"><span class="swatch" style="background:${c}"></span>${escapeHtml(id)}</span>`).join(' ');
+  items.push(['solvers', legend]);
+  return `<header>
+<h1>SolverLab compare — ${escapeHtml(scenesOf(results).join(', ') || 'no scenes')}</h1>
+${dl(items)}
+</header>`;
+}
+
+function sceneHtml(results: CompareResults, scene: string, plots: PlotSpec[]): string {
+  const runs = runsOf(results, scene);
+  const ran = ranRunsOf(results, scene);
+  const meta = ran[0] ?? runs[0];
+  const facts: string[] = [];
+  if (meta) facts.push(`parameters: ${escapeHtml(paramsText(meta.params))}`);
+  if (ran[0]) facts.push(`${fmt(ran[0].bodies)} bodies, ${fmt(ran[0].constraints)} constraints`);
+  const parts: string[] = [];
+  if (!ran.length) parts.push('<p class="note">Every solver was skipped on this scene: nothing to plot.</p>');
+  for (const p of plots) {
+    parts.push(`<figure class="plot" data-plot="${escapeHtml(p.id)}">
+<figcaption><b>${escapeHtml(p.title)}</b> — ${escapeHtml(captions[p.kind])}</figcaption>
+<div class="chart"></div>
+</figure>`);
+  }
+  if (ran.length && !plots.some((p) => p.kind === 'convergence')) {
+    parts.push(`<p class="note no-residuals" data-no-plot="convergence:${escapeHtml(scene)}">Convergence: no solver recorded residuals on this scene ` +
+      `(solvers that report residuals record one solve, at the residual frame; a run that diverged before it has none).</p>`);
+  } else {
+    // what the residual axis holds, once per quantity: 'q — solver (frame F, substep S), …'
+    const byQuantity = new Map<string, string[]>();
+    for (const r of withResiduals(ran)) {
+      const c = r.residuals!;
+      const list = byQuantity.get(c.quantity) ?? [];
+      list.push(`${escapeHtml(r.solver)} (frame ${fmt(c.frame)}, substep ${fmt(c.substep)})`);
+      byQuantity.set(c.quantity, list);
+    }
+    if (byQuantity.size)
+      parts.push(`<p class="note residuals-what">Residual: ${[...byQuantity].map(([q, who]) => `${escapeHtml(q)} — ${who.join(', ')}`).join('; ')}.</p>`);
+  }
+  return `<section class="scene" id="scene-${escapeHtml(scene)}">
+<h2>${escapeHtml(scene)}</h2>
+<p class="facts">${facts.join(' · ')}</p>
+<div class="plots">
+${parts.join('\n')}
+</div>
+</section>`;
+}
+
+const pageCss = `
+body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; padding: 16px 24px 40px; max-width: 1400px; color: #1b1b1b; background: #fff; }
+h1 { font-size: 22px; margin: 4px 0 12px; }
+h2 { font-size: 18px; margin: 28px 0 4px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+header dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0 0 16px; }
+header dt { color: #666; }
+header dd { margin: 0; }
+code { font: 12px/1.4 ui-monospace, Menlo, Consolas, monospace; background: #f3f3f3; padding: 1px 4px; border-radius: 3px; word-break: break-all; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 5px; vertical-align: baseline; }
+.legend-item { margin-right: 14px; white-space: nowrap; }
+table.runs { border-collapse: collapse; font-size: 12px; width: 100%; }
+table.runs th, table.runs td { padding: 3px 5px; border-bottom: 1px solid #e6e6e6; text-align: right; vertical-align: top; }
+table.runs th { background: #f6f6f6; font-weight: 600; position: sticky; top: 0; }
+table.runs td.scene, table.runs td.solver { white-space: nowrap; }
+table.runs th:nth-child(-n+2), table.runs td.scene, table.runs td.solver, table.runs td.text, table.runs td.skip, table.runs td.ok, table.runs td.diverged { text-align: left; }
+table.runs td.scene { font-weight: 600; }
+table.runs tr.scene-start td { border-top: 2px solid #bbb; }
+td.hash { font: 11px/1.5 ui-monospace, Menlo, Consolas, monospace; }
+td.skip { color: #777; font-style: italic; white-space: pre-line; }
+td.diverged, tr.diverged-row td.diverged { color: #c00; font-weight: 600; }
+td.ok { color: #2a7d2a; }
+td.diverged { min-width: 150px; white-space: pre-line; }
+.facts { color: #555; margin: 2px 0 8px; }
+.plots { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 14px 20px; }
+figure.plot { margin: 0; min-width: 0; }
+figcaption { font-size: 12.5px; color: #444; margin-bottom: 4px; }
+.chart { min-height: 260px; }
+.note { color: #555; font-style: italic; }
+#plot-status.error { color: #c00; white-space: pre-wrap; font-family: ui-monospace, Menlo, Consolas, monospace; border: 1px solid #c00; padding: 8px; }
+.u-legend { font-size: 12px; }
+`;
+
+/**
+ * The page's script: draws each plot of the JSON model with uPlot. Plain ES2017,
+ * no template literals (it sits inside a TypeScript template string).
+ */
+const pageScript = `
+(function () {
+  'use strict';
+  var statusEl = document.getElementById('plot-status');
+  function showError(e) {
+    var text = e && e.stack ? String(e.stack) : String(e);
+    statusEl.textContent = 'The plots could not be drawn: ' + text;
+    statusEl.className = 'error';
+    document.body.dataset.plotsError = text;
+  }
+  window.addEventListener('error', function (ev) { showError(ev.error || ev.message); });
+  function fmt(v) {
+    if (v == null || !isFinite(v)) return '\\u2014';
+    var a = Math.abs(v);
+    if (v === 0) return '0';
+    if (a < 1e-3 || a >= 1e6) return v.toExponential(2);
+    return String(Number(v.toPrecision(4)));
+  }
+  function logRange(u, min, max) {
+    if (min == null || max == null || !(min > 0) || !(max > 0)) return [1e-12, 1];
+    if (min === max) { min /= 10; max *= 10; }
+    return uPlot.rangeLog(min, max, 10, true);
+  }
+  // log axes: ticks, labels and grid lines on powers of ten only, every k-th decade so that at most ~7 show
+  function logFilter(u, splits) {
+    var sc = u.scales.y;
+    var decades = Math.log10(sc.max / sc.min);
+    var step = Math.max(1, Math.ceil(decades / 7));
+    return splits.map(function (v) {
+      if (v == null || !(v > 0)) return null;
+      var e = Math.log10(v), k = Math.round(e);
+      return Math.abs(e - k) < 1e-6 && k % step === 0 ? v : null;
+    });
+  }
+  function logLabel(v) {
+    if (v == null) return '';
+    var k = Math.round(Math.log10(v));
+    return k >= -3 && k <= 4 ? String(Number(Math.pow(10, k).toPrecision(1))) : '1e' + k;
+  }
+  function linRange(u, min, max) {
+    if (min == null || max == null || !isFinite(min) || !isFinite(max)) return [0, 1];
+    return uPlot.rangeNum(min, max, 0.1, true);
+  }
+  try {
+    if (typeof uPlot === 'undefined') throw new Error('the chart library (uPlot) did not load');
+    var model = JSON.parse(document.getElementById('solverlab-data').textContent);
+    var plots = model.plots;
+    var charts = [];
+    var drawn = 0;
+    var height = 260;
+    if (!plots.length) document.body.dataset.plotsReady = '0';
+    plots.forEach(function (p) {
+      var box = document.querySelector('[data-plot="' + CSS.escape(p.id) + '"] .chart');
+      if (!box) throw new Error('no container for plot ' + p.id);
+      var data = uPlot.join(p.lines.map(function (l) { return [l.x, l.y]; }));
+      var series = [{ label: p.xLabel, value: function (u, v) { return fmt(v); } }];
+      p.lines.forEach(function (l) {
+        var s = { label: l.label, stroke: l.colour, width: 2, spanGaps: false, value: function (u, v) { return fmt(v); } };
+        if (l.dash) s.dash = l.dash;
+        series.push(s);
+      });
+      var first = true;
+      var opts = {
+        width: Math.max(300, box.clientWidth || 560),
+        height: height,
+        scales: {
+          x: { time: false },
+          y: p.logY ? { distr: 3, log: 10, range: logRange } : { range: linRange },
+        },
+        axes: [
+          { label: p.xLabel, values: function (u, vals) { return vals.map(fmt); } },
+          p.logY
+            ? { label: p.yLabel, size: 60, filter: logFilter, grid: { filter: logFilter }, ticks: { filter: logFilter }, values: function (u, vals) { return vals.map(logLabel); } }
+            : { label: p.yLabel, size: 64, values: function (u, vals) { return vals.map(function (v) { return v == null ? '' : fmt(v); }); } },
+        ],
+        series: series,
+        cursor: { drag: { x: true, y: false } },
+        hooks: {
+          draw: [function () {
+            if (!first) return;
+            first = false;
+            drawn += 1;
+            if (drawn === plots.length) document.body.dataset.plotsReady = String(drawn);
+          }],
+        },
+      };
+      charts.push({ chart: new uPlot(opts, data, box), box: box });
+    });
+    var pending = 0;
+    window.addEventListener('resize', function () {
+      cancelAnimationFrame(pending);
+      pending = requestAnimationFrame(function () {
+        charts.forEach(function (c) { c.chart.setSize({ width: Math.max(300, c.box.clientWidth), height: height }); });
+      });
+    });
+  } catch (e) {
+    showError(e);
+    console.error(e);
+  }
+})();
+`;
+
+export function renderReport(results: CompareResults): string {
+  const colours = solverColours(results);
+  const plots = plotSpecs(results);
+  const ran = results.runs.filter((r): r is RunRecord => !isSkipped(r));
+  const optionKeys = ran.map((r) => JSON.stringify(r.options));
+  const optionsVary = new Set(optionKeys).size > 1;
+  const sharedOptions = !optionsVary && ran.length ? ran[0].options : null;
+  const { js, css } = uplotAssets();
+  const sections = scenesOf(results).map((s) => sceneHtml(results, s, plots.filter((p) => p.scene === s)));
+  const model = { plots };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>SolverLab compare — ${escapeHtml(scenesOf(results).join(', '))} — ${escapeHtml(results.createdAt)}</title>
+<style>${inlineText(css)}</style>
+<style>${pageCss}</style>
+</head>
+<body>
+${headerHtml(results, colours, sharedOptions)}
+<h2>Runs</h2>
+${tableHtml(results, colours, optionsVary)}
+<p id="plot-status" role="status"></p>
+<noscript><p class="note">The plots need JavaScript; the table above is complete without it.</p></noscript>
+${sections.join('\n')}
+<script type="application/json" id="solverlab-data">${jsonForScript(model)}</script>
+<script>${inlineText(js)}</script>
+<script>${inlineText(pageScript)}</script>
+</body>
+</html>
+`;
+}

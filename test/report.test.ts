@@ -1,0 +1,305 @@
+/**
+ * The HTML report of `solverlab compare`, opened in headless Chromium: every plot
+ * is drawn (a canvas of non-zero size with the solvers' line colours on it), the
+ * table has one row per run with skipped and diverged runs saying so, nothing
+ * prints NaN or undefined, the page logs no error and asks the network for nothing.
+ *
+ * Two reports: one from the `compare` command (the real path), and one built here
+ * from runSolver + runRecord with a skipped run, a diverged run and a residual
+ * curve, so each kind of row and plot is seen whatever the solvers record.
+ *
+ * The browser is /usr/bin/chromium (Debian's `chromium`, installed by scripts/setup.sh).
+ * Without it the browser tests are skipped, except under CI, where that is a failure.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { findScene } from '../src/scenes/registry.js';
+import { resolveParams } from '../src/scenes/scene.js';
+import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
+import { defaultSolverOptions } from '../src/solvers/solver.js';
+import { runSolver } from '../src/run/run.js';
+import { runRecord, isSkipped, type CompareResults, type RunRecord } from '../src/bench/results.js';
+import { renderReport, findUplot, jsonForScript, fmt, fmtSci, plotSpecs, uplotFiles, type PlotSpec } from '../src/bench/report-html.js';
+
+const chromiumPath = '/usr/bin/chromium';
+const dir = mkdtempSync(join(tmpdir(), 'solverlab-report-'));
+
+let browserPromise: Promise<Browser> | null = null;
+function browser(): Promise<Browser> {
+  browserPromise ??= chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--headless=new'] });
+  return browserPromise;
+}
+after(async () => {
+  if (browserPromise) await (await browserPromise).close();
+});
+
+/** false (and the test skipped) when there is no browser outside CI; under CI a missing browser fails. */
+function haveBrowser(t: { skip(message?: string): void }): boolean {
+  if (existsSync(chromiumPath)) return true;
+  if (process.env.CI) assert.fail(`${chromiumPath} is missing (install Debian's chromium package: scripts/setup.sh does it as root)`);
+  t.skip(`${chromiumPath} is missing: install Debian's chromium package (scripts/setup.sh does it as root)`);
+  return false;
+}
+
+interface PlotSeen {
+  id: string;
+  canvases: number;
+  width: number;
+  height: number;
+  /** pixels drawn (alpha > 0): axes, grid and lines */
+  inked: number;
+  /** line colour (#rrggbb) → pixels of that colour */
+  colours: Record<string, number>;
+}
+
+interface PageSeen {
+  plotsReady: string | undefined;
+  plotError: string;
+  plots: PlotSeen[];
+  noResiduals: string[];
+  rows: { run: string; text: string; className: string; colour: string | null }[];
+  text: string;
+  consoleErrors: string[];
+  requests: string[];
+  model: { plots: PlotSpec[] };
+}
+
+/** Opens a report file, waits until its plots are drawn (or fail) and reads what the page shows. */
+async function inspect(file: string): Promise<PageSeen> {
+  const b = await browser();
+  const page = await b.newPage({ viewport: { width: 1200, height: 900 } });
+  try {
+    const url = pathToFileURL(file).href;
+    const consoleErrors: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await page.route('**/*', (route) => {
+      const u = route.request().url();
+      if (u === url) return route.continue();
+      requests.push(u);
+      return route.abort();
+    });
+    await page.goto(url);
+    await page.waitForFunction(() => document.body.dataset.plotsReady !== undefined || document.body.dataset.plotsError !== undefined, null, {
+      timeout: 15_000,
+    });
+    let model: { plots: PlotSpec[] } = { plots: [] };
+    try {
+      model = JSON.parse((await page.textContent('#solverlab-data')) ?? '');
+    } catch {
+      // the broken-page test: the model is not JSON
+    }
+    const lineColours = Object.fromEntries(
+      model.plots.map((p) => [p.id, [...new Set(p.lines.map((l) => l.colour))].map((c) => [c, [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16))])]),
+    ) as Record<string, [string, number[]][]>;
+    // (no named function expressions in here: tsx would wrap them in a helper the page does not have)
+    const seen = await page.evaluate((lineColours) => {
+      const plots = Array.from(document.querySelectorAll<HTMLElement>('[data-plot]')).map((el) => {
+        const canvases = el.querySelectorAll('canvas');
+        const canvas = canvases[0];
+        const out = { id: el.dataset.plot!, canvases: canvases.length, width: 0, height: 0, inked: 0, colours: {} as Record<string, number> };
+        if (!canvas) return out;
+        out.width = canvas.width;
+        out.height = canvas.height;
+        if (!canvas.width || !canvas.height) return out;
+        const px = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        const targets = lineColours[out.id] ?? [];
+        for (const [c] of targets) out.colours[c] = 0;
+        for (let i = 0; i < px.length; i += 4) {
+          if (px[i + 3] === 0) continue;
+          out.inked++;
+          if (px[i + 3] < 200) continue;
+          for (const [c, [r, g, b]] of targets)
+            if (Math.abs(px[i] - r) + Math.abs(px[i + 1] - g) + Math.abs(px[i + 2] - b) < 60) out.colours[c]++;
+        }
+        return out;
+      });
+      const rows = Array.from(document.querySelectorAll<HTMLTableRowElement>('table.runs tbody tr')).map((tr) => {
+        const flag = tr.querySelector('td.diverged');
+        return { run: tr.dataset.run ?? '', text: tr.innerText, className: tr.className, colour: flag ? getComputedStyle(flag).color : null };
+      });
+      return {
+        plotsReady: document.body.dataset.plotsReady,
+        plotError: document.getElementById('plot-status')?.textContent ?? '',
+        plots,
+        noResiduals: Array.from(document.querySelectorAll<HTMLElement>('[data-no-plot]')).map((e) => e.dataset.noPlot!),
+        rows,
+        text: document.body.innerText,
+      };
+    }, lineColours);
+    return { ...seen, consoleErrors, requests, model };
+  } finally {
+    await page.close();
+  }
+}
+
+/** What every report must show, checked against the results it was made from. */
+function checkReport(results: CompareResults, seen: PageSeen) {
+  assert.equal(seen.plotError, '', `the chart script failed: ${seen.plotError}`);
+  assert.deepEqual(seen.consoleErrors, [], 'console errors');
+  assert.deepEqual(seen.requests, [], 'network requests');
+
+  // per scene: violation, energy, time, and convergence or a sentence saying no residuals were recorded
+  const expected: string[] = [];
+  const noResiduals: string[] = [];
+  for (const scene of results.scenes) {
+    const ran = results.runs.filter((r): r is RunRecord => r.scene === scene && !isSkipped(r));
+    if (!ran.length) continue;
+    expected.push(`violation:${scene}`, `energy:${scene}`, `time:${scene}`);
+    if (ran.some((r) => r.residuals && Object.keys(r.residuals.channels).length)) expected.push(`convergence:${scene}`);
+    else noResiduals.push(`convergence:${scene}`);
+  }
+  assert.deepEqual(seen.plots.map((p) => p.id).sort(), expected.sort());
+  assert.deepEqual(seen.noResiduals.sort(), noResiduals.sort());
+  assert.equal(seen.plotsReady, String(expected.length), 'plotsReady counts the plots drawn');
+
+  const ranSolvers = new Set<string>();
+  const colourPixels = new Map<string, number>();
+  for (const p of seen.plots) {
+    assert.equal(p.canvases, 1, `${p.id}: one canvas`);
+    assert.ok(p.width > 100 && p.height > 100, `${p.id}: canvas ${p.width}×${p.height}`);
+    assert.ok(p.inked > 1000, `${p.id}: only ${p.inked} pixels drawn`);
+    const spec = seen.model.plots.find((s) => s.id === p.id)!;
+    // lines with data are drawn: some line colour is on the canvas (lines of equal data may hide one another)
+    const withData = spec.lines.filter((l) => l.y.some((y, i) => y !== null && l.y[i + 1] != null));
+    if (withData.length) assert.ok(withData.some((l) => p.colours[l.colour] > 20), `${p.id}: no line drawn (${JSON.stringify(p.colours)})`);
+    for (const l of withData) {
+      ranSolvers.add(l.solver);
+      colourPixels.set(l.solver, (colourPixels.get(l.solver) ?? 0) + (p.colours[l.colour] ?? 0));
+    }
+  }
+  for (const s of ranSolvers) assert.ok(colourPixels.get(s)! > 20, `${s}: its colour appears on no plot`);
+
+  // the table: one row per run, in order; skipped and diverged runs say so
+  assert.deepEqual(seen.rows.map((r) => r.run), results.runs.map((r) => `${r.scene}/${r.solver}`));
+  results.runs.forEach((r, i) => {
+    const row = seen.rows[i];
+    if (isSkipped(r)) assert.ok(row.text.replace(/\s+/g, ' ').includes(`skipped: ${r.skipped}`.replace(/\s+/g, ' ')), `${row.run}: ${row.text}`);
+    else if (r.diverged) {
+      const flat = (x: string) => x.replace(/\s+/g, ' ');
+      assert.ok(flat(row.text).includes(flat(`DIVERGED at frame ${r.diverged.frame}: ${r.diverged.reason}`)), row.text);
+      assert.equal(row.colour, 'rgb(204, 0, 0)', 'the divergence flag is red');
+    } else assert.match(row.text, /\bok\b/);
+  });
+  assert.doesNotMatch(seen.text, /NaN|undefined|Infinity/);
+  for (const key of ['createdAt', 'command'] as const) assert.ok(seen.text.includes(results[key]), `header shows ${key}`);
+  assert.ok(seen.text.includes(results.machine.cpu), 'header shows the machine');
+}
+
+// --- the asset lookup and the text helpers (no browser) ----------------------------------------
+
+test('uPlot is found beside the module first (the bundle), else as the uplot package', () => {
+  const fromPackage = findUplot();
+  assert.match(fromPackage.js, /node_modules[\\/]uplot[\\/]dist[\\/]uPlot\.iife\.min\.js$/);
+  assert.ok(existsSync(fromPackage.css));
+  // a bundle folder outside any node_modules: the copies beside the module are used
+  const bundle = join(dir, 'bundle');
+  mkdirSync(bundle);
+  copyFileSync(fromPackage.js, join(bundle, uplotFiles.js));
+  copyFileSync(fromPackage.css, join(bundle, uplotFiles.css));
+  const beside = findUplot(pathToFileURL(join(bundle, 'solverlab.mjs')).href);
+  assert.equal(beside.js, join(bundle, uplotFiles.js));
+  assert.equal(beside.css, join(bundle, uplotFiles.css));
+  // neither beside nor installed: an error that says what is missing
+  const empty = join(tmpdir(), `solverlab-no-uplot-${process.pid}`);
+  mkdirSync(empty, { recursive: true });
+  assert.throws(() => findUplot(pathToFileURL(join(empty, 'solverlab.mjs')).href), /uPlot was not found/);
+});
+
+test('inlined JSON cannot close its script element; numbers never print as NaN', () => {
+  const text = jsonForScript({ a: '</script><script>alert(1)</script>', b: '<!-- x' });
+  assert.ok(!text.includes('<'));
+  assert.deepEqual(JSON.parse(text), { a: '</script><script>alert(1)</script>', b: '<!-- x' });
+  for (const x of [NaN, Infinity, null, undefined]) {
+    assert.equal(fmt(x as number), '—');
+    assert.equal(fmtSci(x as number), '—');
+  }
+  assert.equal(fmt(12345.6), '12,346');
+  assert.equal(fmt(0.5), '0.5');
+  assert.equal(fmtSci(3.14159e-5), '3.14e-5');
+  assert.ok(!readFileSync(findUplot().js, 'utf8').includes('<!--'), 'the inlined chart library has no "<!--"');
+});
+
+// --- the report in the browser -----------------------------------------------------------------
+
+/** A compare's results built directly: jacobi-cpu on the pendulum (with a residual curve) and on the
+ *  10-bead hanging chain (warm-started, it diverges within 2 s), and a skipped run on each scene. */
+async function fixture(): Promise<CompareResults> {
+  const runs: CompareResults['runs'] = [];
+  const options = { ...defaultSolverOptions };
+  for (const [name, frames] of [['pendulum', 90], ['hanging-chain', 300]] as const) {
+    const scene = findScene(name)!;
+    const params = resolveParams(scene, name === 'hanging-chain' ? { beads: 10 } : {});
+    const world = scene.build(params);
+    const solver = new JacobiCpuSolver(world, options);
+    const withResiduals = name === 'pendulum' && typeof solver.stepRecordingResiduals === 'function';
+    const r = await runSolver(solver, world, { frames, residualFrame: withResiduals ? 10 : undefined });
+    const record = runRecord({ scene: name, params, options }, r);
+    if (name === 'pendulum' && !record.residuals)
+      record.residuals = { frame: 10, substep: 0, quantity: 'residual (m/s²)', channels: { all: [1, 0.4, 0.1, 0.03, 0.01, 0.002, 0.0008, 2e-4, 1e-4] } };
+    runs.push(record);
+    runs.push({ scene: name, params, solver: 'jacobi-gpu', skipped: 'no WebGPU adapter <found> & "none" asked </script>' });
+  }
+  assert.ok((runs[2] as RunRecord).diverged, 'the fixture needs a diverged run');
+  return {
+    createdAt: '2025-01-02T03:04:05.000Z',
+    command: 'solverlab compare --scenes pendulum,hanging-chain --solvers jacobi-cpu,jacobi-gpu (fixture)',
+    machine: { os: 'Linux 6.1 x64', cpu: 'Test CPU <8 cores>', cores: 8, memoryGiB: 31.3, node: process.version, adapters: [] },
+    versions: { solverlab: '0.1.0', uplot: '1.6.32' },
+    frames: 300,
+    scenes: ['pendulum', 'hanging-chain'],
+    solvers: ['jacobi-cpu', 'jacobi-gpu'],
+    runs,
+  };
+}
+
+test('a report with a skipped run, a diverged run and a residual curve: every plot drawn, every row right', async (t) => {
+  if (!haveBrowser(t)) return;
+  const results = await fixture();
+  const specs = plotSpecs(results);
+  assert.deepEqual(specs.map((p) => p.id), ['violation:pendulum', 'energy:pendulum', 'time:pendulum', 'convergence:pendulum', 'violation:hanging-chain', 'energy:hanging-chain', 'time:hanging-chain']);
+  const file = join(dir, 'fixture.html');
+  writeFileSync(file, renderReport(results));
+  const seen = await inspect(file);
+  checkReport(results, seen);
+  assert.deepEqual(seen.noResiduals, ['convergence:hanging-chain']);
+  // one solver ran per scene, so every line's own colour must be on its plot
+  for (const p of seen.plots) for (const [c, n] of Object.entries(p.colours)) assert.ok(n > 20, `${p.id}: colour ${c} has ${n} pixels`);
+});
+
+test('a chart script failure is shown in the page, not a blank report', async (t) => {
+  if (!haveBrowser(t)) return;
+  const html = renderReport(await fixture()).replace(/(<script type="application\/json" id="solverlab-data">)/, '$1{broken');
+  const file = join(dir, 'broken.html');
+  writeFileSync(file, html);
+  const seen = await inspect(file);
+  assert.match(seen.plotError, /The plots could not be drawn: .*JSON/s);
+  assert.equal(seen.plotsReady, undefined);
+  assert.ok(seen.consoleErrors.length > 0, 'the error is logged too');
+  assert.equal(seen.rows.length, 4, 'the table is still there');
+});
+
+test('solverlab compare writes report.html: every plot drawn, one row per run, offline, no console errors', async (t) => {
+  if (!haveBrowser(t)) return;
+  const out = join(dir, 'compare');
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/bin.ts', 'compare', '--scenes', 'pendulum,hanging-chain', '--solvers', 'jacobi-cpu,jacobi-gpu', '--frames', '60', '--out', out, '--quiet'],
+    { encoding: 'utf8' },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as CompareResults;
+  assert.equal(results.runs.length, 4);
+  const seen = await inspect(join(out, 'report.html'));
+  checkReport(results, seen);
+  t.diagnostic(`runs: ${results.runs.map((x) => `${x.scene}/${x.solver}: ${isSkipped(x) ? 'skipped' : x.diverged ? 'diverged' : 'ok'}`).join(', ')}`);
+});
