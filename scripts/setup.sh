@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Idempotent set-up for a fresh clone: Node packages and the software GPU adapter.
+# Idempotent set-up for a fresh clone: Node packages, the software GPU adapter, and with
+# --browser the headless Chromium of the report tests.
 # Sourced by ./solverlab and scripts/test.sh; prints only what it does.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,7 +25,8 @@ pkgs=()
 if [ ! -f "$icd" ] || ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1'; then
   pkgs+=(chromium-common libvulkan1)
 fi
-if [ ! -x /usr/bin/chromium ]; then
+# the browser only when asked (scripts/test.sh: `setup.sh --browser`); `./solverlab` does not need it
+if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
   pkgs+=(chromium)
 fi
 if [ "${#pkgs[@]}" -gt 0 ]; then

@@ -26,10 +26,9 @@ import { formatCompareTable, compareCsv } from '../bench/table.js';
 import { renderReport, findUplot } from '../bench/report-html.js';
 import { VERSION } from '../version.js';
 
-const runFlags: Record<string, FlagSpec> = {
-  scene: { value: true },
+/** Flags `run` and `compare` share: scene parameters, solver options, frames, diagnostics. */
+const sharedRunFlags: Record<string, FlagSpec> = {
   param: { value: true, repeat: true },
-  solver: { value: true },
   iterations: { value: true },
   substeps: { value: true },
   frames: { value: true },
@@ -37,26 +36,23 @@ const runFlags: Record<string, FlagSpec> = {
   beta: { value: true },
   'warm-start': { value: true },
   'sample-every': { value: true },
-  json: { value: true },
-  trace: { value: true },
   residuals: { value: true },
   quiet: { value: false },
 };
 
+const runFlags: Record<string, FlagSpec> = {
+  ...sharedRunFlags,
+  scene: { value: true },
+  solver: { value: true },
+  json: { value: true },
+  trace: { value: true },
+};
+
 const compareFlags: Record<string, FlagSpec> = {
+  ...sharedRunFlags,
   scenes: { value: true },
   solvers: { value: true },
-  param: { value: true, repeat: true },
-  iterations: { value: true },
-  substeps: { value: true },
-  frames: { value: true },
-  dt: { value: true },
-  beta: { value: true },
-  'warm-start': { value: true },
-  'sample-every': { value: true },
-  residuals: { value: true },
   out: { value: true },
-  quiet: { value: false },
 };
 
 const commands: Record<string, Record<string, FlagSpec>> = {
@@ -282,7 +278,7 @@ async function cmdBench(flags: Map<string, string[]>): Promise<number> {
   const sizes = one(flags, 'sizes') ? indexList('sizes', one(flags, 'sizes')!) : [10_000, 100_000];
   for (const n of sizes) if (n < 40 || n % 40) throw new UsageError(`--sizes: ${n} is not a positive multiple of 40 beads`);
   const frames = numberFlag('frames', one(flags, 'frames') ?? '60', { integer: true, min: 1 });
-  const ids = (one(flags, 'solvers') ?? 'jacobi-cpu,jacobi-gpu').split(',');
+  const ids = (one(flags, 'solvers') ?? 'jacobi-cpu,jacobi-gpu,rapier').split(',');
   for (const id of ids) if (!findSolver(id)) throw new UsageError(`unknown solver '${id}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
   const results = await runBench({ sizes, frames, solvers: ids, log: (s) => process.stderr.write(s + '\n') });
   writeAtomic(out, JSON.stringify(results, null, 1) + '\n');

@@ -8,6 +8,13 @@
  * With `pin`, bead 0 is pinned to the world at its −d surface point (start).
  */
 import type { BodyDesc, PointConstraintDesc, Vec3 } from '../model/world.js';
+import type { ParamSpec } from './scene.js';
+
+/** The bead parameters every bead scene shares (one definition of their ranges and defaults). */
+export const beadParams: Record<'radius' | 'density', ParamSpec> = {
+  radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
+  density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+};
 
 export interface ChainSpec {
   start: Vec3;

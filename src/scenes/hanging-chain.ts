@@ -7,15 +7,14 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import type { SceneInfo } from './scene.js';
-import { addChain } from './chain.js';
+import { addChain, beadParams } from './chain.js';
 
 export const hangingChain: SceneInfo = {
   name: 'hanging-chain',
   description: 'a chain of touching beads hanging straight down at rest from a world pin',
   params: {
     beads: { default: 10, min: 1, integer: true, help: 'beads in the chain' },
-    radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
-    density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+    ...beadParams,
   },
   build(p): WorldDesc {
     const n = p.beads, r = p.radius;

@@ -9,15 +9,14 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import type { SceneInfo } from './scene.js';
-import { addChain } from './chain.js';
+import { addChain, beadParams } from './chain.js';
 
 export const highMassRatio: SceneInfo = {
   name: 'high-mass-ratio',
   description: 'a light hanging chain holding a heavy ball at its end; the mass ratio is a parameter',
   params: {
     beads: { default: 10, min: 1, integer: true, help: 'beads in the light chain' },
-    radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
-    density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+    ...beadParams,
     ratio: { default: 100, min: 1e-6, help: 'ball mass / bead mass' },
     ballRadius: { default: 0.15, min: 1e-6, help: 'ball radius, m' },
   },

@@ -8,6 +8,7 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import type { SceneInfo } from './scene.js';
+import { beadParams } from './chain.js';
 
 export const jointGrid: SceneInfo = {
   name: 'joint-grid',
@@ -15,8 +16,7 @@ export const jointGrid: SceneInfo = {
   params: {
     columns: { default: 20, min: 2, integer: true, help: 'beads along x' },
     rows: { default: 20, min: 2, integer: true, help: 'beads along z' },
-    radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
-    density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+    ...beadParams,
   },
   build(p): WorldDesc {
     const nx = p.columns, nz = p.rows, r = p.radius;

@@ -8,15 +8,14 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import type { SceneInfo } from './scene.js';
-import { addChain, fromVertical } from './chain.js';
+import { addChain, fromVertical, beadParams } from './chain.js';
 
 export const longChain: SceneInfo = {
   name: 'long-chain',
   description: 'one long chain of touching beads pinned at the top, released at an angle (information travel)',
   params: {
     beads: { default: 100, min: 1, integer: true, help: 'beads in the chain' },
-    radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
-    density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+    ...beadParams,
     angle: { default: 0, min: -Math.PI, max: Math.PI, help: 'release angle from the vertical, rad (0 = hanging at rest)' },
   },
   build(p): WorldDesc {

@@ -8,7 +8,7 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import type { SceneInfo } from './scene.js';
-import { addChain } from './chain.js';
+import { addChain, beadParams } from './chain.js';
 
 export const necklace: SceneInfo = {
   name: 'necklace',
@@ -16,8 +16,7 @@ export const necklace: SceneInfo = {
   params: {
     chains: { default: 2500, min: 1, integer: true, help: 'number of chains (2,500 × 40 = the reference 100k beads)' },
     beads: { default: 40, min: 1, integer: true, help: 'beads per chain' },
-    radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
-    density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+    ...beadParams,
     spacing: { default: 0.5, min: 0, help: 'gap between neighbouring chains, m' },
   },
   build(p): WorldDesc {

@@ -12,14 +12,14 @@
  */
 import type { WorldDesc } from '../model/world.js';
 import type { SceneInfo } from './scene.js';
+import { beadParams } from './chain.js';
 
 export const pendulum: SceneInfo = {
   name: 'pendulum',
   description: 'one bead pinned to the world by an off-centre anchor, released at an angle (a physical pendulum)',
   params: {
     length: { default: 0.5, min: 1e-6, help: 'pin to bead centre, m' },
-    radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
-    density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+    ...beadParams,
     angle: { default: 0.1, min: -Math.PI, max: Math.PI, help: 'release angle from the vertical, rad (x–y plane)' },
   },
   build(p): WorldDesc {

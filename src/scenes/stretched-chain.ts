@@ -9,15 +9,14 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import type { SceneInfo } from './scene.js';
-import { addChain } from './chain.js';
+import { addChain, beadParams } from './chain.js';
 
 export const stretchedChain: SceneInfo = {
   name: 'stretched-chain',
   description: 'a hanging chain created at twice its rest spacing, released at rest (recovery from a large error)',
   params: {
     beads: { default: 10, min: 2, integer: true, help: 'beads in the chain' },
-    radius: { default: 0.05, min: 1e-6, help: 'bead radius, m' },
-    density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
+    ...beadParams,
     stretch: { default: 2, min: 1, help: 'initial centre spacing over rest spacing' },
   },
   build(p): WorldDesc {
