@@ -25,7 +25,8 @@ import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { defaultSolverOptions } from '../src/solvers/solver.js';
 import { runSolver } from '../src/run/run.js';
 import { runRecord, isSkipped, type CompareResults, type RunRecord } from '../src/bench/results.js';
-import { renderReport, findUplot, jsonForScript, fmt, fmtSci, plotSpecs, uplotFiles, type PlotSpec } from '../src/bench/report-html.js';
+import { formatNumber as fmt } from '../src/bench/table.js';
+import { renderReport, findUplot, jsonForScript, fmtSci, plotSpecs, uplotFiles, type PlotSpec } from '../src/bench/report-html.js';
 
 const chromiumPath = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'solverlab-report-'));

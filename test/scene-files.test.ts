@@ -43,6 +43,7 @@ const bad: [string, string, string, RegExp][] = [
   ['non-positive radius', JSON.stringify((() => { const g = good(); g.bodies[0].shape.radius = -0.1; return g; })()), 'bodies[0].shape.radius', /> 0, got -0.1/],
   ['non-finite number', JSON.stringify(good()).replace('"position":[0,1,0]', '"position":[0,1e999,0]'), 'bodies[0].position[1]', /finite number, got Infinity/],
   ['zero quaternion', JSON.stringify((() => { const g = good(); g.bodies[0].orientation = [0, 0, 0, 0]; return g; })()), 'bodies[0].orientation', /zero quaternion/],
+  ['mass and density', JSON.stringify((() => { const g = good(); (g.bodies[0] as Record<string, unknown>).mass = 3; return g; })()), 'bodies[0]', /"mass" or "density", not both/],
   ['no mass or density', JSON.stringify((() => { const g = good(); delete (g.bodies[0] as Partial<(typeof g.bodies)[0]>).density; return g; })()), 'bodies[0]', /needs "mass" or "density"/],
 ];
 

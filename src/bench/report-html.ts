@@ -31,6 +31,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
+import { formatNumber as fmt } from './table.js';
 import type { SolverOptions } from '../solvers/solver.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -103,16 +104,6 @@ const DASH = '—';
 
 function isNum(x: number | null | undefined): x is number {
   return typeof x === 'number' && Number.isFinite(x);
-}
-
-/** 3 significant figures; thousands grouped; very small or large in e-notation; null → '—'. */
-export function fmt(x: number | null | undefined, sig = 3): string {
-  if (!isNum(x)) return DASH;
-  const a = Math.abs(x);
-  if (x === 0) return '0';
-  if (a < 1e-3 || a >= 1e9) return x.toExponential(sig - 1);
-  if (a >= 10 ** sig) return Math.round(x).toLocaleString('en-US');
-  return String(Number(x.toPrecision(sig)));
 }
 
 /** e-notation for lengths that span many decades (violations). */
@@ -296,9 +287,6 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
   const rows: string[] = [];
   for (const scene of scenesOf(results)) {
     const runs = runsOf(results, scene);
-    // the record's own ratio (compare computes it), else the same definition: ÷ the first solver's steps/s
-    const first = runs.find((r) => r.solver === results.solvers[0]);
-    const baseRate = first && !isSkipped(first) ? first.timing.stepsPerSecond : null;
     runs.forEach((r, i) => {
       // the scene's name once, spanning its rows
       const sceneCell = i === 0 ? `<td class="scene" rowspan="${runs.length}">${escapeHtml(r.scene)}</td>` : '';
@@ -313,8 +301,7 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
         return;
       }
       const t = r.timing;
-      const ratioValue = r.stepsPerSecondRatio !== undefined ? r.stepsPerSecondRatio : isNum(baseRate) && isNum(t.stepsPerSecond) ? t.stepsPerSecond / baseRate : null;
-      const ratio = isNum(ratioValue) ? `${fmt(ratioValue)}×` : DASH;
+      const ratio = isNum(r.stepsPerSecondRatio) ? `${fmt(r.stepsPerSecondRatio)}×` : DASH; // compare's figure
       const status = r.diverged
         ? `<td class="diverged">DIVERGED at frame ${r.diverged.frame}: ${escapeHtml(r.diverged.reason)}</td>`
         : '<td class="ok">ok</td>';

@@ -47,12 +47,19 @@ const csvOnly: Column[] = [
   { csv: 'diverged_frame', title: 'diverged', get: (r) => r.diverged?.frame ?? null },
 ];
 
-export function formatNumber(x: number | null, digits = 3): string {
-  if (x === null || !Number.isFinite(x)) return '—';
-  if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) return x.toExponential(digits - 1);
-  if (Number.isInteger(x) && Math.abs(x) < 1e6) return String(x);
-  if (Math.abs(x) >= 10 ** (digits - 1) && Math.abs(x) < 1e6) return String(Math.round(x)); // no exponent below a million
-  return x.toPrecision(digits);
+/**
+ * A number for people, the one definition the summary, the table and the report
+ * use: `digits` significant figures without trailing zeros, thousands grouped,
+ * e-notation below 1e-3 and from 1e9, and '—' for null, NaN and infinities (never
+ * printed as numbers).
+ */
+export function formatNumber(x: number | null | undefined, digits = 3): string {
+  if (typeof x !== 'number' || !Number.isFinite(x)) return '—';
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (a < 1e-3 || a >= 1e9) return x.toExponential(digits - 1);
+  if (a >= 10 ** digits) return Math.round(x).toLocaleString('en-US');
+  return String(Number(x.toPrecision(digits)));
 }
 
 function paramsText(p: Record<string, number>): string {

@@ -114,10 +114,7 @@ export function worldFromJson(value: unknown): { world: WorldDesc; file: SceneFi
   const f = r.data;
   const world: WorldDesc = {
     gravity: f.gravity,
-    bodies: f.bodies.map((b) => {
-      if (b.mass !== undefined && b.density !== undefined) throw new WorldError(`bodies[${f.bodies.indexOf(b)}]`, 'give "mass" or "density", not both');
-      return { ...b };
-    }),
+    bodies: f.bodies.map((b) => ({ ...b })),
     constraints: f.constraints.map((c) => ({ ...c })),
   };
   validateWorld(world);

@@ -134,6 +134,7 @@ export function validateWorld(world: WorldDesc): void {
     }
     if (b.linearVelocity !== undefined) finiteVec(b.linearVelocity, 3, `${p}.linearVelocity`);
     if (b.angularVelocity !== undefined) finiteVec(b.angularVelocity, 3, `${p}.angularVelocity`);
+    if (b.mass !== undefined && b.density !== undefined) throw new WorldError(p, 'give "mass" or "density", not both');
     if (!b.fixed) {
       if (b.mass !== undefined) positive(b.mass, `${p}.mass`);
       else if (b.density !== undefined) positive(b.density, `${p}.density`);

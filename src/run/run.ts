@@ -206,6 +206,7 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
     }
   }
 
+  const timings = solver.timings();
   return {
     solver: solver.id,
     adapter: solver.adapter.name,
@@ -216,8 +217,8 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
     final,
     worstMaxViolation: worst,
     diverged,
-    timing: summariseTimings(solver.timings()),
-    msPerFrame: solver.timings().msPerFrame,
+    timing: summariseTimings(timings),
+    msPerFrame: timings.msPerFrame,
     cost: solver.cost(),
     finalStateHash: final ? stateHash(finalSnap) : null,
     residuals,
