@@ -14,7 +14,7 @@ import { cpus, totalmem, type as osType, release, arch } from 'node:os';
 import { createRequire } from 'node:module';
 import { loadScene, isSceneFile, builtInScene, InputError, type LoadedScene } from '../scenes/load.js';
 import { findSolver, solvers } from '../solvers/registry.js';
-import { defaultSolverOptions, type SolverOptions } from '../solvers/solver.js';
+import { resolveOptions, type SolverOptions } from '../solvers/solver.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver } from '../run/run.js';
 import { runRecord, isSkipped, type CompareResults, type RunRecord, type SkippedRun, type MachineInfo } from './results.js';
@@ -95,7 +95,6 @@ export function machineInfo(adapters: string[]): MachineInfo {
 
 export async function runCompare(opts: CompareOptions): Promise<CompareResults> {
   const loaded = prepareCompare(opts);
-  const options: SolverOptions = { ...defaultSolverOptions, ...opts.options };
   // default: early enough that a run which later diverges still has its curve, late enough that warm starting is under way
   const residualFrame = opts.residualFrame ?? Math.min(30, Math.max(1, Math.floor(opts.frames / 2)));
   const createdAt = new Date().toISOString();
@@ -115,6 +114,7 @@ export async function runCompare(opts: CompareOptions): Promise<CompareResults> 
       for (const id of opts.solvers) {
         const index = runs.length;
         const info = findSolver(id)!;
+        const options = resolveOptions(info, opts.options); // each solver at its own defaults unless asked otherwise
         const skip = (reason: string) => done({ scene: scene.name, params: scene.params, solver: id, skipped: reason });
         const reason = info.unsupported?.(scene.world) ?? null;
         if (reason) {

@@ -31,7 +31,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
-import { formatNumber as fmt } from './table.js';
+import { formatNumber as fmt, optionsText } from './table.js';
 import type { SolverOptions } from '../solvers/solver.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -123,9 +123,6 @@ function clockName(clock: string): string {
   return clockNames[clock] ?? clock;
 }
 
-function optionsText(o: SolverOptions): string {
-  return `dt ${fmt(o.dt, 6)} s · ${o.iterations} iterations · ${o.substeps} substep${o.substeps === 1 ? '' : 's'} · β ${fmt(o.beta)}/h · warm start ${fmt(o.warmStart)}`;
-}
 
 function paramsText(p: Record<string, number>): string {
   const e = Object.entries(p);

@@ -2,6 +2,7 @@
  * The compare matrix as rows of named columns — one definition that the printed
  * table and results.csv both use (the HTML report reads the same records).
  */
+import type { SolverOptions } from '../solvers/solver.js';
 import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 
 export interface Column {
@@ -13,9 +14,12 @@ export interface Column {
   get(r: RunRecord): number | string | null;
   /** printed significant digits for numbers */
   digits?: number;
+  /** printed table only (the CSV has the parts in their own columns) */
+  tableOnly?: boolean;
 }
 
 export const columns: Column[] = [
+  { csv: 'iterations_x_substeps', title: 'it×sub', get: (r) => `${r.options.iterations}×${r.options.substeps}`, tableOnly: true },
   { csv: 'steps_per_s', title: 'steps/s', get: (r) => r.timing.stepsPerSecond, digits: 4 },
   { csv: 'median_ms', title: 'median ms', get: (r) => r.timing.medianMs },
   { csv: 'p95_ms', title: 'p95 ms', get: (r) => r.timing.p95Ms },
@@ -60,6 +64,20 @@ export function formatNumber(x: number | null | undefined, digits = 3): string {
   if (a < 1e-3 || a >= 1e9) return x.toExponential(digits - 1);
   if (a >= 10 ** digits) return Math.round(x).toLocaleString('en-US');
   return String(Number(x.toPrecision(digits)));
+}
+
+/** A solver's options in one line; compliance and damping only where they are set. */
+export function optionsText(o: SolverOptions): string {
+  const parts = [
+    `dt ${formatNumber(o.dt, 6)} s`,
+    `${o.iterations} iteration${o.iterations === 1 ? '' : 's'}`,
+    `${o.substeps} substep${o.substeps === 1 ? '' : 's'}`,
+    `β ${formatNumber(o.beta)}/h`,
+    `warm start ${formatNumber(o.warmStart)}`,
+  ];
+  if (o.compliance > 0) parts.push(`compliance ${formatNumber(o.compliance)} m/N`);
+  if (o.linearDamping > 0 || o.angularDamping > 0) parts.push(`damping ${formatNumber(o.linearDamping)}/s, ${formatNumber(o.angularDamping)}/s ang.`);
+  return parts.join(' · ');
 }
 
 function paramsText(p: Record<string, number>): string {
@@ -109,7 +127,7 @@ function csvCell(v: number | string | null): string {
 
 /** results.csv: one row per scene × solver, numbers at full precision, empty cells for none. */
 export function compareCsv(results: CompareResults): string {
-  const all = [...columns, ...csvOnly];
+  const all = [...columns.filter((c) => !c.tableOnly), ...csvOnly];
   const lines = [['scene', 'params', 'solver', 'status', ...all.map((c) => c.csv)].join(',')];
   for (const r of results.runs) {
     const lead = [r.scene, paramsText(r.params), r.solver, status(r)].map(csvCell);

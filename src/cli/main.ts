@@ -14,7 +14,7 @@ import { scenes } from '../scenes/registry.js';
 import { loadScene, builtInScene, InputError } from '../scenes/load.js';
 import { sceneFileJson } from '../model/schema.js';
 import { solvers, findSolver } from '../solvers/registry.js';
-import { defaultSolverOptions, solverOptionSpecs, type SolverOptions } from '../solvers/solver.js';
+import { defaultSolverOptions, solverOptionSpecs, resolveOptions, type SolverOptions, type SolverOptionSpec } from '../solvers/solver.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver, type RunResult } from '../run/run.js';
 import { WorldError } from '../model/world.js';
@@ -29,12 +29,8 @@ import { VERSION } from '../version.js';
 /** Flags `run` and `compare` share: scene parameters, solver options, frames, diagnostics. */
 const sharedRunFlags: Record<string, FlagSpec> = {
   param: { value: true, repeat: true },
-  iterations: { value: true },
-  substeps: { value: true },
   frames: { value: true },
-  dt: { value: true },
-  beta: { value: true },
-  'warm-start': { value: true },
+  ...Object.fromEntries(Object.values(solverOptionSpecs).map((o) => [o.flag, { value: true }])),
   'sample-every': { value: true },
   residuals: { value: true },
   quiet: { value: false },
@@ -118,18 +114,12 @@ function progressBar(enabled: boolean): ((done: number, total: number) => void) 
   };
 }
 
-export function solverOptionsFromFlags(flags: Map<string, string[]>): SolverOptions {
-  const o: SolverOptions = { ...defaultSolverOptions };
-  const map: [string, keyof SolverOptions][] = [
-    ['dt', 'dt'],
-    ['iterations', 'iterations'],
-    ['substeps', 'substeps'],
-    ['beta', 'beta'],
-    ['warm-start', 'warmStart'],
-  ];
-  for (const [flag, key] of map) {
-    const raw = one(flags, flag);
-    if (raw !== undefined) o[key] = numberFlag(flag, raw, solverOptionSpecs[key]);
+/** The solver options given on the command line (the rest come from resolveOptions). */
+export function solverOptionsFromFlags(flags: Map<string, string[]>): Partial<SolverOptions> {
+  const o: Partial<SolverOptions> = {};
+  for (const [key, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, SolverOptionSpec][]) {
+    const raw = one(flags, spec.flag);
+    if (raw !== undefined) o[key] = numberFlag(spec.flag, raw, spec);
   }
   return o;
 }
@@ -146,7 +136,7 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const info = findSolverOrThrow(one(flags, 'solver') ?? 'jacobi-gpu');
   const scene = loadScene(sceneRef, paramFlags(flags.get('param') ?? []));
   const { params, world } = scene;
-  const options = solverOptionsFromFlags(flags);
+  const options = resolveOptions(info, solverOptionsFromFlags(flags));
   const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 0 });
   const sampleEvery = numberFlag('sample-every', one(flags, 'sample-every') ?? '1', { integer: true, min: 1 });
   const jsonPath = one(flags, 'json') !== undefined ? checkWritable('json', one(flags, 'json')!) : undefined;
@@ -267,9 +257,10 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
 function cmdSolvers(): number {
   for (const s of solvers) console.log(`${s.id.padEnd(12)} [${s.device}]  ${s.description}`);
   console.log('\noptions (all solvers):');
-  const flagOf: Record<keyof SolverOptions, string> = { dt: 'dt', iterations: 'iterations', substeps: 'substeps', beta: 'beta', warmStart: 'warm-start' };
-  for (const [k, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, (typeof solverOptionSpecs)[keyof SolverOptions]][])
-    console.log(`    --${flagOf[k].padEnd(11)} default ${String(+defaultSolverOptions[k].toPrecision(6)).padEnd(10)} ${spec.help}`);
+  for (const [k, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, SolverOptionSpec][]) {
+    const own = solvers.filter((s) => s.defaults?.[k] !== undefined).map((s) => `${s.id} ${s.defaults![k]}`);
+    console.log(`    --${spec.flag.padEnd(15)} default ${String(+defaultSolverOptions[k].toPrecision(6)).padEnd(6)} ${spec.help}${own.length ? ` (${own.join(', ')})` : ''}`);
+  }
   return 0;
 }
 

@@ -2,7 +2,7 @@
 import type { RunResult } from '../run/run.js';
 import { energyDriftPercent, type RunMeta } from '../bench/results.js';
 
-import { formatNumber } from '../bench/table.js';
+import { formatNumber, optionsText } from '../bench/table.js';
 
 /** A number for people: NaN and infinities are never printed as numbers. */
 const num = (x: number, digits = 3) => formatNumber(x, digits);
@@ -16,7 +16,7 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
     `scene       ${meta.file ? `${meta.scene} (file ${meta.file})` : `${meta.scene} (${Object.entries(meta.params).map(([k, v]) => `${k}=${v}`).join(' ')})`}`,
     `solver      ${r.solver} on ${r.adapter}`,
     `bodies      ${r.bodyCount}   constraints ${r.constraintCount}`,
-    `options     dt ${num(o.dt, 6)} s · ${o.iterations} iterations · ${o.substeps} substep${o.substeps > 1 ? 's' : ''} · β ${o.beta}/h · warm start ${o.warmStart}`,
+    `options     ${optionsText(o)}`,
   ];
   if (t.frames > 0) {
     lines.push(`step time   median ${num(t.medianMs)} ms, p95 ${num(t.p95Ms)} ms (${clockName[t.clock]})`);

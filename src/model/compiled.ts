@@ -30,6 +30,8 @@ export interface CompiledWorld {
   /** r⁰, r¹: local anchors (3·constraintCount each) */
   r0: Float64Array;
   r1: Float64Array;
+  /** the constraint's own compliance α (m/N), or NaN where it sets none (the solver's option applies) */
+  compliance: Float64Array;
   connectivity: Connectivity;
 }
 
@@ -56,6 +58,7 @@ export function compileWorld(world: WorldDesc): CompiledWorld {
     ib1: new Int32Array(constraintCount),
     r0: new Float64Array(3 * constraintCount),
     r1: new Float64Array(3 * constraintCount),
+    compliance: new Float64Array(constraintCount).fill(NaN),
     connectivity: { ic0: new Int32Array(0), constraintList: new Int32Array(0) },
   };
   world.bodies.forEach((b, i) => {
@@ -77,6 +80,7 @@ export function compileWorld(world: WorldDesc): CompiledWorld {
   world.constraints.forEach((c, ic) => {
     cw.ib0[ic] = c.bodyA;
     cw.r0.set(c.anchorA, 3 * ic);
+    if (c.compliance !== undefined) cw.compliance[ic] = c.compliance;
     if (c.bodyB === null) {
       // fixed anchor body at the world point; r¹ = 0
       cw.position.set(c.anchorB, 3 * anchor);
@@ -90,4 +94,9 @@ export function compileWorld(world: WorldDesc): CompiledWorld {
   });
   cw.connectivity = computeConnectivity(bodyCount, cw.ib0, cw.ib1);
   return cw;
+}
+
+/** Each constraint's compliance α: its own, or `fallback` (the solver's --compliance) where it sets none. */
+export function complianceOf(w: CompiledWorld, fallback: number): Float64Array {
+  return w.compliance.map((a) => (Number.isNaN(a) ? fallback : a));
 }

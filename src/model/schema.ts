@@ -13,7 +13,7 @@
  *                   "position": [x, y, z], "orientation": [x, y, z, w],
  *                   "linearVelocity": [...], "angularVelocity": [...] } ],
  *     "constraints": [ { "type": "point", "bodyA": i, "bodyB": j | null,
- *                        "anchorA": [...], "anchorB": [...] } ] }
+ *                        "anchorA": [...], "anchorB": [...], "compliance"?: α } ] }
  * Shapes and constraints are unions tagged by "type", so later shapes (box,
  * plane, capsule) and constraints (hinge, distance, contact materials) are new
  * members, and files written today stay valid. Unknown keys are errors: a typo
@@ -53,6 +53,7 @@ const point = z.strictObject({
   bodyB: bodyIndex.nullable(),
   anchorA: vec3,
   anchorB: vec3,
+  compliance: finite.refine((x) => x >= 0, { error: 'expected a compliance ≥ 0 (m/N)' }).optional(),
 });
 const constraint = z.discriminatedUnion('type', [point], { error: (i) => shapeOrTypeError(i.input, ['point']) });
 

@@ -44,6 +44,11 @@ export interface PointConstraintDesc {
   anchorA: Vec3;
   /** r¹, in B's local frame, or a world point when bodyB is null */
   anchorB: Vec3;
+  /**
+   * compliance α in m/N (1/stiffness) of a soft joint: the joint pulls with force
+   * |f| = |c|/α (XPBD, Müller et al. 2020). Omitted: the solver's --compliance (0: rigid).
+   */
+  compliance?: number;
 }
 
 export type ConstraintDesc = PointConstraintDesc;
@@ -152,6 +157,8 @@ export function validateWorld(world: WorldDesc): void {
     if (c.bodyB === c.bodyA) throw new WorldError(`${p}.bodyB`, 'a constraint joins two different bodies');
     finiteVec(c.anchorA, 3, `${p}.anchorA`);
     finiteVec(c.anchorB, 3, `${p}.anchorB`);
+    if (c.compliance !== undefined && (typeof c.compliance !== 'number' || !Number.isFinite(c.compliance) || c.compliance < 0))
+      throw new WorldError(`${p}.compliance`, 'expected a finite number ≥ 0');
     const fixedA = !!world.bodies[c.bodyA].fixed;
     const fixedB = c.bodyB === null || !!world.bodies[c.bodyB].fixed;
     if (fixedA && fixedB) throw new WorldError(p, 'joins two fixed bodies (nothing can move)');

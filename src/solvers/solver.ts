@@ -20,6 +20,12 @@ export interface SolverOptions {
   beta: number;
   /** warm-start factor: λ⁰ = factor · λ(previous step); 0 = cold start */
   warmStart: number;
+  /** compliance α (m/N = 1/stiffness) of every joint that does not set its own; 0 = rigid */
+  compliance: number;
+  /** linear velocity damping, 1/s: v ← v · max(0, 1 − μ h) per step (xpbd-*) */
+  linearDamping: number;
+  /** angular velocity damping, 1/s: ω ← ω · max(0, 1 − μ h) per step (xpbd-*) */
+  angularDamping: number;
 }
 
 export const defaultSolverOptions: SolverOptions = {
@@ -28,16 +34,37 @@ export const defaultSolverOptions: SolverOptions = {
   substeps: 1,
   beta: 0.2,
   warmStart: 1,
+  compliance: 0,
+  linearDamping: 0,
+  angularDamping: 0,
 };
 
 /** Ranges and meaning of each option, for the CLI, `solvers` listing and checks. */
-export const solverOptionSpecs: Record<keyof SolverOptions, { min: number; max?: number; integer?: boolean; help: string }> = {
-  dt: { min: 1e-9, help: 'frame time step h in seconds' },
-  iterations: { min: 0, integer: true, help: 'solver iterations per step' },
-  substeps: { min: 1, integer: true, help: 'solver steps per frame (h = dt / substeps)' },
-  beta: { min: 0, help: "Baumgarte β in units of 1/h (stable for 0 ≤ β ≤ 2, smooth for ≤ 1)" },
-  warmStart: { min: 0, max: 1, help: "warm-start factor on the previous step's multipliers (0 = cold)" },
+export interface SolverOptionSpec {
+  /** the command-line flag, without the dashes */
+  flag: string;
+  min: number;
+  max?: number;
+  integer?: boolean;
+  help: string;
+}
+
+/** Ranges, flags and meaning of each option: the one place the CLI, `solvers` listing and checks read. */
+export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = {
+  dt: { flag: 'dt', min: 1e-9, help: 'frame time step h in seconds' },
+  iterations: { flag: 'iterations', min: 0, integer: true, help: 'solver iterations per (sub)step' },
+  substeps: { flag: 'substeps', min: 1, integer: true, help: 'solver steps per frame (h = dt / substeps)' },
+  beta: { flag: 'beta', min: 0, help: 'Baumgarte β in units of 1/h (stable for 0 ≤ β ≤ 2, smooth for ≤ 1); velocity-level solvers' },
+  warmStart: { flag: 'warm-start', min: 0, max: 1, help: "warm-start factor on the previous step's multipliers (0 = cold); velocity-level solvers" },
+  compliance: { flag: 'compliance', min: 0, help: 'joint compliance α in m/N (1/stiffness) where the scene sets none; 0 = rigid' },
+  linearDamping: { flag: 'linear-damping', min: 0, help: 'linear velocity damping in 1/s (xpbd-*)' },
+  angularDamping: { flag: 'angular-damping', min: 0, help: 'angular velocity damping in 1/s (xpbd-*)' },
 };
+
+/** The options a solver runs with: shared defaults, then the solver's own, then what was asked for. */
+export function resolveOptions(info: Pick<SolverInfo, 'defaults'>, asked: Partial<SolverOptions> = {}): SolverOptions {
+  return { ...defaultSolverOptions, ...info.defaults, ...asked };
+}
 
 export interface Snapshot {
   /** frames stepped since creation */
@@ -129,6 +156,8 @@ export interface SolverInfo {
   description: string;
   /** 'gpu' solvers need a WebGPU adapter */
   device: 'cpu' | 'gpu';
+  /** options where this solver's defaults differ from defaultSolverOptions (e.g. xpbd's substeps) */
+  defaults?: Partial<SolverOptions>;
   /** why this solver cannot run a world (e.g. a loop in a reduced-coordinate solver), or null if it can */
   unsupported?(world: WorldDesc): string | null;
   create(world: WorldDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
