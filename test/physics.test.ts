@@ -14,7 +14,7 @@ import { runSolver, type RunResult } from '../src/run/run.js';
 import { MetricsContext } from '../src/metrics/metrics.js';
 import { massProperties, type Vec3, type Quat, type WorldDesc } from '../src/model/world.js';
 import { resolveParams } from '../src/scenes/scene.js';
-import { pendulum } from '../src/scenes/pendulum.js';
+import { pendulumPeriod } from './support/pendulum.js';
 import { hangingChain } from '../src/scenes/hanging-chain.js';
 import { necklace } from '../src/scenes/necklace.js';
 
@@ -79,37 +79,13 @@ const sphereMass = (density: number, r: number) => density * (4 / 3) * Math.PI *
 
 // --- a) the period of a physical pendulum ------------------------------------------------
 
-/** Period from the downward zero crossings of the bead's x − x_pin, linearly interpolated between frames. */
-async function pendulumPeriod(params: Record<string, number>, frames: number) {
-  const p = resolveParams(pendulum, params);
-  const world = pendulum.build(p);
-  const pinX = world.constraints[0].anchorB[0];
-  const result = await runSolver(new JacobiCpuSolver(world), world, { frames, trace: [0] });
-  assert.equal(result.diverged, null);
-  const crossings: number[] = [];
-  for (let k = 1; k < result.series.length; k++) {
-    const s0 = result.series[k - 1], s1 = result.series[k];
-    const x0 = s0.trace![0][0] - pinX, x1 = s1.trace![0][0] - pinX;
-    if (x0 > 0 && x1 <= 0) crossings.push(s0.t + (x0 / (x0 - x1)) * (s1.t - s0.t));
-  }
-  assert.ok(crossings.length >= 4, `only ${crossings.length} downward zero crossings in ${frames} frames`);
-  const measured = (crossings[crossings.length - 1] - crossings[0]) / (crossings.length - 1);
-  const m = sphereMass(p.density, p.radius);
-  const g = Math.hypot(...world.gravity);
-  const L = p.length;
-  const Icm = 0.4 * m * p.radius ** 2;
-  const physical = 2 * Math.PI * Math.sqrt((Icm + m * L * L) / (m * g * L));
-  const simple = 2 * Math.PI * Math.sqrt(L / g);
-  return { measured, physical, simple, periods: crossings.length - 1 };
-}
-
 // Error budget of the measured period, all ≪ 1 %: finite amplitude θ₀²/16 = 0.06 % at θ₀ = 0.1 rad;
 // the integrator's phase error O((ω h)²) with ω h = 2π h / T ≈ 0.07 (≲ 0.1 %); linear interpolation of
 // a zero crossing, where x'' = −ω² x ≈ 0, errs by O(h³). A 1 % band is ten times that budget.
 const PERIOD_TOLERANCE = 0.01;
 
 test('pendulum: the small-angle period is 2π√((I_cm + mL²)/(mgL)) within 1 %', async (t) => {
-  const { measured, physical, periods } = await pendulumPeriod({ angle: 0.1 }, 600);
+  const { measured, physical, periods } = await pendulumPeriod({ angle: 0.1 }, 600, (w) => new JacobiCpuSolver(w));
   assert.ok(periods >= 4);
   const rel = Math.abs(measured / physical - 1);
   t.diagnostic(`T measured ${measured.toFixed(5)} s over ${periods} periods, physical ${physical.toFixed(5)} s (${(100 * rel).toFixed(3)} %)`);
@@ -119,7 +95,7 @@ test('pendulum: the small-angle period is 2π√((I_cm + mL²)/(mgL)) within 1 %
 test('pendulum: a large bead swings as a physical pendulum, not a simple one', async (t) => {
   // r = 0.15, L = 0.25: (I_cm + mL²)/(mL²) = 1 + 0.4 r²/L² = 1.144, so the periods differ by √1.144 − 1 ≈ 7 %.
   const params = { radius: 0.15, length: 0.25, angle: 0.1 };
-  const { measured, physical, simple } = await pendulumPeriod(params, 600);
+  const { measured, physical, simple } = await pendulumPeriod(params, 600, (w) => new JacobiCpuSolver(w));
   assert.ok(simple < physical * (1 - 3 * PERIOD_TOLERANCE), 'the scene must separate the two models by several %');
   const rel = Math.abs(measured / physical - 1);
   t.diagnostic(`T measured ${measured.toFixed(5)} s, physical ${physical.toFixed(5)} s (${(100 * rel).toFixed(3)} %), simple ${simple.toFixed(5)} s (${(100 * (simple / measured - 1)).toFixed(2)} %)`);
