@@ -1,5 +1,5 @@
 /**
- * jacobi-gpu (f32, WGSL) against jacobi-cpu (f64, same stages) on a small necklace.
+ * jacobi-gpu and gs-gpu (f32, WGSL) against jacobi-cpu and gs-cpu (f64, same stages) on a small necklace.
  * Runs on the software adapter (SwiftShader) where there is no GPU.
  *
  * Bound, f32 against f64 (ε = 2⁻²⁴ ≈ 6e-8, the f32 unit roundoff): each frame rounds
@@ -18,16 +18,29 @@ import { acquireGpu } from '../src/gpu/device.js';
 import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { JacobiGpuSolver } from '../src/solvers/jacobi/gpu.js';
 import { necklace } from '../src/scenes/necklace.js';
+import { GaussSeidelCpuSolver } from '../src/solvers/gs/cpu.js';
+import { GaussSeidelGpuSolver } from '../src/solvers/gs/gpu.js';
+import type { WorldDesc } from '../src/model/world.js';
+import type { SolverOptions } from '../src/solvers/solver.js';
 
 const eps = 2 ** -24;
 
-test('jacobi-gpu agrees with jacobi-cpu within the f32 bound over the first frames', async () => {
+// Gauss-Seidel (gs-*) touches each λ once per iteration too, and each body's ΔV once per
+// constraint of the body (2 on a chain) instead of one gather: the same flop count per
+// iteration, so the same bound holds.
+const pairs = [
+  { gpuId: 'jacobi-gpu', cpuId: 'jacobi-cpu', cpu: (w: WorldDesc, o: Partial<SolverOptions>) => new JacobiCpuSolver(w, o), gpu: JacobiGpuSolver.create },
+  { gpuId: 'gs-gpu', cpuId: 'gs-cpu', cpu: (w: WorldDesc, o: Partial<SolverOptions>) => new GaussSeidelCpuSolver(w, o), gpu: GaussSeidelGpuSolver.create },
+];
+
+for (const pair of pairs)
+test(`${pair.gpuId} agrees with ${pair.cpuId} within the f32 bound over the first frames`, async () => {
   const gpu = await acquireGpu();
   console.log(`adapter: ${gpu.adapterName}${gpu.software ? ' [software]' : ''}`);
   const world = necklace.build({ chains: 4, beads: 10, radius: 0.05, density: 1000, spacing: 0.5 });
   const opts = { dt: 1 / 60, iterations: 8 };
-  const cpu = new JacobiCpuSolver(world, opts);
-  const gpuSolver = await JacobiGpuSolver.create(world, opts, gpu);
+  const cpu = pair.cpu(world, opts);
+  const gpuSolver = await pair.gpu(world, opts, gpu);
   const X = Math.max(...world.bodies.flatMap((b) => b.position.map(Math.abs)), 1);
   const g = 9.81;
   let done = 0;

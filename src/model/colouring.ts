@@ -22,6 +22,9 @@
  * needs many colours (a body with d constraints needs d colours) they stay
  * separate, one dispatch each, and `sizes` reports them.
  */
+import type { WorldDesc } from './world.js';
+import { compileWorld } from './compiled.js';
+
 export interface Colouring {
   colourCount: number;
   /** constraint indices grouped by colour: colour c is order[start[c] .. start[c+1]) */
@@ -43,7 +46,7 @@ export interface ConstraintGraph {
   inverseMass: Float64Array;
 }
 
-export function colourConstraints(g: ConstraintGraph): Colouring {
+export function colourConstraints(g: ConstraintGraph, { balance = true }: { balance?: boolean } = {}): Colouring {
   const { constraintCount: nc, bodyCount: nb, ib0, ib1, inverseMass } = g;
   // CSR of dynamic body → constraints
   const count = new Int32Array(nb + 1);
@@ -97,10 +100,11 @@ export function colourConstraints(g: ConstraintGraph): Colouring {
     colourCount = Math.max(colourCount, col + 1);
   });
   // pass 2: balanced recolouring over the same K colours
-  colour.fill(-1);
-  mark.fill(-1);
   const sizes: number[] = new Array(colourCount).fill(0);
-  visit.forEach((c, stamp) => {
+  if (balance) colour.fill(-1);
+  else colour.forEach((col) => sizes[col]++);
+  mark.fill(-1);
+  if (balance) visit.forEach((c, stamp) => {
     markNeighbours(c, stamp);
     let best = -1;
     for (let col = 0; col < sizes.length; col++)
@@ -133,4 +137,19 @@ export function colouringConflict(g: ConstraintGraph, col: Colouring): [number, 
       owner.set(key, c);
     }
   return null;
+}
+
+/**
+ * The world with its constraints reordered colour by colour, and its colouring
+ * (now colour c is constraints start[c] .. start[c+1]−1, and `order` is the identity).
+ * Solvers that sweep colours use it so that each colour is one contiguous range of
+ * every per-constraint array. Bodies keep their indices, so snapshots and metrics
+ * are those of the original world.
+ */
+export function colourOrderedWorld(world: WorldDesc): { world: WorldDesc; colouring: Colouring } {
+  const col = colourConstraints(compileWorld(world));
+  const constraints = Array.from(col.order, (ic) => world.constraints[ic]);
+  const colour = Int32Array.from(col.order, (ic) => col.colour[ic]);
+  const order = Int32Array.from(col.order, (_, k) => k);
+  return { world: { ...world, constraints }, colouring: { ...col, colour, order } };
 }

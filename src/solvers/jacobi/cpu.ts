@@ -53,7 +53,7 @@ export interface JacobiVariant {
 }
 
 export class JacobiCpuSolver implements Solver {
-  readonly id = 'jacobi-cpu';
+  readonly id: string = 'jacobi-cpu';
   readonly options: SolverOptions;
   readonly variant: JacobiVariant;
   readonly bodyCount: number;
@@ -124,7 +124,8 @@ export class JacobiCpuSolver implements Solver {
 
   /**
    * One frame, recording into `residual` (when given) ‖r‖₂ after k = 0..N iterations
-   * of the first substep, r = b − Aλᵏ, r_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33).
+   * of the first substep, r = b − Aλᵏ, r_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33), each by a
+   * pass that changes nothing (recording is not timed).
    */
   private stepFrameRecording(residual: number[] | null): void {
     const { dt, substeps, iterations, beta, warmStart } = this.options;
@@ -138,14 +139,19 @@ export class JacobiCpuSolver implements Solver {
       const baumgarte = beta / h; // β in 1/s
       const record = residual !== null && s === 0;
       for (let k = 0; k < iterations; k++) {
-        const squares = this.updateMultipliers(h, baumgarte);
-        if (record) residual.push(Math.sqrt(squares) / h);
-        this.updateVelocities(h);
+        if (record) residual.push(Math.sqrt(this.updateMultipliers(h, baumgarte, false)) / h);
+        this.iterate(h, baumgarte);
       }
       if (record) residual.push(Math.sqrt(this.updateMultipliers(h, baumgarte, false)) / h);
       this.computePositions(h);
     }
     this.frame++;
+  }
+
+  /** 4. One iteration: a Jacobi sweep, (37) for every constraint from the same V^k, then (34). */
+  protected iterate(h: number, baumgarte: number): void {
+    this.updateMultipliers(h, baumgarte);
+    this.updateVelocities(h);
   }
 
   async stepRecordingResiduals(): Promise<ResidualCurve> {
@@ -307,22 +313,26 @@ export class JacobiCpuSolver implements Solver {
   }
 
   /**
-   * 4a. λ_ℓ += h⁻¹ A_ℓℓ⁻¹ (J_ℓ V^k + β C_ℓ)   (37), V^k = V* + ΔV^k.
+   * 4a. λ_ℓ += h⁻¹ A_ℓℓ⁻¹ (J_ℓ V^k + β C_ℓ)   (37), V^k = V* + ΔV^k, for constraints from .. to−1.
    *     J_ℓ V = v_i − v_j + jw0 ω_i + jw1 ω_j = v_i − v_j + ω_i × a − ω_j × b.
    *     Returns Σ_ℓ |J_ℓ V^k + β C_ℓ|² = h² ‖b − Aλᵏ‖² (30, 33), the residual before this
    *     update; with apply = false only that sum is computed and λ is left alone.
+   *     With immediate = true (Gauss-Seidel, gs-cpu) each constraint's Δλ also goes into
+   *     ΔV of its two bodies at once, ΔV_i −= h M_i⁻¹ J_ℓ,iᵀ Δλ (34), so the next
+   *     constraint sees it: the loop is then a Gauss-Seidel sweep over the range.
    */
-  updateMultipliers(h: number, baumgarte: number, apply = true): number {
-    const { linearVelocity: v, angularVelocity: w, ib0, ib1, constraintCount } = this.w;
+  updateMultipliers(h: number, baumgarte: number, apply = true, from = 0, to = this.w.constraintCount, immediate = false): number {
+    const { linearVelocity: v, angularVelocity: w, ib0, ib1, inverseMass } = this.w;
     const dv = this.linVelDelta;
     const dw = this.angVelDelta;
     const arm = this.arm;
     const Ai = this.delassusInv;
+    const Ii = this.angMassInv;
     const lam = this.multiplier;
     const C = this.violation;
     const invH = 1 / h;
     let squares = 0;
-    for (let ic = 0; ic < constraintCount; ic++) {
+    for (let ic = from; ic < to; ic++) {
       const o0 = 3 * ib0[ic];
       const o1 = 3 * ib1[ic];
       const w0x = w[o0] + dw[o0], w0y = w[o0 + 1] + dw[o0 + 1], w0z = w[o0 + 2] + dw[o0 + 2];
@@ -341,9 +351,30 @@ export class JacobiCpuSolver implements Solver {
       squares += cv0 * cv0 + cv1 * cv1 + cv2 * cv2;
       if (!apply) continue;
       const ao = 9 * ic;
-      lam[co] += invH * (Ai[ao] * cv0 + Ai[ao + 1] * cv1 + Ai[ao + 2] * cv2);
-      lam[co + 1] += invH * (Ai[ao + 3] * cv0 + Ai[ao + 4] * cv1 + Ai[ao + 5] * cv2);
-      lam[co + 2] += invH * (Ai[ao + 6] * cv0 + Ai[ao + 7] * cv1 + Ai[ao + 8] * cv2);
+      const l0 = invH * (Ai[ao] * cv0 + Ai[ao + 1] * cv1 + Ai[ao + 2] * cv2);
+      const l1 = invH * (Ai[ao + 3] * cv0 + Ai[ao + 4] * cv1 + Ai[ao + 5] * cv2);
+      const l2 = invH * (Ai[ao + 6] * cv0 + Ai[ao + 7] * cv1 + Ai[ao + 8] * cv2);
+      lam[co] += l0;
+      lam[co + 1] += l1;
+      lam[co + 2] += l2;
+      if (!immediate) continue;
+      // body i (σ = −1): Δv −= h m⁻¹ Δλ, Δω −= h I⁻¹ (a × Δλ); body j (σ = +1): Δv += h m⁻¹ Δλ, Δω += h I⁻¹ (b × Δλ)
+      for (let side = 0; side < 2; side++) {
+        const o = side === 0 ? o0 : o1;
+        const ib = side === 0 ? ib0[ic] : ib1[ic];
+        if (inverseMass[ib] === 0) continue; // fixed: nothing moves it
+        const sh = side === 0 ? -h : h;
+        const sm = sh * inverseMass[ib];
+        dv[o] += sm * l0;
+        dv[o + 1] += sm * l1;
+        dv[o + 2] += sm * l2;
+        const rx = arm[ro + 3 * side], ry = arm[ro + 3 * side + 1], rz = arm[ro + 3 * side + 2];
+        const tx = ry * l2 - rz * l1, ty = rz * l0 - rx * l2, tz = rx * l1 - ry * l0; // r × Δλ
+        const io = 9 * ib;
+        dw[o] += sh * (Ii[io] * tx + Ii[io + 1] * ty + Ii[io + 2] * tz);
+        dw[o + 1] += sh * (Ii[io + 3] * tx + Ii[io + 4] * ty + Ii[io + 5] * tz);
+        dw[o + 2] += sh * (Ii[io + 6] * tx + Ii[io + 7] * ty + Ii[io + 8] * tz);
+      }
     }
     return squares;
   }

@@ -34,20 +34,26 @@ const MAX_FRAMES_PER_SUBMIT = 256;
 interface Kernel {
   spec: KernelSpec;
   pipeline: GPUComputePipeline;
-  bindGroup: GPUBindGroup;
-  groups: [number, number];
+  /** one bind group and workgroup grid per colour for 'colour' kernels, else one */
+  bindGroups: GPUBindGroup[];
+  groups: [number, number][];
 }
 
+/** Bytes between the colour ranges in the 'colour' uniform buffer (minUniformBufferOffsetAlignment ≤ 256). */
+export const COLOUR_SLOT = 256;
+
 export class JacobiGpuSolver implements Solver {
-  readonly id = 'jacobi-gpu';
+  readonly id: string = 'jacobi-gpu';
   readonly options: SolverOptions;
   readonly variant: JacobiVariant;
   readonly bodyCount: number;
   readonly constraintCount: number;
   readonly adapter: AdapterDescription;
 
-  private readonly device: GPUDevice;
-  private readonly w: CompiledWorld;
+  protected readonly device: GPUDevice;
+  protected readonly w: CompiledWorld;
+  /** constraint ranges [start, start + count) swept one after the other by 'colour' kernels (gs-gpu); none for Jacobi */
+  protected colourRanges: { start: number; count: number }[] = [];
   private readonly buffers = new Map<BufferName, GPUBuffer>();
   private readonly kernels = new Map<string, Kernel>();
   private readonly querySet: GPUQuerySet | null = null;
@@ -57,7 +63,7 @@ export class JacobiGpuSolver implements Solver {
   private gpuMs: number[] = [];
   private wallMs: number[] = [];
 
-  private constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<JacobiVariant>, private readonly gpu: GpuContext) {
+  protected constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<JacobiVariant>, private readonly gpu: GpuContext) {
     this.options = { ...defaultSolverOptions, ...options };
     this.variant = { applyWarmStart: true, ...variant };
     this.device = gpu.device;
@@ -75,10 +81,19 @@ export class JacobiGpuSolver implements Solver {
 
   static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiVariant> = {}): Promise<JacobiGpuSolver> {
     const s = new JacobiGpuSolver(world, options, variant, gpu);
-    s.checkLimits();
-    s.upload();
-    await s.buildPipelines();
+    await s.init();
     return s;
+  }
+
+  protected async init(): Promise<void> {
+    this.checkLimits();
+    this.upload();
+    await this.buildPipelines();
+  }
+
+  /** The kernels this solver builds (kernels.wgsl.ts). */
+  protected kernelList(): KernelSpec[] {
+    return kernelSpecs();
   }
 
   /** Buffer sizes in bytes, from the world's counts. */
@@ -100,6 +115,7 @@ export class JacobiGpuSolver implements Solver {
       delassus_inv: 48 * nc,
       multiplier: 16 * nc,
       residual: 4 * nc,
+      colour: COLOUR_SLOT * Math.max(1, this.colourRanges.length),
     };
   }
 
@@ -155,10 +171,13 @@ export class JacobiGpuSolver implements Solver {
     }
     data.bodies = bodies.buffer;
     data.anchors = anchors.buffer;
+    const colour = new Uint32Array((COLOUR_SLOT / 4) * Math.max(1, this.colourRanges.length));
+    this.colourRanges.forEach((r, c) => colour.set([r.start, r.count], (COLOUR_SLOT / 4) * c));
+    data.colour = colour.buffer;
 
     for (const [name, size] of Object.entries(sizes) as [BufferName, number][]) {
       const usage =
-        name === 'params'
+        name === 'params' || name === 'colour'
           ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST
           : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
       const buf = this.device.createBuffer({ label: name, size, usage });
@@ -198,7 +217,7 @@ export class JacobiGpuSolver implements Solver {
 
   private async buildPipelines(): Promise<void> {
     this.device.pushErrorScope('validation');
-    for (const spec of kernelSpecs()) {
+    for (const spec of this.kernelList()) {
       const module = this.device.createShaderModule({ label: spec.name, code: kernelSource(spec) });
       // synchronous: dawn.node's createComputePipelineAsync aborts the process on SwiftShader
       const pipeline = this.device.createComputePipeline({
@@ -206,22 +225,33 @@ export class JacobiGpuSolver implements Solver {
         layout: 'auto',
         compute: { module, entryPoint: spec.name },
       });
-      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.buffers.get('params')! } }];
-      spec.bindings.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: this.buffers.get(b.name)! } }));
-      const bindGroup = this.device.createBindGroup({ label: spec.name, layout: pipeline.getBindGroupLayout(0), entries });
-      const n = spec.over === 'body' ? this.w.bodyCount : this.w.constraintCount;
-      this.kernels.set(spec.name, { spec, pipeline, bindGroup, groups: this.groupsFor(n) });
+      // a 'colour' kernel gets one bind group per colour, its range at offset COLOUR_SLOT·c of the 'colour' buffer
+      const ranges = spec.over === 'colour' ? this.colourRanges : [null];
+      const bindGroups = ranges.map((_, c) => {
+        const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.buffers.get('params')! } }];
+        spec.bindings.forEach((b, i) =>
+          entries.push({
+            binding: i + 1,
+            resource: b.name === 'colour' ? { buffer: this.buffers.get('colour')!, offset: COLOUR_SLOT * c, size: 16 } : { buffer: this.buffers.get(b.name)! },
+          }),
+        );
+        return this.device.createBindGroup({ label: spec.name, layout: pipeline.getBindGroupLayout(0), entries });
+      });
+      const counts = spec.over === 'colour' ? this.colourRanges.map((r) => r.count) : [spec.over === 'body' ? this.w.bodyCount : this.w.constraintCount];
+      this.kernels.set(spec.name, { spec, pipeline, bindGroups, groups: counts.map((n) => this.groupsFor(n)) });
     }
     const err = await this.device.popErrorScope();
     if (err) throw new Error(`jacobi-gpu: pipeline creation failed: ${err.message}`);
   }
 
-  private dispatch(pass: GPUComputePassEncoder, name: string): void {
+  /** One dispatch of kernel `name` (for a 'colour' kernel: over colour `colour`'s constraints). */
+  protected dispatch(pass: GPUComputePassEncoder, name: string, colour = 0): void {
     const k = this.kernels.get(name)!;
-    if (k.groups[0] === 0) return;
+    const [x, y] = k.groups[colour];
+    if (x === 0) return;
     pass.setPipeline(k.pipeline);
-    pass.setBindGroup(0, k.bindGroup);
-    pass.dispatchWorkgroups(k.groups[0], k.groups[1]);
+    pass.setBindGroup(0, k.bindGroups[colour]);
+    pass.dispatchWorkgroups(x, y);
   }
 
   /** Stages 1–3 of a step and the warm start: everything before the iterations. */
@@ -233,7 +263,7 @@ export class JacobiGpuSolver implements Solver {
   }
 
   /** One Jacobi iteration (37), (34). */
-  private encodeIteration(pass: GPUComputePassEncoder): void {
+  protected encodeIteration(pass: GPUComputePassEncoder): void {
     this.dispatch(pass, 'update_multipliers');
     this.dispatch(pass, 'update_velocities');
   }
@@ -378,12 +408,22 @@ export class JacobiGpuSolver implements Solver {
   /** Dispatches as encodeFrame records them; bytes from jacobiIterationBytes. */
   cost(): SolverCost {
     const { substeps, iterations, warmStart } = this.options;
-    const perStep = 4 + 2 * iterations + (this.variant.applyWarmStart && warmStart > 0 ? 1 : 0);
+    const perStep = 4 + this.dispatchesPerIteration() * iterations + (this.variant.applyWarmStart && warmStart > 0 ? 1 : 0);
     return {
       rowSolvesPerFrame: 3 * this.constraintCount * iterations * substeps,
       dispatchesPerFrame: perStep * substeps,
-      iterationBytesPerFrame: jacobiIterationBytes(this.w.bodyCount, this.w.constraintCount) * iterations * substeps,
+      iterationBytesPerFrame: this.iterationBytes() * iterations * substeps,
     };
+  }
+
+  /** Dispatches encodeIteration records. */
+  protected dispatchesPerIteration(): number {
+    return 2;
+  }
+
+  /** Bytes one iteration moves (jacobiIterationBytes). */
+  protected iterationBytes(): number {
+    return jacobiIterationBytes(this.w.bodyCount, this.w.constraintCount);
   }
 
   resetTimings(): void {

@@ -20,6 +20,7 @@
  *   delassus_inv[NC]        A_ℓℓ⁻¹
  *   multiplier[NC]          λ_ℓ (force units: V = V* − h M⁻¹ Jᵀ λ)
  *   residual[NC]            |r_ℓ|², r_ℓ = (b − Aλᵏ)_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33): diagnostics only
+ *   colour (uniform)        { start, count } of one constraint colour, 256-byte slots (gs-gpu)
  */
 
 export const WORKGROUP_SIZE = 64;
@@ -27,8 +28,11 @@ export const WORKGROUP_SIZE = 64;
 type Access = 'read' | 'read_write' | 'uniform';
 export interface KernelSpec {
   name: string;
-  /** 'body' kernels run one thread per body, 'constraint' kernels one per constraint */
-  over: 'body' | 'constraint';
+  /**
+   * 'body' kernels run one thread per body, 'constraint' kernels one per constraint,
+   * 'colour' kernels one per constraint of one colour (ic = colour.start + thread; gs-gpu)
+   */
+  over: 'body' | 'constraint' | 'colour';
   bindings: { name: BufferName; access: Access }[];
   body: string;
 }
@@ -48,7 +52,8 @@ export type BufferName =
   | 'violation'
   | 'delassus_inv'
   | 'multiplier'
-  | 'residual';
+  | 'residual'
+  | 'colour';
 
 const elementType: Record<BufferName, string> = {
   params: 'Params',
@@ -66,13 +71,14 @@ const elementType: Record<BufferName, string> = {
   delassus_inv: 'array<mat3x3f>',
   multiplier: 'array<vec4f>',
   residual: 'array<f32>',
+  colour: 'ColourRange',
 };
 
 /**
  * `let cv = J_ℓ Vᵏ + β C_ℓ` for constraint ic, with jw0 ω0 = −a0 × ω0 and jw1 ω1 = a1 × ω1:
  * shared by update_multipliers and compute_residual, which bind the buffers it reads.
  */
-const constraintVelocityError = /* wgsl */ `
+export const constraintVelocityError = /* wgsl */ `
   let b = bodies[ic];
   let v0 = velocity[2u * b.x].xyz + velocity_delta[2u * b.x].xyz;
   let w0 = velocity[2u * b.x + 1u].xyz + velocity_delta[2u * b.x + 1u].xyz;
@@ -81,7 +87,7 @@ const constraintVelocityError = /* wgsl */ `
   let cv = (v0 - v1) - cross(jacobian[2u * ic].xyz, w0) + cross(jacobian[2u * ic + 1u].xyz, w1)
          + params.baumgarte * violation[ic].xyz;`;
 
-const constraintVelocityBindings: { name: BufferName; access: Access }[] = [
+export const constraintVelocityBindings: { name: BufferName; access: Access }[] = [
   { name: 'bodies', access: 'read' },
   { name: 'velocity', access: 'read' },
   { name: 'velocity_delta', access: 'read' },
@@ -99,6 +105,12 @@ struct Params {
   body_count: u32,
   constraint_count: u32,
   row_width: u32,    // threads per dispatch row (2-D dispatch for big scenes)
+};
+struct ColourRange {
+  start: u32,        // first constraint of the colour (constraints are stored colour by colour)
+  count: u32,        // constraints in the colour
+  pad0: u32,
+  pad1: u32,
 };
 struct InverseMass {
   inertia: mat3x3f,  // I⁻¹ in the world frame
@@ -277,15 +289,19 @@ export function kernelSource(k: KernelSpec): string {
     const space = b.access === 'uniform' ? 'uniform' : `storage, ${b.access}`;
     decls.push(`@group(0) @binding(${i + 1}) var<${space}> ${b.name}: ${elementType[b.name]};`);
   });
-  const index = k.over === 'body' ? 'ib' : 'ic';
-  const count = k.over === 'body' ? 'params.body_count' : 'params.constraint_count';
+  const thread = 'gid.y * params.row_width + gid.x';
+  const index =
+    k.over === 'body'
+      ? `let ib = ${thread};\n  if (ib >= params.body_count) { return; }`
+      : k.over === 'constraint'
+        ? `let ic = ${thread};\n  if (ic >= params.constraint_count) { return; }`
+        : `let t = ${thread};\n  if (t >= colour.count) { return; }\n  let ic = colour.start + t;`;
   return `${header}
 ${decls.join('\n')}
 
 @compute @workgroup_size(${WORKGROUP_SIZE})
 fn ${k.name}(@builtin(global_invocation_id) gid: vec3u) {
-  let ${index} = gid.y * params.row_width + gid.x;
-  if (${index} >= ${count}) { return; }
+  ${index}
 ${k.body}
 }
 `;
