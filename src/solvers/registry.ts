@@ -2,6 +2,8 @@
 import type { SolverInfo } from './solver.js';
 import { JacobiCpuSolver } from './jacobi/cpu.js';
 import { JacobiGpuSolver } from './jacobi/gpu.js';
+import { GaussSeidelCpuSolver } from './gs/cpu.js';
+import { GaussSeidelGpuSolver } from './gs/gpu.js';
 import { RapierSolver, multibodyLoopReason } from './rapier/rapier.js';
 
 export const solvers: SolverInfo[] = [
@@ -19,6 +21,21 @@ export const solvers: SolverInfo[] = [
     description: 'Jacobi point-constraint solver, f64 CPU reference of jacobi-gpu (same stages)',
     device: 'cpu',
     create: async (world, options) => new JacobiCpuSolver(world, options),
+  },
+  {
+    id: 'gs-gpu',
+    description: 'coloured block Gauss-Seidel: the Jacobi equations, one dispatch per constraint colour (the Jacobi text\'s next step; f32)',
+    device: 'gpu',
+    create: async (world, options, gpu) => {
+      if (!gpu) throw new Error('gs-gpu needs a WebGPU device');
+      return GaussSeidelGpuSolver.create(world, options, gpu);
+    },
+  },
+  {
+    id: 'gs-cpu',
+    description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order)',
+    device: 'cpu',
+    create: async (world, options) => new GaussSeidelCpuSolver(world, options),
   },
   {
     id: 'rapier',
