@@ -8,9 +8,10 @@
  * timed frames and are not in the step times, and only the first and last frame for
  * GPU solvers, so their frames stay one submission without readback; each row says
  * which it used); for GPU solvers the achieved bandwidth
- * of the Jacobi iteration kernels, from the difference between a frame with N
+ * of the iteration kernels, from the difference between a frame with N
  * iterations and one with none (the iteration kernels' own time) and the bytes those
- * kernels must move (jacobiIterationBytes).
+ * kernels must move (the solver's cost().iterationBytesPerFrame). Each solver runs at
+ * its own default options (resolveOptions).
  *
  * Comparisons: when the run includes `baseline` (default 'rapier' when it is among the
  * solvers), each other solver at each size gets its steps/s ÷ the baseline's steps/s
@@ -22,8 +23,7 @@ import { necklace } from '../scenes/necklace.js';
 import { findSolver } from '../solvers/registry.js';
 import { acquireGpu, type GpuContext } from '../gpu/device.js';
 import { runSolver } from '../run/run.js';
-import { defaultSolverOptions, type SolverOptions } from '../solvers/solver.js';
-import { jacobiIterationBytes } from '../solvers/jacobi/gpu.js';
+import { resolveOptions, type SolverOptions } from '../solvers/solver.js';
 
 export interface BenchOptions {
   sizes: number[];
@@ -59,6 +59,7 @@ export interface BenchRow {
   beads: number;
   chains: number;
   iterations: number;
+  substeps: number;
   frames: number;
   adapter: string;
   clock: string;
@@ -92,13 +93,13 @@ export async function runBench(opts: BenchOptions) {
   const log = opts.log ?? (() => {});
   const rows: BenchRow[] = [];
   let gpu: GpuContext | undefined;
-  const options: SolverOptions = { ...defaultSolverOptions };
   const baseline = opts.baseline ?? (opts.solvers.includes('rapier') ? 'rapier' : undefined);
   if (baseline !== undefined && !opts.solvers.includes(baseline)) throw new Error(`baseline '${baseline}' is not among the solvers`);
   for (const id of opts.solvers) {
     const info = findSolver(id);
     if (!info) throw new Error(`unknown solver '${id}'`);
     if (info.device === 'gpu' && !gpu) gpu = await acquireGpu();
+    const options = resolveOptions(info); // each solver at its own defaults
     for (const beads of opts.sizes) {
       const chains = beads / 40;
       const world = necklace.build({ ...paramsDefault(), chains, beads: 40 });
@@ -112,6 +113,7 @@ export async function runBench(opts: BenchOptions) {
         beads,
         chains,
         iterations: options.iterations,
+        substeps: options.substeps,
         frames: r.timing.frames,
         adapter: r.adapter,
         clock: r.timing.clock,
@@ -127,8 +129,9 @@ export async function runBench(opts: BenchOptions) {
       if (info.device === 'gpu') {
         // the iteration kernels' own time: frame(N iterations) − frame(0 iterations), per iteration
         const r0 = await timeOnce(id, world, { ...options, iterations: 0 }, opts.frames, gpu);
-        const perIteration = (r.timing.medianMs - r0.timing.medianMs) / options.iterations;
-        const bytes = jacobiIterationBytes(world.bodies.length + chains, world.constraints.length);
+        const solves = options.iterations * options.substeps;
+        const perIteration = (r.timing.medianMs - r0.timing.medianMs) / solves;
+        const bytes = (r.cost.iterationBytesPerFrame ?? NaN) / solves;
         row.iterationMs = perIteration;
         row.iterationBandwidthGBs = perIteration > 0 ? bytes / (perIteration * 1e-3) / 1e9 : undefined;
       }
@@ -147,7 +150,7 @@ export async function runBench(opts: BenchOptions) {
     benchmark: 'necklace',
     date: new Date().toISOString(),
     machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, platform: `${process.platform}-${process.arch}` },
-    options,
+    options: Object.fromEntries(opts.solvers.map((id) => [id, resolveOptions(findSolver(id)!)])),
     speedupGoal: SPEEDUP_GOAL,
     rows,
     comparisons,

@@ -19,6 +19,7 @@ import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver, type RunResult } from '../run/run.js';
 import { WorldError } from '../model/world.js';
 import { runBench } from '../bench/bench.js';
+import { runTradeoff, tradeoffTable, parseSettings } from '../bench/tradeoff.js';
 import { formatSummary } from './report.js';
 import { runRecord, isSkipped } from '../bench/results.js';
 import { runCompare, prepareCompare } from '../bench/compare.js';
@@ -56,7 +57,7 @@ const commands: Record<string, Record<string, FlagSpec>> = {
   compare: compareFlags,
   scenes: { export: { value: true }, param: { value: true, repeat: true }, out: { value: true } },
   solvers: {},
-  bench: { out: { value: true }, sizes: { value: true }, frames: { value: true }, solvers: { value: true } },
+  bench: { out: { value: true }, sizes: { value: true }, frames: { value: true }, solvers: { value: true }, tradeoff: { value: false }, settings: { value: true }, chains: { value: true } },
 };
 
 const help = `solverlab — run and compare rigid-body constraint solvers (WebGPU and CPU)
@@ -74,6 +75,10 @@ usage:
                                    write a built-in scene as a scene file (stdout without --out)
   solverlab solvers                list solvers and their options
   solverlab bench [--out FILE] [--sizes 10000,100000] [--frames N] [--solvers a,b]
+                                   necklace step times at several sizes
+  solverlab bench --tradeoff [--chains 2500] [--frames 600] [--solvers a,b] [--settings 8x1,32x1,...] [--out FILE]
+                                   cost against quality: step time and worst violation over the run,
+                                   each solver at settings ITERATIONSxSUBSTEPS (default: its own, 4× iterations, 4× substeps)
 
 exit status: 0 ok · 1 failure (e.g. no GPU adapter) · 2 bad input · 3 the run diverged (run only:
 compare reports diverged and skipped runs in its table and exits 0)`;
@@ -264,7 +269,29 @@ function cmdSolvers(): number {
   return 0;
 }
 
+async function cmdTradeoff(flags: Map<string, string[]>): Promise<number> {
+  if (flags.has('sizes')) throw new UsageError('--sizes goes with the necklace benchmark; --tradeoff takes --chains');
+  const out = checkWritable('out', one(flags, 'out') ?? 'bench-tradeoff.json');
+  const chains = numberFlag('chains', one(flags, 'chains') ?? '2500', { integer: true, min: 1 });
+  const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 1 });
+  const ids = (one(flags, 'solvers') ?? 'jacobi-cpu,gs-cpu,xpbd-cpu,jacobi-gpu,gs-gpu,xpbd-gpu').split(',');
+  for (const id of ids) findSolverOrThrow(id);
+  let settings;
+  try {
+    settings = one(flags, 'settings') !== undefined ? parseSettings(one(flags, 'settings')!) : undefined;
+  } catch (e) {
+    throw new UsageError(`--settings: ${(e as Error).message}`);
+  }
+  const results = await runTradeoff({ solvers: ids, chains, frames, settings, log: (s) => process.stderr.write(s + '\n') });
+  writeAtomic(out, JSON.stringify(results, null, 1) + '\n');
+  process.stdout.write(tradeoffTable(results.rows) + '\n');
+  process.stderr.write(`results written to ${out}\n`);
+  return 0;
+}
+
 async function cmdBench(flags: Map<string, string[]>): Promise<number> {
+  if (flags.has('tradeoff')) return cmdTradeoff(flags);
+  for (const f of ['settings', 'chains']) if (flags.has(f)) throw new UsageError(`--${f} goes with --tradeoff`);
   const out = checkWritable('out', one(flags, 'out') ?? 'bench-results.json');
   const sizes = one(flags, 'sizes') ? indexList('sizes', one(flags, 'sizes')!) : [10_000, 100_000];
   for (const n of sizes) if (n < 40 || n % 40) throw new UsageError(`--sizes: ${n} is not a positive multiple of 40 beads`);
