@@ -2,8 +2,10 @@
  * Metrics, recomputed from a Snapshot and the WorldDesc — never read from a
  * solver's own arrays (a solver's violations, multipliers or energies are not trusted).
  *
- *   violation   |c_ℓ| = |x_A + R(q_A) r⁰ − x_B − R(q_B) r¹|   (reference text, eq. 3), m
- *   energy      E = Σ ½ m |v|² + ½ ωᵀ I_world ω − m g·x        (J; fixed bodies excluded)
+ *   violation   |c_ℓ| = |x_A + R(q_A) r⁰ − x_B − R(q_B) r¹|   (reference text, eq. 3), m,
+ *               over the rigid joints (a soft joint's stretch is its spring's, not an error)
+ *   energy      E = Σ ½ m |v|² + ½ ωᵀ I_world ω − m g·x + Σ_soft ½ |c_ℓ|²/α_ℓ
+ *               (J; fixed bodies excluded; the last sum is the soft joints' elastic energy)
  *   momentum    p = Σ m v;  angular momentum L = Σ x × m v + I_world ω  (about the origin)
  */
 import type { WorldDesc } from '../model/world.js';
@@ -16,7 +18,10 @@ export interface FrameMetrics {
   rmsViolation: number;
   energy: number;
   kinetic: number;
+  /** gravitational plus elastic */
   potential: number;
+  /** elastic energy of the soft joints, Σ ½ |c|²/α (J) */
+  elastic: number;
   momentum: [number, number, number];
   angularMomentum: [number, number, number];
   /** false when any position, orientation or velocity is NaN or infinite */
@@ -27,7 +32,11 @@ export interface FrameMetrics {
 export class MetricsContext {
   readonly mass: Float64Array;
   readonly inertiaLocal: Float64Array; // 9 per body
-  constructor(readonly world: WorldDesc) {
+  /** compliance α of each constraint (0: rigid) */
+  readonly compliance: Float64Array;
+  /** @param defaultCompliance α of the joints that set none (the solver's --compliance) */
+  constructor(readonly world: WorldDesc, defaultCompliance = 0) {
+    this.compliance = Float64Array.from(world.constraints, (c) => c.compliance ?? defaultCompliance);
     const n = world.bodies.length;
     this.mass = new Float64Array(n);
     this.inertiaLocal = new Float64Array(9 * n);
@@ -50,18 +59,24 @@ export class MetricsContext {
     }
 
     // constraint violation
-    let maxV = 0, sumSq = 0;
+    let maxV = 0, sumSq = 0, rigid = 0, elastic = 0;
     const a = [0, 0, 0], b = [0, 0, 0];
-    for (const c of world.constraints) {
+    for (let ic = 0; ic < world.constraints.length; ic++) {
+      const c = world.constraints[ic];
       worldPoint(x, q, c.bodyA, c.anchorA, a);
       if (c.bodyB === null) { b[0] = c.anchorB[0]; b[1] = c.anchorB[1]; b[2] = c.anchorB[2]; }
       else worldPoint(x, q, c.bodyB, c.anchorB, b);
       const d2 = (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2;
+      const alpha = this.compliance[ic];
+      if (alpha > 0) {
+        elastic += (0.5 * d2) / alpha;
+        continue;
+      }
+      rigid++;
       sumSq += d2;
       const d = Math.sqrt(d2);
       if (d > maxV || Number.isNaN(d)) maxV = Number.isNaN(d) ? NaN : d;
     }
-    const nc = world.constraints.length;
 
     // energy and momentum
     const g = world.gravity;
@@ -86,10 +101,11 @@ export class MetricsContext {
     return {
       t: s.time,
       maxViolation: maxV,
-      rmsViolation: nc ? Math.sqrt(sumSq / nc) : 0,
-      energy: kinetic + potential,
+      rmsViolation: rigid ? Math.sqrt(sumSq / rigid) : 0,
+      energy: kinetic + potential + elastic,
       kinetic,
-      potential,
+      potential: potential + elastic,
+      elastic,
       momentum: p,
       angularMomentum: L,
       finite,

@@ -139,7 +139,7 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
   if (!Number.isInteger(opts.frames) || opts.frames < 0) throw new Error('frames must be an integer ≥ 0');
   const sampleEvery = Math.max(1, Math.floor(opts.sampleEvery ?? 1));
   const batch = Math.max(1, Math.min(sampleEvery, Math.floor(opts.batch ?? sampleEvery)));
-  const metrics = new MetricsContext(world);
+  const metrics = new MetricsContext(world, solver.options.compliance);
   const trace = opts.trace ?? [];
   const residualFrame = opts.residualFrame;
   if (residualFrame !== undefined) {

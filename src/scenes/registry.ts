@@ -8,8 +8,9 @@ import { highMassRatio } from './high-mass-ratio.js';
 import { stretchedChain } from './stretched-chain.js';
 import { jointGrid } from './joint-grid.js';
 import { farFromOrigin } from './far-from-origin.js';
+import { spring } from './spring.js';
 
-export const scenes: SceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin];
+export const scenes: SceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring];
 
 export function findScene(name: string): SceneInfo | undefined {
   return scenes.find((s) => s.name === name);

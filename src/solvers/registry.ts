@@ -4,7 +4,7 @@ import { JacobiCpuSolver } from './jacobi/cpu.js';
 import { JacobiGpuSolver } from './jacobi/gpu.js';
 import { GaussSeidelCpuSolver } from './gs/cpu.js';
 import { GaussSeidelGpuSolver } from './gs/gpu.js';
-import { RapierSolver, multibodyLoopReason } from './rapier/rapier.js';
+import { RapierSolver, multibodyLoopReason, rapierSoftJointReason } from './rapier/rapier.js';
 
 export const solvers: SolverInfo[] = [
   {
@@ -41,14 +41,14 @@ export const solvers: SolverInfo[] = [
     id: 'rapier',
     description: 'Rapier 0.21 (@dimforge/rapier3d-compat, wasm, f32): spherical impulse joints; iterations = its TGS substeps; beta, warmStart not mapped',
     device: 'cpu',
-    unsupported: () => null,
+    unsupported: (world) => rapierSoftJointReason(world),
     create: (world, options) => RapierSolver.create(world, options, 'impulse'),
   },
   {
     id: 'rapier-multibody',
     description: 'Rapier 0.21 (@dimforge/rapier3d-compat, wasm, f32): spherical multibody joints, reduced coordinates, no drift (trees only; Rapier damps joints 0.1 N·m·s)',
     device: 'cpu',
-    unsupported: (world) => multibodyLoopReason(world),
+    unsupported: (world) => rapierSoftJointReason(world) ?? multibodyLoopReason(world),
     create: (world, options) => RapierSolver.create(world, options, 'multibody'),
   },
 ];

@@ -22,9 +22,9 @@ export interface SolverOptions {
   warmStart: number;
   /** compliance α (m/N = 1/stiffness) of every joint that does not set its own; 0 = rigid */
   compliance: number;
-  /** linear velocity damping, 1/s: v ← v · max(0, 1 − μ h) per step (xpbd-*) */
+  /** linear velocity damping, 1/s: v ← v · max(0, 1 − μ h) per step */
   linearDamping: number;
-  /** angular velocity damping, 1/s: ω ← ω · max(0, 1 − μ h) per step (xpbd-*) */
+  /** angular velocity damping, 1/s: ω ← ω · max(0, 1 − μ h) per step */
   angularDamping: number;
 }
 
@@ -56,9 +56,9 @@ export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = 
   substeps: { flag: 'substeps', min: 1, integer: true, help: 'solver steps per frame (h = dt / substeps)' },
   beta: { flag: 'beta', min: 0, help: 'Baumgarte β in units of 1/h (stable for 0 ≤ β ≤ 2, smooth for ≤ 1); velocity-level solvers' },
   warmStart: { flag: 'warm-start', min: 0, max: 1, help: "warm-start factor on the previous step's multipliers (0 = cold); velocity-level solvers" },
-  compliance: { flag: 'compliance', min: 0, help: 'joint compliance α in m/N (1/stiffness) where the scene sets none; 0 = rigid' },
-  linearDamping: { flag: 'linear-damping', min: 0, help: 'linear velocity damping in 1/s (xpbd-*)' },
-  angularDamping: { flag: 'angular-damping', min: 0, help: 'angular velocity damping in 1/s (xpbd-*)' },
+  compliance: { flag: 'compliance', min: 0, help: 'joint compliance α in m/N (1/stiffness) where the scene sets none; 0 = rigid (not rapier)' },
+  linearDamping: { flag: 'linear-damping', min: 0, help: 'linear velocity damping in 1/s: v ← v·max(0, 1 − μh) each step (not rapier)' },
+  angularDamping: { flag: 'angular-damping', min: 0, help: 'angular velocity damping in 1/s (not rapier)' },
 };
 
 /** The options a solver runs with: shared defaults, then the solver's own, then what was asked for. */

@@ -32,7 +32,7 @@
  * update_velocities reads a per-CSR-entry side (σ, arm offset) precomputed once.
  */
 import type { WorldDesc } from '../../model/world.js';
-import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
+import { compileWorld, complianceOf, type CompiledWorld } from '../../model/compiled.js';
 import {
   type Solver,
   type SolverOptions,
@@ -70,6 +70,15 @@ export class JacobiCpuSolver implements Solver {
   readonly jacobian: Float64Array; // jw0 (9) then jw1 (9)
   readonly violation: Float64Array; // C_ℓ (3)
   readonly delassusInv: Float64Array; // A_ℓℓ⁻¹ (9)
+  /**
+   * Soft joints: h·α̃ = α/h per constraint (0 for a rigid one), α the compliance (m/N).
+   * A soft joint is an implicit spring λ = C(t+h)/α, C(t+h) ≈ C + h J V, with V =
+   * V* − h M⁻¹ Jᵀ λ; so (A + α̃ I) λ = h⁻¹ (J V* + C/h), α̃ = α/h²: its row gets α̃ on
+   * the Delassus diagonal and the bias C/h (not β C/h: the spring's own rest length
+   * replaces Baumgarte's correction), and its residual is h⁻¹(J Vᵏ + C/h) − α̃ λᵏ. α = 0
+   * gives back the rigid row (with β). The same soft rows as Catto's soft step and XPBD.
+   */
+  readonly softness: Float64Array;
   /** lever arms a = R(q_i) r⁰ then b = R(q_j) r¹ (6 per constraint): the entries of jw0, jw1 */
   readonly arm: Float64Array;
   // per CSR entry k of the connectivity (constraint ℓ = constraintList[k] of body i)
@@ -97,6 +106,8 @@ export class JacobiCpuSolver implements Solver {
     this.violation = new Float64Array(3 * nc);
     this.delassusInv = new Float64Array(9 * nc);
     this.arm = new Float64Array(6 * nc);
+    const h = this.options.dt / this.options.substeps;
+    this.softness = complianceOf(this.w, this.options.compliance).map((alpha) => alpha / h);
     const { ic0, constraintList } = this.w.connectivity;
     this.entrySign = new Float64Array(constraintList.length);
     this.entryArm = new Int32Array(constraintList.length);
@@ -204,15 +215,22 @@ export class JacobiCpuSolver implements Solver {
     }
   }
 
-  /** 2. V* = V + h M⁻¹ F (gravity on every body that can move); ΔV = 0. */
+  /**
+   * 2. V* = d V + h M⁻¹ F (gravity on every body that can move); ΔV = 0. d = max(0, 1 − μ h),
+   *    the optional velocity damping (linear and angular μ; 1 without damping: V unchanged).
+   */
   computeFreeVelocity(h: number): void {
-    const { linearVelocity: v, inverseMass, gravity: g, bodyCount } = this.w;
+    const { linearVelocity: v, angularVelocity: w, inverseMass, gravity: g, bodyCount } = this.w;
     const gx = h * g[0], gy = h * g[1], gz = h * g[2];
+    const dl = dampingFactor(this.options.linearDamping, h), da = dampingFactor(this.options.angularDamping, h);
     for (let ib = 0; ib < bodyCount; ib++) {
       if (inverseMass[ib] > 0) {
-        v[3 * ib] += gx;
-        v[3 * ib + 1] += gy;
-        v[3 * ib + 2] += gz;
+        const o = 3 * ib;
+        if (dl !== 1) (v[o] *= dl, v[o + 1] *= dl, v[o + 2] *= dl);
+        if (da !== 1) (w[o] *= da, w[o + 1] *= da, w[o + 2] *= da);
+        v[o] += gx;
+        v[o + 1] += gy;
+        v[o + 2] += gz;
       }
     }
     this.linVelDelta.fill(0);
@@ -223,6 +241,7 @@ export class JacobiCpuSolver implements Solver {
    * 3. C_ℓ = x_i + R(q_i) r⁰ − x_j − R(q_j) r¹                      (3)
    *    J_ℓ = [ I₃  −[R r⁰]×  −I₃  [R r¹]× ]; store jw0 = −[R r⁰]×, jw1 = [R r¹]×   (8)
    *    A_ℓℓ = (m_i⁻¹ + m_j⁻¹) I₃ − jw0 I_i⁻¹ jw0 − jw1 I_j⁻¹ jw1   (jwᵀ = −jw), stored inverted
+   *           (+ α̃ I₃ for a soft joint, see `softness`)
    *
    * The lever arms a = R(q_i) r⁰ and b = R(q_j) r¹ are also kept (`arm`, 6 per
    * constraint): jw0 and jw1 are made of their components alone, and the
@@ -230,7 +249,7 @@ export class JacobiCpuSolver implements Solver {
    * jw I⁻¹ jw is the same for jw = ±[u]× (both signs cancel, exactly), so the
    * two sandwiches are  [a]× I_i⁻¹ [a]×  and  [b]× I_j⁻¹ [b]×.
    */
-  computeViolationAndJacobianAndDelassus(): void {
+  computeViolationAndJacobianAndDelassus(h = this.options.dt / this.options.substeps): void {
     const { position: x, orientation: q, ib0, ib1, r0, r1, inverseMass, constraintCount } = this.w;
     const C = this.violation;
     const J = this.jacobian;
@@ -261,7 +280,8 @@ export class JacobiCpuSolver implements Solver {
       J[jo + 12] = bz; J[jo + 13] = 0; J[jo + 14] = -bx;
       J[jo + 15] = -by; J[jo + 16] = bx; J[jo + 17] = 0;
       // A = (m_i⁻¹ + m_j⁻¹) I₃ − [a]× I_i⁻¹ [a]× − [b]× I_j⁻¹ [b]×
-      const m = inverseMass[b0] + inverseMass[b1];
+      // + α̃ I₃ for a soft joint, α̃ = α/h² = softness/h
+      const m = inverseMass[b0] + inverseMass[b1] + this.softness[ic] / h;
       let a00 = m, a01 = 0, a02 = 0;
       let a10 = 0, a11 = m, a12 = 0;
       let a20 = 0, a21 = 0, a22 = m;
@@ -330,6 +350,7 @@ export class JacobiCpuSolver implements Solver {
     const Ii = this.angMassInv;
     const lam = this.multiplier;
     const C = this.violation;
+    const softness = this.softness;
     const invH = 1 / h;
     let squares = 0;
     for (let ic = from; ic < to; ic++) {
@@ -341,9 +362,12 @@ export class JacobiCpuSolver implements Solver {
       const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
       const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
       const co = 3 * ic;
-      let cv0 = v[o0] + dv[o0] - v[o1] - dv[o1] + baumgarte * C[co];
-      let cv1 = v[o0 + 1] + dv[o0 + 1] - v[o1 + 1] - dv[o1 + 1] + baumgarte * C[co + 1];
-      let cv2 = v[o0 + 2] + dv[o0 + 2] - v[o1 + 2] - dv[o1 + 2] + baumgarte * C[co + 2];
+      // a soft joint (α > 0): bias C/h and −(α/h) λ, see `softness`
+      const soft = softness[ic];
+      const bias = soft > 0 ? invH : baumgarte;
+      let cv0 = v[o0] + dv[o0] - v[o1] - dv[o1] + bias * C[co] - soft * lam[co];
+      let cv1 = v[o0 + 1] + dv[o0 + 1] - v[o1 + 1] - dv[o1 + 1] + bias * C[co + 1] - soft * lam[co + 1];
+      let cv2 = v[o0 + 2] + dv[o0 + 2] - v[o1 + 2] - dv[o1 + 2] + bias * C[co + 2] - soft * lam[co + 2];
       // + ω_i × a − ω_j × b
       cv0 += w0y * az - w0z * ay - w1y * bz + w1z * by;
       cv1 += w0z * ax - w0x * az + w1x * bz - w1z * bx;
@@ -466,6 +490,11 @@ export class JacobiCpuSolver implements Solver {
   }
 
   destroy(): void {}
+}
+
+/** Velocity damping over a step h: v ← v · max(0, 1 − μ h) (μ in 1/s; Müller et al. 2020, sec. 3.5). */
+export function dampingFactor(mu: number, h: number): number {
+  return Math.max(0, 1 - mu * h);
 }
 
 // --- small f64 helpers (out-parameters, no allocation) -------------------------------

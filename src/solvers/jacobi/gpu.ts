@@ -13,7 +13,7 @@
  * previous one's writes (WebGPU orders storage writes between dispatches).
  */
 import type { WorldDesc } from '../../model/world.js';
-import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
+import { compileWorld, complianceOf, type CompiledWorld } from '../../model/compiled.js';
 import type { GpuContext } from '../../gpu/device.js';
 import {
   type Solver,
@@ -25,7 +25,7 @@ import {
   type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
-import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
+import { RESIDUAL_QUANTITY, dampingFactor, type JacobiVariant } from './cpu.js';
 import { kernelSpecs, kernelSource, WORKGROUP_SIZE, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 
 /** Most frames recorded into one submission (bounded by the timestamp query set). */
@@ -161,7 +161,9 @@ export class JacobiGpuSolver implements Solver {
     data.constraint_list = Uint32Array.from(w.connectivity.constraintList).buffer;
     const bodies = new Uint32Array(2 * nc);
     const anchors = new Float32Array(8 * nc);
+    const compliance = complianceOf(w, this.options.compliance);
     for (let c = 0; c < nc; c++) {
+      anchors[8 * c + 3] = compliance[c];
       bodies[2 * c] = w.ib0[c];
       bodies[2 * c + 1] = w.ib1[c];
       for (let d = 0; d < 3; d++) {
@@ -206,6 +208,8 @@ export class JacobiGpuSolver implements Solver {
     u[6] = this.w.bodyCount;
     u[7] = this.w.constraintCount;
     u[8] = this.rowWidth();
+    f[9] = dampingFactor(this.options.linearDamping, h);
+    f[10] = dampingFactor(this.options.angularDamping, h);
     this.device.queue.writeBuffer(this.buffers.get('params')!, 0, buf);
   }
 

@@ -13,10 +13,10 @@
  *   inverse_inertia_local[NB]  I_local⁻¹
  *   ic0[NB+1], constraint_list[2·NC]   CSR body → constraints (built on the CPU)
  *   bodies[NC]              (i_ℓ, j_ℓ) = (ib0, ib1)
- *   anchors[2·NC]           r⁰_ℓ, r¹_ℓ in the local frames
+ *   anchors[2·NC]           r⁰_ℓ, r¹_ℓ in the local frames; [2ℓ].w = compliance α of a soft joint (0: rigid)
  *   jacobian[2·NC]          a = R(q_i) r⁰, b = R(q_j) r¹; J_ℓ = [I₃ −[a]× −I₃ [b]×] (8),
  *                           i.e. jw0 = −[a]×, jw1 = [b]× stored as their vectors
- *   violation[NC]           C_ℓ (3)
+ *   violation[NC]           C_ℓ (3), w = h·α̃ = α/h (0: rigid)
  *   delassus_inv[NC]        A_ℓℓ⁻¹
  *   multiplier[NC]          λ_ℓ (force units: V = V* − h M⁻¹ Jᵀ λ)
  *   residual[NC]            |r_ℓ|², r_ℓ = (b − Aλᵏ)_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33): diagnostics only
@@ -84,8 +84,11 @@ export const constraintVelocityError = /* wgsl */ `
   let w0 = velocity[2u * b.x + 1u].xyz + velocity_delta[2u * b.x + 1u].xyz;
   let v1 = velocity[2u * b.y].xyz + velocity_delta[2u * b.y].xyz;
   let w1 = velocity[2u * b.y + 1u].xyz + velocity_delta[2u * b.y + 1u].xyz;
+  // a soft joint (violation.w = h·α̃ = α/h > 0): bias C/h and −h·α̃ λ instead of β C (cpu.ts, softness)
+  let soft = violation[ic].w;
+  let bias = select(params.baumgarte, 1.0 / params.h, soft > 0.0);
   let cv = (v0 - v1) - cross(jacobian[2u * ic].xyz, w0) + cross(jacobian[2u * ic + 1u].xyz, w1)
-         + params.baumgarte * violation[ic].xyz;`;
+         + bias * violation[ic].xyz - soft * multiplier[ic].xyz;`;
 
 export const constraintVelocityBindings: { name: BufferName; access: Access }[] = [
   { name: 'bodies', access: 'read' },
@@ -105,6 +108,8 @@ struct Params {
   body_count: u32,
   constraint_count: u32,
   row_width: u32,    // threads per dispatch row (2-D dispatch for big scenes)
+  linear_damping: f32,   // v ← v · linear_damping per step: max(0, 1 − μ_lin h)
+  angular_damping: f32,  // ω ← ω · angular_damping per step: max(0, 1 − μ_ang h)
 };
 struct ColourRange {
   start: u32,        // first constraint of the colour (constraints are stored colour by colour)
@@ -160,9 +165,10 @@ const kernels: KernelSpec[] = [
       { name: 'inverse_mass', access: 'read' },
     ],
     body: /* wgsl */ `
-  // V* = V + h M⁻¹ F: gravity on every body that can move; no torques
+  // V* = d V + h M⁻¹ F: gravity on every body that can move; no torques; d = damping factor
   if (inverse_mass[ib].mass > 0.0) {
-    velocity[2u * ib] = vec4f(velocity[2u * ib].xyz + params.h * params.gravity, 0.0);
+    velocity[2u * ib] = vec4f(params.linear_damping * velocity[2u * ib].xyz + params.h * params.gravity, 0.0);
+    velocity[2u * ib + 1u] = vec4f(params.angular_damping * velocity[2u * ib + 1u].xyz, 0.0);
   }
   velocity_delta[2u * ib] = vec4f(0.0);
   velocity_delta[2u * ib + 1u] = vec4f(0.0);`,
@@ -184,8 +190,9 @@ const kernels: KernelSpec[] = [
   let b = bodies[ic];
   let a0 = quat_rotate(pose[2u * b.x + 1u], anchors[2u * ic].xyz);
   let a1 = quat_rotate(pose[2u * b.y + 1u], anchors[2u * ic + 1u].xyz);
-  // C_ℓ = x_i − x_j + R(q_i) r⁰ − R(q_j) r¹   (3)
-  violation[ic] = vec4f(pose[2u * b.x].xyz - pose[2u * b.y].xyz + a0 - a1, 0.0);
+  // C_ℓ = x_i − x_j + R(q_i) r⁰ − R(q_j) r¹   (3); w: h·α̃ = α/h of a soft joint (α in anchors[2ℓ].w)
+  let soft = anchors[2u * ic].w / params.h;
+  violation[ic] = vec4f(pose[2u * b.x].xyz - pose[2u * b.y].xyz + a0 - a1, soft);
   // J_ℓ = [I₃  −[a0]×  −I₃  [a1]×]   (8)
   jacobian[2u * ic] = vec4f(a0, 0.0);
   jacobian[2u * ic + 1u] = vec4f(a1, 0.0);
@@ -194,7 +201,7 @@ const kernels: KernelSpec[] = [
   let m1 = inverse_mass[b.y];
   let s0 = cross_mat(a0);
   let s1 = cross_mat(a1);
-  let lin = m0.mass + m1.mass;
+  let lin = m0.mass + m1.mass + soft / params.h; // + α̃ I₃ for a soft joint
   let A = mat3x3f(vec3f(lin, 0.0, 0.0), vec3f(0.0, lin, 0.0), vec3f(0.0, 0.0, lin))
         - s0 * m0.inertia * s0 - s1 * m1.inertia * s1;
   // A⁻¹: rows are (c1×c2, c2×c0, c0×c1) / det for columns c0, c1, c2
@@ -219,7 +226,7 @@ const kernels: KernelSpec[] = [
     // diagnostics (not part of a step): |r_ℓ|² with r_ℓ = (b − Aλᵏ)_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33)
     name: 'compute_residual',
     over: 'constraint',
-    bindings: [...constraintVelocityBindings, { name: 'residual', access: 'read_write' }],
+    bindings: [...constraintVelocityBindings, { name: 'multiplier', access: 'read' }, { name: 'residual', access: 'read_write' }],
     body: /* wgsl */ `${constraintVelocityError}
   let r = cv * (1.0 / params.h);
   residual[ic] = dot(r, r);`,

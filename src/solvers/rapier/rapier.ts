@@ -102,6 +102,19 @@ export function rapierVersion(): string {
 }
 
 /**
+ * Why Rapier cannot run `world` with these options, or null: its spherical joints here
+ * are rigid (Rapier's joint softness is not the compliance α of a soft joint), so a soft
+ * joint or --compliance is refused rather than silently made rigid. Damping likewise.
+ */
+export function rapierSoftJointReason(world: WorldDesc, options?: Partial<SolverOptions>): string | null {
+  const soft = world.constraints.findIndex((c) => (c.compliance ?? 0) > 0);
+  if (soft >= 0) return `soft joints (compliance, constraints[${soft}]) are not mapped to Rapier; its joints here are rigid`;
+  if ((options?.compliance ?? 0) > 0) return '--compliance is not mapped to Rapier; its joints here are rigid';
+  if ((options?.linearDamping ?? 0) > 0 || (options?.angularDamping ?? 0) > 0) return '--linear-damping/--angular-damping are not mapped to Rapier';
+  return null;
+}
+
+/**
  * Why rapier-multibody cannot run `world`, or null. Multibody joints need a forest: every body
  * has at most one parent. The ground (the world and every fixed body, which never move) counts
  * as one node, so a chain pinned to the world at both ends, or between two fixed bodies, is a loop.
@@ -205,6 +218,8 @@ export class RapierSolver implements Solver {
     const o = { ...defaultSolverOptions, ...options };
     if (!Number.isInteger(o.iterations) || o.iterations < 1)
       throw new Error(`Rapier needs iterations ≥ 1 (its solver iterations are its substeps), got ${o.iterations}`);
+    const soft = rapierSoftJointReason(desc, o);
+    if (soft) throw new Error(`rapier: ${soft}`);
     if (kind === 'multibody') {
       const reason = multibodyLoopReason(desc);
       if (reason) throw new Error(`rapier-multibody: ${reason}`);
