@@ -8,6 +8,7 @@
  */
 import { type WorldDesc, massProperties, validateWorld } from './world.js';
 import { computeConnectivity, type Connectivity } from './connectivity.js';
+import type { Snapshot } from '../solvers/solver.js';
 
 export interface CompiledWorld {
   /** bodies of the desc */
@@ -99,4 +100,18 @@ export function compileWorld(world: WorldDesc): CompiledWorld {
 /** Each constraint's compliance α: its own, or `fallback` (the solver's --compliance) where it sets none. */
 export function complianceOf(w: CompiledWorld, fallback: number): Float64Array {
   return w.compliance.map((a) => (Number.isNaN(a) ? fallback : a));
+}
+
+/** A Snapshot (copies) of a CPU solver's compiled state: the desc's bodies, without the world anchors. */
+export function snapshotOf(w: CompiledWorld, frame: number, dt: number): Snapshot {
+  const n = w.worldBodyCount;
+  return {
+    frame,
+    time: frame * dt,
+    bodyCount: n,
+    position: w.position.slice(0, 3 * n),
+    orientation: w.orientation.slice(0, 4 * n),
+    linearVelocity: w.linearVelocity.slice(0, 3 * n),
+    angularVelocity: w.angularVelocity.slice(0, 3 * n),
+  };
 }

@@ -4,6 +4,8 @@ import { JacobiCpuSolver } from './jacobi/cpu.js';
 import { JacobiGpuSolver } from './jacobi/gpu.js';
 import { GaussSeidelCpuSolver } from './gs/cpu.js';
 import { GaussSeidelGpuSolver } from './gs/gpu.js';
+import { XpbdCpuSolver } from './xpbd/cpu.js';
+import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { RapierSolver, multibodyLoopReason, rapierSoftJointReason } from './rapier/rapier.js';
 
 export const solvers: SolverInfo[] = [
@@ -36,6 +38,23 @@ export const solvers: SolverInfo[] = [
     description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order)',
     device: 'cpu',
     create: async (world, options) => new GaussSeidelCpuSolver(world, options),
+  },
+  {
+    id: 'xpbd-gpu',
+    description: 'XPBD (Müller et al. 2020, via the Starframe text): substeps of position projection, each joint C = p₁ − p₂ as one 3×3 block, one dispatch per constraint colour (WGSL, f32)',
+    device: 'gpu',
+    defaults: { iterations: 1, substeps: 10 },
+    create: async (world, options, gpu) => {
+      if (!gpu) throw new Error('xpbd-gpu needs a WebGPU device');
+      return XpbdGpuSolver.create(world, options, gpu);
+    },
+  },
+  {
+    id: 'xpbd-cpu',
+    description: 'XPBD, f64 CPU reference of xpbd-gpu (same stages, same colour order; beta, warmStart not used)',
+    device: 'cpu',
+    defaults: { iterations: 1, substeps: 10 },
+    create: async (world, options) => new XpbdCpuSolver(world, options),
   },
   {
     id: 'rapier',

@@ -32,7 +32,7 @@
  * update_velocities reads a per-CSR-entry side (σ, arm offset) precomputed once.
  */
 import type { WorldDesc } from '../../model/world.js';
-import { compileWorld, complianceOf, type CompiledWorld } from '../../model/compiled.js';
+import { compileWorld, complianceOf, snapshotOf, type CompiledWorld } from '../../model/compiled.js';
 import {
   type Solver,
   type SolverOptions,
@@ -464,17 +464,9 @@ export class JacobiCpuSolver implements Solver {
   }
 
   async snapshot(): Promise<Snapshot> {
-    const n = this.bodyCount;
-    return {
-      frame: this.frame,
-      time: this.frame * this.options.dt,
-      bodyCount: n,
-      position: this.w.position.slice(0, 3 * n),
-      orientation: this.w.orientation.slice(0, 4 * n),
-      linearVelocity: this.w.linearVelocity.slice(0, 3 * n),
-      angularVelocity: this.w.angularVelocity.slice(0, 3 * n),
-    };
+    return snapshotOf(this.w, this.frame, this.options.dt);
   }
+
 
   timings(): StepTimings {
     return { clock: 'wall', msPerFrame: this.msPerFrame.slice(), wallMsPerFrame: this.msPerFrame.slice() };

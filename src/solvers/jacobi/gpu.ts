@@ -25,11 +25,10 @@ import {
   type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
+import { GpuSolverBase } from '../../gpu/solver-base.js';
 import { RESIDUAL_QUANTITY, dampingFactor, type JacobiVariant } from './cpu.js';
 import { kernelSpecs, kernelSource, WORKGROUP_SIZE, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 
-/** Most frames recorded into one submission (bounded by the timestamp query set). */
-const MAX_FRAMES_PER_SUBMIT = 256;
 
 interface Kernel {
   spec: KernelSpec;
@@ -42,41 +41,23 @@ interface Kernel {
 /** Bytes between the colour ranges in the 'colour' uniform buffer (minUniformBufferOffsetAlignment ≤ 256). */
 export const COLOUR_SLOT = 256;
 
-export class JacobiGpuSolver implements Solver {
+export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver {
   readonly id: string = 'jacobi-gpu';
-  readonly options: SolverOptions;
   readonly variant: JacobiVariant;
   readonly bodyCount: number;
   readonly constraintCount: number;
-  readonly adapter: AdapterDescription;
 
-  protected readonly device: GPUDevice;
   protected readonly w: CompiledWorld;
   /** constraint ranges [start, start + count) swept one after the other by 'colour' kernels (gs-gpu); none for Jacobi */
   protected colourRanges: { start: number; count: number }[] = [];
-  private readonly buffers = new Map<BufferName, GPUBuffer>();
   private readonly kernels = new Map<string, Kernel>();
-  private readonly querySet: GPUQuerySet | null = null;
-  private readonly queryResolve: GPUBuffer | null = null;
-  private readonly queryRead: GPUBuffer | null = null;
-  private frame = 0;
-  private gpuMs: number[] = [];
-  private wallMs: number[] = [];
 
-  protected constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<JacobiVariant>, private readonly gpu: GpuContext) {
-    this.options = { ...defaultSolverOptions, ...options };
+  protected constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<JacobiVariant>, gpu: GpuContext) {
+    super({ ...defaultSolverOptions, ...options }, gpu);
     this.variant = { applyWarmStart: true, ...variant };
-    this.device = gpu.device;
     this.w = compileWorld(world);
     this.bodyCount = this.w.worldBodyCount;
     this.constraintCount = this.w.constraintCount;
-    this.adapter = { name: gpu.adapterName, software: gpu.software, timestamps: gpu.timestamps };
-    if (gpu.timestamps) {
-      this.querySet = this.device.createQuerySet({ type: 'timestamp', count: 2 * MAX_FRAMES_PER_SUBMIT });
-      const size = 16 * MAX_FRAMES_PER_SUBMIT;
-      this.queryResolve = this.device.createBuffer({ size, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-      this.queryRead = this.device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    }
   }
 
   static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiVariant> = {}): Promise<JacobiGpuSolver> {
@@ -272,11 +253,9 @@ export class JacobiGpuSolver implements Solver {
     this.dispatch(pass, 'update_velocities');
   }
 
-  private encodeFrame(encoder: GPUCommandEncoder, slot: number): void {
+  protected encodeFrame(encoder: GPUCommandEncoder, slot: number): void {
     const { substeps, iterations } = this.options;
-    const pass = encoder.beginComputePass(
-      this.querySet ? { timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 2 * slot, endOfPassWriteIndex: 2 * slot + 1 } } : {},
-    );
+    const pass = encoder.beginComputePass(this.clock.passDescriptor(slot));
     for (let s = 0; s < substeps; s++) {
       this.encodeSolveStart(pass);
       for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
@@ -312,101 +291,9 @@ export class JacobiGpuSolver implements Solver {
       this.dispatch(pass, 'compute_positions');
     }
     pass.end();
-    this.device.queue.submit([encoder.finish()]);
-    await readback.mapAsync(GPUMapMode.READ);
-    const squares = new Float32Array(readback.getMappedRange().slice(0));
-    readback.unmap();
-    readback.destroy();
-    const nc = this.constraintCount;
-    const point: number[] = [];
-    for (let k = 0; k <= iterations; k++) {
-      let sum = 0;
-      for (let i = 0; i < nc; i++) sum += squares[k * (slot / 4) + i];
-      point.push(Math.sqrt(sum));
-    }
+    const point = await this.residualNorms(encoder, readback, slot, iterations + 1, this.constraintCount);
     this.frame++;
     return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
-  }
-
-  async step(frames: number): Promise<void> {
-    let left = frames;
-    while (left > 0) {
-      const n = Math.min(left, MAX_FRAMES_PER_SUBMIT);
-      const encoder = this.device.createCommandEncoder();
-      for (let f = 0; f < n; f++) this.encodeFrame(encoder, f);
-      if (this.querySet) {
-        encoder.resolveQuerySet(this.querySet, 0, 2 * n, this.queryResolve!, 0);
-        encoder.copyBufferToBuffer(this.queryResolve!, 0, this.queryRead!, 0, 16 * n);
-      }
-      const t0 = performance.now();
-      this.device.queue.submit([encoder.finish()]);
-      await this.device.queue.onSubmittedWorkDone();
-      const wall = (performance.now() - t0) / n;
-      for (let f = 0; f < n; f++) this.wallMs.push(wall);
-      if (this.queryRead) {
-        await this.queryRead.mapAsync(GPUMapMode.READ, 0, 16 * n);
-        const t = new BigUint64Array(this.queryRead.getMappedRange(0, 16 * n).slice(0));
-        this.queryRead.unmap();
-        for (let f = 0; f < n; f++) this.gpuMs.push(Number(t[2 * f + 1] - t[2 * f]) / 1e6);
-      }
-      this.frame += n;
-      left -= n;
-    }
-  }
-
-  /** Read back buffers (f32) by name. */
-  async read(names: BufferName[]): Promise<Map<BufferName, ArrayBuffer>> {
-    const encoder = this.device.createCommandEncoder();
-    const staging = names.map((name) => {
-      const src = this.buffers.get(name)!;
-      const dst = this.device.createBuffer({ size: src.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-      encoder.copyBufferToBuffer(src, 0, dst, 0, src.size);
-      return dst;
-    });
-    this.device.queue.submit([encoder.finish()]);
-    const out = new Map<BufferName, ArrayBuffer>();
-    await Promise.all(staging.map((b) => b.mapAsync(GPUMapMode.READ)));
-    names.forEach((name, i) => {
-      out.set(name, staging[i].getMappedRange().slice(0));
-      staging[i].unmap();
-      staging[i].destroy();
-    });
-    return out;
-  }
-
-  async snapshot(): Promise<Snapshot> {
-    const data = await this.read(['pose', 'velocity']);
-    const pose = new Float32Array(data.get('pose')!);
-    const vel = new Float32Array(data.get('velocity')!);
-    const n = this.bodyCount;
-    const s: Snapshot = {
-      frame: this.frame,
-      time: this.frame * this.options.dt,
-      bodyCount: n,
-      position: new Float64Array(3 * n),
-      orientation: new Float64Array(4 * n),
-      linearVelocity: new Float64Array(3 * n),
-      angularVelocity: new Float64Array(3 * n),
-    };
-    for (let i = 0; i < n; i++) {
-      for (let d = 0; d < 3; d++) {
-        s.position[3 * i + d] = pose[8 * i + d];
-        s.linearVelocity[3 * i + d] = vel[8 * i + d];
-        s.angularVelocity[3 * i + d] = vel[8 * i + 4 + d];
-      }
-      for (let d = 0; d < 4; d++) s.orientation[4 * i + d] = pose[8 * i + 4 + d];
-    }
-    return s;
-  }
-
-  /** The storage buffers, for a renderer that draws straight from them. */
-  buffer(name: BufferName): GPUBuffer {
-    return this.buffers.get(name)!;
-  }
-
-  timings(): StepTimings {
-    const gpu = this.gpuMs.length === this.wallMs.length && this.gpuMs.length > 0;
-    return { clock: gpu ? 'gpu-timestamp' : 'wall', msPerFrame: gpu ? this.gpuMs.slice() : this.wallMs.slice(), wallMsPerFrame: this.wallMs.slice() };
   }
 
   /** Dispatches as encodeFrame records them; bytes from jacobiIterationBytes. */
@@ -428,18 +315,6 @@ export class JacobiGpuSolver implements Solver {
   /** Bytes one iteration moves (jacobiIterationBytes). */
   protected iterationBytes(): number {
     return jacobiIterationBytes(this.w.bodyCount, this.w.constraintCount);
-  }
-
-  resetTimings(): void {
-    this.gpuMs = [];
-    this.wallMs = [];
-  }
-
-  destroy(): void {
-    for (const b of this.buffers.values()) b.destroy();
-    this.querySet?.destroy();
-    this.queryResolve?.destroy();
-    this.queryRead?.destroy();
   }
 }
 

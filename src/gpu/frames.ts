@@ -1,0 +1,120 @@
+/**
+ * Host-side pieces every GPU solver shares: frames recorded in batches with GPU
+ * timestamps around each frame's compute pass (FrameClock), whole-buffer readback,
+ * and the Snapshot of the common pose/velocity layout.
+ */
+import type { Snapshot, StepTimings } from '../solvers/solver.js';
+
+/** Most frames recorded into one submission (bounded by the timestamp query set). */
+export const MAX_FRAMES_PER_SUBMIT = 256;
+
+/**
+ * Frames in batches of ≤ MAX_FRAMES_PER_SUBMIT per submission, each frame one compute pass with
+ * GPU timestamps around it where the adapter has them; keeps per-frame GPU and wall times.
+ */
+export class FrameClock {
+  private readonly querySet: GPUQuerySet | null = null;
+  private readonly resolve: GPUBuffer | null = null;
+  private readonly readback: GPUBuffer | null = null;
+  private gpuMs: number[] = [];
+  private wallMs: number[] = [];
+
+  constructor(
+    private readonly device: GPUDevice,
+    timestamps: boolean,
+  ) {
+    if (!timestamps) return;
+    this.querySet = device.createQuerySet({ type: 'timestamp', count: 2 * MAX_FRAMES_PER_SUBMIT });
+    const size = 16 * MAX_FRAMES_PER_SUBMIT;
+    this.resolve = device.createBuffer({ size, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+    this.readback = device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  }
+
+  /** The pass descriptor of the frame in batch slot `slot` (timestamps at its start and end). */
+  passDescriptor(slot: number): GPUComputePassDescriptor {
+    if (!this.querySet) return {};
+    return { timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 2 * slot, endOfPassWriteIndex: 2 * slot + 1 } };
+  }
+
+  /** Records `frames` frames with encodeFrame(encoder, slot), submits them in batches, and times them. */
+  async run(frames: number, encodeFrame: (encoder: GPUCommandEncoder, slot: number) => void): Promise<void> {
+    for (let left = frames; left > 0; ) {
+      const n = Math.min(left, MAX_FRAMES_PER_SUBMIT);
+      const encoder = this.device.createCommandEncoder();
+      for (let f = 0; f < n; f++) encodeFrame(encoder, f);
+      if (this.querySet) {
+        encoder.resolveQuerySet(this.querySet, 0, 2 * n, this.resolve!, 0);
+        encoder.copyBufferToBuffer(this.resolve!, 0, this.readback!, 0, 16 * n);
+      }
+      const t0 = performance.now();
+      this.device.queue.submit([encoder.finish()]);
+      await this.device.queue.onSubmittedWorkDone();
+      this.wallMs.push(...new Array<number>(n).fill((performance.now() - t0) / n));
+      if (this.readback) {
+        await this.readback.mapAsync(GPUMapMode.READ, 0, 16 * n);
+        const t = new BigUint64Array(this.readback.getMappedRange(0, 16 * n).slice(0));
+        this.readback.unmap();
+        for (let f = 0; f < n; f++) this.gpuMs.push(Number(t[2 * f + 1] - t[2 * f]) / 1e6);
+      }
+      left -= n;
+    }
+  }
+
+  /** GPU timestamps when every frame has one, else wall clock. */
+  timings(): StepTimings {
+    const gpu = this.gpuMs.length === this.wallMs.length && this.gpuMs.length > 0;
+    return { clock: gpu ? 'gpu-timestamp' : 'wall', msPerFrame: (gpu ? this.gpuMs : this.wallMs).slice(), wallMsPerFrame: this.wallMs.slice() };
+  }
+
+  reset(): void {
+    this.gpuMs = [];
+    this.wallMs = [];
+  }
+
+  destroy(): void {
+    this.querySet?.destroy();
+    this.resolve?.destroy();
+    this.readback?.destroy();
+  }
+}
+
+/** Copies of whole buffers, read back in one submission. */
+export async function readBuffers(device: GPUDevice, buffers: GPUBuffer[]): Promise<ArrayBuffer[]> {
+  const encoder = device.createCommandEncoder();
+  const staging = buffers.map((src) => {
+    const dst = device.createBuffer({ size: src.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    encoder.copyBufferToBuffer(src, 0, dst, 0, src.size);
+    return dst;
+  });
+  device.queue.submit([encoder.finish()]);
+  await Promise.all(staging.map((b) => b.mapAsync(GPUMapMode.READ)));
+  return staging.map((b) => {
+    const data = b.getMappedRange().slice(0);
+    b.unmap();
+    b.destroy();
+    return data;
+  });
+}
+
+/**
+ * A Snapshot (f64) of the layout jacobi-gpu, gs-gpu and xpbd-gpu share: per body two vec4f
+ * in `pose` ((x, 0), q) and in `velocity` ((v, 0), (ω, 0)); the first `bodyCount` bodies.
+ */
+export function snapshotFromPoseVelocity(poseData: ArrayBuffer, velocityData: ArrayBuffer, bodyCount: number, frame: number, dt: number): Snapshot {
+  const pose = new Float32Array(poseData);
+  const vel = new Float32Array(velocityData);
+  const pick = (src: Float32Array, half: 0 | 4, width: 3 | 4) => {
+    const out = new Float64Array(width * bodyCount);
+    for (let i = 0; i < bodyCount; i++) for (let d = 0; d < width; d++) out[width * i + d] = src[8 * i + half + d];
+    return out;
+  };
+  return {
+    frame,
+    time: frame * dt,
+    bodyCount,
+    position: pick(pose, 0, 3),
+    orientation: pick(pose, 4, 4),
+    linearVelocity: pick(vel, 0, 3),
+    angularVelocity: pick(vel, 4, 3),
+  };
+}

@@ -1,0 +1,315 @@
+/**
+ * xpbd-gpu — host side of the GPU XPBD point-constraint solver. The kernels and
+ * the buffer legend are in kernels.wgsl.ts; the f64 reference with the same
+ * stages, the equations and the two forms of the joint update ('point', the
+ * default, and 'distance'; XpbdVariant) is cpu.ts.
+ *
+ * One frame = one compute pass (GPU timestamps around it where the adapter has
+ * them), holding `substeps` steps of h = dt / substeps:
+ *   integrate → N × (solve_colour 0, solve_colour 1, …, solve_colour K−1) → update_velocities
+ * i.e. 2 + K·N dispatches a substep. A colour's constraints share no dynamic body,
+ * so one dispatch solves them all at once; dispatches in one pass run in order,
+ * each seeing the previous one's writes, which makes the colours a Gauss–Seidel
+ * sweep. Constraint data is laid out by the colouring's `order` (slot s holds
+ * constraint order[s]), so a colour is the contiguous slots start[c] .. start[c+1),
+ * named to its dispatch by a 256-byte-aligned pass_info record and one bind group
+ * per record (no dynamic offsets: the 'auto' layouts cannot have them).
+ * Many frames are recorded into one submission (FrameClock, below); nothing is read
+ * back until a snapshot is asked for. Where the CPU restarts λ = 0 in integrate, the
+ * GPU reads λ as 0 in each substep's first iteration (pass_info.first): no extra pass.
+ */
+import type { WorldDesc } from '../../model/world.js';
+import { compileWorld, complianceOf, type CompiledWorld } from '../../model/compiled.js';
+import { colourConstraints, type Colouring } from '../../model/colouring.js';
+import type { GpuContext } from '../../gpu/device.js';
+import {
+  type Solver,
+  type SolverOptions,
+  type Snapshot,
+  type StepTimings,
+  type AdapterDescription,
+  type SolverCost,
+  type ResidualCurve,
+  defaultSolverOptions,
+} from '../solver.js';
+import { GpuSolverBase } from '../../gpu/solver-base.js';
+import { XPBD_MIN_DISTANCE, XPBD_RESIDUAL_QUANTITY, defaultXpbdVariant, xpbdRows, type XpbdVariant } from './cpu.js';
+import { kernelSpecs, kernelSource, WORKGROUP_SIZE, type BufferName, type KernelSpec } from './kernels.wgsl.js';
+
+const PARAMS_BYTES = 48;
+
+interface Kernel {
+  spec: KernelSpec;
+  pipeline: GPUComputePipeline;
+  /** body kernels: one; slot kernels: one per pass_info record (see writePassInfo) */
+  bindGroups: GPUBindGroup[];
+}
+
+export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
+  readonly id = 'xpbd-gpu';
+  readonly variant: XpbdVariant;
+  readonly bodyCount: number;
+  readonly constraintCount: number;
+  readonly colouring: Colouring;
+
+  private readonly w: CompiledWorld;
+  private readonly params: GPUBuffer;
+  private readonly passInfo: GPUBuffer;
+  private readonly passStride: number;
+  private readonly kernels = new Map<string, Kernel>();
+
+  private constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<XpbdVariant>, gpu: GpuContext) {
+    super({ ...defaultSolverOptions, ...options }, gpu);
+    this.variant = { ...defaultXpbdVariant, ...variant };
+    this.w = compileWorld(world);
+    this.bodyCount = this.w.worldBodyCount;
+    this.constraintCount = this.w.constraintCount;
+    this.colouring = colourConstraints(this.w);
+    this.passStride = Math.max(16, this.device.limits.minUniformBufferOffsetAlignment);
+    const uniform = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
+    this.params = this.device.createBuffer({ label: 'params', size: PARAMS_BYTES, usage: uniform });
+    this.passInfo = this.device.createBuffer({ label: 'pass_info', size: this.passStride * (2 * this.colouring.colourCount + 2), usage: uniform });
+  }
+
+  static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<XpbdVariant> = {}): Promise<XpbdGpuSolver> {
+    const s = new XpbdGpuSolver(world, options, variant, gpu);
+    s.checkLimits();
+    s.upload();
+    await s.buildPipelines();
+    return s;
+  }
+
+  /** Storage buffer sizes in bytes, from the world's counts. */
+  private sizes(): Record<BufferName, number> {
+    const nb = Math.max(1, this.w.bodyCount), nc = Math.max(1, this.w.constraintCount); // no zero-size bindings
+    return {
+      pose: 32 * nb,
+      pose_prev: 32 * nb,
+      velocity: 32 * nb,
+      body_mass: 64 * nb,
+      bodies: 8 * nc,
+      anchors: 32 * nc,
+      compliance: 4 * nc,
+      multiplier: 16 * nc,
+      residual: 4 * nc,
+    };
+  }
+
+  private checkLimits(): void {
+    const lim = this.device.limits;
+    for (const [name, size] of Object.entries(this.sizes())) {
+      const limit = Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize);
+      if (size > limit) throw new Error(`scene too big for this adapter: buffer '${name}' needs ${size} bytes, the adapter's limit is ${limit}`);
+    }
+  }
+
+  private upload(): void {
+    const w = this.w;
+    const nb = w.bodyCount, nc = w.constraintCount;
+    const data: Partial<Record<BufferName, ArrayBuffer>> = {};
+    const pose = new Float32Array(8 * nb);
+    const velocity = new Float32Array(8 * nb);
+    const bodyMass = new Float32Array(16 * nb);
+    for (let i = 0; i < nb; i++) {
+      for (let d = 0; d < 3; d++) {
+        pose[8 * i + d] = w.position[3 * i + d];
+        velocity[8 * i + d] = w.linearVelocity[3 * i + d];
+        velocity[8 * i + 4 + d] = w.angularVelocity[3 * i + d];
+      }
+      for (let d = 0; d < 4; d++) pose[8 * i + 4 + d] = w.orientation[4 * i + d];
+      // mat3x3f: three 16-byte columns; the CPU stores row-major, so column c = (M[0][c], M[1][c], M[2][c])
+      for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) bodyMass[16 * i + 4 * c + r] = w.inverseInertiaLocal[9 * i + 3 * r + c];
+      bodyMass[16 * i + 12] = w.inverseMass[i];
+    }
+    data.pose = pose.buffer;
+    data.pose_prev = pose.slice().buffer;
+    data.velocity = velocity.buffer;
+    data.body_mass = bodyMass.buffer;
+    // constraint data by slot: slot s holds constraint order[s]
+    const alpha = complianceOf(w, this.options.compliance);
+    const bodies = new Uint32Array(2 * nc);
+    const anchors = new Float32Array(8 * nc);
+    const compliance = new Float32Array(nc);
+    this.colouring.order.forEach((ic, s) => {
+      bodies[2 * s] = w.ib0[ic];
+      bodies[2 * s + 1] = w.ib1[ic];
+      for (let d = 0; d < 3; d++) {
+        anchors[8 * s + d] = w.r0[3 * ic + d];
+        anchors[8 * s + 4 + d] = w.r1[3 * ic + d];
+      }
+      compliance[s] = alpha[ic];
+    });
+    data.bodies = bodies.buffer;
+    data.anchors = anchors.buffer;
+    data.compliance = compliance.buffer;
+    for (const [name, size] of Object.entries(this.sizes()) as [BufferName, number][]) {
+      const buf = this.device.createBuffer({ label: name, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+      const d = data[name];
+      if (d && d.byteLength) this.device.queue.writeBuffer(buf, 0, d);
+      this.buffers.set(name, buf);
+    }
+    this.writeParams();
+    this.writePassInfo();
+  }
+
+  private rowWidth(): number {
+    return this.device.limits.maxComputeWorkgroupsPerDimension * WORKGROUP_SIZE;
+  }
+
+  /** Params uniform, matching `struct Params` in kernels.wgsl.ts. */
+  private writeParams(): void {
+    const { dt, substeps, linearDamping, angularDamping } = this.options;
+    const h = dt / substeps;
+    const buf = new ArrayBuffer(PARAMS_BYTES);
+    const f = new Float32Array(buf);
+    const u = new Uint32Array(buf);
+    f.set(this.w.gravity, 0);
+    f[3] = h;
+    f[4] = 1 / (h * h);
+    f[5] = Math.max(0, 1 - linearDamping * h);
+    f[6] = Math.max(0, 1 - angularDamping * h);
+    f[7] = XPBD_MIN_DISTANCE;
+    u[8] = this.w.bodyCount;
+    u[9] = this.rowWidth();
+    this.device.queue.writeBuffer(this.params, 0, buf);
+  }
+
+  /** pass_info records (start, count, first): 2c + 1 − first for colour c; 2K + 1 − first for all slots. */
+  private writePassInfo(): void {
+    const { colourCount, start } = this.colouring;
+    const u = new Uint32Array((this.passStride / 4) * (2 * colourCount + 2));
+    const put = (record: number, from: number, count: number, first: number) => u.set([from, count, first], (record * this.passStride) / 4);
+    for (let c = 0; c < colourCount; c++)
+      for (const first of [1, 0]) put(2 * c + 1 - first, start[c], start[c + 1] - start[c], first);
+    for (const first of [1, 0]) put(2 * colourCount + 1 - first, 0, this.w.constraintCount, first);
+    this.device.queue.writeBuffer(this.passInfo, 0, u);
+  }
+
+  /** Threads a pass runs: every body, or the slots of pass_info record `record`. */
+  private passCount(spec: KernelSpec, record: number): number {
+    if (spec.over === 'body') return this.w.bodyCount;
+    const { colourCount, start } = this.colouring;
+    const c = record >> 1;
+    return c < colourCount ? start[c + 1] - start[c] : this.w.constraintCount;
+  }
+
+  private groupsFor(n: number): [number, number] {
+    const wg = Math.ceil(n / WORKGROUP_SIZE);
+    const maxX = this.device.limits.maxComputeWorkgroupsPerDimension;
+    return wg <= maxX ? [wg, 1] : [maxX, Math.ceil(wg / maxX)];
+  }
+
+  private async buildPipelines(): Promise<void> {
+    this.device.pushErrorScope('validation');
+    const records = 2 * this.colouring.colourCount + 2;
+    for (const spec of kernelSpecs(this.variant)) {
+      const module = this.device.createShaderModule({ label: spec.name, code: kernelSource(spec) });
+      // synchronous: dawn.node's createComputePipelineAsync aborts the process on SwiftShader
+      const pipeline = this.device.createComputePipeline({ label: spec.name, layout: 'auto', compute: { module, entryPoint: spec.name } });
+      const storage = spec.bindings.map((b) => ({ buffer: this.buffers.get(b.name)! }));
+      const group = (entries: GPUBindingResource[]) =>
+        this.device.createBindGroup({
+          label: spec.name,
+          layout: pipeline.getBindGroupLayout(0),
+          entries: entries.map((resource, binding) => ({ binding, resource })),
+        });
+      const bindGroups =
+        spec.over === 'body'
+          ? [group([{ buffer: this.params }, ...storage])]
+          : Array.from({ length: records }, (_, r) => group([{ buffer: this.params }, { buffer: this.passInfo, offset: r * this.passStride, size: 16 }, ...storage]));
+      this.kernels.set(spec.name, { spec, pipeline, bindGroups });
+    }
+    const err = await this.device.popErrorScope();
+    if (err) throw new Error(`xpbd-gpu: pipeline creation failed: ${err.message}`);
+  }
+
+  /** One dispatch of kernel `name`, over every body or over the slots of pass_info record `record`. */
+  private dispatch(pass: GPUComputePassEncoder, name: string, record = 0): void {
+    const k = this.kernels.get(name)!;
+    const [x, y] = this.groupsFor(this.passCount(k.spec, record));
+    if (x === 0) return;
+    pass.setPipeline(k.pipeline);
+    pass.setBindGroup(0, k.bindGroups[k.spec.over === 'body' ? 0 : record]);
+    pass.dispatchWorkgroups(x, y);
+  }
+
+  /** Iteration k of a substep: every colour in order (record 2c + 1 − first: λ read as 0 when k = 0). */
+  private encodeIteration(pass: GPUComputePassEncoder, k: number): void {
+    for (let c = 0; c < this.colouring.colourCount; c++) this.dispatch(pass, 'solve_colour', 2 * c + (k === 0 ? 0 : 1));
+  }
+
+  private encodeSubstep(pass: GPUComputePassEncoder): void {
+    this.dispatch(pass, 'integrate');
+    for (let k = 0; k < this.options.iterations; k++) this.encodeIteration(pass, k);
+    this.dispatch(pass, 'update_velocities');
+  }
+
+  protected encodeFrame(encoder: GPUCommandEncoder, slot: number): void {
+    const pass = encoder.beginComputePass(this.clock.passDescriptor(slot));
+    for (let s = 0; s < this.options.substeps; s++) this.encodeSubstep(pass);
+    pass.end();
+  }
+
+  /**
+   * One frame, as step(1), with compute_residual after integrate and after each
+   * iteration of the first substep; each result is copied out between passes and
+   * the per-constraint r² are summed in f64 here. Not timed.
+   */
+  async stepRecordingResiduals(): Promise<ResidualCurve> {
+    const { substeps, iterations } = this.options;
+    const nc = this.constraintCount;
+    const residual = this.buffers.get('residual')!;
+    const slot = residual.size;
+    const readback = this.device.createBuffer({ size: slot * (iterations + 1), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const encoder = this.device.createCommandEncoder();
+    const all = 2 * this.colouring.colourCount; // pass_info record of every slot, λ read as 0
+    const record = (k: number, body: (pass: GPUComputePassEncoder) => void) => {
+      const pass = encoder.beginComputePass();
+      body(pass);
+      this.dispatch(pass, 'compute_residual', all + (k === 0 ? 0 : 1));
+      pass.end();
+      encoder.copyBufferToBuffer(residual, 0, readback, k * slot, slot);
+    };
+    record(0, (pass) => this.dispatch(pass, 'integrate'));
+    for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass, k));
+    const pass = encoder.beginComputePass();
+    this.dispatch(pass, 'update_velocities');
+    for (let s = 1; s < substeps; s++) this.encodeSubstep(pass);
+    pass.end();
+    const point = await this.residualNorms(encoder, readback, slot, iterations + 1, nc);
+    this.frame++;
+    return { frame: this.frame, substep: 0, quantity: XPBD_RESIDUAL_QUANTITY, channels: { point } };
+  }
+
+  /** Dispatches as encodeFrame records them; rows as xpbdRows; bytes from xpbdIterationBytes. */
+  cost(): SolverCost {
+    const { substeps, iterations } = this.options;
+    const nc = this.constraintCount;
+    const colours = this.colouring.sizes.filter((n) => n > 0).length;
+    return {
+      rowSolvesPerFrame: xpbdRows(this.variant) * nc * iterations * substeps,
+      dispatchesPerFrame: (2 + colours * iterations) * substeps,
+      iterationBytesPerFrame: xpbdIterationBytes(nc, iterations) * substeps,
+    };
+  }
+
+  override destroy(): void {
+    super.destroy();
+    this.params.destroy();
+    this.passInfo.destroy();
+  }
+}
+
+/**
+ * Bytes the constraint-solve kernels (solve_colour, every colour) move in one substep
+ * of `iterations` iterations, at the layout of kernels.wgsl.ts (f32), counting each
+ * element read or written once, per constraint and iteration:
+ *   bodies 8, anchors 32, compliance 4, body_mass 2×64 (I_local⁻¹ and m⁻¹),
+ *   pose 2×32 read + 2×32 written, multiplier 16 written (+16 read after the first iteration) = 316
+ * The body passes around them (integrate ≈ 148 B and update_velocities ≈ 100 B per
+ * dynamic body, see the kernels) are not counted, as jacobiIterationBytes leaves out
+ * the stages outside its iterations.
+ */
+export function xpbdIterationBytes(constraintCount: number, iterations: number): number {
+  return constraintCount * (316 * iterations + 16 * Math.max(0, iterations - 1));
+}
