@@ -130,10 +130,13 @@ export function rotate(q: ArrayLike<number>, o: number, vx: number, vy: number, 
   out[2] = vz + 2 * (x * ty - y * tx);
 }
 
+// scratch of worldInertiaTimes (no allocation per body in the metrics loop)
+const conj = [0, 0, 0, 1];
+const local = [0, 0, 0];
+
 /** out = R I_local Rᵀ ω = R (I_local (Rᵀ ω)) */
 function worldInertiaTimes(I: Float64Array, io: number, q: Float64Array, qo: number, wx: number, wy: number, wz: number, out: number[]): void {
-  const conj = [-q[qo], -q[qo + 1], -q[qo + 2], q[qo + 3]];
-  const local = [0, 0, 0];
+  conj[0] = -q[qo]; conj[1] = -q[qo + 1]; conj[2] = -q[qo + 2]; conj[3] = q[qo + 3];
   rotate(conj, 0, wx, wy, wz, local);
   const lx = I[io] * local[0] + I[io + 1] * local[1] + I[io + 2] * local[2];
   const ly = I[io + 3] * local[0] + I[io + 4] * local[1] + I[io + 5] * local[2];
