@@ -19,6 +19,7 @@ import { resolveOptions, type SolverOptions } from '../solvers/solver.js';
 import { acquireGpu, type GpuContext } from '../gpu/device.js';
 import { runSolver } from '../run/run.js';
 import { formatNumber } from './table.js';
+import { energyDriftPercent } from './results.js';
 
 export interface Setting {
   iterations: number;
@@ -101,7 +102,7 @@ export async function runTradeoff(opts: TradeoffOptions) {
           rowSolvesPerFrame: r.cost.rowSolvesPerFrame,
           worstMaxViolation: r.diverged ? null : r.worstMaxViolation,
           finalMaxViolation: r.final ? r.final.maxViolation : null,
-          energyDriftPercent: r.final ? (100 * (r.final.energy - r.initial.energy)) / Math.abs(r.initial.energy) : null,
+          energyDriftPercent: energyDriftPercent(r),
           diverged: r.diverged ? `frame ${r.diverged.frame}: ${r.diverged.reason}` : null,
         };
         rows.push(row);

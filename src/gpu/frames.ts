@@ -4,6 +4,34 @@
  * and the Snapshot of the common pose/velocity layout.
  */
 import type { Snapshot, StepTimings } from '../solvers/solver.js';
+import type { CompiledWorld } from '../model/compiled.js';
+
+/** Threads per workgroup of every solver kernel. */
+export const WORKGROUP_SIZE = 64;
+
+/**
+ * The body state of a compiled world in the layout the GPU solvers share (f32): per body two
+ * vec4f in `pose` ((x, 0), q) and in `velocity` ((v, 0), (ω, 0)).
+ */
+export function packBodyState(w: CompiledWorld): { pose: Float32Array<ArrayBuffer>; velocity: Float32Array<ArrayBuffer> } {
+  const nb = w.bodyCount;
+  const pose = new Float32Array(8 * nb);
+  const velocity = new Float32Array(8 * nb);
+  for (let i = 0; i < nb; i++) {
+    for (let d = 0; d < 3; d++) {
+      pose[8 * i + d] = w.position[3 * i + d];
+      velocity[8 * i + d] = w.linearVelocity[3 * i + d];
+      velocity[8 * i + 4 + d] = w.angularVelocity[3 * i + d];
+    }
+    for (let d = 0; d < 4; d++) pose[8 * i + 4 + d] = w.orientation[4 * i + d];
+  }
+  return { pose, velocity };
+}
+
+/** A row-major 3×3 (src[so..so+9)) as a WGSL mat3x3f: three 16-byte columns at dst[do..do+12). */
+export function writeMat3Columns(src: ArrayLike<number>, so: number, dst: Float32Array, dstOffset: number): void {
+  for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) dst[dstOffset + 4 * c + r] = src[so + 3 * r + c];
+}
 
 /** Most frames recorded into one submission (bounded by the timestamp query set). */
 export const MAX_FRAMES_PER_SUBMIT = 256;

@@ -5,7 +5,7 @@
  * recorded frame. A GPU solver extends it and records its frame in encodeFrame.
  */
 import type { GpuContext } from './device.js';
-import { FrameClock, readBuffers, snapshotFromPoseVelocity } from './frames.js';
+import { FrameClock, readBuffers, snapshotFromPoseVelocity, WORKGROUP_SIZE } from './frames.js';
 import type { AdapterDescription, Snapshot, SolverOptions, StepTimings } from '../solvers/solver.js';
 
 export abstract class GpuSolverBase<B extends string> {
@@ -23,6 +23,43 @@ export abstract class GpuSolverBase<B extends string> {
     this.device = gpu.device;
     this.adapter = { name: gpu.adapterName, software: gpu.software, timestamps: gpu.timestamps };
     this.clock = new FrameClock(this.device, gpu.timestamps);
+  }
+
+  /** Refuses a scene whose buffers exceed the adapter's limits, naming the buffer. */
+  protected checkLimits(sizes: Record<string, number>): void {
+    const lim = this.device.limits;
+    for (const [name, size] of Object.entries(sizes)) {
+      const [limit, which] =
+        lim.maxStorageBufferBindingSize <= lim.maxBufferSize
+          ? [lim.maxStorageBufferBindingSize, 'maxStorageBufferBindingSize']
+          : [lim.maxBufferSize, 'maxBufferSize'];
+      if (size > limit) throw new Error(`scene too big for this adapter: buffer '${name}' needs ${size} bytes, ${which} is ${limit}`);
+    }
+  }
+
+  /** Creates the named buffers (uniform for `uniforms`, else storage) and writes their initial data. */
+  protected createBuffers(sizes: Record<B, number>, data: Partial<Record<B, ArrayBuffer>>, uniforms: B[] = []): void {
+    for (const [name, size] of Object.entries(sizes) as [B, number][]) {
+      const usage = uniforms.includes(name)
+        ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST
+        : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+      const buf = this.device.createBuffer({ label: name, size, usage });
+      const d = data[name];
+      if (d && d.byteLength) this.device.queue.writeBuffer(buf, 0, d);
+      this.buffers.set(name, buf);
+    }
+  }
+
+  /** Threads per row of a 2-D dispatch (the kernels' index = gid.y · rowWidth + gid.x). */
+  protected rowWidth(): number {
+    return this.device.limits.maxComputeWorkgroupsPerDimension * WORKGROUP_SIZE;
+  }
+
+  /** Workgroups for n threads: one row while it fits, else rows of the widest dispatch. */
+  protected groupsFor(n: number): [number, number] {
+    const wg = Math.ceil(n / WORKGROUP_SIZE);
+    const maxX = this.device.limits.maxComputeWorkgroupsPerDimension;
+    return wg <= maxX ? [wg, 1] : [maxX, Math.ceil(wg / maxX)];
   }
 
   /** Records one frame as one compute pass, opened with clock.passDescriptor(slot). */

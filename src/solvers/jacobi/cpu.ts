@@ -32,17 +32,9 @@
  * update_velocities reads a per-CSR-entry side (σ, arm offset) precomputed once.
  */
 import type { WorldDesc } from '../../model/world.js';
-import { compileWorld, complianceOf, snapshotOf, type CompiledWorld } from '../../model/compiled.js';
-import {
-  type Solver,
-  type SolverOptions,
-  type Snapshot,
-  type StepTimings,
-  type AdapterDescription,
-  type SolverCost,
-  type ResidualCurve,
-  defaultSolverOptions,
-} from '../solver.js';
+import { complianceOf } from '../../model/compiled.js';
+import { CpuSolverBase } from '../cpu-base.js';
+import type { Solver, SolverOptions, SolverCost, ResidualCurve } from '../solver.js';
 
 /** What the Jacobi solvers' residual curves hold (ResidualCurve.quantity). */
 export const RESIDUAL_QUANTITY = '‖b − Aλᵏ‖₂ over point rows, m/s² (h·r is the velocity error left)';
@@ -52,15 +44,9 @@ export interface JacobiVariant {
   applyWarmStart: boolean;
 }
 
-export class JacobiCpuSolver implements Solver {
+export class JacobiCpuSolver extends CpuSolverBase implements Solver {
   readonly id: string = 'jacobi-cpu';
-  readonly options: SolverOptions;
   readonly variant: JacobiVariant;
-  readonly bodyCount: number;
-  readonly constraintCount: number;
-  readonly adapter: AdapterDescription = { name: 'cpu (f64)', software: false, timestamps: false };
-
-  readonly w: CompiledWorld;
   // per body
   readonly linVelDelta: Float64Array;
   readonly angVelDelta: Float64Array;
@@ -87,17 +73,11 @@ export class JacobiCpuSolver implements Solver {
   /** offset of i's lever arm in `arm`: 6ℓ (a) or 6ℓ + 3 (b) */
   private readonly entryArm: Int32Array;
 
-  private frame = 0;
-  private msPerFrame: number[] = [];
-
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}, variant: Partial<JacobiVariant> = {}) {
-    this.options = { ...defaultSolverOptions, ...options };
+    super(world, options);
     this.variant = { applyWarmStart: true, ...variant };
-    this.w = compileWorld(world);
     const nb = this.w.bodyCount;
     const nc = this.w.constraintCount;
-    this.bodyCount = this.w.worldBodyCount;
-    this.constraintCount = nc;
     this.linVelDelta = new Float64Array(3 * nb);
     this.angVelDelta = new Float64Array(3 * nb);
     this.angMassInv = new Float64Array(9 * nb);
@@ -118,14 +98,6 @@ export class JacobiCpuSolver implements Solver {
         this.entrySign[k] = isBody0 ? -1 : 1;
         this.entryArm[k] = 6 * ic + (isBody0 ? 0 : 3);
       }
-  }
-
-  async step(frames: number): Promise<void> {
-    for (let f = 0; f < frames; f++) {
-      const t0 = performance.now();
-      this.stepFrame();
-      this.msPerFrame.push(performance.now() - t0);
-    }
   }
 
   /** One frame: `substeps` solver steps of h = dt / substeps. */
@@ -463,25 +435,12 @@ export class JacobiCpuSolver implements Solver {
     }
   }
 
-  async snapshot(): Promise<Snapshot> {
-    return snapshotOf(this.w, this.frame, this.options.dt);
-  }
-
-
-  timings(): StepTimings {
-    return { clock: 'wall', msPerFrame: this.msPerFrame.slice(), wallMsPerFrame: this.msPerFrame.slice() };
-  }
 
   cost(): SolverCost {
     const { substeps, iterations } = this.options;
     return { rowSolvesPerFrame: 3 * this.constraintCount * iterations * substeps };
   }
 
-  resetTimings(): void {
-    this.msPerFrame = [];
-  }
-
-  destroy(): void {}
 }
 
 /** Velocity damping over a step h: v ← v · max(0, 1 − μ h) (μ in 1/s; Müller et al. 2020, sec. 3.5). */

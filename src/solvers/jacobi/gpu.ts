@@ -18,16 +18,14 @@ import type { GpuContext } from '../../gpu/device.js';
 import {
   type Solver,
   type SolverOptions,
-  type Snapshot,
-  type StepTimings,
-  type AdapterDescription,
   type SolverCost,
   type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
 import { GpuSolverBase } from '../../gpu/solver-base.js';
+import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
 import { RESIDUAL_QUANTITY, dampingFactor, type JacobiVariant } from './cpu.js';
-import { kernelSpecs, kernelSource, WORKGROUP_SIZE, type BufferName, type KernelSpec } from './kernels.wgsl.js';
+import { kernelSpecs, kernelSource, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 
 
 interface Kernel {
@@ -67,7 +65,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
   }
 
   protected async init(): Promise<void> {
-    this.checkLimits();
+    this.checkLimits(this.sizes());
     this.upload();
     await this.buildPipelines();
   }
@@ -100,39 +98,18 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     };
   }
 
-  private checkLimits(): void {
-    const lim = this.device.limits;
-    for (const [name, size] of Object.entries(this.sizes())) {
-      if (size > lim.maxStorageBufferBindingSize)
-        throw new Error(
-          `scene too big for this adapter: buffer '${name}' needs ${size} bytes, maxStorageBufferBindingSize is ${lim.maxStorageBufferBindingSize}`,
-        );
-      if (size > lim.maxBufferSize)
-        throw new Error(`scene too big for this adapter: buffer '${name}' needs ${size} bytes, maxBufferSize is ${lim.maxBufferSize}`);
-    }
-  }
-
   private upload(): void {
     const w = this.w;
     const nb = w.bodyCount, nc = w.constraintCount;
     const sizes = this.sizes();
     const data: Partial<Record<BufferName, ArrayBuffer>> = {};
 
-    const pose = new Float32Array(8 * nb);
-    const velocity = new Float32Array(8 * nb);
+    const { pose, velocity } = packBodyState(w);
     const invMass = new Float32Array(16 * nb);
     const invInertiaLocal = new Float32Array(12 * nb);
     for (let i = 0; i < nb; i++) {
-      for (let d = 0; d < 3; d++) {
-        pose[8 * i + d] = w.position[3 * i + d];
-        velocity[8 * i + d] = w.linearVelocity[3 * i + d];
-        velocity[8 * i + 4 + d] = w.angularVelocity[3 * i + d];
-      }
-      for (let d = 0; d < 4; d++) pose[8 * i + 4 + d] = w.orientation[4 * i + d];
       invMass[16 * i + 12] = w.inverseMass[i];
-      // mat3x3f: three 16-byte columns; the CPU stores row-major, so column c = (M[0][c], M[1][c], M[2][c])
-      for (let c = 0; c < 3; c++)
-        for (let r = 0; r < 3; r++) invInertiaLocal[12 * i + 4 * c + r] = w.inverseInertiaLocal[9 * i + 3 * r + c];
+      writeMat3Columns(w.inverseInertiaLocal, 9 * i, invInertiaLocal, 12 * i);
     }
     data.pose = pose.buffer;
     data.velocity = velocity.buffer;
@@ -158,21 +135,8 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     this.colourRanges.forEach((r, c) => colour.set([r.start, r.count], (COLOUR_SLOT / 4) * c));
     data.colour = colour.buffer;
 
-    for (const [name, size] of Object.entries(sizes) as [BufferName, number][]) {
-      const usage =
-        name === 'params' || name === 'colour'
-          ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST
-          : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-      const buf = this.device.createBuffer({ label: name, size, usage });
-      const d = data[name];
-      if (d && d.byteLength) this.device.queue.writeBuffer(buf, 0, d);
-      this.buffers.set(name, buf);
-    }
+    this.createBuffers(sizes, data, ['params', 'colour']);
     this.writeParams();
-  }
-
-  private rowWidth(): number {
-    return this.device.limits.maxComputeWorkgroupsPerDimension * WORKGROUP_SIZE;
   }
 
   /** Params uniform, matching `struct Params` in kernels.wgsl.ts. */
@@ -192,12 +156,6 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     f[9] = dampingFactor(this.options.linearDamping, h);
     f[10] = dampingFactor(this.options.angularDamping, h);
     this.device.queue.writeBuffer(this.buffers.get('params')!, 0, buf);
-  }
-
-  private groupsFor(n: number): [number, number] {
-    const wg = Math.ceil(n / WORKGROUP_SIZE);
-    const maxX = this.device.limits.maxComputeWorkgroupsPerDimension;
-    return wg <= maxX ? [wg, 1] : [maxX, Math.ceil(wg / maxX)];
   }
 
   private async buildPipelines(): Promise<void> {

@@ -23,7 +23,8 @@
  *   colour (uniform)        { start, count } of one constraint colour, 256-byte slots (gs-gpu)
  */
 
-export const WORKGROUP_SIZE = 64;
+import { WORKGROUP_SIZE } from '../../gpu/frames.js';
+export { WORKGROUP_SIZE };
 
 type Access = 'read' | 'read_write' | 'uniform';
 export interface KernelSpec {

@@ -48,19 +48,11 @@
  * No torques (spheres): the only angular motion is what the constraints make.
  */
 import type { WorldDesc } from '../../model/world.js';
-import { compileWorld, complianceOf, snapshotOf, type CompiledWorld } from '../../model/compiled.js';
+import { complianceOf } from '../../model/compiled.js';
 import { colourConstraints, type Colouring } from '../../model/colouring.js';
-import {
-  type Solver,
-  type SolverOptions,
-  type Snapshot,
-  type StepTimings,
-  type AdapterDescription,
-  type SolverCost,
-  type ResidualCurve,
-  defaultSolverOptions,
-} from '../solver.js';
-import { integrateOrientation } from '../jacobi/cpu.js';
+import type { Solver, SolverOptions, SolverCost, ResidualCurve } from '../solver.js';
+import { integrateOrientation, dampingFactor } from '../jacobi/cpu.js';
+import { CpuSolverBase } from '../cpu-base.js';
 
 /** What the XPBD solvers' residual curves hold (ResidualCurve.quantity). */
 export const XPBD_RESIDUAL_QUANTITY = '‖(C(x) + α̃λ)/h²‖₂ over constraint rows, m/s² (XPBD equation residual; h²·r is the position error left)';
@@ -90,15 +82,9 @@ export function xpbdRows(variant: XpbdVariant): number {
   return variant.form === 'point' ? 3 : 1;
 }
 
-export class XpbdCpuSolver implements Solver {
+export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   readonly id = 'xpbd-cpu';
-  readonly options: SolverOptions;
   readonly variant: XpbdVariant;
-  readonly bodyCount: number;
-  readonly constraintCount: number;
-  readonly adapter: AdapterDescription = { name: 'cpu (f64)', software: false, timestamps: false };
-
-  readonly w: CompiledWorld;
   readonly colouring: Colouring;
   // per body
   readonly positionPrev: Float64Array; // x_prev (3)
@@ -110,16 +96,10 @@ export class XpbdCpuSolver implements Solver {
   readonly multiplier: Float64Array;
   readonly compliance: Float64Array; // α_ℓ (m/N)
 
-  private frame = 0;
-  private msPerFrame: number[] = [];
-
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}, variant: Partial<XpbdVariant> = {}) {
-    this.options = { ...defaultSolverOptions, ...options };
+    super(world, options);
     this.variant = { ...defaultXpbdVariant, ...variant };
-    this.w = compileWorld(world);
     const nb = this.w.bodyCount, nc = this.w.constraintCount;
-    this.bodyCount = this.w.worldBodyCount;
-    this.constraintCount = nc;
     this.colouring = colourConstraints(this.w);
     this.positionPrev = new Float64Array(3 * nb);
     this.orientationPrev = new Float64Array(4 * nb);
@@ -131,14 +111,6 @@ export class XpbdCpuSolver implements Solver {
       const off = L[o + 1] === 0 && L[o + 2] === 0 && L[o + 3] === 0 && L[o + 5] === 0 && L[o + 6] === 0 && L[o + 7] === 0;
       return off && L[o + 4] === L[o] && L[o + 8] === L[o] ? L[o] : NaN;
     });
-  }
-
-  async step(frames: number): Promise<void> {
-    for (let f = 0; f < frames; f++) {
-      const t0 = performance.now();
-      this.stepFrame();
-      this.msPerFrame.push(performance.now() - t0);
-    }
   }
 
   /** One frame: `substeps` steps of h = dt / substeps. */
@@ -224,7 +196,7 @@ export class XpbdCpuSolver implements Solver {
       // T = [r]× I⁻¹;  A = m I₃ − T [r]×  (lower triangle from symmetry)
       const t00 = ry * i20 - rz * i10, t01 = ry * i21 - rz * i11, t02 = ry * i22 - rz * i12;
       const t10 = rz * i00 - rx * i20, t11 = rz * i01 - rx * i21, t12 = rz * i02 - rx * i22;
-      const t20 = rx * i10 - ry * i00, t21 = rx * i11 - ry * i01, t22 = rx * i12 - ry * i02;
+      const t20 = rx * i10 - ry * i00, t21 = rx * i11 - ry * i01;
       k00 += m - (t01 * rz - t02 * ry);
       k01 -= t02 * rx - t00 * rz;
       k02 -= t00 * ry - t01 * rx;
@@ -361,8 +333,8 @@ export class XpbdCpuSolver implements Solver {
     const { linearDamping, angularDamping } = this.options;
     const xp = this.positionPrev, qp = this.orientationPrev;
     const invH = 1 / h;
-    const linScale = invH * Math.max(0, 1 - linearDamping * h);
-    const angScale = 2 * invH * Math.max(0, 1 - angularDamping * h);
+    const linScale = invH * dampingFactor(linearDamping, h);
+    const angScale = 2 * invH * dampingFactor(angularDamping, h);
     for (let ib = 0; ib < bodyCount; ib++) {
       if (inverseMass[ib] === 0) continue;
       const o = 3 * ib;
@@ -405,14 +377,6 @@ export class XpbdCpuSolver implements Solver {
     return Math.sqrt(squares);
   }
 
-  async snapshot(): Promise<Snapshot> {
-    return snapshotOf(this.w, this.frame, this.options.dt);
-  }
-
-
-  timings(): StepTimings {
-    return { clock: 'wall', msPerFrame: this.msPerFrame.slice(), wallMsPerFrame: this.msPerFrame.slice() };
-  }
 
   /** Rows per constraint (3 'point', 1 'distance'), solved once per iteration per substep. */
   cost(): SolverCost {
@@ -420,11 +384,6 @@ export class XpbdCpuSolver implements Solver {
     return { rowSolvesPerFrame: xpbdRows(this.variant) * this.constraintCount * iterations * substeps };
   }
 
-  resetTimings(): void {
-    this.msPerFrame = [];
-  }
-
-  destroy(): void {}
 }
 
 /** Scratch for lever arms, world inverse inertias (no allocation in the loops). */

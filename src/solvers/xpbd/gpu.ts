@@ -25,16 +25,15 @@ import type { GpuContext } from '../../gpu/device.js';
 import {
   type Solver,
   type SolverOptions,
-  type Snapshot,
-  type StepTimings,
-  type AdapterDescription,
   type SolverCost,
   type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
 import { GpuSolverBase } from '../../gpu/solver-base.js';
+import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
+import { dampingFactor } from '../jacobi/cpu.js';
 import { XPBD_MIN_DISTANCE, XPBD_RESIDUAL_QUANTITY, defaultXpbdVariant, xpbdRows, type XpbdVariant } from './cpu.js';
-import { kernelSpecs, kernelSource, WORKGROUP_SIZE, type BufferName, type KernelSpec } from './kernels.wgsl.js';
+import { kernelSpecs, kernelSource, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 
 const PARAMS_BYTES = 48;
 
@@ -73,7 +72,7 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
 
   static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<XpbdVariant> = {}): Promise<XpbdGpuSolver> {
     const s = new XpbdGpuSolver(world, options, variant, gpu);
-    s.checkLimits();
+    s.checkLimits(s.sizes());
     s.upload();
     await s.buildPipelines();
     return s;
@@ -95,30 +94,14 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
     };
   }
 
-  private checkLimits(): void {
-    const lim = this.device.limits;
-    for (const [name, size] of Object.entries(this.sizes())) {
-      const limit = Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize);
-      if (size > limit) throw new Error(`scene too big for this adapter: buffer '${name}' needs ${size} bytes, the adapter's limit is ${limit}`);
-    }
-  }
-
   private upload(): void {
     const w = this.w;
     const nb = w.bodyCount, nc = w.constraintCount;
     const data: Partial<Record<BufferName, ArrayBuffer>> = {};
-    const pose = new Float32Array(8 * nb);
-    const velocity = new Float32Array(8 * nb);
+    const { pose, velocity } = packBodyState(w);
     const bodyMass = new Float32Array(16 * nb);
     for (let i = 0; i < nb; i++) {
-      for (let d = 0; d < 3; d++) {
-        pose[8 * i + d] = w.position[3 * i + d];
-        velocity[8 * i + d] = w.linearVelocity[3 * i + d];
-        velocity[8 * i + 4 + d] = w.angularVelocity[3 * i + d];
-      }
-      for (let d = 0; d < 4; d++) pose[8 * i + 4 + d] = w.orientation[4 * i + d];
-      // mat3x3f: three 16-byte columns; the CPU stores row-major, so column c = (M[0][c], M[1][c], M[2][c])
-      for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) bodyMass[16 * i + 4 * c + r] = w.inverseInertiaLocal[9 * i + 3 * r + c];
+      writeMat3Columns(w.inverseInertiaLocal, 9 * i, bodyMass, 16 * i);
       bodyMass[16 * i + 12] = w.inverseMass[i];
     }
     data.pose = pose.buffer;
@@ -142,18 +125,9 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
     data.bodies = bodies.buffer;
     data.anchors = anchors.buffer;
     data.compliance = compliance.buffer;
-    for (const [name, size] of Object.entries(this.sizes()) as [BufferName, number][]) {
-      const buf = this.device.createBuffer({ label: name, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
-      const d = data[name];
-      if (d && d.byteLength) this.device.queue.writeBuffer(buf, 0, d);
-      this.buffers.set(name, buf);
-    }
+    this.createBuffers(this.sizes(), data);
     this.writeParams();
     this.writePassInfo();
-  }
-
-  private rowWidth(): number {
-    return this.device.limits.maxComputeWorkgroupsPerDimension * WORKGROUP_SIZE;
   }
 
   /** Params uniform, matching `struct Params` in kernels.wgsl.ts. */
@@ -166,8 +140,8 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
     f.set(this.w.gravity, 0);
     f[3] = h;
     f[4] = 1 / (h * h);
-    f[5] = Math.max(0, 1 - linearDamping * h);
-    f[6] = Math.max(0, 1 - angularDamping * h);
+    f[5] = dampingFactor(linearDamping, h);
+    f[6] = dampingFactor(angularDamping, h);
     f[7] = XPBD_MIN_DISTANCE;
     u[8] = this.w.bodyCount;
     u[9] = this.rowWidth();
@@ -191,12 +165,6 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
     const { colourCount, start } = this.colouring;
     const c = record >> 1;
     return c < colourCount ? start[c + 1] - start[c] : this.w.constraintCount;
-  }
-
-  private groupsFor(n: number): [number, number] {
-    const wg = Math.ceil(n / WORKGROUP_SIZE);
-    const maxX = this.device.limits.maxComputeWorkgroupsPerDimension;
-    return wg <= maxX ? [wg, 1] : [maxX, Math.ceil(wg / maxX)];
   }
 
   private async buildPipelines(): Promise<void> {

@@ -25,7 +25,8 @@
 
 import type { XpbdVariant } from './cpu.js';
 
-export const WORKGROUP_SIZE = 64;
+import { WORKGROUP_SIZE } from '../../gpu/frames.js';
+export { WORKGROUP_SIZE };
 
 type Access = 'read' | 'read_write';
 export interface KernelSpec {
