@@ -11,18 +11,7 @@ import { compileWorld } from '../src/model/compiled.js';
 import { scenes } from '../src/scenes/registry.js';
 import { resolveParams } from '../src/scenes/scene.js';
 import { loadScene } from '../src/scenes/load.js';
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './support/random.js';
 
 /** The most constraints on one dynamic body: they all conflict, so at least this many colours. */
 function maxDynamicDegree(g: ConstraintGraph): number {
@@ -46,7 +35,7 @@ function assertProper(g: ConstraintGraph, colour: Int32Array, what: string): voi
 }
 
 function randomGraph(seed: number, bodies: number, constraints: number, fixedShare: number): ConstraintGraph {
-  const rnd = random(seed);
+  const rnd = mulberry32(seed);
   const inverseMass = Float64Array.from({ length: bodies }, () => (rnd() < fixedShare ? 0 : 1));
   const ib0 = new Int32Array(constraints), ib1 = new Int32Array(constraints);
   for (let c = 0; c < constraints; c++) {

@@ -7,18 +7,7 @@ import assert from 'node:assert/strict';
 import { computeConnectivity } from '../src/model/connectivity.js';
 import { compileWorld } from '../src/model/compiled.js';
 import type { WorldDesc } from '../src/model/world.js';
-
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './support/random.js';
 
 const sorted = (xs: Iterable<number>) => [...xs].sort((p, q) => p - q);
 
