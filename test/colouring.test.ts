@@ -8,9 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { colourConstraints, colouringConflict, colourOrderedWorld, type ConstraintGraph } from '../src/model/colouring.js';
 import { compileWorld } from '../src/model/compiled.js';
-import { scenes } from '../src/scenes/registry.js';
+import { rigidScenes as scenes } from '../src/scenes/registry.js';
 import { resolveParams } from '../src/scenes/scene.js';
-import { loadScene } from '../src/scenes/load.js';
+import { loadRigidScene } from '../src/scenes/load.js';
 import { mulberry32 } from './support/random.js';
 
 /** The most constraints on one dynamic body: they all conflict, so at least this many colours. */
@@ -116,7 +116,7 @@ test('balanced recolouring removes the long tail first fit leaves', () => {
 });
 
 test('colourOrderedWorld keeps the bodies, permutes the constraints into contiguous colours', () => {
-  const { world } = loadScene('joint-grid', { columns: 5, rows: 4 });
+  const { world } = loadRigidScene('joint-grid', { columns: 5, rows: 4 });
   const { world: ordered, colouring } = colourOrderedWorld(world);
   assert.deepEqual(ordered.bodies, world.bodies);
   assert.equal(ordered.constraints.length, world.constraints.length);

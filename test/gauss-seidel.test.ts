@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { GaussSeidelCpuSolver } from '../src/solvers/gs/cpu.js';
 import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { runSolver } from '../src/run/run.js';
-import { loadScene } from '../src/scenes/load.js';
+import { loadRigidScene } from '../src/scenes/load.js';
 import { pendulumPeriod } from './support/pendulum.js';
 
 test('gs-cpu: the small-angle pendulum period is the physical pendulum\'s within 1 %', async (t) => {
@@ -24,7 +24,7 @@ test('a 10-bead chain hanging at rest: gs-cpu holds it at 8 warm-started iterati
   // grows from step to step once the share the iterations leave, p ≈ ρᴺ, exceeds ~0.83.
   // The slowest Jacobi mode of this chain has ρ_J ≈ 0.988 (p = 0.91 at N = 8: unstable);
   // Gauss-Seidel on a two-coloured chain contracts by ρ_J² per sweep (p = 0.82: stable).
-  const { world } = loadScene('hanging-chain', { beads: 10 });
+  const { world } = loadRigidScene('hanging-chain', { beads: 10 });
   const options = { iterations: 8, warmStart: 1 };
   const gs = await runSolver(new GaussSeidelCpuSolver(world, options), world, { frames: 600 });
   const jacobi = await runSolver(new JacobiCpuSolver(world, options), world, { frames: 600 });
@@ -41,7 +41,8 @@ test('a soft joint (compliance α = 1/k) in jacobi-cpu and gs-cpu oscillates at 
   // v_{n+1} = v_n + h (g − ω² (x_{n+1} − x_eq))): its frequency is ω (1 + O((ωh)²)) and its
   // amplitude decays by ≈ 1 − (ωh)²/2 per step. With 16 substeps ωh ≈ 0.014: the
   // frequency error is ~1e-4, far inside 2 %.
-  const { world, params } = loadScene('spring', { stiffness: 100 });
+  const { world, params: p } = loadRigidScene('spring', { stiffness: 100 });
+  const params = p as Record<string, number>;
   const m = params.density * (4 / 3) * Math.PI * params.radius ** 3;
   const omega = Math.sqrt(params.stiffness / m);
   const g = 9.81;

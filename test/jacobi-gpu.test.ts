@@ -18,7 +18,7 @@ import { acquireGpu } from '../src/gpu/device.js';
 import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { JacobiGpuSolver } from '../src/solvers/jacobi/gpu.js';
 import { necklace } from '../src/scenes/necklace.js';
-import { loadScene } from '../src/scenes/load.js';
+import { loadRigidScene } from '../src/scenes/load.js';
 import { GaussSeidelCpuSolver } from '../src/solvers/gs/cpu.js';
 import { GaussSeidelGpuSolver } from '../src/solvers/gs/gpu.js';
 import type { WorldDesc } from '../src/model/world.js';
@@ -103,7 +103,7 @@ test('jacobi-gpu: warm start 0 and 1 both run and the single-bead pendulum is so
 
 test('soft joints on the GPU: jacobi-gpu and gs-gpu swing the spring scene as their CPU references do', async () => {
   const gpu = await acquireGpu();
-  const { world } = loadScene('spring', { stiffness: 100 });
+  const { world } = loadRigidScene('spring', { stiffness: 100 });
   const opts = { substeps: 4 };
   const frames = 30;
   try {

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import { findScene } from '../src/scenes/registry.js';
+import { findRigidScene } from '../src/scenes/registry.js';
 import { resolveParams } from '../src/scenes/scene.js';
 import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { defaultSolverOptions } from '../src/solvers/solver.js';
@@ -238,7 +238,7 @@ async function fixture(): Promise<CompareResults> {
   const runs: CompareResults['runs'] = [];
   const options = { ...defaultSolverOptions };
   for (const [name, frames] of [['pendulum', 90], ['hanging-chain', 300]] as const) {
-    const scene = findScene(name)!;
+    const scene = findRigidScene(name)!;
     const params = resolveParams(scene, name === 'hanging-chain' ? { beads: 10 } : {});
     const world = scene.build(params);
     const solver = new JacobiCpuSolver(world, options);

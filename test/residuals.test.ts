@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadScene } from '../src/scenes/load.js';
+import { loadRigidScene } from '../src/scenes/load.js';
 import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { JacobiGpuSolver } from '../src/solvers/jacobi/gpu.js';
 import { acquireGpu } from '../src/gpu/device.js';
@@ -71,7 +71,7 @@ function denseResidual(world: WorldDesc, h: number, beta: number, lambda: Float6
 
 test('jacobi-cpu reports ‖b − Aλᵏ‖ of an independent dense assembly, at k = 0 and k = N', async () => {
   // a stretched chain: C ≠ 0, so the Baumgarte term of b is exercised too
-  const { world } = loadScene('stretched-chain', { beads: 5, stretch: 1.5 });
+  const { world } = loadRigidScene('stretched-chain', { beads: 5, stretch: 1.5 });
   const options = { iterations: 6, warmStart: 0, beta: 0.2, dt: 1 / 60 };
   const h = options.dt;
   const solver = new JacobiCpuSolver(world, options);
@@ -89,7 +89,7 @@ test('jacobi-cpu reports ‖b − Aλᵏ‖ of an independent dense assembly, at
 test('on a long chain the Jacobi residual falls with the iterations, and slower the longer the chain', async () => {
   const iterations = 256;
   const curve = async (beads: number) => {
-    const { world } = loadScene('long-chain', { beads, angle: 0.8 });
+    const { world } = loadRigidScene('long-chain', { beads, angle: 0.8 });
     const solver = new JacobiCpuSolver(world, { iterations, warmStart: 0 });
     await solver.step(5); // a moving chain: joints under load
     return (await solver.stepRecordingResiduals()).channels.point;
@@ -106,7 +106,7 @@ test('on a long chain the Jacobi residual falls with the iterations, and slower 
 });
 
 test('gs-cpu reports ‖b − Aλᵏ‖ of the dense assembly at k = N: its in-place ΔV stays −h M⁻¹ Jᵀ λ', async () => {
-  const { world } = loadScene('stretched-chain', { beads: 5, stretch: 1.5 });
+  const { world } = loadRigidScene('stretched-chain', { beads: 5, stretch: 1.5 });
   const options = { iterations: 6, warmStart: 0, beta: 0.2, dt: 1 / 60 };
   const solver = new GaussSeidelCpuSolver(world, options);
   const point = (await solver.stepRecordingResiduals()).channels.point;
@@ -121,7 +121,7 @@ test('gs-cpu reports ‖b − Aλᵏ‖ of the dense assembly at k = N: its in-p
 test('on a long chain Gauss-Seidel leaves less residual than Jacobi after k iterations (k ≥ 8)', async (t) => {
   // the same first step from rest, cold start: the same A and b for both solvers
   const iterations = 64;
-  const { world } = loadScene('long-chain', { beads: 60, angle: 0.8 });
+  const { world } = loadRigidScene('long-chain', { beads: 60, angle: 0.8 });
   const options = { iterations, warmStart: 0 };
   const jacobi = (await new JacobiCpuSolver(world, options).stepRecordingResiduals()).channels.point;
   const gs = (await new GaussSeidelCpuSolver(world, options).stepRecordingResiduals()).channels.point;
@@ -139,7 +139,7 @@ for (const pair of [
   { name: 'gs', cpu: GaussSeidelCpuSolver, gpu: GaussSeidelGpuSolver },
 ])
 test(`${pair.name}-gpu reports the residual curve of ${pair.name}-cpu (f32 against f64)`, async () => {
-  const { world } = loadScene('long-chain', { beads: 12, angle: 1.0 });
+  const { world } = loadRigidScene('long-chain', { beads: 12, angle: 1.0 });
   const options = { iterations: 12, warmStart: 1 };
   const cpu = new pair.cpu(world, options);
   const gpu = await acquireGpu();

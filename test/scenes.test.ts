@@ -1,8 +1,9 @@
 /** The built-in scenes start where their descriptions say. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findScene, scenes } from '../src/scenes/registry.js';
-import { resolveParams } from '../src/scenes/scene.js';
+import { findRigidScene, scenes } from '../src/scenes/registry.js';
+import { buildScene, resolveParams } from '../src/scenes/scene.js';
+import { isParticleSystem, validateParticleSystem } from '../src/particles/model.js';
 import { validateWorld, massProperties } from '../src/model/world.js';
 import { MetricsContext } from '../src/metrics/metrics.js';
 import type { Snapshot } from '../src/solvers/solver.js';
@@ -27,7 +28,7 @@ function initialSnapshot(world: WorldDesc): Snapshot {
 test('the registry holds pendulum and hanging-chain once each, with defaults inside their own ranges', () => {
   for (const name of ['pendulum', 'hanging-chain']) {
     assert.equal(scenes.filter((s) => s.name === name).length, 1, name);
-    const scene = findScene(name)!;
+    const scene = findRigidScene(name)!;
     for (const [k, spec] of Object.entries(scene.params)) {
       if (spec.min !== undefined) assert.ok(spec.default >= spec.min, `${name}.${k}`);
       if (spec.max !== undefined) assert.ok(spec.default <= spec.max, `${name}.${k}`);
@@ -37,7 +38,7 @@ test('the registry holds pendulum and hanging-chain once each, with defaults ins
 });
 
 test('pendulum: the bead hangs at distance `length` from the pin, `angle` off the vertical, at rest, constraint satisfied', () => {
-  const scene = findScene('pendulum')!;
+  const scene = findRigidScene('pendulum')!;
   const cases: Record<string, number>[] = [{}, { length: 0.25, radius: 0.15, angle: 0.1 }, { angle: -1.2, length: 2 }];
   for (const given of cases) {
     const p = resolveParams(scene, given);
@@ -65,7 +66,7 @@ test('pendulum: the bead hangs at distance `length` from the pin, `angle` off th
 });
 
 test('hanging-chain: touching beads straight below the pin, at rest, every constraint satisfied', () => {
-  const scene = findScene('hanging-chain')!;
+  const scene = findRigidScene('hanging-chain')!;
   const cases: Record<string, number>[] = [{}, { beads: 1 }, { beads: 5, radius: 0.1, density: 300 }];
   for (const given of cases) {
     const p = resolveParams(scene, given);
@@ -95,7 +96,9 @@ test('every built-in scene validates at its defaults, and its defaults lie in it
       if (spec.max !== undefined) assert.ok(spec.default <= spec.max, `${scene.name}.${k}`);
       if (spec.integer) assert.ok(Number.isInteger(spec.default), `${scene.name}.${k}`);
     }
-    validateWorld(scene.build(resolveParams(scene, {})));
+    const desc = buildScene(scene);
+    if (isParticleSystem(desc)) validateParticleSystem(desc);
+    else validateWorld(desc);
   }
 });
 
@@ -103,12 +106,12 @@ test('every built-in scene validates at its defaults, and its defaults lie in it
 const initialViolation = (world: WorldDesc) => new MetricsContext(world).measure(initialSnapshot(world)).maxViolation;
 
 test('long-chain, high-mass-ratio, joint-grid: built at rest with every joint satisfied', () => {
-  const long = findScene('long-chain')!.build(resolveParams(findScene('long-chain')!, { beads: 50, angle: 0.7 }));
+  const long = findRigidScene('long-chain')!.build(resolveParams(findRigidScene('long-chain')!, { beads: 50, angle: 0.7 }));
   assert.equal(long.bodies.length, 50);
   assert.equal(long.constraints.length, 50);
   assert.ok(initialViolation(long) <= 1e-14, 'long-chain');
 
-  const hmr = findScene('high-mass-ratio')!;
+  const hmr = findRigidScene('high-mass-ratio')!;
   const p = resolveParams(hmr, { ratio: 250 });
   const w = hmr.build(p);
   validateWorld(w);
@@ -118,7 +121,7 @@ test('long-chain, high-mass-ratio, joint-grid: built at rest with every joint sa
   assert.ok(initialViolation(w) <= 1e-14, 'high-mass-ratio');
   assert.ok(w.bodies[w.bodies.length - 1].position[1] - p.ballRadius >= -1e-12, 'the ball clears the ground');
 
-  const grid = findScene('joint-grid')!.build({ columns: 7, rows: 4, radius: 0.05, density: 1000 });
+  const grid = findRigidScene('joint-grid')!.build({ columns: 7, rows: 4, radius: 0.05, density: 1000 });
   assert.equal(grid.bodies.length, 28);
   // right neighbours 6·4, back neighbours 7·3, four corner pins
   assert.equal(grid.constraints.length, 6 * 4 + 7 * 3 + 4);
@@ -127,7 +130,7 @@ test('long-chain, high-mass-ratio, joint-grid: built at rest with every joint sa
 });
 
 test('stretched-chain: the chain is its rest shape scaled by `stretch` about the pin', () => {
-  const scene = findScene('stretched-chain')!;
+  const scene = findRigidScene('stretched-chain')!;
   const p = resolveParams(scene, { beads: 6, stretch: 2 });
   const world = scene.build(p);
   const m = new MetricsContext(world).measure(initialSnapshot(world));
@@ -139,11 +142,11 @@ test('stretched-chain: the chain is its rest shape scaled by `stretch` about the
 });
 
 test('far-from-origin: the necklace moved by exactly the offset along x', () => {
-  const far = findScene('far-from-origin')!;
+  const far = findRigidScene('far-from-origin')!;
   const p = resolveParams(far, { chains: 3, beads: 5 });
   const moved = far.build(p);
   const { offset, ...rest } = p;
-  const home = findScene('necklace')!.build(rest);
+  const home = findRigidScene('necklace')!.build(rest);
   assert.equal(offset, 10_000);
   assert.equal(moved.bodies.length, home.bodies.length);
   moved.bodies.forEach((b, i) => assert.deepEqual(b.position, [home.bodies[i].position[0] + offset, home.bodies[i].position[1], home.bodies[i].position[2]]));

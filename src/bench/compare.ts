@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { loadScene, isSceneFile, builtInScene, InputError, type LoadedScene } from '../scenes/load.js';
 import { findSolver, solvers } from '../solvers/registry.js';
 import { resolveOptions, type SolverOptions } from '../solvers/solver.js';
+import type { ParamValue } from '../scenes/scene.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver } from '../run/run.js';
 import { runRecord, isSkipped, type CompareResults, type RunRecord, type SkippedRun, type MachineInfo } from './results.js';
@@ -35,7 +36,7 @@ export interface CompareOptions {
   scenes: string[];
   solvers: string[];
   frames: number;
-  params?: Record<string, number>;
+  params?: Record<string, ParamValue>;
   options?: Partial<SolverOptions>;
   /** record the residual of this frame's solve for solvers that can (default: frames / 2, at most 30) */
   residualFrame?: number;
@@ -47,11 +48,15 @@ export interface CompareOptions {
 }
 
 /** Splits the shared --param values among the chosen scenes; InputError for one no scene has. */
-export function paramsPerScene(sceneRefs: string[], params: Record<string, number>): Map<string, Record<string, number>> {
-  const out = new Map<string, Record<string, number>>();
+export function paramsPerScene(sceneRefs: string[], params: Record<string, ParamValue>): Map<string, Record<string, ParamValue>> {
+  const out = new Map<string, Record<string, ParamValue>>();
   for (const ref of sceneRefs) out.set(ref, {});
   for (const [k, v] of Object.entries(params)) {
-    const takers = sceneRefs.filter((ref) => !isSceneFile(ref) && k in builtInScene(ref).params);
+    const takers = sceneRefs.filter((ref) => {
+      if (isSceneFile(ref)) return false;
+      const scene = builtInScene(ref);
+      return k in scene.params || k in (scene.vectorParams ?? {});
+    });
     if (!takers.length) throw new InputError(`--param ${k}: none of the chosen scenes (${sceneRefs.join(', ')}) has a parameter '${k}'`);
     for (const ref of takers) out.get(ref)![k] = v;
   }

@@ -11,7 +11,8 @@
  *              time:<scene>         ms per step against frame index
  *              convergence:<scene>  residual against iteration, log y, one line per
  *                                   solver × channel (or a sentence when no solver
- *                                   recorded residuals)
+ *                                   recorded residuals); the dimensionless λ-error
+ *                                   channel (‖λᵏ − λ*‖/‖λ*‖) on its own right-hand log axis
  *
  * Invariants:
  *   - the table is written here, as HTML; the page's script only draws the plots,
@@ -32,7 +33,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 import { formatNumber as fmt, optionsText } from './table.js';
+import type { ParamValue } from '../scenes/scene.js';
+import { isParticleSolver } from '../particles/registry.js';
 import type { SolverOptions } from '../solvers/solver.js';
+import { LAMBDA_ERROR_CHANNEL, LAMBDA_ERROR_QUANTITY } from '../solvers/global/lambda-error.js';
 
 // ---------------------------------------------------------------------------------------------
 // the chart library's files
@@ -124,9 +128,9 @@ function clockName(clock: string): string {
 }
 
 
-function paramsText(p: Record<string, number>): string {
+function paramsText(p: Record<string, ParamValue>): string {
   const e = Object.entries(p);
-  return e.length ? e.map(([k, v]) => `${k}=${fmt(v, 6)}`).join(', ') : 'defaults';
+  return e.length ? e.map(([k, v]) => `${k}=${Array.isArray(v) ? v.map((x) => fmt(x, 6)).join(',') : fmt(v, 6)}`).join(', ') : 'defaults';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -153,6 +157,8 @@ export interface PlotLine {
   x: number[];
   /** null = a gap (not measured, not finite, or ≤ 0 on a log axis) */
   y: (number | null)[];
+  /** 'error': drawn against the plot's right-hand axis (y2Label), not the left one */
+  scale?: 'error';
 }
 
 export interface PlotSpec {
@@ -164,6 +170,8 @@ export interface PlotSpec {
   xLabel: string;
   yLabel: string;
   logY: boolean;
+  /** label of a right-hand log axis for the lines with scale 'error' (other units than yLabel's) */
+  y2Label?: string;
   lines: PlotLine[];
 }
 
@@ -228,15 +236,23 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
   });
   const res = withResiduals(runs);
   if (res.length) {
-    // the axis says 'residual'; what it is (the quantity, with units) is written under the plots
+    // the axis says 'residual'; what it is (the quantity, with units) is written under the plots.
+    // The λ-error channel is dimensionless, not a residual: its lines go on a right-hand axis of their own.
+    const lines = res.flatMap((r) =>
+      Object.entries(r.residuals!.channels).map(([name, ys], c) => {
+        const l = line(r, ys.map((_, k) => k), ys.map((y) => plotValue(y, true)), `${r.solver} · ${name}`, dashes[c % dashes.length]);
+        if (name === LAMBDA_ERROR_CHANNEL) {
+          l.scale = 'error';
+          l.label += ' (right axis)';
+        }
+        return l;
+      }),
+    );
     plots.push({
       id: `convergence:${scene}`, kind: 'convergence', scene,
       title: 'Convergence of one solve', xLabel: 'iteration', yLabel: 'residual', logY: true,
-      lines: res.flatMap((r) =>
-        Object.entries(r.residuals!.channels).map(([name, ys], c) =>
-          line(r, ys.map((_, k) => k), ys.map((y) => plotValue(y, true)), `${r.solver} · ${name}`, dashes[c % dashes.length]),
-        ),
-      ),
+      ...(lines.some((l) => l.scale === 'error') ? { y2Label: 'λ error ‖λᵏ − λ*‖/‖λ*‖' } : {}),
+      lines,
     });
   }
   return plots;
@@ -254,7 +270,7 @@ const captions: Record<PlotKind, string> = {
   violation: 'Max constraint violation |C| (m) against time, log scale; gaps where a value is missing or zero.',
   energy: 'Total energy (J: kinetic + gravitational potential) against time.',
   time: 'Milliseconds per step against frame index, on each solver’s clock (GPU: per-submission averages).',
-  convergence: 'Residual after each iteration of one recorded solve, log scale; one line per solver × channel.',
+  convergence: 'Residual after each iteration of one recorded solve, log scale; one line per solver × channel. Where a solver records the λ error (the distance of its multipliers from the converged solution, dimensionless), it is drawn against the right-hand axis.',
 };
 
 function th(text: string, title?: string): string {
@@ -305,7 +321,7 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
       const cells = [
         sceneCell,
         solverCell,
-        ...(optionsVary ? [`<td class="text">${escapeHtml(optionsText(r.options))}</td>`] : []),
+        ...(optionsVary ? [`<td class="text">${escapeHtml(optionsText(r.options, isParticleSolver(r.solver) ? 'particles' : 'rigid'))}</td>`] : []),
         `<td>${fmt(t.stepsPerSecond)}</td>`,
         `<td>${ratio}</td>`,
         `<td>${fmt(t.medianMs)}</td>`,
@@ -381,6 +397,9 @@ function sceneHtml(results: CompareResults, scene: string, plots: PlotSpec[]): s
     }
     if (byQuantity.size)
       parts.push(`<p class="note residuals-what">Residual: ${[...byQuantity].map(([q, who]) => `${escapeHtml(q)} — ${who.join(', ')}`).join('; ')}.</p>`);
+    const withError = withResiduals(ran).filter((r) => r.residuals!.channels[LAMBDA_ERROR_CHANNEL]);
+    if (withError.length)
+      parts.push(`<p class="note residuals-what">λ error (right axis): ${escapeHtml(LAMBDA_ERROR_QUANTITY)} — ${withError.map((r) => escapeHtml(r.solver)).join(', ')}.</p>`);
   }
   return `<section class="scene" id="scene-${escapeHtml(scene)}">
 <h2>${escapeHtml(scene)}</h2>
@@ -451,8 +470,8 @@ const pageScript = `
     return uPlot.rangeLog(min, max, 10, true);
   }
   // log axes: ticks, labels and grid lines on powers of ten only, every k-th decade so that at most ~7 show
-  function logFilter(u, splits) {
-    var sc = u.scales.y;
+  function logFilter(u, splits, axisIdx) {
+    var sc = u.scales[u.axes[axisIdx].scale];
     var decades = Math.log10(sc.max / sc.min);
     var step = Math.max(1, Math.ceil(decades / 7));
     return splits.map(function (v) {
@@ -486,6 +505,7 @@ const pageScript = `
       p.lines.forEach(function (l) {
         var s = { label: l.label, stroke: l.colour, width: 2, spanGaps: false, value: function (u, v) { return fmt(v); } };
         if (l.dash) s.dash = l.dash;
+        if (l.scale) s.scale = l.scale;
         series.push(s);
       });
       var first = true;
@@ -513,6 +533,11 @@ const pageScript = `
           }],
         },
       };
+      if (p.y2Label) {
+        // a second quantity in other units (the λ error): its own log scale and a right-hand axis, no grid
+        opts.scales.error = { distr: 3, log: 10, range: logRange };
+        opts.axes.push({ scale: 'error', side: 1, label: p.y2Label, size: 60, filter: logFilter, grid: { show: false }, ticks: { filter: logFilter }, values: function (u, vals) { return vals.map(logLabel); } });
+      }
       charts.push({ chart: new uPlot(opts, data, box), box: box });
     });
     var pending = 0;

@@ -6,6 +6,8 @@
  *
  * Numbers that are not finite are written as null, never as NaN.
  */
+import type { ParamValue } from '../scenes/scene.js';
+import type { ConstraintForce } from '../particles/system.js';
 import type { RunResult } from '../run/run.js';
 import type { ResidualCurve, SolverOptions } from '../solvers/solver.js';
 
@@ -13,13 +15,13 @@ export interface RunMeta {
   scene: string;
   /** the scene file, when the scene came from one */
   file?: string;
-  params: Record<string, number>;
+  params: Record<string, ParamValue>;
   options: SolverOptions;
 }
 
 export interface RunRecord {
   scene: string;
-  params: Record<string, number>;
+  params: Record<string, ParamValue>;
   solver: string;
   options: SolverOptions;
   adapter: string;
@@ -46,6 +48,8 @@ export interface RunRecord {
     iterationBytesPerFrame: number | null;
     /** iterationBytesPerFrame / median ms, GB/s (a lower bound: the whole step's time is used) */
     bandwidthGBs: number | null;
+    /** solvers that iterate to a tolerance (conjugate gradient): iterations per frame, measured */
+    cgIterationsPerFrame?: number;
   };
   violation: { finalMax: number | null; finalRms: number | null; worstMax: number | null };
   energy: { start: number | null; end: number | null; driftPercent: number | null };
@@ -54,6 +58,8 @@ export interface RunRecord {
   /** short hash of the final state's f64 bytes (null when diverged) */
   finalStateHash: string | null;
   residuals: ResidualCurve | null;
+  /** run --frames 0 and the like: each constraint's λ and force Q̂ at the initial state (particle solvers) */
+  constraintForces?: ConstraintForce[];
   /** compare only: steps/s ÷ the steps/s of the first solver on the same scene (null if that one did not run) */
   stepsPerSecondRatio?: number | null;
   series: { t: number; maxViolation: number | null; rmsViolation: number | null; energy: number | null; trace?: Record<string, number[]> }[];
@@ -62,7 +68,7 @@ export interface RunRecord {
 /** A scene × solver pair of a compare that was not run, and why. */
 export interface SkippedRun {
   scene: string;
-  params: Record<string, number>;
+  params: Record<string, ParamValue>;
   solver: string;
   skipped: string;
 }
@@ -132,6 +138,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
       dispatchesPerFrame: r.cost.dispatchesPerFrame ?? null,
       iterationBytesPerFrame: bytes ?? null,
       bandwidthGBs: bytes !== undefined ? finiteOrNull(bytes / (median * 1e6)) : null,
+      ...(r.cost.cgIterationsPerFrame !== undefined ? { cgIterationsPerFrame: r.cost.cgIterationsPerFrame } : {}),
     },
     violation: {
       finalMax: r.final ? finiteOrNull(r.final.maxViolation) : null,
@@ -147,6 +154,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
     diverged: r.diverged,
     finalStateHash: r.finalStateHash,
     residuals: r.residuals,
+    ...(r.constraintForces ? { constraintForces: r.constraintForces } : {}),
     series: r.series.map((p) => ({
       t: p.t,
       maxViolation: finiteOrNull(p.maxViolation),

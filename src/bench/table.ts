@@ -3,6 +3,8 @@
  * table and results.csv both use (the HTML report reads the same records).
  */
 import type { SolverOptions } from '../solvers/solver.js';
+import type { ParamValue } from '../scenes/scene.js';
+import { isParticleSolver } from '../particles/registry.js';
 import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 
 export interface Column {
@@ -19,7 +21,7 @@ export interface Column {
 }
 
 export const columns: Column[] = [
-  { csv: 'iterations_x_substeps', title: 'it×sub', get: (r) => `${r.options.iterations}×${r.options.substeps}`, tableOnly: true },
+  { csv: 'iterations_x_substeps', title: 'it×sub', get: (r) => `${isParticleSolver(r.solver) ? 'CG' : r.options.iterations}×${r.options.substeps}`, tableOnly: true },
   { csv: 'steps_per_s', title: 'steps/s', get: (r) => r.timing.stepsPerSecond, digits: 4 },
   { csv: 'median_ms', title: 'median ms', get: (r) => r.timing.medianMs },
   { csv: 'p95_ms', title: 'p95 ms', get: (r) => r.timing.p95Ms },
@@ -67,7 +69,15 @@ export function formatNumber(x: number | null | undefined, digits = 3): string {
 }
 
 /** A solver's options in one line; compliance and damping only where they are set. */
-export function optionsText(o: SolverOptions): string {
+/** The options that matter to the solver: a particle (Witkin) solver has no iterations, β or warm start. */
+export function optionsText(o: SolverOptions, kind: 'rigid' | 'particles' = 'rigid'): string {
+  if (kind === 'particles')
+    return [
+      `dt ${formatNumber(o.dt, 6)} s`,
+      `${o.substeps} substep${o.substeps === 1 ? '' : 's'}`,
+      `feedback k_s ${formatNumber(o.feedbackStiffness)}/s², k_d ${formatNumber(o.feedbackDamping)}/s`,
+      'λ by conjugate gradient to 1e-10',
+    ].join(' · ');
   const parts = [
     `dt ${formatNumber(o.dt, 6)} s`,
     `${o.iterations} iteration${o.iterations === 1 ? '' : 's'}`,
@@ -80,9 +90,9 @@ export function optionsText(o: SolverOptions): string {
   return parts.join(' · ');
 }
 
-function paramsText(p: Record<string, number>): string {
+function paramsText(p: Record<string, ParamValue>): string {
   return Object.entries(p)
-    .map(([k, v]) => `${k}=${v}`)
+    .map(([k, v]) => `${k}=${String(v)}`)
     .join(' ');
 }
 

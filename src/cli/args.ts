@@ -68,18 +68,18 @@ export function numberFlag(name: string, raw: string, opts: { integer?: boolean;
   return v;
 }
 
-/** `--param k=v` pairs → { k: v } (numbers). */
-export function paramFlags(values: string[]): Record<string, number> {
-  const out: Record<string, number> = {};
+/** `--param k=v` pairs → { k: v }: a number, or a vector for `k=x,y[,z]`. */
+export function paramFlags(values: string[]): Record<string, number | number[]> {
+  const out: Record<string, number | number[]> = {};
   for (const kv of values) {
     const eq = kv.indexOf('=');
     if (eq <= 0) throw new UsageError(`--param expects NAME=VALUE, got '${kv}'`);
     const k = kv.slice(0, eq);
     const raw = kv.slice(eq + 1);
-    const v = raw.trim() === '' ? NaN : Number(raw);
-    if (!Number.isFinite(v)) throw new UsageError(`--param ${k} must be a number, got '${raw}'`);
+    const parts = raw.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
+    if (!parts.every(Number.isFinite)) throw new UsageError(`--param ${k} must be a number or numbers separated by commas, got '${raw}'`);
     if (k in out) throw new UsageError(`--param ${k} given twice`);
-    out[k] = v;
+    out[k] = parts.length === 1 ? parts[0] : parts;
   }
   return out;
 }

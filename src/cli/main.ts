@@ -5,6 +5,7 @@
  *   solverlab scenes   list the built-in scenes (or --export one as a scene file)
  *   solverlab solvers  list the solvers and the options they share
  *   solverlab bench    the necklace benchmark (results file)
+ *   solverlab view     the browser viewer on a local web server (src/cli/view.ts)
  * Exit status: 0 ok, 1 runtime failure (e.g. no GPU), 2 bad input, 3 the run diverged.
  */
 import { writeFileSync, renameSync, existsSync, statSync, mkdirSync } from 'node:fs';
@@ -12,12 +13,13 @@ import { dirname, resolve, join } from 'node:path';
 import { parseArgs, numberFlag, paramFlags, indexList, UsageError, type FlagSpec } from './args.js';
 import { scenes } from '../scenes/registry.js';
 import { loadScene, builtInScene, InputError } from '../scenes/load.js';
-import { sceneFileJson } from '../model/schema.js';
+import { anySceneFileJson } from '../model/scene-file.js';
 import { solvers, findSolver } from '../solvers/registry.js';
 import { defaultSolverOptions, solverOptionSpecs, resolveOptions, type SolverOptions, type SolverOptionSpec } from '../solvers/solver.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver, type RunResult } from '../run/run.js';
 import { WorldError } from '../model/world.js';
+import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
 import { runTradeoff, tradeoffTable, parseSettings } from '../bench/tradeoff.js';
 import { formatSummary } from './report.js';
@@ -26,6 +28,7 @@ import { runCompare, prepareCompare } from '../bench/compare.js';
 import { formatCompareTable, compareCsv } from '../bench/table.js';
 import { renderReport, findUplot } from '../bench/report-html.js';
 import { VERSION } from '../version.js';
+import { cmdView, viewFlags, viewHelp } from './view.js';
 
 /** Flags `run` and `compare` share: scene parameters, solver options, frames, diagnostics. */
 const sharedRunFlags: Record<string, FlagSpec> = {
@@ -58,6 +61,7 @@ const commands: Record<string, Record<string, FlagSpec>> = {
   scenes: { export: { value: true }, param: { value: true, repeat: true }, out: { value: true } },
   solvers: {},
   bench: { out: { value: true }, sizes: { value: true }, frames: { value: true }, solvers: { value: true }, tradeoff: { value: false }, settings: { value: true }, chains: { value: true } },
+  view: viewFlags,
 };
 
 const help = `solverlab — run and compare rigid-body constraint solvers (WebGPU and CPU)
@@ -79,6 +83,7 @@ usage:
   solverlab bench --tradeoff [--chains 2500] [--frames 600] [--solvers a,b] [--settings 8x1,32x1,...] [--out FILE]
                                    cost against quality: step time and worst violation over the run,
                                    each solver at settings ITERATIONSxSUBSTEPS (default: its own, 4× iterations, 4× substeps)
+${viewHelp}
 
 exit status: 0 ok · 1 failure (e.g. no GPU adapter) · 2 bad input · 3 the run diverged (run only:
 compare reports diverged and skipped runs in its table and exits 0)`;
@@ -138,9 +143,10 @@ function findSolverOrThrow(id: string) {
 async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const sceneRef = one(flags, 'scene');
   if (!sceneRef) throw new UsageError(`run needs --scene NAME or FILE.json (scenes: ${scenes.map((s) => s.name).join(', ')})`);
-  const info = findSolverOrThrow(one(flags, 'solver') ?? 'jacobi-gpu');
   const scene = loadScene(sceneRef, paramFlags(flags.get('param') ?? []));
   const { params, world } = scene;
+  // the default solver: the GPU Jacobi baseline for rigid scenes, RK4 for particle systems
+  const info = findSolverOrThrow(one(flags, 'solver') ?? (isParticleSystem(world) ? 'witkin-rk4' : 'jacobi-gpu'));
   const options = resolveOptions(info, solverOptionsFromFlags(flags));
   const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 0 });
   const sampleEvery = numberFlag('sample-every', one(flags, 'sample-every') ?? '1', { integer: true, min: 1 });
@@ -149,7 +155,8 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const unsupported = info.unsupported?.(world);
   if (unsupported) throw new UsageError(`${info.id} cannot run scene '${scene.name}': ${unsupported}`);
   const trace = one(flags, 'trace') !== undefined ? indexList('trace', one(flags, 'trace')!) : [];
-  for (const i of trace) if (i >= world.bodies.length) throw new UsageError(`--trace ${i}: body index out of range 0..${world.bodies.length - 1}`);
+  const bodies = sceneBodyCount(world);
+  for (const i of trace) if (i >= bodies) throw new UsageError(`--trace ${i}: body index out of range 0..${bodies - 1}`);
   const quiet = flags.has('quiet');
 
   let gpu: GpuContext | undefined;
@@ -168,6 +175,7 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
       sampleEvery,
       trace,
       residualFrame,
+      constraintForces: true,
       onProgress: progressBar(!quiet && !!process.stderr.isTTY),
     });
   } finally {
@@ -187,6 +195,7 @@ function cmdScenes(flags: Map<string, string[]>): number {
     for (const s of scenes) {
       console.log(`${s.name}  —  ${s.description}`);
       for (const [k, p] of Object.entries(s.params)) console.log(`    ${k.padEnd(10)} default ${String(+p.default.toPrecision(6)).padEnd(8)} ${p.help}`);
+      for (const [k, p] of Object.entries(s.vectorParams ?? {})) console.log(`    ${k.padEnd(10)} default ${p.default.join(',').padEnd(8)} ${p.help}`);
     }
     console.log('\nor a scene file: --scene FILE.json (format: docs/scene-format.md; write one with scenes --export NAME)');
     return 0;
@@ -194,10 +203,11 @@ function cmdScenes(flags: Map<string, string[]>): number {
   builtInScene(name);
   const out = one(flags, 'out') !== undefined ? checkWritable('out', one(flags, 'out')!) : undefined;
   const scene = loadScene(name, paramFlags(flags.get('param') ?? []));
-  const text = sceneFileJson(scene.world, { name: scene.name, description: scene.description, params: scene.params });
+  const text = anySceneFileJson(scene.world, { name: scene.name, description: scene.description, params: scene.params });
   if (out) {
     writeAtomic(out, text);
-    process.stderr.write(`scene '${scene.name}' (${scene.world.bodies.length} bodies, ${scene.world.constraints.length} constraints) written to ${out}\n`);
+    const what = isParticleSystem(scene.world) ? 'particles' : 'bodies';
+    process.stderr.write(`scene '${scene.name}' (${sceneBodyCount(scene.world)} ${what}, ${scene.world.constraints.length} constraints) written to ${out}\n`);
   } else process.stdout.write(text);
   return 0;
 }
@@ -324,6 +334,8 @@ export async function main(argv: string[]): Promise<number> {
         return cmdSolvers();
       case 'bench':
         return await cmdBench(flags);
+      case 'view':
+        return await cmdView(flags);
     }
     return 2;
   } catch (e) {

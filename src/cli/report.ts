@@ -1,4 +1,5 @@
 /** The run summary as text (CLI) and as JSON (--json): one definition of each figure. */
+import { isParticleSolver } from '../particles/registry.js';
 import type { RunResult } from '../run/run.js';
 import { energyDriftPercent, type RunMeta } from '../bench/results.js';
 
@@ -13,10 +14,10 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
   const o = meta.options;
   const t = r.timing;
   const lines = [
-    `scene       ${meta.file ? `${meta.scene} (file ${meta.file})` : `${meta.scene} (${Object.entries(meta.params).map(([k, v]) => `${k}=${v}`).join(' ')})`}`,
+    `scene       ${meta.file ? `${meta.scene} (file ${meta.file})` : `${meta.scene} (${Object.entries(meta.params).map(([k, v]) => `${k}=${String(v)}`).join(' ')})`}`,
     `solver      ${r.solver} on ${r.adapter}`,
     `bodies      ${r.bodyCount}   constraints ${r.constraintCount}`,
-    `options     ${optionsText(o)}`,
+    `options     ${optionsText(o, isParticleSolver(r.solver) ? 'particles' : 'rigid')}`,
   ];
   if (t.frames > 0) {
     lines.push(`step time   median ${num(t.medianMs)} ms, p95 ${num(t.p95Ms)} ms (${clockName[t.clock]})`);
@@ -25,6 +26,7 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
   }
   const c = r.cost;
   let cost = `cost        ${num(c.rowSolvesPerFrame)} row solves per frame`;
+  if (c.cgIterationsPerFrame !== undefined) cost += ` · ${num(c.cgIterationsPerFrame)} CG iterations per frame`;
   if (c.dispatchesPerFrame !== undefined) cost += ` · ${c.dispatchesPerFrame} dispatches per frame`;
   if (c.iterationBytesPerFrame !== undefined) {
     cost += ` · iteration kernels move ~${num(c.iterationBytesPerFrame / 1e6)} MB per frame`;
@@ -36,6 +38,10 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
       lines.push(`residual    frame ${r.residuals.frame}, ${channel} rows, after k = 0..${values.length - 1} iterations: ${values.map((x) => num(x)).join(' ')}`);
     lines.push(`            (${r.residuals.quantity})`);
   }
+  for (const f of r.constraintForces ?? [])
+    lines.push(
+      `constraint  ${f.label}: λ = ${f.lambda.map((x) => num(x, 6)).join(', ')}; force ${f.forces.map((q) => `(${q.force.map((x) => num(x, 6)).join(', ')}) N on ${q.particle}`).join(', ')} (initial state)`,
+    );
   if (r.diverged) {
     lines.push(`DIVERGED    at frame ${r.diverged.frame} (t = ${num(r.diverged.t)} s): ${r.diverged.reason}`);
     lines.push(`violation   worst max before divergence ${num(r.worstMaxViolation)} m`);

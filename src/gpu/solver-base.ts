@@ -8,6 +8,25 @@ import type { GpuContext } from './device.js';
 import { FrameClock, readBuffers, snapshotFromPoseVelocity, WORKGROUP_SIZE } from './frames.js';
 import type { AdapterDescription, Snapshot, SolverOptions, StepTimings } from '../solvers/solver.js';
 
+/**
+ * The live body state of a GPU solver, for a renderer that draws straight from it (no readback):
+ * per body `stride` bytes, (x, y, z) as f32 at byte `position` and the quaternion [x y z w] at
+ * byte `orientation`; the desc's bodies first (indices as in the WorldDesc), `bodyCount` of them.
+ * Read-only: the buffer is written only by the solver's kernels.
+ */
+export interface BodyStateBuffer {
+  buffer: GPUBuffer;
+  stride: number;
+  position: number;
+  orientation: number;
+  bodyCount: number;
+}
+
+/** A solver that exposes its BodyStateBuffer (every GpuSolverBase). */
+export function hasBodyStateBuffer(solver: object): solver is { bodyState(): BodyStateBuffer } {
+  return typeof (solver as { bodyState?: unknown }).bodyState === 'function';
+}
+
 export abstract class GpuSolverBase<B extends string> {
   abstract readonly id: string;
   abstract readonly bodyCount: number;
@@ -84,6 +103,11 @@ export abstract class GpuSolverBase<B extends string> {
   /** The storage buffers, for a renderer that draws straight from them. */
   buffer(name: B): GPUBuffer {
     return this.buffers.get(name)!;
+  }
+
+  /** The `pose` buffer as a renderer reads it: (x, 0) and q per body, 32 bytes (frames.ts packBodyState). */
+  bodyState(): BodyStateBuffer {
+    return { buffer: this.buffers.get('pose' as B)!, stride: 32, position: 0, orientation: 16, bodyCount: this.bodyCount };
   }
 
   timings(): StepTimings {

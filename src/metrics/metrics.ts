@@ -11,6 +11,8 @@
 import type { WorldDesc } from '../model/world.js';
 import { massProperties } from '../model/world.js';
 import type { Snapshot } from '../solvers/solver.js';
+import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
+import { ParticleMetricsContext } from '../particles/metrics.js';
 
 export interface FrameMetrics {
   t: number;
@@ -142,4 +144,9 @@ function worldInertiaTimes(I: Float64Array, io: number, q: Float64Array, qo: num
   const ly = I[io + 3] * local[0] + I[io + 4] * local[1] + I[io + 5] * local[2];
   const lz = I[io + 6] * local[0] + I[io + 7] * local[1] + I[io + 8] * local[2];
   rotate(q, qo, lx, ly, lz, out);
+}
+
+/** The metrics of any scene: rigid (MetricsContext) or a particle system (ParticleMetricsContext). */
+export function metricsFor(desc: SceneDesc, defaultCompliance = 0): { measure(s: Snapshot): FrameMetrics } {
+  return isParticleSystem(desc) ? new ParticleMetricsContext(desc) : new MetricsContext(desc, defaultCompliance);
 }

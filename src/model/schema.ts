@@ -101,17 +101,23 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/** The first issue zod found in `value`, as a WorldError naming its JSON path. */
+export function schemaFault(value: unknown, error: z.ZodError): WorldError {
+  const issue = error.issues[0];
+  let problem = issue.message;
+  if (issue.code === 'unrecognized_keys') problem = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  else if (issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined) problem = 'missing';
+  return new WorldError(jsonPath(issue.path), problem);
+}
+
+/** The schema pieces the particle-system file format shares. */
+export const schemaParts = { finite, positive, describe, shapeOrTypeError };
+
 /** A parsed JSON value → WorldDesc, or a WorldError naming the first fault's path. */
 export function worldFromJson(value: unknown): { world: WorldDesc; file: SceneFile } {
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new WorldError('(top level)', 'expected a JSON object with gravity, bodies and constraints');
   const r = sceneFileSchema.safeParse(value);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    let problem = issue.message;
-    if (issue.code === 'unrecognized_keys') problem = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-    else if (issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined) problem = 'missing';
-    throw new WorldError(jsonPath(issue.path), problem);
-  }
+  if (!r.success) throw schemaFault(value, r.error);
   const f = r.data;
   const world: WorldDesc = {
     gravity: f.gravity,
@@ -124,13 +130,16 @@ export function worldFromJson(value: unknown): { world: WorldDesc; file: SceneFi
 
 /** Scene-file text → WorldDesc; malformed JSON is a WorldError too (with line and column). */
 export function parseSceneFile(text: string): { world: WorldDesc; file: SceneFile } {
-  let value: unknown;
+  return worldFromJson(parseJsonText(text));
+}
+
+/** JSON text → value, or a WorldError with the line and column of the first fault. */
+export function parseJsonText(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     throw new WorldError('(file)', `malformed JSON: ${jsonErrorWhere(text, e as Error)}`);
   }
-  return worldFromJson(value);
 }
 
 /**
@@ -224,6 +233,10 @@ export function sceneFileJson(world: WorldDesc, meta: { name?: string; descripti
     bodies: world.bodies,
     constraints: world.constraints,
   };
-  // one line per number array: a body or constraint reads as a few lines, not dozens
-  return JSON.stringify(file, null, 1).replace(/\[\s+(-?[\d.e+-]+(?:,\s+-?[\d.e+-]+)*)\s+\]/g, (_, list: string) => `[${list.split(/,\s+/).join(', ')}]`) + '\n';
+  return compactJson(file);
+}
+
+/** Indented JSON with one line per number array: a body or constraint reads as a few lines, not dozens. */
+export function compactJson(value: unknown): string {
+  return JSON.stringify(value, null, 1).replace(/\[\s+(-?[\d.e+-]+(?:,\s+-?[\d.e+-]+)*)\s+\]/g, (_, list: string) => `[${list.split(/,\s+/).join(', ')}]`) + '\n';
 }

@@ -11,10 +11,12 @@
  *     falling across its own bounding box, plus what it started with);
  *   - max violation > violationFactor · extent (constraints torn apart by many scene sizes).
  */
-import { type WorldDesc, massProperties } from '../model/world.js';
+import { massProperties } from '../model/world.js';
+import { isParticleSystem, sceneBodyCount, type SceneDesc } from '../model/scene-desc.js';
 import type { ResidualCurve, Solver, SolverCost, StepTimings } from '../solvers/solver.js';
+import type { ConstraintForce } from '../particles/system.js';
 import { stateHash } from '../metrics/hash.js';
-import { MetricsContext, type FrameMetrics } from '../metrics/metrics.js';
+import { metricsFor, type FrameMetrics } from '../metrics/metrics.js';
 
 export interface RunOptions {
   frames: number;
@@ -30,6 +32,8 @@ export interface RunOptions {
   residualFrame?: number;
   /** called after each batch with (framesDone, framesTotal) */
   onProgress?: (done: number, total: number) => void;
+  /** report each constraint's multiplier and force at the initial state (solvers with constraintForces) */
+  constraintForces?: boolean;
 }
 
 export interface SeriesPoint {
@@ -76,9 +80,19 @@ export interface RunResult {
   finalStateHash: string | null;
   residuals: ResidualCurve | null;
   series: SeriesPoint[];
+  /** λ and Q̂ of every constraint at the initial state, when asked for and the solver has them */
+  constraintForces?: ConstraintForce[];
 }
 
-export function sceneExtent(world: WorldDesc): number {
+/** A solver with a global multiplier solve can report its constraint forces at the current state. */
+interface WithConstraintForces {
+  constraintForces(): ConstraintForce[];
+}
+function hasConstraintForces(s: Solver): s is Solver & WithConstraintForces {
+  return typeof (s as Partial<WithConstraintForces>).constraintForces === 'function';
+}
+
+export function sceneExtent(world: SceneDesc): number {
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
   const grow = (p: number[], pad: number) => {
     for (let d = 0; d < 3; d++) {
@@ -86,8 +100,15 @@ export function sceneExtent(world: WorldDesc): number {
       hi[d] = Math.max(hi[d], p[d] + pad);
     }
   };
-  for (const b of world.bodies) grow(b.position, b.shape.radius);
-  for (const c of world.constraints) if (c.bodyB === null) grow(c.anchorB, 0);
+  if (isParticleSystem(world)) {
+    const pad = (p: number[]) => [p[0], p[1], p[2] ?? 0];
+    for (const p of world.particles) grow(pad(p.position), p.radius ?? 0);
+    for (const p of world.parametric ?? []) grow(pad(p.center), p.radius);
+    for (const c of world.constraints) if (c.type === 'circle') grow(pad(c.center), c.radius);
+  } else {
+    for (const b of world.bodies) grow(b.position, b.shape.radius);
+    for (const c of world.constraints) if (c.bodyB === null) grow(c.anchorB, 0);
+  }
   if (!Number.isFinite(lo[0])) return 1;
   return Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-3);
 }
@@ -117,11 +138,16 @@ export class DivergenceWatch {
   private readonly e0: number;
   private readonly eScale: number;
   private readonly violationLimit: number;
-  constructor(world: WorldDesc, initial: FrameMetrics, energyFactor = 10, violationFactor = 100) {
+  constructor(world: SceneDesc, initial: FrameMetrics, energyFactor = 10, violationFactor = 100) {
     const extent = sceneExtent(world);
-    const g = Math.hypot(...world.gravity);
-    let massSum = 0;
-    for (const b of world.bodies) if (!b.fixed) massSum += massProperties(b).mass;
+    let g = 0, massSum = 0;
+    if (isParticleSystem(world)) {
+      for (const f of world.forces) if (f.type === 'gravity') g += Math.hypot(...f.g);
+      for (const p of world.particles) if (!p.fixed) massSum += p.mass;
+    } else {
+      g = Math.hypot(...world.gravity);
+      for (const b of world.bodies) if (!b.fixed) massSum += massProperties(b).mass;
+    }
     this.e0 = initial.energy;
     this.eScale = massSum * g * extent + Math.abs(initial.kinetic) + massSum * 1;
     this.eScale *= energyFactor;
@@ -135,11 +161,12 @@ export class DivergenceWatch {
   }
 }
 
-export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptions): Promise<RunResult> {
+export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptions): Promise<RunResult> {
   if (!Number.isInteger(opts.frames) || opts.frames < 0) throw new Error('frames must be an integer ≥ 0');
   const sampleEvery = Math.max(1, Math.floor(opts.sampleEvery ?? 1));
   const batch = Math.max(1, Math.min(sampleEvery, Math.floor(opts.batch ?? sampleEvery)));
-  const metrics = new MetricsContext(world, solver.options.compliance);
+  const metrics = metricsFor(world, solver.options.compliance);
+  const bodies = sceneBodyCount(world);
   const trace = opts.trace ?? [];
   const residualFrame = opts.residualFrame;
   if (residualFrame !== undefined) {
@@ -149,7 +176,7 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
   }
   let residuals: ResidualCurve | null = null;
   for (const i of trace)
-    if (!Number.isInteger(i) || i < 0 || i >= world.bodies.length) throw new Error(`trace body ${i} is out of range 0..${world.bodies.length - 1}`);
+    if (!Number.isInteger(i) || i < 0 || i >= bodies) throw new Error(`trace body ${i} is out of range 0..${bodies - 1}`);
 
   const series: SeriesPoint[] = [];
   const record = (m: FrameMetrics, frame: number, pos: Float64Array) => {
@@ -168,6 +195,7 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
     series.push(p);
   };
 
+  const constraintForces = opts.constraintForces && hasConstraintForces(solver) ? solver.constraintForces() : undefined;
   const snap0 = await solver.snapshot();
   const initial = metrics.measure(snap0);
   record(initial, 0, snap0.position);
@@ -186,8 +214,16 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
       if (done + 1 === residualFrame) n = 1; // this frame is the recorded one
       else n = residualFrame - 1 - done; // step up to the frame before it
     }
-    if (residualFrame !== undefined && residuals === null && done + 1 === residualFrame) residuals = await solver.stepRecordingResiduals!();
-    else await solver.step(n);
+    try {
+      if (residualFrame !== undefined && residuals === null && done + 1 === residualFrame) residuals = await solver.stepRecordingResiduals!();
+      else await solver.step(n);
+    } catch (e) {
+      // a step that cannot go on (e.g. a constraint without a gradient) is this run's outcome, not a crash
+      if ((e as Error).name !== 'SolverFailure') throw e;
+      diverged = { frame: done + 1, t: (done + 1) * solver.options.dt, reason: (e as Error).message };
+      final = null;
+      break;
+    }
     done += n;
     opts.onProgress?.(done, opts.frames);
     if (done === nextSample) {
@@ -223,5 +259,6 @@ export async function runSolver(solver: Solver, world: WorldDesc, opts: RunOptio
     finalStateHash: final ? stateHash(finalSnap) : null,
     residuals,
     series,
+    ...(constraintForces ? { constraintForces } : {}),
   };
 }

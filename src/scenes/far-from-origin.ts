@@ -6,12 +6,12 @@
  * ~2 pm. Compare a run here against the same run of `necklace`.
  */
 import type { WorldDesc } from '../model/world.js';
-import type { SceneInfo } from './scene.js';
+import type { RigidSceneInfo } from './scene.js';
 import { necklace } from './necklace.js';
 
 const { chains: _chains, ...necklaceParams } = necklace.params;
 
-export const farFromOrigin: SceneInfo = {
+export const farFromOrigin: RigidSceneInfo = {
   name: 'far-from-origin',
   description: 'the necklace placed 10 km from the origin (float precision)',
   params: {

@@ -6,10 +6,10 @@
  * last bead just touches y = 0.
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { SceneInfo } from './scene.js';
+import type { RigidSceneInfo } from './scene.js';
 import { addChain, beadParams } from './chain.js';
 
-export const hangingChain: SceneInfo = {
+export const hangingChain: RigidSceneInfo = {
   name: 'hanging-chain',
   description: 'a chain of touching beads hanging straight down at rest from a world pin',
   params: {

@@ -8,10 +8,10 @@
  * The pin stands high enough that the ball clears y = 0.
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { SceneInfo } from './scene.js';
+import type { RigidSceneInfo } from './scene.js';
 import { addChain, beadParams } from './chain.js';
 
-export const highMassRatio: SceneInfo = {
+export const highMassRatio: RigidSceneInfo = {
   name: 'high-mass-ratio',
   description: 'a light hanging chain holding a heavy ball at its end; the mass ratio is a parameter',
   params: {

@@ -7,10 +7,10 @@
  * sweep's neighbours disagree more, and reduced-coordinate solvers cannot run it.
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { SceneInfo } from './scene.js';
+import type { RigidSceneInfo } from './scene.js';
 import { beadParams } from './chain.js';
 
-export const jointGrid: SceneInfo = {
+export const jointGrid: RigidSceneInfo = {
   name: 'joint-grid',
   description: 'a horizontal grid of beads joined to their neighbours, the four corners pinned (a net; has loops)',
   params: {

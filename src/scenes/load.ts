@@ -7,9 +7,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { WorldError, type WorldDesc } from '../model/world.js';
-import { parseSceneFile } from '../model/schema.js';
+import type { SceneDesc } from '../model/scene-desc.js';
+import { parseAnySceneFile } from '../model/scene-file.js';
+import { ParticleSystemError, isParticleSystem } from '../particles/model.js';
 import { scenes, findScene } from './registry.js';
-import { resolveParams, type SceneInfo } from './scene.js';
+import { resolveSceneParams, type ParamValue, type SceneInfo } from './scene.js';
 
 /** Bad input that is not a world fault: one line for the user. */
 export class InputError extends Error {
@@ -25,9 +27,10 @@ export interface LoadedScene {
   /** the file path, for file scenes */
   file?: string;
   description: string;
-  /** resolved parameters (built-in scenes; empty for files) */
-  params: Record<string, number>;
-  world: WorldDesc;
+  /** resolved parameters, numbers and vectors (built-in scenes; empty for files) */
+  params: Record<string, ParamValue>;
+  /** a rigid world or a particle system */
+  world: SceneDesc;
 }
 
 export function isSceneFile(ref: string): boolean {
@@ -45,7 +48,7 @@ export function builtInScene(name: string): SceneInfo {
   return scene;
 }
 
-export function loadScene(ref: string, params: Record<string, number> = {}): LoadedScene {
+export function loadScene(ref: string, params: Record<string, ParamValue> = {}): LoadedScene {
   if (isSceneFile(ref)) {
     const keys = Object.keys(params);
     if (keys.length) throw new InputError(`--param ${keys[0]}: a scene file has no parameters (edit the file instead)`);
@@ -59,19 +62,34 @@ export function loadScene(ref: string, params: Record<string, number> = {}): Loa
       throw new InputError(`scene file ${ref}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
     }
     try {
-      const { world, file } = parseSceneFile(text);
-      return { name: file.name ?? basename(ref, '.json'), file: ref, description: file.description ?? `scene file ${ref}`, params: {}, world };
+      const { world, name, description } = parseAnySceneFile(text);
+      return { name: name ?? basename(ref, '.json'), file: ref, description: description ?? `scene file ${ref}`, params: {}, world };
     } catch (e) {
       if (e instanceof WorldError) throw new WorldError(e.path, e.problem, ref);
       throw e;
     }
   }
   const scene = builtInScene(ref);
-  let resolved: Record<string, number>;
+  let resolved: ReturnType<typeof resolveSceneParams>;
   try {
-    resolved = resolveParams(scene, params);
+    resolved = resolveSceneParams(scene, params);
   } catch (e) {
     throw new InputError((e as Error).message);
   }
-  return { name: scene.name, description: scene.description, params: resolved, world: scene.build(resolved) };
+  let world: SceneDesc;
+  try {
+    world = scene.build(resolved.params, resolved.vectors);
+  } catch (e) {
+    // a builder's own check of its parameters (e.g. a bead placed at the wire's centre)
+    if (e instanceof ParticleSystemError) throw new InputError(`scene '${scene.name}': ${e.message}`);
+    throw e;
+  }
+  return { name: scene.name, description: scene.description, params: { ...resolved.params, ...resolved.vectors }, world };
+}
+
+/** loadScene for a scene that must be of rigid bodies (the rigid solvers, tests); InputError for a particle system. */
+export function loadRigidScene(ref: string, params: Record<string, ParamValue> = {}): LoadedScene & { world: WorldDesc } {
+  const scene = loadScene(ref, params);
+  if (isParticleSystem(scene.world)) throw new InputError(`scene '${scene.name}' is a particle system, not a rigid-body world`);
+  return scene as LoadedScene & { world: WorldDesc };
 }

@@ -7,10 +7,10 @@
  * The pin stands at height 2·r·beads + r, so the hanging chain clears y = 0.
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { SceneInfo } from './scene.js';
+import type { RigidSceneInfo } from './scene.js';
 import { addChain, fromVertical, beadParams } from './chain.js';
 
-export const longChain: SceneInfo = {
+export const longChain: RigidSceneInfo = {
   name: 'long-chain',
   description: 'one long chain of touching beads pinned at the top, released at an angle (information travel)',
   params: {

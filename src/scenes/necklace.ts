@@ -7,10 +7,10 @@
  * swinging chain never reaches its neighbour (chains swing in their own x–y plane).
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { SceneInfo } from './scene.js';
+import type { RigidSceneInfo } from './scene.js';
 import { addChain, beadParams } from './chain.js';
 
-export const necklace: SceneInfo = {
+export const necklace: RigidSceneInfo = {
   name: 'necklace',
   description: 'chains of touching beads held out horizontally, pinned at one end, released (the Jacobi baseline)',
   params: {

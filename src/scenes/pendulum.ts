@@ -11,10 +11,10 @@
  * The pin stands at (0, length + radius, 0), so the hanging bead just touches y = 0.
  */
 import type { WorldDesc } from '../model/world.js';
-import type { SceneInfo } from './scene.js';
+import type { RigidSceneInfo } from './scene.js';
 import { beadParams } from './chain.js';
 
-export const pendulum: SceneInfo = {
+export const pendulum: RigidSceneInfo = {
   name: 'pendulum',
   description: 'one bead pinned to the world by an off-centre anchor, released at an angle (a physical pendulum)',
   params: {

@@ -1,5 +1,5 @@
 /** The built-in scenes, by name. A new scene is one file plus one line here. */
-import type { SceneInfo } from './scene.js';
+import type { RigidSceneInfo, SceneInfo } from './scene.js';
 import { necklace } from './necklace.js';
 import { pendulum } from './pendulum.js';
 import { hangingChain } from './hanging-chain.js';
@@ -9,9 +9,18 @@ import { stretchedChain } from './stretched-chain.js';
 import { jointGrid } from './joint-grid.js';
 import { farFromOrigin } from './far-from-origin.js';
 import { spring } from './spring.js';
+import { particleScenes } from './particles.js';
 
-export const scenes: SceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring];
+/** Scenes of rigid spheres and point constraints (the rigid solvers). */
+export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring];
+
+/** Every scene: the rigid ones, then the constrained particle systems (the witkin-* solvers). */
+export const scenes: SceneInfo[] = [...rigidScenes, ...particleScenes];
 
 export function findScene(name: string): SceneInfo | undefined {
   return scenes.find((s) => s.name === name);
+}
+
+export function findRigidScene(name: string): RigidSceneInfo | undefined {
+  return rigidScenes.find((s) => s.name === name);
 }

@@ -8,10 +8,10 @@
  * the velocity-level solvers use, jacobi/cpu.ts `softness`).
  */
 import type { WorldDesc } from '../model/world.js';
-import type { SceneInfo } from './scene.js';
+import type { RigidSceneInfo } from './scene.js';
 import { beadParams } from './chain.js';
 
-export const spring: SceneInfo = {
+export const spring: RigidSceneInfo = {
   name: 'spring',
   description: 'one bead hung from a world point by a soft joint (compliance 1/k), released at the point: oscillates at √(k/m)',
   params: {

@@ -8,10 +8,10 @@
  * The pin stands at the top of the stretched chain, which clears y = 0.
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { SceneInfo } from './scene.js';
+import type { RigidSceneInfo } from './scene.js';
 import { addChain, beadParams } from './chain.js';
 
-export const stretchedChain: SceneInfo = {
+export const stretchedChain: RigidSceneInfo = {
   name: 'stretched-chain',
   description: 'a hanging chain created at twice its rest spacing, released at rest (recovery from a large error)',
   params: {

@@ -1,27 +1,22 @@
 /**
- * What every CPU solver over a CompiledWorld shares: options, the compiled f64
- * state, wall-clock timing per frame, the frame count and the Snapshot. A CPU
- * solver extends it and steps one frame in stepFrame.
+ * What every CPU solver shares: options, wall-clock timing per frame, the frame
+ * count (WallTimedSolver); and, for the rigid solvers, the compiled f64 state
+ * over a CompiledWorld and its Snapshot (CpuSolverBase). A CPU solver extends
+ * one and steps one frame in stepFrame.
  */
 import type { WorldDesc } from '../model/world.js';
 import { compileWorld, snapshotOf, type CompiledWorld } from '../model/compiled.js';
 import { defaultSolverOptions, type AdapterDescription, type Snapshot, type SolverOptions, type StepTimings } from './solver.js';
 
-export abstract class CpuSolverBase {
+export abstract class WallTimedSolver {
   abstract readonly id: string;
   readonly options: SolverOptions;
-  readonly bodyCount: number;
-  readonly constraintCount: number;
   readonly adapter: AdapterDescription = { name: 'cpu (f64)', software: false, timestamps: false };
-  readonly w: CompiledWorld;
   protected frame = 0;
   private msPerFrame: number[] = [];
 
-  constructor(world: WorldDesc, options: Partial<SolverOptions>) {
+  constructor(options: Partial<SolverOptions>) {
     this.options = { ...defaultSolverOptions, ...options };
-    this.w = compileWorld(world);
-    this.bodyCount = this.w.worldBodyCount;
-    this.constraintCount = this.w.constraintCount;
   }
 
   /** One frame: `substeps` solver steps of h = dt / substeps; counts the frame. */
@@ -35,10 +30,6 @@ export abstract class CpuSolverBase {
     }
   }
 
-  async snapshot(): Promise<Snapshot> {
-    return snapshotOf(this.w, this.frame, this.options.dt);
-  }
-
   timings(): StepTimings {
     return { clock: 'wall', msPerFrame: this.msPerFrame.slice(), wallMsPerFrame: this.msPerFrame.slice() };
   }
@@ -48,4 +39,21 @@ export abstract class CpuSolverBase {
   }
 
   destroy(): void {}
+}
+
+export abstract class CpuSolverBase extends WallTimedSolver {
+  readonly bodyCount: number;
+  readonly constraintCount: number;
+  readonly w: CompiledWorld;
+
+  constructor(world: WorldDesc, options: Partial<SolverOptions>) {
+    super(options);
+    this.w = compileWorld(world);
+    this.bodyCount = this.w.worldBodyCount;
+    this.constraintCount = this.w.constraintCount;
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    return snapshotOf(this.w, this.frame, this.options.dt);
+  }
 }

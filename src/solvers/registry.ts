@@ -1,14 +1,18 @@
 /** The solvers, by id. A new solver is one folder plus one line here. */
-import type { SolverInfo } from './solver.js';
+import type { RigidSolverInfo, SolverInfo } from './solver.js';
+import { isParticleSystem } from '../particles/model.js';
+import { particleSolvers } from '../particles/registry.js';
 import { JacobiCpuSolver } from './jacobi/cpu.js';
 import { JacobiGpuSolver } from './jacobi/gpu.js';
 import { GaussSeidelCpuSolver } from './gs/cpu.js';
 import { GaussSeidelGpuSolver } from './gs/gpu.js';
+import { GlobalCpuSolver } from './global/cpu.js';
 import { XpbdCpuSolver } from './xpbd/cpu.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { RapierSolver, multibodyLoopReason, rapierSoftJointReason } from './rapier/rapier.js';
 
-export const solvers: SolverInfo[] = [
+/** The rigid-body solvers (a new one is one line here). */
+const rigidSolvers: RigidSolverInfo[] = [
   {
     id: 'jacobi-gpu',
     description: 'Jacobi point-constraint solver in WGSL compute kernels (the reference text; f32)',
@@ -38,6 +42,12 @@ export const solvers: SolverInfo[] = [
     description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order)',
     device: 'cpu',
     create: async (world, options) => new GaussSeidelCpuSolver(world, options),
+  },
+  {
+    id: 'global-cpu',
+    description: 'converged reference (f64): the Jacobi equations (same A, b, β, soft rows, warm start), but each step solves the whole system A λ = b by block-preconditioned conjugate gradient to 1e-10 relative residual; --iterations does not apply',
+    device: 'cpu',
+    create: async (world, options) => new GlobalCpuSolver(world, options),
   },
   {
     id: 'xpbd-gpu',
@@ -71,6 +81,22 @@ export const solvers: SolverInfo[] = [
     create: (world, options) => RapierSolver.create(world, options, 'multibody'),
   },
 ];
+
+/** A rigid solver's entry as a SolverInfo: it declines particle systems with the reason. */
+function forAnyScene(info: RigidSolverInfo): SolverInfo {
+  const particles = (id: string) => `${id} solves rigid bodies; this scene is a particle system (use ${particleSolvers.map((p) => p.id).join(', ')})`;
+  return {
+    ...info,
+    kind: 'rigid',
+    unsupported: (desc) => (isParticleSystem(desc) ? particles(info.id) : (info.unsupported?.(desc) ?? null)),
+    create: (desc, options, gpu) => {
+      if (isParticleSystem(desc)) throw new Error(particles(info.id));
+      return info.create(desc, options, gpu);
+    },
+  };
+}
+
+export const solvers: SolverInfo[] = [...rigidSolvers.map(forAnyScene), ...particleSolvers];
 
 export function findSolver(id: string): SolverInfo | undefined {
   return solvers.find((s) => s.id === id);

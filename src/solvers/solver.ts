@@ -7,6 +7,7 @@
  * metrics module recomputes everything it reports.
  */
 import type { WorldDesc } from '../model/world.js';
+import type { SceneDesc } from '../model/scene-desc.js';
 import type { GpuContext } from '../gpu/device.js';
 
 export interface SolverOptions {
@@ -26,6 +27,10 @@ export interface SolverOptions {
   linearDamping: number;
   /** angular velocity damping, 1/s: ω ← ω · max(0, 1 − μ h) per step */
   angularDamping: number;
+  /** constraint feedback stiffness k_s, 1/s²: C̈ = −k_s C − k_d Ċ (Witkin solvers; 0 = off) */
+  feedbackStiffness: number;
+  /** constraint feedback damping k_d, 1/s (Witkin solvers; 0 = off) */
+  feedbackDamping: number;
 }
 
 export const defaultSolverOptions: SolverOptions = {
@@ -37,6 +42,8 @@ export const defaultSolverOptions: SolverOptions = {
   compliance: 0,
   linearDamping: 0,
   angularDamping: 0,
+  feedbackStiffness: 0,
+  feedbackDamping: 0,
 };
 
 /** Ranges and meaning of each option, for the CLI, `solvers` listing and checks. */
@@ -59,6 +66,8 @@ export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = 
   compliance: { flag: 'compliance', min: 0, help: 'joint compliance α in m/N (1/stiffness) where the scene sets none; 0 = rigid (not rapier)' },
   linearDamping: { flag: 'linear-damping', min: 0, help: 'linear velocity damping in 1/s: v ← v·max(0, 1 − μh) each step (not rapier)' },
   angularDamping: { flag: 'angular-damping', min: 0, help: 'angular velocity damping in 1/s (not rapier)' },
+  feedbackStiffness: { flag: 'ks', min: 0, help: 'constraint feedback k_s in 1/s² (C̈ = −k_s C − k_d Ċ); particle (witkin-*) solvers; 0 = off' },
+  feedbackDamping: { flag: 'kd', min: 0, help: 'constraint feedback k_d in 1/s; particle (witkin-*) solvers; 0 = off' },
 };
 
 /** The options a solver runs with: shared defaults, then the solver's own, then what was asked for. */
@@ -108,6 +117,8 @@ export interface SolverCost {
   dispatchesPerFrame?: number;
   /** GPU solvers: estimated bytes read + written per frame by the iteration kernels */
   iterationBytesPerFrame?: number;
+  /** solvers that iterate to a tolerance: conjugate-gradient iterations per frame (measured) */
+  cgIterationsPerFrame?: number;
 }
 
 /**
@@ -151,14 +162,23 @@ export interface Solver {
   destroy(): void;
 }
 
+/** What a solver is, as the registry lists it; `create` takes any scene, `unsupported` says which it cannot run. */
 export interface SolverInfo {
   id: string;
   description: string;
   /** 'gpu' solvers need a WebGPU adapter */
   device: 'cpu' | 'gpu';
+  /** the scenes it runs: rigid worlds (the default) or particle systems */
+  kind?: 'rigid' | 'particles';
   /** options where this solver's defaults differ from defaultSolverOptions (e.g. xpbd's substeps) */
   defaults?: Partial<SolverOptions>;
-  /** why this solver cannot run a world (e.g. a loop in a reduced-coordinate solver), or null if it can */
+  /** why this solver cannot run a scene (e.g. a particle system, or a loop in a reduced-coordinate solver), or null if it can */
+  unsupported?(desc: SceneDesc): string | null;
+  create(desc: SceneDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
+}
+
+/** A rigid-body solver's entry as written in the registry: its `create` and `unsupported` see rigid worlds only. */
+export interface RigidSolverInfo extends Omit<SolverInfo, 'unsupported' | 'create' | 'kind'> {
   unsupported?(world: WorldDesc): string | null;
   create(world: WorldDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
 }

@@ -35,6 +35,8 @@ import type { WorldDesc } from '../../model/world.js';
 import { complianceOf } from '../../model/compiled.js';
 import { CpuSolverBase } from '../cpu-base.js';
 import type { Solver, SolverOptions, SolverCost, ResidualCurve } from '../solver.js';
+import { DelassusOperator, relativeError } from '../global/delassus.js';
+import { LAMBDA_ERROR_CHANNEL, REFERENCE_TOLERANCE } from '../global/lambda-error.js';
 
 /** What the Jacobi solvers' residual curves hold (ResidualCurve.quantity). */
 export const RESIDUAL_QUANTITY = '‖b − Aλᵏ‖₂ over point rows, m/s² (h·r is the velocity error left)';
@@ -108,9 +110,10 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
   /**
    * One frame, recording into `residual` (when given) ‖r‖₂ after k = 0..N iterations
    * of the first substep, r = b − Aλᵏ, r_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33), each by a
-   * pass that changes nothing (recording is not timed).
+   * pass that changes nothing (recording is not timed). With `lambdaError` also
+   * ‖λᵏ − λ*‖₂ / ‖λ*‖₂, λ* the converged solution of the same A λ = b (convergedMultipliers).
    */
-  private stepFrameRecording(residual: number[] | null): void {
+  private stepFrameRecording(residual: number[] | null, lambdaError: number[] | null = null): void {
     const { dt, substeps, iterations, beta, warmStart } = this.options;
     const h = dt / substeps;
     for (let s = 0; s < substeps; s++) {
@@ -118,17 +121,37 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       this.computeFreeVelocity(h);
       this.computeViolationAndJacobianAndDelassus();
       this.warmStart(warmStart);
-      if (this.variant.applyWarmStart && warmStart > 0) this.updateVelocities(h);
       const baumgarte = beta / h; // β in 1/s
       const record = residual !== null && s === 0;
+      // λ* of this step's system, before the iterations; diagnostics only (reads, changes nothing)
+      const reference = record && lambdaError !== null ? this.convergedMultipliers(h, baumgarte) : null;
+      if (this.variant.applyWarmStart && warmStart > 0) this.updateVelocities(h);
       for (let k = 0; k < iterations; k++) {
         if (record) residual.push(Math.sqrt(this.updateMultipliers(h, baumgarte, false)) / h);
+        if (reference) lambdaError!.push(relativeError(this.multiplier, reference));
         this.iterate(h, baumgarte);
       }
       if (record) residual.push(Math.sqrt(this.updateMultipliers(h, baumgarte, false)) / h);
+      if (reference) lambdaError!.push(relativeError(this.multiplier, reference));
       this.computePositions(h);
     }
     this.frame++;
+  }
+
+  /**
+   * λ* solving this step's A λ = b (36, 8; soft rows with α̃) by conjugate gradient
+   * (global/delassus.ts, preconditioned by the A_ℓℓ⁻¹ of stage 3) to REFERENCE_TOLERANCE,
+   * from a copy of λ⁰. Reads the step's data, writes none of it. Null when λ* = 0 (no
+   * relative error) or when the CG did not reach the tolerance (b outside the range of a
+   * singular A: no solution to measure against).
+   */
+  private convergedMultipliers(h: number, baumgarte: number): Float64Array | null {
+    const op = new DelassusOperator(this);
+    const b = new Float64Array(op.size);
+    op.rhs(h, baumgarte, b);
+    const reference = this.multiplier.slice();
+    const result = op.solve(b, reference, { tolerance: REFERENCE_TOLERANCE });
+    return result.converged && reference.some((x) => x !== 0) ? reference : null;
   }
 
   /** 4. One iteration: a Jacobi sweep, (37) for every constraint from the same V^k, then (34). */
@@ -137,10 +160,18 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     this.updateVelocities(h);
   }
 
+  /**
+   * One frame, recording the residual (channel 'point', RESIDUAL_QUANTITY) and, where λ*
+   * is defined, the relative multiplier error against the converged solution (channel
+   * LAMBDA_ERROR_CHANNEL, dimensionless; global/lambda-error.ts) after k = 0..N iterations.
+   */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
     const point: number[] = [];
-    this.stepFrameRecording(point);
-    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
+    const error: number[] = [];
+    this.stepFrameRecording(point, error);
+    const channels: Record<string, number[]> = { point };
+    if (error.length) channels[LAMBDA_ERROR_CHANNEL] = error;
+    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
   }
 
   /**

@@ -1,0 +1,189 @@
+/**
+ * The global multiplier system of the Jacobi text, matrix-free, for the solvers
+ * that keep jacobi-cpu's per-step data (jacobi-cpu, gs-cpu, global-cpu):
+ *
+ *   A λ = b,   A = J M⁻¹ Jᵀ (+ α̃ I on soft rows)                       (36)
+ *              b_ℓ = h⁻¹ (J_ℓ V* + β C_ℓ)        rigid row              (8)
+ *              b_ℓ = h⁻¹ (J_ℓ V* + C_ℓ / h)      soft row (α̃ = α/h², see JacobiCpuSolver.softness)
+ *
+ * so that r = b − Aλᵏ is exactly the residual jacobi-cpu reports (30, 33, 37):
+ * h⁻¹(J_ℓ Vᵏ + β C_ℓ) − α̃ λ_ℓ with Vᵏ = V* − h M⁻¹ Jᵀ λᵏ (5).
+ *
+ * A is never formed (3N_c × 3N_c, 3×3 blocks, nonzero only where two constraints
+ * share a body): A λ is Jᵀ, then M⁻¹, then J, in two passes over the solver's own
+ * structures, the same gather as update_velocities (34):
+ *   per body i (CSR ic0 / constraint_list):  W_i = M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ λ_ℓ
+ *       J_ℓ,iᵀ λ = ( λ, a × λ) for body 0 (i_ℓ),  (−λ, −b × λ) for body 1 (j_ℓ)   (jwᵀ = −jw)
+ *   per constraint ℓ:  (A λ)_ℓ = J_ℓ W = W_lin,i − W_lin,j + W_ang,i × a − W_ang,j × b  (+ α̃ λ_ℓ)   (8)
+ * with a = R(q_i) r⁰, b = R(q_j) r¹ the lever arms of stage 3.
+ *
+ * Invariants: reads the solver's stage-1–3 data (arm, angMassInv, violation,
+ * delassusInv, softness) and V* (the compiled world's velocities, which hold V*
+ * from stage 2 until stage 5); writes only its own scratch and the caller's
+ * output arrays, so it can run in the middle of a Jacobi solve without changing it.
+ */
+import type { JacobiCpuSolver } from '../jacobi/cpu.js';
+import { conjugateGradient, type CgResult } from '../../math/cg.js';
+
+export class DelassusOperator {
+  /** per CSR entry k (constraint constraintList[k] of body i): −σ = +1 where i is ℓ's body 0, −1 where body 1 */
+  private readonly entrySign: Float64Array;
+  /** offset of i's lever arm in `arm`: 6ℓ (a) or 6ℓ + 3 (b) */
+  private readonly entryArm: Int32Array;
+  /** W = M⁻¹ Jᵀ λ: linear then angular, 3 per body each */
+  private readonly wLin: Float64Array;
+  private readonly wAng: Float64Array;
+  /** scratch for residuals computed outside the CG (recording) */
+  private readonly scratch: Float64Array;
+  /** 3 · constraintCount */
+  readonly size: number;
+  /** the solver step h = dt / substeps */
+  private readonly h: number;
+
+  constructor(private readonly s: JacobiCpuSolver) {
+    const w = s.w;
+    const { ic0, constraintList } = w.connectivity;
+    this.entrySign = new Float64Array(constraintList.length);
+    this.entryArm = new Int32Array(constraintList.length);
+    for (let ib = 0; ib < w.bodyCount; ib++)
+      for (let k = ic0[ib]; k < ic0[ib + 1]; k++) {
+        const ic = constraintList[k];
+        const isBody0 = w.ib0[ic] === ib;
+        this.entrySign[k] = isBody0 ? 1 : -1;
+        this.entryArm[k] = 6 * ic + (isBody0 ? 0 : 3);
+      }
+    this.wLin = new Float64Array(3 * w.bodyCount);
+    this.wAng = new Float64Array(3 * w.bodyCount);
+    this.size = 3 * w.constraintCount;
+    this.h = s.options.dt / s.options.substeps;
+    this.scratch = new Float64Array(this.size);
+  }
+
+  /**
+   * out = b, b_ℓ = h⁻¹ (J_ℓ V* + β C_ℓ) (8), or h⁻¹ (J_ℓ V* + C_ℓ/h) on a soft row;
+   * J_ℓ V = v_i − v_j + ω_i × a − ω_j × b. `baumgarte` is β in 1/s.
+   */
+  rhs(h: number, baumgarte: number, out: Float64Array): void {
+    const { linearVelocity: v, angularVelocity: w, ib0, ib1, constraintCount } = this.s.w;
+    const arm = this.s.arm, C = this.s.violation, softness = this.s.softness;
+    const invH = 1 / h;
+    for (let ic = 0; ic < constraintCount; ic++) {
+      const o0 = 3 * ib0[ic], o1 = 3 * ib1[ic];
+      const ro = 6 * ic, co = 3 * ic;
+      const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
+      const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
+      const bias = softness[ic] > 0 ? invH : baumgarte;
+      const w0x = w[o0], w0y = w[o0 + 1], w0z = w[o0 + 2];
+      const w1x = w[o1], w1y = w[o1 + 1], w1z = w[o1 + 2];
+      out[co] = invH * (v[o0] - v[o1] + w0y * az - w0z * ay - w1y * bz + w1z * by + bias * C[co]);
+      out[co + 1] = invH * (v[o0 + 1] - v[o1 + 1] + w0z * ax - w0x * az + w1x * bz - w1z * bx + bias * C[co + 1]);
+      out[co + 2] = invH * (v[o0 + 2] - v[o1 + 2] + w0x * ay - w0y * ax - w1x * by + w1y * bx + bias * C[co + 2]);
+    }
+  }
+
+  /** out = A λ = J M⁻¹ Jᵀ λ + α̃ λ (soft rows), in two sparse passes (see the header). */
+  apply(lambda: Float64Array, out: Float64Array): void {
+    const { inverseMass, bodyCount, ib0, ib1, constraintCount } = this.s.w;
+    const { ic0, constraintList } = this.s.w.connectivity;
+    const arm = this.s.arm, Ii = this.s.angMassInv, softness = this.s.softness;
+    const sign = this.entrySign, armOffset = this.entryArm;
+    const wl = this.wLin, wa = this.wAng;
+    // W_i = M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ λ_ℓ   (the gather of update_velocities (34), without its −h)
+    for (let ib = 0; ib < bodyCount; ib++) {
+      let lx = 0, ly = 0, lz = 0, tx = 0, ty = 0, tz = 0;
+      const kEnd = ic0[ib + 1];
+      for (let k = ic0[ib]; k < kEnd; k++) {
+        const s = sign[k];
+        const co = 3 * constraintList[k];
+        const l0 = lambda[co], l1 = lambda[co + 1], l2 = lambda[co + 2];
+        const ro = armOffset[k];
+        const rx = arm[ro], ry = arm[ro + 1], rz = arm[ro + 2];
+        lx += s * l0; ly += s * l1; lz += s * l2;
+        tx += s * (ry * l2 - rz * l1);
+        ty += s * (rz * l0 - rx * l2);
+        tz += s * (rx * l1 - ry * l0);
+      }
+      const o = 3 * ib, m = inverseMass[ib], io = 9 * ib;
+      wl[o] = m * lx; wl[o + 1] = m * ly; wl[o + 2] = m * lz;
+      wa[o] = Ii[io] * tx + Ii[io + 1] * ty + Ii[io + 2] * tz;
+      wa[o + 1] = Ii[io + 3] * tx + Ii[io + 4] * ty + Ii[io + 5] * tz;
+      wa[o + 2] = Ii[io + 6] * tx + Ii[io + 7] * ty + Ii[io + 8] * tz;
+    }
+    // (A λ)_ℓ = J_ℓ W + α̃ λ_ℓ, α̃ = α/h² = softness/h (softness holds h·α̃ = α/h)
+    const h = this.h;
+    for (let ic = 0; ic < constraintCount; ic++) {
+      const o0 = 3 * ib0[ic], o1 = 3 * ib1[ic];
+      const ro = 6 * ic, co = 3 * ic;
+      const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
+      const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
+      const w0x = wa[o0], w0y = wa[o0 + 1], w0z = wa[o0 + 2];
+      const w1x = wa[o1], w1y = wa[o1 + 1], w1z = wa[o1 + 2];
+      const alpha = softness[ic] / h;
+      out[co] = wl[o0] - wl[o1] + w0y * az - w0z * ay - w1y * bz + w1z * by + alpha * lambda[co];
+      out[co + 1] = wl[o0 + 1] - wl[o1 + 1] + w0z * ax - w0x * az + w1x * bz - w1z * bx + alpha * lambda[co + 1];
+      out[co + 2] = wl[o0 + 2] - wl[o1 + 2] + w0x * ay - w0y * ax - w1x * by + w1y * bx + alpha * lambda[co + 2];
+    }
+  }
+
+  /** z = D⁻¹ r, D the block diagonal A_ℓℓ (+ α̃ I), whose inverses stage 3 stored (delassusInv). */
+  precondition(r: Float64Array, z: Float64Array): void {
+    const Ai = this.s.delassusInv;
+    const n = this.s.w.constraintCount;
+    for (let ic = 0; ic < n; ic++) {
+      const co = 3 * ic, ao = 9 * ic;
+      const r0 = r[co], r1 = r[co + 1], r2 = r[co + 2];
+      z[co] = Ai[ao] * r0 + Ai[ao + 1] * r1 + Ai[ao + 2] * r2;
+      z[co + 1] = Ai[ao + 3] * r0 + Ai[ao + 4] * r1 + Ai[ao + 5] * r2;
+      z[co + 2] = Ai[ao + 6] * r0 + Ai[ao + 7] * r1 + Ai[ao + 8] * r2;
+    }
+  }
+
+  /** ‖b − A λ‖₂ */
+  residualNorm(b: Float64Array, lambda: Float64Array): number {
+    const q = this.scratch;
+    this.apply(lambda, q);
+    let sum = 0;
+    for (let i = 0; i < q.length; i++) {
+      const r = b[i] - q[i];
+      sum += r * r;
+    }
+    return Math.sqrt(sum);
+  }
+
+  /**
+   * Solves A λ = b in place by conjugate gradient preconditioned with D⁻¹, from the λ
+   * given (the warm start). b = 0 gives λ = 0, the exact (minimum-norm) solution, at once
+   * (a relative tolerance has no target there). `onIteration` sees λᵏ after iteration k.
+   */
+  solve(
+    b: Float64Array,
+    lambda: Float64Array,
+    opts: { tolerance: number; maxIterations?: number; onIteration?: (k: number, lambda: Float64Array, recurrenceNorm: number) => void },
+  ): CgResult {
+    let bb = 0;
+    for (let i = 0; i < b.length; i++) bb += b[i] * b[i];
+    if (bb === 0) {
+      lambda.fill(0);
+      opts.onIteration?.(0, lambda, 0);
+      return { iterations: 0, residualNorm: 0, rhsNorm: 0, converged: true };
+    }
+    const onIteration = opts.onIteration;
+    return conjugateGradient((v, out) => this.apply(v, out), b, lambda, {
+      tolerance: opts.tolerance,
+      maxIterations: opts.maxIterations,
+      precondition: (r, z) => this.precondition(r, z),
+      onIteration: onIteration ? (k, rn) => onIteration(k, lambda, rn) : undefined,
+    });
+  }
+}
+
+/** ‖x − y‖₂ / ‖y‖₂ (NaN when y = 0: no relative error is defined). */
+export function relativeError(x: Float64Array, y: Float64Array): number {
+  let d = 0, n = 0;
+  for (let i = 0; i < x.length; i++) {
+    const e = x[i] - y[i];
+    d += e * e;
+    n += y[i] * y[i];
+  }
+  return n > 0 ? Math.sqrt(d / n) : NaN;
+}

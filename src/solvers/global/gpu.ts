@@ -1,0 +1,265 @@
+/**
+ * global-gpu — host side of the conjugate-gradient solve on the GPU (f32); global-cpu
+ * is its f64 reference. Everything but stage 4 is jacobi-gpu's: the same buffers and
+ * the same kernels for stages 1–3 (with the warm start), the impulses
+ * (update_velocities) and stage 5. Stage 4 is the preconditioned CG of
+ * kernels.wgsl.ts: `iterations` CG iterations are dispatched per solver step, and an
+ * on-GPU flag turns those after convergence (‖r‖ ≤ tolerance · ‖b‖, the recurrence's
+ * residual) into no-ops, so a step needs no readback. One frame is one compute pass,
+ * many frames one submission, as for every GPU solver.
+ *
+ * `iterations` is the cap on CG iterations per step (the solver's default: 64, which
+ * the 40-bead necklace needs about half of); the iterations each solve used, and the
+ * solves that ended above the tolerance, are counted on the GPU (cgStats(), read back
+ * with every snapshot, and cost()).
+ */
+import type { WorldDesc } from '../../model/world.js';
+import type { GpuContext } from '../../gpu/device.js';
+import type { ResidualCurve, Solver, SolverCost, SolverOptions, Snapshot } from '../solver.js';
+import { JacobiGpuSolver } from '../jacobi/gpu.js';
+import { RESIDUAL_QUANTITY } from '../jacobi/cpu.js';
+import { readBuffers } from '../../gpu/frames.js';
+import { cgKernelSpecs, cgKernelSource, cgCounter, CG_PARAMS_BYTES, CG_SCALARS_BYTES, type CgBufferName, type CgKernelSpec } from './kernels.wgsl.js';
+
+/** Relative tolerance of the f32 solve: ‖r‖ ≤ 1e-6 ‖b‖ (f32 rounding, ε ≈ 6e-8, leaves ~1e-6 on a chain's A). */
+export const defaultGpuTolerance = 1e-6;
+
+/** the CG iterations dispatched per step by default (the `iterations` option) */
+export const defaultGpuCgIterations = 64;
+
+interface CgKernel {
+  spec: CgKernelSpec;
+  pipeline: GPUComputePipeline;
+  bindGroup: GPUBindGroup;
+  groups: [number, number];
+}
+
+export interface GpuCgStats {
+  /** solves (solver steps) since creation */
+  steps: number;
+  /** CG iterations used, summed over those solves */
+  iterations: number;
+  /** solves that ended above the tolerance (the cap reached, or a breakdown) */
+  unconvergedSteps: number;
+}
+
+export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
+  override readonly id: string = 'global-gpu';
+  readonly tolerance: number;
+  private readonly cgBuffers = new Map<string, GPUBuffer>();
+  private readonly cgKernels = new Map<string, CgKernel>();
+  private stats: GpuCgStats = { steps: 0, iterations: 0, unconvergedSteps: 0 };
+  /** the counters at the last resetTimings (cost() reports what came after) */
+  private statsAtReset: GpuCgStats = { steps: 0, iterations: 0, unconvergedSteps: 0 };
+
+  protected constructor(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, tolerance: number) {
+    super(world, options, {}, gpu);
+    this.tolerance = tolerance;
+  }
+
+  static override async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, extra: { tolerance?: number } = {}): Promise<GlobalGpuSolver> {
+    const s = new GlobalGpuSolver(world, options, gpu, extra.tolerance ?? defaultGpuTolerance);
+    await s.init();
+    return s;
+  }
+
+  protected override async init(): Promise<void> {
+    await super.init();
+    const nb = Math.max(1, this.w.bodyCount), nc = Math.max(1, this.w.constraintCount);
+    const [gx, gy] = this.groupsFor(this.w.constraintCount);
+    const partials = Math.max(1, gx * gy);
+    const sizes: Record<string, number> = {
+      cg_r: 16 * nc,
+      cg_d: 16 * nc,
+      cg_q: 16 * nc,
+      cg_w: 32 * nb,
+      cg_partials: 16 * partials,
+    };
+    this.checkLimits(sizes);
+    for (const [name, size] of Object.entries(sizes))
+      this.cgBuffers.set(name, this.device.createBuffer({ label: name, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST }));
+    this.cgBuffers.set('cg_scalars', this.device.createBuffer({ label: 'cg_scalars', size: CG_SCALARS_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST }));
+    const cg = this.device.createBuffer({ label: 'cg', size: CG_PARAMS_BYTES, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.cgBuffers.set('cg', cg);
+    const { substeps, beta, dt } = this.options;
+    const h = dt / substeps;
+    const params = new ArrayBuffer(CG_PARAMS_BYTES);
+    const u = new Uint32Array(params), f = new Float32Array(params);
+    u[0] = this.w.constraintCount;
+    u[1] = this.w.bodyCount;
+    u[2] = this.rowWidth();
+    u[3] = partials;
+    f[4] = h;
+    f[5] = beta / h;
+    f[6] = this.tolerance * this.tolerance;
+    this.device.queue.writeBuffer(cg, 0, params);
+    await this.buildCgPipelines();
+  }
+
+  /** A buffer of this solver or of jacobi-gpu's set, by name. */
+  private bufferOf(name: CgBufferName): GPUBuffer {
+    const b = this.cgBuffers.get(name) ?? this.buffers.get(name as never);
+    if (!b) throw new Error(`global-gpu: no buffer '${name}'`);
+    return b;
+  }
+
+  private async buildCgPipelines(): Promise<void> {
+    this.device.pushErrorScope('validation');
+    for (const spec of cgKernelSpecs()) {
+      const module = this.device.createShaderModule({ label: spec.name, code: cgKernelSource(spec) });
+      // synchronous: dawn.node's createComputePipelineAsync aborts the process on SwiftShader (jacobi/gpu.ts)
+      const pipeline = this.device.createComputePipeline({ label: spec.name, layout: 'auto', compute: { module, entryPoint: spec.name } });
+      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.bufferOf('cg') } }];
+      spec.bindings.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: this.bufferOf(b.name) } }));
+      const bindGroup = this.device.createBindGroup({ label: spec.name, layout: pipeline.getBindGroupLayout(0), entries });
+      const groups: [number, number] =
+        spec.over === 'single' ? [1, 1] : this.groupsFor(spec.over === 'body' ? this.w.bodyCount : this.w.constraintCount);
+      this.cgKernels.set(spec.name, { spec, pipeline, bindGroup, groups });
+    }
+    const err = await this.device.popErrorScope();
+    if (err) throw new Error(`global-gpu: pipeline creation failed: ${err.message}`);
+  }
+
+  private cgDispatch(pass: GPUComputePassEncoder, name: string): void {
+    const k = this.cgKernels.get(name)!;
+    const [x, y] = k.groups;
+    if (x === 0) return;
+    pass.setPipeline(k.pipeline);
+    pass.setBindGroup(0, k.bindGroup);
+    pass.dispatchWorkgroups(x, y);
+  }
+
+  /** Stages 1–3 and the warm start (jacobi-gpu's kernels), then the CG's start: r = b − Aλ⁰, z, d, δ. */
+  private encodeSolveStart(pass: GPUComputePassEncoder): void {
+    this.dispatch(pass, 'compute_inertia');
+    this.dispatch(pass, 'compute_free_velocity');
+    this.dispatch(pass, 'compute_violation_and_jacobian_and_delassus'); // also λ⁰ = f λ_prev
+    this.dispatch(pass, 'update_velocities'); // ΔV = −h M⁻¹ Jᵀ λ⁰
+    this.cgDispatch(pass, 'cg_start');
+    this.cgDispatch(pass, 'cg_start_d');
+    this.cgDispatch(pass, 'cg_init');
+  }
+
+  /** One CG iteration: q = A d, α, λ and r, β, d. */
+  protected override encodeIteration(pass: GPUComputePassEncoder): void {
+    this.cgDispatch(pass, 'cg_apply_jt');
+    this.cgDispatch(pass, 'cg_apply_j');
+    this.cgDispatch(pass, 'cg_alpha');
+    this.cgDispatch(pass, 'cg_update_xr');
+    this.cgDispatch(pass, 'cg_beta');
+    this.cgDispatch(pass, 'cg_update_d');
+  }
+
+  /** The counters, then the impulses ΔV = −h M⁻¹ Jᵀ λ (5), (34), and stage 5. */
+  private encodeSolveEnd(pass: GPUComputePassEncoder): void {
+    this.cgDispatch(pass, 'cg_finish');
+    this.dispatch(pass, 'update_velocities');
+    this.dispatch(pass, 'compute_positions');
+  }
+
+  protected override encodeFrame(encoder: GPUCommandEncoder, slot: number): void {
+    const { substeps, iterations } = this.options;
+    const pass = encoder.beginComputePass(this.clock.passDescriptor(slot));
+    for (let s = 0; s < substeps; s++) {
+      this.encodeSolveStart(pass);
+      for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
+      this.encodeSolveEnd(pass);
+    }
+    pass.end();
+  }
+
+  /**
+   * One frame, as step(1), recording the true residual ‖b − Aλᵏ‖₂ (f32, jacobi-gpu's
+   * compute_residual after update_velocities puts ΔV = −h M⁻¹ Jᵀ λᵏ) at the start and after
+   * each dispatched CG iteration of the first substep (constant once converged). Not timed.
+   */
+  override async stepRecordingResiduals(): Promise<ResidualCurve> {
+    const { substeps, iterations } = this.options;
+    const residual = this.bufferOf('residual' as CgBufferName);
+    const slot = residual.size;
+    const readback = this.device.createBuffer({ size: slot * (iterations + 1), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const encoder = this.device.createCommandEncoder();
+    const record = (k: number, body: (pass: GPUComputePassEncoder) => void) => {
+      const pass = encoder.beginComputePass();
+      body(pass);
+      this.dispatch(pass, 'update_velocities'); // ΔV from λᵏ: CG's iterations do not read ΔV
+      this.dispatch(pass, 'compute_residual');
+      pass.end();
+      encoder.copyBufferToBuffer(residual, 0, readback, k * slot, slot);
+    };
+    record(0, (pass) => this.encodeSolveStart(pass));
+    for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass));
+    const pass = encoder.beginComputePass();
+    this.encodeSolveEnd(pass);
+    for (let s = 1; s < substeps; s++) {
+      this.encodeSolveStart(pass);
+      for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
+      this.encodeSolveEnd(pass);
+    }
+    pass.end();
+    const point = await this.residualNorms(encoder, readback, slot, iterations + 1, this.constraintCount);
+    this.frame++;
+    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
+  }
+
+  /** Reads the GPU's counters (one 48-byte buffer); also done with every snapshot. */
+  async readCgStats(): Promise<GpuCgStats> {
+    const [data] = await readBuffers(this.device, [this.bufferOf('cg_scalars')]);
+    const u = new Uint32Array(data);
+    this.stats = { steps: u[cgCounter.steps], iterations: u[cgCounter.totalIterations], unconvergedSteps: u[cgCounter.unconverged] };
+    return { ...this.stats };
+  }
+
+  /** The counters as of the last snapshot or readCgStats. */
+  cgStats(): GpuCgStats {
+    return { ...this.stats };
+  }
+
+  override async snapshot(): Promise<Snapshot> {
+    const snap = await super.snapshot();
+    await this.readCgStats();
+    return snap;
+  }
+
+  override resetTimings(): void {
+    super.resetTimings();
+    this.statsAtReset = { ...this.stats };
+  }
+
+  /**
+   * Dispatched work at the options (rows × iterations × substeps, as for Jacobi), and the CG
+   * iterations actually used per frame since the last resetTimings, as of the last snapshot.
+   */
+  override cost(): SolverCost {
+    const { substeps, iterations } = this.options;
+    const steps = this.stats.steps - this.statsAtReset.steps;
+    const used = this.stats.iterations - this.statsAtReset.iterations;
+    // per step (encodeFrame): 7 to start (stages 1–3, update_velocities, cg_start, cg_start_d, cg_init),
+    // 6 per CG iteration, 3 to end (cg_finish, update_velocities, compute_positions)
+    const perStep = 7 + 6 * iterations + 3;
+    return {
+      rowSolvesPerFrame: 3 * this.constraintCount * iterations * substeps,
+      dispatchesPerFrame: perStep * substeps,
+      iterationBytesPerFrame: cgIterationBytes(this.w.bodyCount, this.w.constraintCount) * iterations * substeps,
+      ...(steps > 0 ? { cgIterationsPerFrame: (used / steps) * substeps } : {}),
+    };
+  }
+
+  override destroy(): void {
+    for (const b of this.cgBuffers.values()) b.destroy();
+    super.destroy();
+  }
+}
+
+/**
+ * Bytes one CG iteration moves at the f32 layout of kernels.wgsl.ts, each element once:
+ *   cg_apply_jt, per body: ic0 8, inverse_mass 64, cg_w 32 written = 104; per (body, constraint)
+ *     entry (2 per constraint): constraint_list 4, bodies 8, jacobian 16, cg_d 16 = 44
+ *   cg_apply_j, per constraint: bodies 8, jacobian 32, violation 16, cg_w 2×32, cg_d 16, cg_q 16 = 152
+ *   cg_update_xr: cg_d 16, cg_q 16, delassus_inv 48, multiplier 16 + 16, cg_r 16 + 16 = 144
+ *   cg_update_d: delassus_inv 48, cg_r 16, cg_d 16 + 16 = 96
+ *   (partials and the one-workgroup kernels: 16 per 64 constraints, left out)
+ */
+export function cgIterationBytes(bodyCount: number, constraintCount: number): number {
+  return 104 * bodyCount + (2 * 44 + 152 + 144 + 96) * constraintCount;
+}

@@ -1,0 +1,477 @@
+/**
+ * global-cpu, the converged reference (src/solvers/global/), and the conjugate
+ * gradient it runs on (src/math/cg.ts), checked against facts that do not lean on
+ * the code under test:
+ *   a) CG against dense Cholesky solves on random SPD systems, with and without a
+ *      preconditioner; on a singular PSD system it finds the minimum-norm solution
+ *      (plus the start's null-space part), and on an inconsistent one it says so;
+ *   b) a chain hanging at rest: every joint's λ is the weight of the beads below it,
+ *      and the chain stays at rest;
+ *   c) on a random joint graph with a loop, a soft joint, a fixed body and a world pin,
+ *      λ is the dense solve of A = J M⁻¹ Jᵀ (+ α̃ I), b of (8), assembled here from (3), (8);
+ *   d) the λ-error channel of jacobi-cpu / gs-cpu against that λ* falls to 0, and
+ *      recording it changes nothing of the step;
+ *   e) the pendulum swings with the physical pendulum's period.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { conjugateGradient } from '../src/math/cg.js';
+import { GlobalCpuSolver } from '../src/solvers/global/cpu.js';
+import { LAMBDA_ERROR_CHANNEL } from '../src/solvers/global/lambda-error.js';
+import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
+import { GaussSeidelCpuSolver } from '../src/solvers/gs/cpu.js';
+import { addChain } from '../src/scenes/chain.js';
+import { massProperties, type BodyDesc, type PointConstraintDesc, type WorldDesc, type Vec3, type Quat } from '../src/model/world.js';
+import { mulberry32 } from './support/random.js';
+import { pendulumPeriod } from './support/pendulum.js';
+
+// --- dense linear algebra, written here so the checks do not lean on the code under test ---
+
+type Mat = Float64Array[]; // rows
+
+const zeros = (n: number, m = n): Mat => Array.from({ length: n }, () => new Float64Array(m));
+const norm = (x: ArrayLike<number>) => Math.sqrt(Array.from(x).reduce((s, v) => s + v * v, 0));
+const sub = (a: ArrayLike<number>, b: ArrayLike<number>) => Float64Array.from(a, (v, i) => v - b[i]);
+const matVec = (A: Mat, x: ArrayLike<number>) => Float64Array.from(A, (row) => row.reduce((s, v, k) => s + v * x[k], 0));
+const transpose = (A: Mat): Mat => {
+  const T = zeros(A[0].length, A.length);
+  A.forEach((row, i) => row.forEach((v, j) => (T[j][i] = v)));
+  return T;
+};
+const matMul = (A: Mat, B: Mat): Mat => A.map((row) => {
+  const out = new Float64Array(B[0].length);
+  row.forEach((v, k) => { if (v !== 0) for (let j = 0; j < out.length; j++) out[j] += v * B[k][j]; });
+  return out;
+});
+
+/** L with A = L Lᵀ (A symmetric positive definite); throws when it is not. */
+function cholesky(A: Mat): Mat {
+  const n = A.length, L = zeros(n);
+  for (let j = 0; j < n; j++) {
+    let d = A[j][j];
+    for (let k = 0; k < j; k++) d -= L[j][k] * L[j][k];
+    if (!(d > 0)) throw new Error('not positive definite');
+    L[j][j] = Math.sqrt(d);
+    for (let i = j + 1; i < n; i++) {
+      let s = A[i][j];
+      for (let k = 0; k < j; k++) s -= L[i][k] * L[j][k];
+      L[i][j] = s / L[j][j];
+    }
+  }
+  return L;
+}
+
+/** x = A⁻¹ b by Cholesky: forward then back substitution. */
+function choleskySolve(A: Mat, b: ArrayLike<number>): Float64Array {
+  const L = cholesky(A), n = A.length, y = new Float64Array(n), x = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = b[i];
+    for (let k = 0; k < i; k++) s -= L[i][k] * y[k];
+    y[i] = s / L[i][i];
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    let s = y[i];
+    for (let k = i + 1; k < n; k++) s -= L[k][i] * x[k];
+    x[i] = s / L[i][i];
+  }
+  return x;
+}
+
+/** ‖A⁻¹‖_F ≥ ‖A⁻¹‖₂: with it, ‖x − y‖ ≤ ‖A⁻¹‖_F (‖b − Ax‖ + ‖b − Ay‖) for any x, y (a rigorous error bound). */
+function inverseFrobenius(A: Mat): number {
+  let s = 0;
+  for (let j = 0; j < A.length; j++) {
+    const e = new Float64Array(A.length);
+    e[j] = 1;
+    for (const v of choleskySolve(A, e)) s += v * v;
+  }
+  return Math.sqrt(s);
+}
+
+function randomMatrix(rand: () => number, n: number, m: number): Mat {
+  return Array.from({ length: n }, () => Float64Array.from({ length: m }, () => 2 * rand() - 1));
+}
+
+/** A = BᵀB + shift·I: symmetric positive definite for shift > 0. */
+function randomSpd(rand: () => number, n: number, shift: number): Mat {
+  const B = randomMatrix(rand, n, n);
+  const A = matMul(transpose(B), B);
+  for (let i = 0; i < n; i++) A[i][i] += shift;
+  return A;
+}
+
+const operator = (A: Mat) => (v: Float64Array, out: Float64Array) => out.set(matVec(A, v));
+
+// --- a) conjugate gradient against dense solves ------------------------------------------------
+
+test('CG solves random SPD systems as a dense Cholesky solve does, to its own error bound', () => {
+  const rand = mulberry32(20240611);
+  for (const n of [1, 3, 8, 20, 45]) {
+    const A = randomSpd(rand, n, 0.1);
+    const b = Float64Array.from({ length: n }, () => 2 * rand() - 1);
+    const exact = choleskySolve(A, b);
+    const bound = inverseFrobenius(A);
+    const diag = Float64Array.from(A, (row, i) => row[i]);
+    for (const precondition of [undefined, (r: Float64Array, z: Float64Array) => z.set(r.map((v, i) => v / diag[i]))]) {
+      const x = new Float64Array(n);
+      const result = conjugateGradient(operator(A), b, x, { tolerance: 1e-12, precondition });
+      const residual = norm(sub(b, matVec(A, x))); // recomputed here, densely
+      assert.ok(result.converged, `n = ${n}: not converged (${result.iterations} iterations)`);
+      assert.ok(residual <= 1e-12 * norm(b), `n = ${n}: ‖b − Ax‖ = ${residual}, ‖b‖ = ${norm(b)}`);
+      assert.ok(Math.abs(result.residualNorm - residual) <= 1e-14 * norm(b), 'the residual CG reports is the true one');
+      // x − x_dense = A⁻¹ ((b − A x_dense) − (b − A x))
+      const err = norm(sub(x, exact));
+      const allowed = bound * (residual + norm(sub(b, matVec(A, exact))));
+      assert.ok(err <= allowed, `n = ${n}${precondition ? ', preconditioned' : ''}: ‖x − x_dense‖ = ${err} > ${allowed}`);
+    }
+  }
+});
+
+test('CG with the diagonal preconditioner does not see a diagonal scaling S A S; without it, it does', () => {
+  // P = diag(SAS) = S diag(A) S, so P^-½ (SAS) P^-½ = diag(A)^-½ A diag(A)^-½: the preconditioned
+  // iteration on SAS y = S b is the one on A x = b (y = S⁻¹ x), whatever S. Unpreconditioned, S spanning
+  // six decades makes the condition number ~10¹² larger and CG needs many more iterations.
+  const rand = mulberry32(7);
+  const n = 30;
+  const A = randomSpd(rand, n, 1);
+  const b = Float64Array.from({ length: n }, () => 2 * rand() - 1);
+  const S = Float64Array.from({ length: n }, (_, i) => 10 ** (-3 + (6 * i) / (n - 1)));
+  const SAS = A.map((row, i) => row.map((v, j) => S[i] * v * S[j]));
+  const Sb = b.map((v, i) => S[i] * v);
+  const jacobi = (M: Mat) => (r: Float64Array, z: Float64Array) => z.set(r.map((v, i) => v / M[i][i]));
+  const run = (M: Mat, rhs: Float64Array, pre?: (r: Float64Array, z: Float64Array) => void) => {
+    const x = new Float64Array(n);
+    return { x, result: conjugateGradient(operator(M), rhs, x, { tolerance: 1e-10, precondition: pre, maxIterations: 50 * n }) };
+  };
+  const plain = run(A, b, jacobi(A));
+  const scaled = run(SAS, Sb, jacobi(SAS));
+  const unpreconditioned = run(SAS, Sb);
+  assert.ok(plain.result.converged && scaled.result.converged);
+  // the same iteration up to rounding: the same count within one or two
+  assert.ok(Math.abs(plain.result.iterations - scaled.result.iterations) <= 2, `${plain.result.iterations} vs ${scaled.result.iterations}`);
+  assert.ok(unpreconditioned.result.iterations > 2 * scaled.result.iterations, `unpreconditioned ${unpreconditioned.result.iterations}, preconditioned ${scaled.result.iterations}`);
+  // and the solutions agree: y = S⁻¹ x
+  const y = scaled.x.map((v, i) => v * S[i]);
+  assert.ok(norm(sub(y, plain.x)) <= 1e-6 * norm(plain.x), `‖S y − x‖ = ${norm(sub(y, plain.x))}`);
+});
+
+test('CG on a singular PSD system: consistent, it finds the minimum-norm solution plus the start\'s null-space part', () => {
+  // A = BᵀB with B (m × n, m < n) of full row rank: rank m, null(A) = null(B). For b = A x_t the
+  // solutions are x_mn + null(B), x_mn = Bᵀ (B Bᵀ)⁻¹ B x_t the minimum-norm one. CG from x₀ moves only
+  // in the Krylov space of A, range(A) = range(Bᵀ), so it ends at x_mn + P_null x₀.
+  const rand = mulberry32(99);
+  const m = 6, n = 15;
+  const B = randomMatrix(rand, m, n);
+  const Bt = transpose(B);
+  const A = matMul(Bt, B);
+  const BBt = matMul(B, Bt);
+  const xt = Float64Array.from({ length: n }, () => 2 * rand() - 1);
+  const b = matVec(A, xt);
+  const minNorm = matVec(Bt, choleskySolve(BBt, matVec(B, xt)));
+  // P_range v = Bᵀ (B Bᵀ)⁻¹ B v
+  const rangePart = (v: Float64Array) => matVec(Bt, choleskySolve(BBt, matVec(B, v)));
+  // (BBᵀ)⁻¹ bounds the error in range(A): for e ∈ range(Bᵀ), ‖e‖ ≤ ‖(BBᵀ)⁻¹‖_F ‖A e‖
+  const bound = inverseFrobenius(BBt);
+  for (const start of ['zero', 'random'] as const) {
+    const x0 = start === 'zero' ? new Float64Array(n) : Float64Array.from({ length: n }, () => 2 * rand() - 1);
+    const expected = sub(minNorm, sub(rangePart(x0), x0)); // x_mn + (x₀ − P_range x₀)
+    const x = x0.slice();
+    const result = conjugateGradient(operator(A), b, x, { tolerance: 1e-12 });
+    assert.ok(result.converged, `${start} start: not converged`);
+    const residual = norm(sub(b, matVec(A, x)));
+    assert.ok(residual <= 1e-12 * norm(b));
+    const err = norm(sub(x, expected));
+    assert.ok(err <= bound * (residual + norm(sub(b, matVec(A, expected)))) + 1e-13 * norm(expected), `${start} start: ‖x − expected‖ = ${err}`);
+    assert.ok(x.every(Number.isFinite));
+  }
+});
+
+test('CG on an inconsistent singular system reports non-convergence with a finite, true residual, not a blown-up iterate', () => {
+  // b with a part in null(A) = range(A)^⊥: no x has ‖b − Ax‖ < ‖P_null b‖, so no tolerance below it can be
+  // met. CG breaks down there (dᵀAd → 0 while rᵀz does not): its last iterate runs off along null(A) and,
+  // through rounding, to a residual of ~1e10 on this system; cg.ts returns the best iterate instead.
+  const rand = mulberry32(5);
+  const m = 4, n = 10;
+  const B = randomMatrix(rand, m, n);
+  const A = matMul(transpose(B), B);
+  const b = Float64Array.from({ length: n }, () => 2 * rand() - 1);
+  const BBt = matMul(B, transpose(B));
+  const nullPart = sub(b, matVec(transpose(B), choleskySolve(BBt, matVec(B, b))));
+  const x = new Float64Array(n);
+  const result = conjugateGradient(operator(A), b, x, { tolerance: 1e-10, maxIterations: 200 });
+  assert.equal(result.converged, false);
+  assert.ok(x.every(Number.isFinite) && Number.isFinite(result.residualNorm));
+  const residual = norm(sub(b, matVec(A, x)));
+  assert.ok(Math.abs(result.residualNorm - residual) <= 1e-12 * norm(b), `reported ${result.residualNorm}, true ${residual}`);
+  assert.ok(residual >= norm(nullPart) * (1 - 1e-12), `${residual} < ‖P_null b‖ = ${norm(nullPart)}: impossible`);
+  assert.ok(residual <= norm(b), `the returned iterate (‖r‖ = ${residual}) is worse than the start (‖b‖ = ${norm(b)})`);
+});
+
+// --- b) a chain hanging at rest ------------------------------------------------------------------
+
+function hangingChainWorld(beads: number, radius = 0.05, density = 1000): WorldDesc {
+  const bodies: BodyDesc[] = [], constraints: PointConstraintDesc[] = [];
+  addChain(bodies, constraints, { start: [0, 2 * radius * beads, 0], direction: [0, -1, 0], beads, radius, density });
+  return { gravity: [0, -9.81, 0], bodies, constraints };
+}
+
+test('a chain hanging at rest: global-cpu\'s λ of each joint is the weight of the beads below it, and the chain stays put', async (t) => {
+  // Units and signs (reference text): V_{n+1} = V* − h M⁻¹ Jᵀ λ (5), so λ is a force (N); J_ℓ's
+  // linear blocks are +I₃ on body i_ℓ and −I₃ on body j_ℓ (8), so −λ_ℓ acts on i_ℓ and +λ_ℓ on j_ℓ.
+  // The chain (scenes/chain.ts): joint 0 pins bead 0 (i_0) to the world; joint ℓ ≥ 1 joins bead
+  // ℓ−1 (i_ℓ, above) to bead ℓ (j_ℓ, below), at the point where they touch.
+  // At rest the exact step keeps V_{n+1} = 0: with V* = h g, (5) asks M⁻¹ Jᵀ λ = g on every bead,
+  // i.e. the joint forces hold each bead's weight m g. Lever arms are vertical and λ is vertical, so
+  // a × λ = 0: no spin. Bead N−1: +λ_{N−1} = −m g; bead ℓ (1 ≤ ℓ < N−1): λ_ℓ − λ_{ℓ+1} = −m g; bead 0:
+  // −λ_0 − λ_1 = −m g. Hence λ_ℓ = −(N − ℓ) m g for ℓ ≥ 1 (the bead below is pulled up by the weight
+  // of the N − ℓ beads from ℓ down), and λ_0 = +N m g (the pin pulls bead 0 up with the whole weight).
+  // J V_{n+1} = 0 and C = 0 make b of (8) consistent with this λ for any h and β; A is nonsingular on
+  // a chain (a tree), so it is the one solution, and it is the same every step.
+  for (const { beads, substeps, density } of [{ beads: 10, substeps: 1, density: 1000 }, { beads: 40, substeps: 3, density: 7800 }]) {
+    const world = hangingChainWorld(beads, 0.05, density);
+    const m = massProperties(world.bodies[0]).mass;
+    const g = world.gravity;
+    const solver = new GlobalCpuSolver(world, { substeps });
+    const check = (when: string) => {
+      let worst = 0;
+      for (let l = 0; l < beads; l++) {
+        const k = l === 0 ? beads : -(beads - l);
+        const exact = g.map((gi) => k * m * gi);
+        const got = solver.multiplier.subarray(3 * l, 3 * l + 3);
+        const rel = norm(sub(got, exact)) / norm(exact);
+        worst = Math.max(worst, rel);
+        assert.ok(rel <= 1e-6, `${when}, ${beads} beads, joint ${l}: λ = ${Array.from(got)}, exact ${exact} (${rel.toExponential(2)} relative)`);
+      }
+      return worst;
+    };
+    await solver.step(1);
+    const first = check('after the first step');
+    await solver.step(59);
+    const later = check('after 60 frames');
+    const snap = await solver.snapshot();
+    let drift = 0, speed = 0, spin = 0;
+    for (let i = 0; i < beads; i++) {
+      drift = Math.max(drift, norm(sub(snap.position.subarray(3 * i, 3 * i + 3), world.bodies[i].position)));
+      speed = Math.max(speed, norm(snap.linearVelocity.subarray(3 * i, 3 * i + 3)));
+      spin = Math.max(spin, norm(snap.angularVelocity.subarray(3 * i, 3 * i + 3)));
+    }
+    // a converged solve leaves ≲ 1e-10 of h g in velocity per step; rounding of x + h v at x ~ 1 m is 1e-16
+    assert.ok(drift <= 1e-9, `${beads} beads: a bead moved ${drift} m`);
+    assert.ok(speed <= 1e-9 && spin <= 1e-9, `${beads} beads: |v| ${speed} m/s, |ω| ${spin} rad/s`);
+    const stats = solver.cgStats();
+    assert.equal(stats.unconvergedSteps, 0);
+    assert.ok(stats.worstRelativeResidual <= solver.solve.tolerance);
+    t.diagnostic(`${beads} beads, ${substeps} substep(s): worst λ error ${first.toExponential(2)} (first step), ${later.toExponential(2)} (frame 60); ` +
+      `CG iterations: ${stats.iterations} over ${stats.steps} steps (the warm start is exact after the first), drift ${drift.toExponential(1)} m`);
+  }
+});
+
+// --- c) a random joint graph with a loop against a dense solve -----------------------------------
+
+const crossMat = (u: number[]) => [[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]];
+/** R(q) u, q = [x y z w] unit, written out here: u + 2 q_v × (q_v × u + w u) */
+function rotate(q: Quat, u: number[]): Vec3 {
+  const [x, y, z, w] = q;
+  const c1 = [y * u[2] - z * u[1] + w * u[0], z * u[0] - x * u[2] + w * u[1], x * u[1] - y * u[0] + w * u[2]];
+  return [u[0] + 2 * (y * c1[2] - z * c1[1]), u[1] + 2 * (z * c1[0] - x * c1[2]), u[2] + 2 * (x * c1[1] - y * c1[0])];
+}
+
+function randomWorld(seed: number): { world: WorldDesc; softJoint: number } {
+  const rand = mulberry32(seed);
+  const r = (lo: number, hi: number) => lo + (hi - lo) * rand();
+  const vec = (s: number): Vec3 => [r(-s, s), r(-s, s), r(-s, s)];
+  const unitQuat = (): Quat => {
+    const q = [r(-1, 1), r(-1, 1), r(-1, 1), r(-1, 1)];
+    const n = norm(q);
+    return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
+  };
+  const bodies: BodyDesc[] = [];
+  for (let i = 0; i < 6; i++) {
+    const radius = r(0.05, 0.2);
+    bodies.push({
+      shape: { type: 'sphere', radius },
+      ...(i === 5 ? { fixed: true } : { density: r(300, 3000) }),
+      position: vec(1),
+      orientation: unitQuat(),
+      linearVelocity: vec(1),
+      angularVelocity: vec(3),
+    });
+  }
+  // anchors on the spheres' surfaces, somewhere; the joints start violated (C ≠ 0)
+  const anchor = (i: number): Vec3 => {
+    const d = vec(1), n = norm(d), rad = bodies[i].shape.radius;
+    return [(rad * d[0]) / n, (rad * d[1]) / n, (rad * d[2]) / n];
+  };
+  const joint = (a: number, b: number | null, compliance?: number): PointConstraintDesc => ({
+    type: 'point', bodyA: a, bodyB: b, anchorA: anchor(a), anchorB: b === null ? vec(1) : anchor(b), ...(compliance !== undefined ? { compliance } : {}),
+  });
+  // a loop 0–1–2–3–0, a branch 2–4, 4 to the fixed body 5, a world pin on 0, body 1 also to 3 (a second loop)
+  const constraints = [joint(0, 1), joint(1, 2), joint(2, 3), joint(3, 0), joint(2, 4), joint(4, 5), joint(0, null), joint(1, 3, 2e-4)];
+  return { world: { gravity: [0, -9.81, 0], bodies, constraints }, softJoint: 7 };
+}
+
+/** Dense A = J M⁻¹ Jᵀ + α̃ I and b of (8) for the world's first step (from its desc, by the text's equations). */
+function denseSystem(world: WorldDesc, h: number, betaPerH: number) {
+  const nb = world.bodies.length, nc = world.constraints.length, n = 6 * nb;
+  const J = zeros(3 * nc, n);
+  const C = new Float64Array(3 * nc);
+  const softDiag = new Float64Array(3 * nc);
+  const q = (i: number): Quat => world.bodies[i].orientation ?? [0, 0, 0, 1];
+  world.constraints.forEach((c, l) => {
+    const a = rotate(q(c.bodyA), c.anchorA);
+    const xi = world.bodies[c.bodyA].position;
+    const b = c.bodyB === null ? [0, 0, 0] : rotate(q(c.bodyB), c.anchorB);
+    const xj = c.bodyB === null ? c.anchorB : world.bodies[c.bodyB].position;
+    const ca = crossMat(a), cb = crossMat(b);
+    for (let row = 0; row < 3; row++) {
+      C[3 * l + row] = xi[row] + a[row] - xj[row] - b[row]; // (3)
+      const Jr = J[3 * l + row];
+      Jr[6 * c.bodyA + row] = 1; // I₃
+      for (let k = 0; k < 3; k++) Jr[6 * c.bodyA + 3 + k] = -ca[row][k]; // −[a]×
+      if (c.bodyB !== null) {
+        Jr[6 * c.bodyB + row] = -1; // −I₃
+        for (let k = 0; k < 3; k++) Jr[6 * c.bodyB + 3 + k] = cb[row][k]; // [b]×
+      }
+      softDiag[3 * l + row] = (c.compliance ?? 0) / (h * h); // α̃ = α/h²
+    }
+  });
+  // M⁻¹: spheres have isotropic inertia, so the world-frame I⁻¹ = R I⁻¹ Rᵀ is I⁻¹ itself
+  const Minv = new Float64Array(n), Vstar = new Float64Array(n);
+  world.bodies.forEach((body, i) => {
+    const mp = massProperties(body);
+    for (let k = 0; k < 3; k++) {
+      Minv[6 * i + k] = mp.inverseMass;
+      Minv[6 * i + 3 + k] = mp.inverseInertiaLocal[4 * k];
+      Vstar[6 * i + k] = body.fixed ? 0 : (body.linearVelocity?.[k] ?? 0) + h * world.gravity[k];
+      Vstar[6 * i + 3 + k] = body.fixed ? 0 : (body.angularVelocity?.[k] ?? 0);
+    }
+  });
+  const A = J.map((Jp) => Float64Array.from(J, (Jq, qi) => Jp.reduce((s, v, k) => s + v * Minv[k] * Jq[k], 0)));
+  softDiag.forEach((a, p) => (A[p][p] += a));
+  const JV = matVec(J, Vstar);
+  const bias = (p: number) => (softDiag[p] > 0 ? 1 / h : betaPerH);
+  const b = Float64Array.from(JV, (v, p) => (v + bias(p) * C[p]) / h); // (8); soft: h⁻¹(J V* + C/h)
+  return { A, b, J, Minv, Vstar, C, softDiag };
+}
+
+test('global-cpu\'s λ is the dense solve of A λ = b on a random joint graph with loops, a soft joint and a fixed body', async (t) => {
+  for (const seed of [1, 2, 3]) {
+    const { world } = randomWorld(seed);
+    const options = { dt: 1 / 60, beta: 0.2, warmStart: 0 };
+    const h = options.dt;
+    const { A, b, J, Minv, Vstar, C, softDiag } = denseSystem(world, h, options.beta / h);
+    const exact = choleskySolve(A, b); // A is SPD: J has full row rank here (no self-stress), or Cholesky throws
+    const solver = new GlobalCpuSolver(world, options);
+    await solver.step(1);
+    const lambda = solver.multiplier;
+    const residual = norm(sub(b, matVec(A, lambda)));
+    assert.ok(residual <= solver.solve.tolerance * norm(b) * (1 + 1e-6), `seed ${seed}: dense ‖b − Aλ‖ = ${residual}, ‖b‖ = ${norm(b)}`);
+    const err = norm(sub(lambda, exact));
+    const bound = inverseFrobenius(A) * (residual + norm(sub(b, matVec(A, exact))));
+    assert.ok(err <= bound, `seed ${seed}: ‖λ − λ_dense‖ = ${err} > ${bound}`);
+    // the impulses reach the bodies as (5): V_{n+1} = V* − h M⁻¹ Jᵀ λ, and then (4)+(7): J V_{n+1} = −β C on rigid rows,
+    // −C/h + h α̃ λ on the soft one (its implicit spring)
+    const snap = await solver.snapshot();
+    const Vnext = Vstar.map((v, k) => v - h * Minv[k] * J.reduce((s, row, p) => s + row[k] * lambda[p], 0));
+    const got = new Float64Array(Vstar.length);
+    for (let i = 0; i < world.bodies.length; i++)
+      for (let k = 0; k < 3; k++) {
+        got[6 * i + k] = snap.linearVelocity[3 * i + k];
+        got[6 * i + 3 + k] = snap.angularVelocity[3 * i + k];
+      }
+    assert.ok(norm(sub(got, Vnext)) <= 1e-12 * norm(Vnext), `seed ${seed}: V_{n+1} is not V* − h M⁻¹ Jᵀ λ`);
+    const JV = matVec(J, Vnext);
+    const target = Float64Array.from(C, (c, p) => (softDiag[p] > 0 ? -c / h + h * softDiag[p] * lambda[p] : -(options.beta / h) * c));
+    // ‖J V_{n+1} − target‖ = h ‖b − A λ‖ exactly (the two differ by h times the residual)
+    assert.ok(norm(sub(JV, target)) <= h * residual * (1 + 1e-6) + 1e-12 * norm(target), `seed ${seed}: J V_{n+1} misses the velocity constraint`);
+    t.diagnostic(`seed ${seed}: ${world.constraints.length} joints, ‖λ − λ_dense‖/‖λ_dense‖ = ${(err / norm(exact)).toExponential(2)}, CG ${solver.cgStats().iterations} iterations`);
+  }
+});
+
+// --- d) the λ-error channel of the iterative solvers ----------------------------------------------
+
+function stretchedChain(beads: number, stretch: number): WorldDesc {
+  const bodies: BodyDesc[] = [], constraints: PointConstraintDesc[] = [];
+  addChain(bodies, constraints, { start: [0, 2, 0], direction: [Math.sin(0.7), -Math.cos(0.7), 0], beads, radius: 0.05, density: 1000, stretch });
+  return { gravity: [0, -9.81, 0], bodies, constraints };
+}
+
+test('jacobi-cpu\'s λ-error channel: 1 from a cold start, falling to 0 on a converged run, and it is the distance to global-cpu\'s λ', async (t) => {
+  const world = stretchedChain(4, 1.3);
+  const iterations = 300;
+  const jacobi = new JacobiCpuSolver(world, { iterations, warmStart: 0 });
+  const curve = await jacobi.stepRecordingResiduals();
+  const error = curve.channels[LAMBDA_ERROR_CHANNEL];
+  assert.ok(error, 'jacobi-cpu records the λ-error channel');
+  assert.equal(error.length, iterations + 1);
+  assert.equal(error[0], 1, 'λ⁰ = 0: ‖0 − λ*‖/‖λ*‖ = 1 exactly');
+  // block Jacobi converges here (spectral radius < 1); the 2-norm may rise for a step, the envelope falls
+  for (let k = 20; k <= iterations; k += 20) assert.ok(error[k] < error[k - 20] || error[k] < 1e-10, `k = ${k}: ${error[k]} ≥ ${error[k - 20]}`);
+  assert.ok(error[iterations] < 1e-9, `a converged Jacobi run leaves ${error[iterations]} of λ*`);
+  // the same first step in global-cpu: its λ is λ* (to its tolerance), so the channel's last value is the
+  // distance between the two solvers' λ
+  const global = new GlobalCpuSolver(world, { warmStart: 0 });
+  await global.step(1);
+  const distance = norm(sub(jacobi.multiplier, global.multiplier)) / norm(global.multiplier);
+  assert.ok(distance < 1e-9, `jacobi after ${iterations} iterations vs global-cpu: ${distance}`);
+  // and on a frame where Jacobi has not converged, the channel is that distance too
+  const few = new JacobiCpuSolver(world, { iterations: 6, warmStart: 0 });
+  const e6 = (await few.stepRecordingResiduals()).channels[LAMBDA_ERROR_CHANNEL];
+  const d6 = norm(sub(few.multiplier, global.multiplier)) / norm(global.multiplier);
+  assert.ok(Math.abs(e6[6] - d6) <= 1e-8 * d6, `channel ${e6[6]} vs distance to global-cpu's λ ${d6}`);
+  t.diagnostic(`λ error after 8, 32, 128, ${iterations} iterations: ${[8, 32, 128, iterations].map((k) => error[k].toExponential(2)).join(', ')}`);
+});
+
+test('gs-cpu\'s λ-error channel falls faster than jacobi-cpu\'s on a long chain', async () => {
+  // the same first step from rest, cold start; block Gauss-Seidel on a two-coloured chain contracts the
+  // error by ρ_J² per sweep against Jacobi's ρ_J (consistently ordered), so after k ≥ 8 sweeps it is behind
+  const world = stretchedChain(30, 1);
+  const options = { iterations: 64, warmStart: 0 };
+  const jacobi = (await new JacobiCpuSolver(world, options).stepRecordingResiduals()).channels[LAMBDA_ERROR_CHANNEL];
+  const gs = (await new GaussSeidelCpuSolver(world, options).stepRecordingResiduals()).channels[LAMBDA_ERROR_CHANNEL];
+  assert.equal(jacobi[0], 1);
+  assert.equal(gs[0], 1);
+  for (const k of [8, 16, 32, 64]) assert.ok(gs[k] < jacobi[k], `k = ${k}: Gauss-Seidel ${gs[k]} ≥ Jacobi ${jacobi[k]}`);
+});
+
+test('recording residuals and the λ error changes nothing: jacobi-cpu and global-cpu step to the same bits', async () => {
+  const { world } = randomWorld(11);
+  for (const make of [(w: WorldDesc) => new JacobiCpuSolver(w, { iterations: 5 }), (w: WorldDesc) => new GlobalCpuSolver(w)]) {
+    const plain = make(world), recorded = make(world);
+    await plain.step(4);
+    await recorded.step(2);
+    const curve = await recorded.stepRecordingResiduals!();
+    await recorded.step(1);
+    assert.ok(curve.channels.point.length > 0 && curve.channels[LAMBDA_ERROR_CHANNEL].length === curve.channels.point.length);
+    const [a, b] = [await plain.snapshot(), await recorded.snapshot()];
+    for (const key of ['position', 'orientation', 'linearVelocity', 'angularVelocity'] as const)
+      assert.deepEqual(Array.from(b[key]), Array.from(a[key]), `${plain.id}: ${key}`);
+    assert.deepEqual(Array.from(recorded.multiplier), Array.from(plain.multiplier), `${plain.id}: λ`);
+  }
+});
+
+test('global-cpu\'s recorded curve: the true residual of each CG iterate, to the tolerance, and λ error to ~0', async () => {
+  const world = stretchedChain(12, 1.2);
+  const solver = new GlobalCpuSolver(world, { warmStart: 0 });
+  const curve = await solver.stepRecordingResiduals();
+  const r = curve.channels.point, e = curve.channels[LAMBDA_ERROR_CHANNEL];
+  const h = solver.options.dt;
+  const { A, b } = denseSystem(world, h, solver.options.beta / h);
+  assert.equal(r.length, solver.cgStats().iterations + 1, 'k = 0 (the start) and one point per CG iteration');
+  assert.ok(Math.abs(r[0] - norm(b)) <= 1e-12 * norm(b), 'cold start: the residual at k = 0 is ‖b‖');
+  assert.ok(r[r.length - 1] <= solver.solve.tolerance * norm(b));
+  assert.ok(Math.abs(r[r.length - 1] - norm(sub(b, matVec(A, solver.multiplier)))) <= 1e-13 * norm(b), 'the last point is the dense residual of the λ applied');
+  assert.equal(e[0], 1);
+  assert.ok(e[e.length - 1] <= 1e-8, `λ error at the end ${e[e.length - 1]}`);
+});
+
+// --- e) the pendulum ---------------------------------------------------------------------------
+
+test('global-cpu: the small-angle pendulum period is the physical pendulum\'s within 1 %', async (t) => {
+  // one joint: the global solve is the same direct 3×3 solve as Jacobi's, so the budget of physics.test.ts
+  // holds (amplitude 0.06 %, semi-implicit Euler's phase error ≲ 0.1 %, interpolation O(h³))
+  const { measured, physical, periods } = await pendulumPeriod({ angle: 0.1 }, 600, (w) => new GlobalCpuSolver(w));
+  const rel = Math.abs(measured / physical - 1);
+  t.diagnostic(`T ${measured.toFixed(5)} s over ${periods} periods, physical ${physical.toFixed(5)} s (${(100 * rel).toFixed(3)} %)`);
+  assert.ok(rel <= 0.01, `measured ${measured} s, physical ${physical} s`);
+});

@@ -1,0 +1,77 @@
+/**
+ * What the page starts with, from its URL query (what `solverlab view` prints, and what the page
+ * keeps up to date as you change things, so a URL reopens the same run):
+ *   scene=NAME          a built-in scene (default: necklace with chains=25)
+ *   file=PATH           or a scene file on the same origin (solverlab view serves --scene FILE there)
+ *   NAME=VALUE          the scene's parameters (its SceneInfo.params names; a vector as x,y,z)
+ *   solver=ID[,ID…]     the solver, then solvers overlaid on it (default: jacobi-gpu)
+ *   iterations=N, substeps=S, dt=H, beta=B, warm-start=W, compliance=…, linear-damping=…,
+ *   angular-damping=…   solver options (flags of solverOptionSpecs); unset: each solver's default
+ *   steps=K             frames stepped per drawn frame (default 1)
+ *   paused=1            open paused
+ */
+import { solverOptionSpecs, type SolverOptions } from '../src/solvers/solver.js';
+import type { ParamValue } from '../src/scenes/scene.js';
+
+export interface ViewerConfig {
+  scene: string;
+  file: string | null;
+  params: Record<string, ParamValue>;
+  solvers: string[];
+  options: Partial<SolverOptions>;
+  steps: number;
+  paused: boolean;
+  /** query keys that could not be used, with why */
+  problems: string[];
+}
+
+export const defaultScene = { scene: 'necklace', params: { chains: 25 } as Record<string, ParamValue> };
+export const defaultSolver = 'jacobi-gpu';
+
+const optionKeys = Object.entries(solverOptionSpecs).map(([key, spec]) => [key, spec.flag] as [keyof SolverOptions, string]);
+const reserved = new Set(['scene', 'file', 'solver', 'steps', 'paused', ...optionKeys.map(([, flag]) => flag)]);
+
+export function parseConfig(search: string): ViewerConfig {
+  const q = new URLSearchParams(search);
+  const problems: string[] = [];
+  const number = (key: string, raw: string): number | null => {
+    const v = raw.trim() === '' ? NaN : Number(raw);
+    if (!Number.isFinite(v)) {
+      problems.push(`${key}=${raw}: not a number`);
+      return null;
+    }
+    return v;
+  };
+  const file = q.get('file');
+  const scene = q.get('scene') ?? (file ? '' : defaultScene.scene);
+  const params: Record<string, ParamValue> = {};
+  for (const [k, raw] of q) {
+    if (reserved.has(k)) continue;
+    const parts = raw.split(',').map((x) => number(k, x));
+    if (parts.every((x) => x !== null)) params[k] = parts.length === 1 ? parts[0]! : (parts as number[]);
+  }
+  if (!q.has('scene') && !file && !Object.keys(params).length) Object.assign(params, defaultScene.params);
+  const options: Partial<SolverOptions> = {};
+  for (const [key, flag] of optionKeys) {
+    const raw = q.get(flag);
+    if (raw === null) continue;
+    const v = number(flag, raw);
+    if (v !== null) options[key] = v;
+  }
+  const solvers = (q.get('solver') ?? defaultSolver).split(',').map((s) => s.trim()).filter(Boolean);
+  const steps = q.has('steps') ? number('steps', q.get('steps')!) ?? 1 : 1;
+  return { scene, file, params, solvers: solvers.length ? solvers : [defaultSolver], options, steps, paused: q.get('paused') === '1', problems };
+}
+
+/** The query for a config (the inverse of parseConfig, for the address bar). */
+export function configQuery(c: Pick<ViewerConfig, 'scene' | 'file' | 'params' | 'solvers' | 'options' | 'steps' | 'paused'>): string {
+  const q = new URLSearchParams();
+  if (c.file) q.set('file', c.file);
+  else q.set('scene', c.scene);
+  if (!c.file) for (const [k, v] of Object.entries(c.params)) q.set(k, String(v));
+  q.set('solver', c.solvers.join(','));
+  for (const [key, flag] of optionKeys) if (c.options[key] !== undefined) q.set(flag, String(c.options[key]));
+  if (c.steps !== 1) q.set('steps', String(c.steps));
+  if (c.paused) q.set('paused', '1');
+  return '?' + q.toString().replace(/%2C/g, ',');
+}

@@ -1,0 +1,163 @@
+/**
+ * One run in the viewer: a scene description and one or more solvers ("slots") stepping it in
+ * lockstep, each with its metrics, divergence watch and timings.
+ *
+ * Invariants:
+ *   - every slot starts from the same description with the same options (each solver's own
+ *     defaults where the user set none), so their curves share one time axis;
+ *   - metrics are recomputed from snapshots (src/metrics/metrics.ts), never from a solver's
+ *     arrays; a GPU solver is read back only when metrics are sampled, never to draw;
+ *   - a slot whose state diverges (DivergenceWatch of src/run/run.ts: not finite, runaway
+ *     energy, constraints torn apart) or whose solver throws stops stepping and says why;
+ *     the other slots and the page go on.
+ */
+import type { GpuContext } from '../src/gpu/device.js';
+import { hasBodyStateBuffer } from '../src/gpu/solver-base.js';
+import { metricsFor, type FrameMetrics } from '../src/metrics/metrics.js';
+import { DivergenceWatch } from '../src/run/run.js';
+import type { SceneDesc } from '../src/model/scene-desc.js';
+import { resolveOptions, type Snapshot, type Solver, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
+import type { Renderer, DrawSlot } from './renderer.js';
+import { POSE_FLOATS, type Drawable } from './render-info.js';
+
+export type SlotStatus = 'starting' | 'running' | 'diverged' | 'failed';
+
+export class Slot {
+  solver: Solver | null = null;
+  status: SlotStatus = 'starting';
+  /** why the slot stopped (diverged or failed) */
+  reason = '';
+  /** frames stepped */
+  frame = 0;
+  time = 0;
+  metrics: FrameMetrics | null = null;
+  /** ms per step over the last window (GPU clock: median; wall clock: mean, as the browser's timer is coarse), and its clock */
+  msPerStep = NaN;
+  clock: 'gpu-timestamp' | 'wall' = 'wall';
+  stepsPerSecond = NaN;
+  draw: DrawSlot | null = null;
+  /** true when drawn from the solver's own GPU buffer */
+  zeroCopy = false;
+  readonly options: SolverOptions;
+  private metricsContext: { measure(s: Snapshot): FrameMetrics } | null = null;
+  private watch: DivergenceWatch | null = null;
+  private ownPose: GPUBuffer | null = null;
+  private poseScratch: Float32Array<ArrayBuffer> | null = null;
+  /** the frame whose poses are in ownPose */
+  private uploadedFrame = 0;
+  private windowFrames = 0;
+  private windowStart = performance.now();
+
+  constructor(
+    readonly info: SolverInfo,
+    readonly colour: readonly number[],
+    asked: Partial<SolverOptions>,
+  ) {
+    this.options = resolveOptions(info, asked);
+  }
+
+  get active(): boolean {
+    return this.status === 'running';
+  }
+
+  /** Creates the solver and its metrics; with a renderer (a drawable scene), what it draws with. */
+  async start(desc: SceneDesc, drawable: Drawable | null, gpu: GpuContext | null, renderer: Renderer | null, alpha: number): Promise<void> {
+    try {
+      if (this.info.device === 'gpu' && !gpu) throw new Error('no WebGPU adapter');
+      this.solver = await this.info.create(desc, this.options, gpu ?? undefined);
+      this.metricsContext = metricsFor(desc, this.options.compliance);
+      const first = await this.solver.snapshot();
+      this.metrics = this.metricsContext.measure(first);
+      this.watch = new DivergenceWatch(desc, this.metrics);
+      if (renderer && drawable) {
+        const state = hasBodyStateBuffer(this.solver) ? this.solver.bodyState() : null;
+        this.zeroCopy = !!state && state.stride === 4 * POSE_FLOATS && state.position === 0 && state.orientation === 16;
+        if (!this.zeroCopy) {
+          this.ownPose = renderer.createPoseBuffer();
+          this.poseScratch = new Float32Array(POSE_FLOATS * drawable.bodyCount);
+        }
+        this.draw = renderer.createSlot(this.zeroCopy ? state!.buffer : this.ownPose!, this.colour, alpha);
+      }
+      this.status = 'running';
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  fail(e: unknown): void {
+    this.status = 'failed';
+    this.reason = (e as Error)?.message ?? String(e);
+  }
+
+  /** Steps `frames` frames; a throw stops the slot. */
+  async step(frames: number): Promise<void> {
+    if (!this.active || !this.solver) return;
+    try {
+      await this.solver.step(frames);
+      this.frame += frames;
+      this.time = this.frame * this.options.dt;
+      this.windowFrames += frames;
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** For a solver not drawn from its own buffer: its snapshot into the pose buffer. */
+  async upload(renderer: Renderer, drawable: Drawable, snap?: Snapshot): Promise<Snapshot | undefined> {
+    if (this.zeroCopy || !this.solver || !this.ownPose || this.status === 'failed' || this.uploadedFrame === this.frame) return snap;
+    const s = snap ?? (await this.solver.snapshot());
+    drawable.packPoses(s, this.poseScratch!);
+    renderer.device.queue.writeBuffer(this.ownPose, 0, this.poseScratch!);
+    this.uploadedFrame = this.frame;
+    return s;
+  }
+
+  /** Snapshot → metrics → divergence check. Returns the snapshot (for a CPU upload). */
+  async sample(): Promise<Snapshot | undefined> {
+    if (!this.solver || this.status !== 'running') return undefined;
+    try {
+      const s = await this.solver.snapshot();
+      this.metrics = this.metricsContext!.measure(s);
+      const why = this.watch!.check(this.metrics);
+      if (why) {
+        this.status = 'diverged';
+        this.reason = `DIVERGED at frame ${this.frame} (t = ${this.time.toFixed(3)} s): ${why}`;
+      }
+      return s;
+    } catch (e) {
+      this.fail(e);
+      return undefined;
+    }
+  }
+
+  /** Timings since the last call: median ms per step (solver's clock), steps per second of the viewer. */
+  updateTimings(): void {
+    if (!this.solver) return;
+    const t = this.solver.timings();
+    this.solver.resetTimings();
+    if (t.msPerFrame.length) {
+      const ms = t.msPerFrame;
+      if (t.clock === 'gpu-timestamp') this.msPerStep = [...ms].sort((a, b) => a - b)[Math.floor((ms.length - 1) / 2)];
+      // performance.now() ticks in 0.1 ms steps in a page that is not cross-origin isolated: the mean of many is still fair
+      else this.msPerStep = ms.reduce((a, b) => a + b, 0) / ms.length;
+      this.clock = t.clock;
+    }
+    const now = performance.now();
+    // no frames in the window (paused, stopped): no rate to show
+    this.stepsPerSecond = this.windowFrames > 0 && now > this.windowStart ? (1000 * this.windowFrames) / (now - this.windowStart) : NaN;
+    this.windowFrames = 0;
+    this.windowStart = now;
+  }
+
+  destroy(): void {
+    try {
+      this.solver?.destroy();
+    } catch {
+      // a solver whose device is gone: nothing left to free
+    }
+    this.ownPose?.destroy();
+    this.draw?.uniform.destroy();
+    this.solver = null;
+    this.draw = null;
+  }
+}
