@@ -11,7 +11,9 @@
  *      λ is the dense solve of A = J M⁻¹ Jᵀ (+ α̃ I), b of (8), assembled here from (3), (8);
  *   d) the λ-error channel of jacobi-cpu / gs-cpu against that λ* falls to 0, and
  *      recording it changes nothing of the step;
- *   e) the pendulum swings with the physical pendulum's period.
+ *   e) the pendulum swings with the physical pendulum's period;
+ *   f) global-gpu (f32) against global-cpu and against the exact hanging-chain tensions,
+ *      within bounds derived from its tolerance and f32 rounding.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,6 +26,13 @@ import { addChain } from '../src/scenes/chain.js';
 import { massProperties, type BodyDesc, type PointConstraintDesc, type WorldDesc, type Vec3, type Quat } from '../src/model/world.js';
 import { mulberry32 } from './support/random.js';
 import { pendulumPeriod } from './support/pendulum.js';
+import { acquireGpu } from '../src/gpu/device.js';
+import { GlobalGpuSolver, defaultGpuTolerance } from '../src/solvers/global/gpu.js';
+import type { Snapshot } from '../src/solvers/solver.js';
+import { defaultSolverOptions } from '../src/solvers/solver.js';
+import { runSolver } from '../src/run/run.js';
+import { runRecord } from '../src/bench/results.js';
+import { plotSpecs } from '../src/bench/report-html.js';
 
 // --- dense linear algebra, written here so the checks do not lean on the code under test ---
 
@@ -61,9 +70,9 @@ function cholesky(A: Mat): Mat {
   return L;
 }
 
-/** x = A⁻¹ b by Cholesky: forward then back substitution. */
-function choleskySolve(A: Mat, b: ArrayLike<number>): Float64Array {
-  const L = cholesky(A), n = A.length, y = new Float64Array(n), x = new Float64Array(n);
+/** x = A⁻¹ b by Cholesky: forward then back substitution (with L = cholesky(A) when given). */
+function choleskySolve(A: Mat, b: ArrayLike<number>, L = cholesky(A)): Float64Array {
+  const n = A.length, y = new Float64Array(n), x = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     let s = b[i];
     for (let k = 0; k < i; k++) s -= L[i][k] * y[k];
@@ -79,14 +88,16 @@ function choleskySolve(A: Mat, b: ArrayLike<number>): Float64Array {
 
 /** ‖A⁻¹‖_F ≥ ‖A⁻¹‖₂: with it, ‖x − y‖ ≤ ‖A⁻¹‖_F (‖b − Ax‖ + ‖b − Ay‖) for any x, y (a rigorous error bound). */
 function inverseFrobenius(A: Mat): number {
-  let s = 0;
-  for (let j = 0; j < A.length; j++) {
-    const e = new Float64Array(A.length);
-    e[j] = 1;
-    for (const v of choleskySolve(A, e)) s += v * v;
-  }
-  return Math.sqrt(s);
+  return frobenius(inverse(A));
 }
+
+/** A⁻¹ (A symmetric positive definite), column by column from one Cholesky factor; symmetric, so rows = columns. */
+function inverse(A: Mat): Mat {
+  const L = cholesky(A);
+  return A.map((_, j) => choleskySolve(A, Float64Array.from(A, (_, i) => (i === j ? 1 : 0)), L));
+}
+
+const frobenius = (A: Mat) => Math.sqrt(A.reduce((s, row) => s + row.reduce((t, v) => t + v * v, 0), 0));
 
 function randomMatrix(rand: () => number, n: number, m: number): Mat {
   return Array.from({ length: n }, () => Float64Array.from({ length: m }, () => 2 * rand() - 1));
@@ -450,6 +461,26 @@ test('recording residuals and the λ error changes nothing: jacobi-cpu and globa
   }
 });
 
+test('the report draws the λ error (dimensionless) on its own right-hand axis, apart from the residual (m/s²)', async () => {
+  const world = stretchedChain(5, 1.2);
+  const runs = [];
+  for (const solver of [new JacobiCpuSolver(world), new GlobalCpuSolver(world)]) {
+    const r = await runSolver(solver, world, { frames: 4, residualFrame: 2 });
+    runs.push(runRecord({ scene: 'chain', params: {}, options: { ...defaultSolverOptions } }, r));
+  }
+  const results = {
+    createdAt: '', command: '', frames: 4, scenes: ['chain'], solvers: ['jacobi-cpu', 'global-cpu'], versions: {}, runs,
+    machine: { os: '', cpu: '', cores: 1, memoryGiB: 1, node: '', adapters: [] },
+  };
+  const plot = plotSpecs(results).find((p) => p.kind === 'convergence')!;
+  assert.ok(plot.y2Label, 'a right-hand axis for the λ error');
+  for (const l of plot.lines) {
+    const isError = l.label.includes(LAMBDA_ERROR_CHANNEL);
+    assert.equal(l.scale === 'error', isError, `${l.label}: on the ${l.scale === 'error' ? 'right' : 'left'} axis`);
+  }
+  assert.equal(plot.lines.filter((l) => l.scale === 'error').length, 2, 'both solvers record the λ error');
+});
+
 test('global-cpu\'s recorded curve: the true residual of each CG iterate, to the tolerance, and λ error to ~0', async () => {
   const world = stretchedChain(12, 1.2);
   const solver = new GlobalCpuSolver(world, { warmStart: 0 });
@@ -474,4 +505,162 @@ test('global-cpu: the small-angle pendulum period is the physical pendulum\'s wi
   const rel = Math.abs(measured / physical - 1);
   t.diagnostic(`T ${measured.toFixed(5)} s over ${periods} periods, physical ${physical.toFixed(5)} s (${(100 * rel).toFixed(3)} %)`);
   assert.ok(rel <= 0.01, `measured ${measured} s, physical ${physical} s`);
+});
+
+// --- f) global-gpu: the same CG in f32 on the GPU ----------------------------------------------
+
+const eps32 = 2 ** -24;
+
+/** The world with the bodies' state replaced by a snapshot's (the CPU solver's state before a step). */
+function worldAt(world: WorldDesc, snap: Snapshot): WorldDesc {
+  const v3 = (a: Float64Array, i: number): Vec3 => [a[3 * i], a[3 * i + 1], a[3 * i + 2]];
+  return {
+    ...world,
+    bodies: world.bodies.map((b, i) => ({
+      ...b,
+      position: v3(snap.position, i),
+      orientation: [snap.orientation[4 * i], snap.orientation[4 * i + 1], snap.orientation[4 * i + 2], snap.orientation[4 * i + 3]] as Quat,
+      linearVelocity: v3(snap.linearVelocity, i),
+      angularVelocity: v3(snap.angularVelocity, i),
+    })),
+  };
+}
+
+/** λ of a GPU solver, f32 → f64, 3 per constraint */
+async function gpuMultipliers(s: GlobalGpuSolver): Promise<Float64Array> {
+  const m = new Float32Array((await s.read(['multiplier'])).get('multiplier')!);
+  return Float64Array.from({ length: 3 * s.constraintCount }, (_, k) => m[4 * Math.floor(k / 3) + (k % 3)]);
+}
+
+/**
+ * The f32 residual bound: the GPU stops when its recurrence residual is ≤ τ‖b‖; its true residual
+ * (in f64, of the f32 λ it returns) differs from that by the rounding of its A and b — inputs rounded
+ * to f32 (positions, arms, masses: a few ε each) and each (A λ)_ℓ a sum of ≲ 30 products (γ₃₀ ≈ 30ε),
+ * so ≤ 32 ε (‖b‖ + ‖A‖_F ‖λ‖) — and by the drift of the recurrence from the true residual, ≤ k ε ‖A‖_F ‖λ‖
+ * over k iterations (Greenbaum's bound for finite-precision CG), plus λ itself rounded to f32 on output.
+ */
+function residualBound(A: Mat, b: Float64Array, lambda: Float64Array, iterations: number): number {
+  const nb = norm(b), AF = frobenius(A), nl = norm(lambda);
+  return defaultGpuTolerance * nb + 32 * eps32 * (nb + AF * nl) + (iterations + 1) * eps32 * AF * nl;
+}
+
+test('global-gpu agrees with global-cpu on a small necklace within the bound of its tolerance and f32 rounding', async (t) => {
+  const gpu = await acquireGpu();
+  const bodies: BodyDesc[] = [], constraints: PointConstraintDesc[] = [];
+  for (let c = 0; c < 4; c++) addChain(bodies, constraints, { start: [2.5 * c, 2, 0], direction: [1, 0, 0], beads: 10, radius: 0.05, density: 1000 });
+  const world: WorldDesc = { gravity: [0, -9.81, 0], bodies, constraints };
+  const options = { dt: 1 / 60, iterations: 64 };
+  const h = options.dt;
+  const cpu = new GlobalCpuSolver(world, options);
+  const g = await GlobalGpuSolver.create(world, options, gpu);
+  try {
+    const X = Math.max(...bodies.flatMap((b) => b.position.map(Math.abs)), 1);
+    let dvSum = 0; // Σ over steps of the velocity bound: errors of successive steps add up (as in jacobi-gpu.test.ts)
+    let iterationsBefore = 0;
+    for (let F = 1; F <= 10; F++) {
+      // this step's system, from the CPU's state before it (the GPU's differs by the bounds so far)
+      const { A, b, J, Minv } = denseSystem(worldAt(world, await cpu.snapshot()), h, 0.2 / h);
+      await cpu.step(1);
+      await g.step(1);
+      const stats = await g.readCgStats();
+      const used = stats.iterations - iterationsBefore;
+      iterationsBefore = stats.iterations;
+      const lg = await gpuMultipliers(g), lc = cpu.multiplier;
+      const rg = norm(sub(b, matVec(A, lg))), rc = norm(sub(b, matVec(A, lc)));
+      const rBound = residualBound(A, b, lg, used);
+      assert.ok(rg <= rBound, `frame ${F}: GPU ‖b − Aλ‖ = ${rg.toExponential(2)} > ${rBound.toExponential(2)} (${used} CG iterations)`);
+      // λ: x − y = A⁻¹((b − Ay) − (b − Ax))   (this frame's system; at frame 1 both start from the same state)
+      const dl = norm(sub(lg, lc));
+      const Ainv = inverse(A);
+      const lBound = frobenius(Ainv) * (rg + rc);
+      if (F === 1) assert.ok(dl <= lBound, `frame 1: ‖λ_gpu − λ_cpu‖ = ${dl.toExponential(2)} > ${lBound.toExponential(2)}`);
+      // velocities: δV = −h M⁻¹ Jᵀ δλ = −h G δr, G = M⁻¹ Jᵀ A⁻¹, δr the difference of the two residuals
+      // (‖G‖ ~ ‖M^-½‖‖A^-½‖, far below ‖M⁻¹Jᵀ‖‖A⁻¹‖); plus the f32 rounding of V* + ΔV and of the GPU's
+      // own J, M⁻¹ in ΔV (a few ε of |V| and of h |M⁻¹Jᵀ| |λ|)
+      const MJt = transpose(J).map((col, k) => col.map((v) => Minv[k] * v));
+      const G = matMul(MJt, Ainv);
+      const a = await cpu.snapshot(), s = await g.snapshot();
+      const V = Math.max(...Array.from(a.linearVelocity, Math.abs), ...Array.from(a.angularVelocity, (w) => 0.05 * Math.abs(w)), 1e-3);
+      const impulse = Math.max(...MJt.map((row) => h * row.reduce((acc, v, p) => acc + Math.abs(v * lc[p]), 0)));
+      dvSum += h * frobenius(G) * (rg + rc) + 4 * eps32 * (V + impulse);
+      let dv = 0, dx = 0;
+      for (let i = 0; i < a.linearVelocity.length; i++)
+        dv = Math.max(dv, Math.abs(a.linearVelocity[i] - s.linearVelocity[i]), 0.05 * Math.abs(a.angularVelocity[i] - s.angularVelocity[i]));
+      for (let i = 0; i < a.position.length; i++) dx = Math.max(dx, Math.abs(a.position[i] - s.position[i]));
+      // surface speed r·|Δω|, r = 0.05 m: an angular velocity error shows at the joints through the lever arms
+      assert.ok(dv <= dvSum, `frame ${F}: |Δv| = ${dv.toExponential(2)} > ${dvSum.toExponential(2)}`);
+      const dxBound = F * eps32 * X + F * h * dvSum;
+      assert.ok(dx <= dxBound, `frame ${F}: |Δx| = ${dx.toExponential(2)} > ${dxBound.toExponential(2)}`);
+      if (F === 1 || F === 10)
+        t.diagnostic(`frame ${F}: GPU residual ${(rg / norm(b)).toExponential(2)} of ‖b‖ in ${used} CG iterations (CPU ${cpu.cgIterationsPerStep().at(-1)}), ‖δλ‖/‖λ‖ ${(dl / norm(lc)).toExponential(2)}, |Δx| ${dx.toExponential(2)} m (bound ${dxBound.toExponential(2)})`);
+    }
+    // and the motion is real: the chains' tips have fallen by centimetres
+    assert.ok((await g.snapshot()).position[3 * 9 + 1] < 2 - 0.01);
+    assert.equal(g.cgStats().unconvergedSteps, 0, 'every solve reached the tolerance within 64 iterations');
+  } finally {
+    g.destroy();
+    gpu.device.destroy();
+  }
+});
+
+test('global-gpu: a chain hanging at rest carries the weight of the beads below each joint, within the f32 bound', async (t) => {
+  // the exact λ of the hanging-chain test (b) above; A λ_exact = b exactly, so ‖λ_gpu − λ_exact‖ ≤ ‖A⁻¹‖_F ‖b − A λ_gpu‖
+  const gpu = await acquireGpu();
+  const beads = 10;
+  const world = hangingChainWorld(beads);
+  const m = massProperties(world.bodies[0]).mass;
+  const h = 1 / 60;
+  const { A, b } = denseSystem(world, h, 0.2 / h);
+  const g = await GlobalGpuSolver.create(world, {}, gpu);
+  try {
+    await g.step(1);
+    const lg = await gpuMultipliers(g);
+    const exact = new Float64Array(3 * beads);
+    for (let l = 0; l < beads; l++) exact.set(world.gravity.map((gi) => (l === 0 ? beads : -(beads - l)) * m * gi), 3 * l);
+    const rg = norm(sub(b, matVec(A, lg)));
+    const rBound = residualBound(A, b, lg, (await g.readCgStats()).iterations);
+    assert.ok(rg <= rBound, `‖b − Aλ_gpu‖ = ${rg} > ${rBound}`);
+    const err = norm(sub(lg, exact));
+    const bound = inverseFrobenius(A) * rg;
+    assert.ok(err <= bound, `‖λ_gpu − λ_exact‖ = ${err} > ${bound}`);
+    assert.ok(bound < 1e-3 * norm(exact), 'the bound is tight enough to see a wrong tension');
+    // 60 frames later the chain still hangs where it was: each step leaves at most h·‖r‖-sized velocities
+    await g.step(59);
+    const snap = await g.snapshot();
+    let drift = 0;
+    for (let i = 0; i < beads; i++) drift = Math.max(drift, norm(sub(snap.position.subarray(3 * i, 3 * i + 3), world.bodies[i].position)));
+    // f32 positions near 1 m are spaced 6e-8 m; a per-step velocity error ≤ h‖M⁻¹Jᵀ‖ ‖δλ‖ ≪ 1e-6 m/s
+    assert.ok(drift <= 1e-5, `a bead moved ${drift} m`);
+    t.diagnostic(`‖λ_gpu − λ_exact‖/‖λ_exact‖ = ${(err / norm(exact)).toExponential(2)} (bound ${(bound / norm(exact)).toExponential(2)}), drift after 60 frames ${drift.toExponential(2)} m`);
+  } finally {
+    g.destroy();
+    gpu.device.destroy();
+  }
+});
+
+test('global-gpu on the random joint graph (loops, a soft joint, a fixed body, turned bodies): λ within the f32 bound of the dense solve', async () => {
+  const gpu = await acquireGpu();
+  try {
+    for (const seed of [1, 2]) {
+      const { world } = randomWorld(seed);
+      const options = { dt: 1 / 60, beta: 0.2, warmStart: 0 };
+      const h = options.dt;
+      const { A, b } = denseSystem(world, h, options.beta / h);
+      const exact = choleskySolve(A, b);
+      const g = await GlobalGpuSolver.create(world, options, gpu);
+      await g.step(1);
+      const lg = await gpuMultipliers(g);
+      const stats = await g.readCgStats();
+      g.destroy();
+      const rg = norm(sub(b, matVec(A, lg)));
+      const rBound = residualBound(A, b, lg, stats.iterations);
+      assert.ok(rg <= rBound, `seed ${seed}: ‖b − Aλ_gpu‖ = ${rg} > ${rBound} (${stats.iterations} CG iterations)`);
+      const err = norm(sub(lg, exact));
+      const bound = inverseFrobenius(A) * (rg + norm(sub(b, matVec(A, exact))));
+      assert.ok(err <= bound, `seed ${seed}: ‖λ_gpu − λ_dense‖ = ${err} > ${bound}`);
+      assert.ok(bound < 1e-2 * norm(exact), `seed ${seed}: the bound (${bound / norm(exact)} relative) is tight enough to see a wrong term`);
+    }
+  } finally {
+    gpu.device.destroy();
+  }
 });

@@ -7,7 +7,7 @@
  *   2. playing (or a single step asked for): every running slot steps `steps` frames
  *   3. every `plot every` frames: snapshots → metrics → divergence check → plots
  *   4. CPU solvers upload their snapshot; GPU solvers are drawn from their own buffers
- *   5. draw; the heads-up line and legend are refreshed about twice a second
+ *   5. draw; the heads-up line and legend are refreshed about three times a second
  * UI events only change settings and set `restartRequest`, so a solver is never destroyed
  * while one of its steps is in flight.
  */
@@ -17,7 +17,7 @@ import { solvers, findSolver } from '../src/solvers/registry.js';
 import { resolveOptions, solverOptionSpecs, type Snapshot, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../src/gpu/device.js';
 import { parseAnySceneFile } from '../src/model/scene-file.js';
-import type { SceneDesc } from '../src/model/scene-desc.js';
+import { isParticleSystem, type SceneDesc } from '../src/model/scene-desc.js';
 import { renderInfo, type Drawable } from './render-info.js';
 import { Renderer } from './renderer.js';
 import { Slot } from './sim.js';
@@ -69,6 +69,8 @@ function hexToRgb(hex: string): number[] {
 interface FileScene {
   name: string;
   desc: SceneDesc;
+  /** where it was read from (same origin), or null for a file from this computer */
+  url: string | null;
 }
 
 interface Run {
@@ -105,6 +107,9 @@ export class App {
   /** wall ms per drawn frame (the whole loop: steps, samples, uploads, drawing), over the last heads-up window */
   private frameMs = NaN;
   private gpuProblem: string | null = null;
+  private restarts = 0;
+  /** refresh the heads-up line on the next frame (after play/pause, a single step) */
+  private hudDue = false;
 
   constructor() {
     this.plots = new LivePlots($('plot-violation'), $('plot-energy'));
@@ -113,9 +118,9 @@ export class App {
   async start(): Promise<void> {
     const config = parseConfig(location.search);
     this.params = config.params;
-    this.solverIds = config.solvers;
+    this.solverIds = [...new Set(config.solvers)];
     this.asked = config.options;
-    this.steps = Math.max(1, Math.min(256, Math.round(config.steps)));
+    this.steps = Number.isFinite(config.steps) ? Math.max(1, Math.min(256, Math.round(config.steps))) : 1;
     this.playing = !config.paused;
     const problems = [...config.problems];
     for (const id of this.solverIds) if (!findSolver(id)) problems.push(`unknown solver '${id}'`);
@@ -217,12 +222,12 @@ export class App {
   }
 
   /** A scene file's text → a scene choice, or its error on the page (never thrown). */
-  private addSceneFile(name: string, text: string): string | null {
+  private addSceneFile(name: string, text: string, url: string | null = null): string | null {
     const box = $('scene-error');
     try {
       const { world } = parseAnySceneFile(text); // the command line's schema and checks
       const key = `file:${name}`;
-      this.files.set(key, { name, desc: world });
+      this.files.set(key, { name, desc: world, url });
       box.hidden = true;
       box.textContent = '';
       return key;
@@ -252,7 +257,7 @@ export class App {
     try {
       const response = await fetch(url);
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-      return this.addSceneFile(name, await response.text());
+      return this.addSceneFile(name, await response.text(), path);
     } catch (e) {
       box.textContent = `${name}: could not be read (${(e as Error).message})`;
       box.hidden = false;
@@ -461,7 +466,7 @@ export class App {
     });
     window.addEventListener('keydown', (e) => {
       const t = e.target as HTMLElement;
-      if (t.closest('input, select, textarea') || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (t.closest('input, select, textarea, button') || e.ctrlKey || e.metaKey || e.altKey) return;
       if (e.key === ' ') this.togglePlay();
       else if (e.key === 's' || e.key === '.') this.stepOnce();
       else if (e.key === 'r') this.requestRestart(false);
@@ -543,6 +548,7 @@ export class App {
 
   private togglePlay(): void {
     this.playing = !this.playing;
+    this.hudDue = true;
     this.updatePlayButton();
     this.syncUrl();
   }
@@ -550,6 +556,7 @@ export class App {
   private stepOnce(): void {
     this.playing = false;
     this.stepRequests++;
+    this.hudDue = true;
     this.updatePlayButton();
   }
 
@@ -593,6 +600,8 @@ export class App {
   // ---- the run -----------------------------------------------------------------------------
 
   private async restart(reframe: boolean): Promise<void> {
+    // a notice belongs to the run it was about (the first run keeps what the address said)
+    if (this.restarts++ > 0 && !this.gpuProblem) this.notice('');
     for (const s of this.run?.slots ?? []) s.destroy();
     this.run = null;
     let desc: SceneDesc;
@@ -610,6 +619,19 @@ export class App {
       if (drawable) this.renderer.setScene(drawable, reframe);
       else this.renderer.clearScene();
     }
+    // a main solver that cannot run this scene gives way to the one `solverlab run` would pick, else any that can
+    const main = findSolver(this.solverIds[0])!;
+    const whyNot = this.unavailable(main, desc);
+    if (whyNot) {
+      const runnable = solvers.filter((s) => !this.unavailable(s, desc));
+      const preferred = isParticleSystem(desc) ? ['witkin-rk4'] : ['jacobi-gpu', 'jacobi-cpu'];
+      const next = preferred.map((id) => runnable.find((s) => s.id === id)).find((s) => s) ?? runnable[0];
+      if (next) {
+        this.solverIds = [next.id, ...this.solverIds.filter((id) => id !== next.id && id !== main.id)];
+        this.notice(`${main.id} cannot run this scene (${whyNot}): ${next.id} runs it instead`);
+        this.fillOptions();
+      }
+    }
     this.fillSolvers(desc);
     const slots = this.solverIds.map((id, i) => new Slot(findSolver(id)!, hexToRgb(palette[i % palette.length]), this.asked));
     const alpha = slots.length > 1 ? OVERLAY_ALPHA : 1;
@@ -622,7 +644,7 @@ export class App {
     this.framesSinceSample = 0;
     this.plots.reset(slots.map((s, i) => ({ label: s.info.id, colour: palette[i % palette.length] })));
     this.plots.push(0, slots.map((s) => (s.metrics ? { violation: s.metrics.maxViolation, energy: s.metrics.energy } : null)));
-    document.body.dataset.runs = String(Number(document.body.dataset.runs ?? 0) + 1);
+    document.body.dataset.runs = String(this.restarts);
     this.syncUrl();
     this.updateHud(true);
   }
@@ -642,7 +664,6 @@ export class App {
         await this.restart(reframe);
       }
       const run = this.run;
-      let sampled = false;
       if (run && !this.gpuProblem) {
         const stepping = this.playing || this.stepRequests > 0;
         if (stepping) {
@@ -652,7 +673,6 @@ export class App {
           this.framesSinceSample++;
         }
         const snaps = stepping && (this.framesSinceSample >= this.sampleInterval(run) || !this.playing) ? await this.sample(run) : null;
-        sampled = !!snaps;
         if (this.renderer && run.drawable) {
           for (let i = 0; i < run.slots.length; i++) await run.slots[i].upload(this.renderer, run.drawable, snaps?.[i]);
           const draws = run.slots.flatMap((s) => (s.draw ? [s.draw] : []));
@@ -660,7 +680,9 @@ export class App {
         } else this.renderer?.draw([], { joints: false, translucent: false });
       }
       this.renderedFrames++;
-      this.updateHud(sampled);
+      const due = this.hudDue;
+      this.hudDue = false;
+      this.updateHud(due);
     } catch (e) {
       console.error(e);
       this.notice(`The viewer stopped: ${(e as Error).message}`);
@@ -693,22 +715,22 @@ export class App {
 
   private syncUrl(): void {
     const file = this.files.get(this.sceneKey);
+    // a file from this computer has no address: the URL keeps the rest
     const query = configQuery({
       scene: file ? '' : this.sceneKey,
-      file: null,
+      file: file?.url ?? null,
       params: file ? {} : this.params,
       solvers: this.solverIds,
       options: this.asked,
       steps: this.steps,
       paused: !this.playing,
     });
-    // a dropped file has no address: the URL keeps the rest
-    history.replaceState(null, '', file ? query.replace(/^\?scene=&/, '?') : query);
+    history.replaceState(null, '', query);
   }
 
   private updateHud(force: boolean): void {
     const now = performance.now();
-    if (!force && now - this.lastHud < 500) return;
+    if (!force && now - this.lastHud < 300) return;
     if (now > this.lastHud && this.renderedFrames > this.lastHudRendered) this.frameMs = (now - this.lastHud) / (this.renderedFrames - this.lastHudRendered);
     this.lastHud = now;
     this.lastHudRendered = this.renderedFrames;
@@ -731,6 +753,7 @@ export class App {
     d.clock = main?.clock ?? '';
     d.stepsPerSecond = String(main?.stepsPerSecond ?? NaN);
     d.rendered = String(this.renderedFrames);
+    d.state = this.playing ? 'playing' : 'paused';
     d.frameMs = String(this.frameMs);
     const sep = () => el('span', { className: 'sep', textContent: '·' });
     const parts: (string | Node)[] = [
@@ -763,7 +786,7 @@ export class App {
       const m = s.metrics;
       const text =
         s.status === 'running'
-          ? `${s.info.id} · ${fmt(s.msPerStep)} ms/step (${clockNames[s.clock] ?? s.clock}) · max |c| ${fmt(m?.maxViolation)} m · E ${fmt(m?.energy)} J${s.zeroCopy ? '' : ' · drawn from snapshots'}`
+          ? `${s.info.id} · ${fmt(s.msPerStep)} ms/step (${clockNames[s.clock] ?? s.clock}) · max |c| ${fmt(m?.maxViolation)} m · E ${fmt(m?.energy)} J${s.draw && !s.zeroCopy ? ' · drawn from snapshots' : ''}`
           : s.status === 'starting'
             ? `${s.info.id} · starting`
             : `${s.info.id} · ${s.status === 'diverged' ? '' : 'failed: '}${s.reason}`;

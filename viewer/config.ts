@@ -67,11 +67,11 @@ export function parseConfig(search: string): ViewerConfig {
 export function configQuery(c: Pick<ViewerConfig, 'scene' | 'file' | 'params' | 'solvers' | 'options' | 'steps' | 'paused'>): string {
   const q = new URLSearchParams();
   if (c.file) q.set('file', c.file);
-  else q.set('scene', c.scene);
+  else if (c.scene) q.set('scene', c.scene);
   if (!c.file) for (const [k, v] of Object.entries(c.params)) q.set(k, String(v));
   q.set('solver', c.solvers.join(','));
   for (const [key, flag] of optionKeys) if (c.options[key] !== undefined) q.set(flag, String(c.options[key]));
   if (c.steps !== 1) q.set('steps', String(c.steps));
   if (c.paused) q.set('paused', '1');
-  return '?' + q.toString().replace(/%2C/g, ',');
+  return '?' + q.toString().replace(/%2C/g, ',').replace(/%2F/g, '/');
 }

@@ -116,7 +116,9 @@ export class Renderer {
     const { info, origin, groundY } = this.scene;
     const rel = (p: readonly number[]): Vec3 => [p[0] - origin[0], p[1] - origin[1], p[2] - origin[2]];
     const min = rel(info.bounds.min), max = rel(info.bounds.max);
-    min[1] = Math.min(min[1], groundY - origin[1]); // chains fall: keep the ground in view
+    // things fall: show the space below the scene, down to the ground, by up to half its width
+    const width = Math.max(max[0] - min[0], max[2] - min[2]);
+    min[1] = Math.max(groundY - origin[1], Math.min(min[1], min[1] - 0.5 * width));
     this.camera.frame(min, max, Math.max(0.2, this.canvas.clientWidth / Math.max(1, this.canvas.clientHeight)));
   }
 

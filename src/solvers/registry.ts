@@ -7,6 +7,7 @@ import { JacobiGpuSolver } from './jacobi/gpu.js';
 import { GaussSeidelCpuSolver } from './gs/cpu.js';
 import { GaussSeidelGpuSolver } from './gs/gpu.js';
 import { GlobalCpuSolver } from './global/cpu.js';
+import { GlobalGpuSolver, defaultGpuCgIterations } from './global/gpu.js';
 import { XpbdCpuSolver } from './xpbd/cpu.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { RapierSolver, multibodyLoopReason, rapierSoftJointReason } from './rapier/rapier.js';
@@ -48,6 +49,16 @@ const rigidSolvers: RigidSolverInfo[] = [
     description: 'converged reference (f64): the Jacobi equations (same A, b, β, soft rows, warm start), but each step solves the whole system A λ = b by block-preconditioned conjugate gradient to 1e-10 relative residual; --iterations does not apply',
     device: 'cpu',
     create: async (world, options) => new GlobalCpuSolver(world, options),
+  },
+  {
+    id: 'global-gpu',
+    description: 'global-cpu\'s preconditioned conjugate gradient in WGSL kernels (f32): --iterations CG iterations per step (default 64), an on-GPU flag stops at ‖r‖ ≤ 1e-6 ‖b‖; α, β and the reductions on the GPU, no readback',
+    device: 'gpu',
+    defaults: { iterations: defaultGpuCgIterations },
+    create: async (world, options, gpu) => {
+      if (!gpu) throw new Error('global-gpu needs a WebGPU device');
+      return GlobalGpuSolver.create(world, options, gpu);
+    },
   },
   {
     id: 'xpbd-gpu',

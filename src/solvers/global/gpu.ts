@@ -3,13 +3,14 @@
  * is its f64 reference. Everything but stage 4 is jacobi-gpu's: the same buffers and
  * the same kernels for stages 1–3 (with the warm start), the impulses
  * (update_velocities) and stage 5. Stage 4 is the preconditioned CG of
- * kernels.wgsl.ts: `iterations` CG iterations are dispatched per solver step, and an
- * on-GPU flag turns those after convergence (‖r‖ ≤ tolerance · ‖b‖, the recurrence's
- * residual) into no-ops, so a step needs no readback. One frame is one compute pass,
+ * kernels.wgsl.ts: `iterations` CG iterations are recorded per solver step, each
+ * dispatched indirectly from workgroup counts the GPU zeroes once the solve has
+ * converged (‖r‖ ≤ tolerance · ‖b‖, the recurrence's residual): the iterations after
+ * convergence run no workgroups, and a step needs no readback. One frame is one compute pass,
  * many frames one submission, as for every GPU solver.
  *
- * `iterations` is the cap on CG iterations per step (the solver's default: 64, which
- * the 40-bead necklace needs about half of); the iterations each solve used, and the
+ * `iterations` is the cap on CG iterations per step (the solver's default: 64; the 40-bead
+ * necklace uses 41–50 of them, a swinging 100-bead chain needs ~104); the iterations each solve used, and the
  * solves that ended above the tolerance, are counted on the GPU (cgStats(), read back
  * with every snapshot, and cost()).
  */
@@ -17,11 +18,14 @@ import type { WorldDesc } from '../../model/world.js';
 import type { GpuContext } from '../../gpu/device.js';
 import type { ResidualCurve, Solver, SolverCost, SolverOptions, Snapshot } from '../solver.js';
 import { JacobiGpuSolver } from '../jacobi/gpu.js';
-import { RESIDUAL_QUANTITY } from '../jacobi/cpu.js';
+import { RESIDUAL_QUANTITY, type JacobiVariant } from '../jacobi/cpu.js';
 import { readBuffers } from '../../gpu/frames.js';
-import { cgKernelSpecs, cgKernelSource, cgCounter, CG_PARAMS_BYTES, CG_SCALARS_BYTES, type CgBufferName, type CgKernelSpec } from './kernels.wgsl.js';
+import { cgKernelSpecs, cgKernelSource, cgCounter, cgIndirectOffset, CG_PARAMS_BYTES, CG_SCALARS_BYTES, type CgBufferName, type CgKernelSpec } from './kernels.wgsl.js';
 
-/** Relative tolerance of the f32 solve: ‖r‖ ≤ 1e-6 ‖b‖ (f32 rounding, ε ≈ 6e-8, leaves ~1e-6 on a chain's A). */
+/**
+ * Relative tolerance of the f32 solve on the recurrence's residual: ‖r‖ ≤ 1e-6 ‖b‖. The true residual of the
+ * f32 λ sits higher, at the rounding of A and b in f32 (ε ≈ 6e-8 times ‖A‖‖λ‖: ~4e-5 ‖b‖ on a small necklace).
+ */
 export const defaultGpuTolerance = 1e-6;
 
 /** the CG iterations dispatched per step by default (the `iterations` option) */
@@ -57,8 +61,10 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     this.tolerance = tolerance;
   }
 
-  static override async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, extra: { tolerance?: number } = {}): Promise<GlobalGpuSolver> {
-    const s = new GlobalGpuSolver(world, options, gpu, extra.tolerance ?? defaultGpuTolerance);
+  /** `extra.tolerance`: the relative tolerance of the solve (default 1e-6); Jacobi's applyWarmStart does not apply. */
+  static override async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, extra: Partial<JacobiVariant> & { tolerance?: number } = {}): Promise<GlobalGpuSolver> {
+    // `iterations` is the CG cap here: its own default (64), not the Jacobi solvers' 8
+    const s = new GlobalGpuSolver(world, { iterations: defaultGpuCgIterations, ...options }, gpu, extra.tolerance ?? defaultGpuTolerance);
     await s.init();
     return s;
   }
@@ -79,6 +85,8 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     for (const [name, size] of Object.entries(sizes))
       this.cgBuffers.set(name, this.device.createBuffer({ label: name, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST }));
     this.cgBuffers.set('cg_scalars', this.device.createBuffer({ label: 'cg_scalars', size: CG_SCALARS_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST }));
+    // dispatch arguments of the iteration kernels, written on the GPU (cg_init, cg_alpha, cg_beta)
+    this.cgBuffers.set('cg_indirect', this.device.createBuffer({ label: 'cg_indirect', size: 48, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST }));
     const cg = this.device.createBuffer({ label: 'cg', size: CG_PARAMS_BYTES, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.cgBuffers.set('cg', cg);
     const { substeps, beta, dt } = this.options;
@@ -92,6 +100,8 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     f[4] = h;
     f[5] = beta / h;
     f[6] = this.tolerance * this.tolerance;
+    const bodyGroups = this.groupsFor(this.w.bodyCount);
+    u.set([gx, gy, bodyGroups[0], bodyGroups[1]], 8);
     this.device.queue.writeBuffer(cg, 0, params);
     await this.buildCgPipelines();
   }
@@ -120,17 +130,19 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     if (err) throw new Error(`global-gpu: pipeline creation failed: ${err.message}`);
   }
 
-  private cgDispatch(pass: GPUComputePassEncoder, name: string): void {
+  /** One dispatch of a CG kernel; `indirect`: with the workgroup counts of cg_indirect (none once the solve is done). */
+  private cgDispatch(pass: GPUComputePassEncoder, name: string, indirect = false): void {
     const k = this.cgKernels.get(name)!;
     const [x, y] = k.groups;
     if (x === 0) return;
     pass.setPipeline(k.pipeline);
     pass.setBindGroup(0, k.bindGroup);
-    pass.dispatchWorkgroups(x, y);
+    if (indirect) pass.dispatchWorkgroupsIndirect(this.bufferOf('cg_indirect'), cgIndirectOffset[k.spec.over]);
+    else pass.dispatchWorkgroups(x, y);
   }
 
   /** Stages 1–3 and the warm start (jacobi-gpu's kernels), then the CG's start: r = b − Aλ⁰, z, d, δ. */
-  private encodeSolveStart(pass: GPUComputePassEncoder): void {
+  private encodeCgStart(pass: GPUComputePassEncoder): void {
     this.dispatch(pass, 'compute_inertia');
     this.dispatch(pass, 'compute_free_velocity');
     this.dispatch(pass, 'compute_violation_and_jacobian_and_delassus'); // also λ⁰ = f λ_prev
@@ -140,18 +152,18 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     this.cgDispatch(pass, 'cg_init');
   }
 
-  /** One CG iteration: q = A d, α, λ and r, β, d. */
+  /** One CG iteration: q = A d, α, λ and r, β, d; dispatched indirectly, so nothing runs once the solve is done. */
   protected override encodeIteration(pass: GPUComputePassEncoder): void {
-    this.cgDispatch(pass, 'cg_apply_jt');
-    this.cgDispatch(pass, 'cg_apply_j');
-    this.cgDispatch(pass, 'cg_alpha');
-    this.cgDispatch(pass, 'cg_update_xr');
+    this.cgDispatch(pass, 'cg_apply_jt', true);
+    this.cgDispatch(pass, 'cg_apply_j', true);
+    this.cgDispatch(pass, 'cg_alpha'); // (the one-workgroup kernels write cg_indirect: dispatched directly)
+    this.cgDispatch(pass, 'cg_update_xr', true);
     this.cgDispatch(pass, 'cg_beta');
-    this.cgDispatch(pass, 'cg_update_d');
+    this.cgDispatch(pass, 'cg_update_d', true);
   }
 
   /** The counters, then the impulses ΔV = −h M⁻¹ Jᵀ λ (5), (34), and stage 5. */
-  private encodeSolveEnd(pass: GPUComputePassEncoder): void {
+  private encodeCgEnd(pass: GPUComputePassEncoder): void {
     this.cgDispatch(pass, 'cg_finish');
     this.dispatch(pass, 'update_velocities');
     this.dispatch(pass, 'compute_positions');
@@ -161,9 +173,9 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     const { substeps, iterations } = this.options;
     const pass = encoder.beginComputePass(this.clock.passDescriptor(slot));
     for (let s = 0; s < substeps; s++) {
-      this.encodeSolveStart(pass);
+      this.encodeCgStart(pass);
       for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
-      this.encodeSolveEnd(pass);
+      this.encodeCgEnd(pass);
     }
     pass.end();
   }
@@ -187,14 +199,14 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
       pass.end();
       encoder.copyBufferToBuffer(residual, 0, readback, k * slot, slot);
     };
-    record(0, (pass) => this.encodeSolveStart(pass));
+    record(0, (pass) => this.encodeCgStart(pass));
     for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass));
     const pass = encoder.beginComputePass();
-    this.encodeSolveEnd(pass);
+    this.encodeCgEnd(pass);
     for (let s = 1; s < substeps; s++) {
-      this.encodeSolveStart(pass);
+      this.encodeCgStart(pass);
       for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
-      this.encodeSolveEnd(pass);
+      this.encodeCgEnd(pass);
     }
     pass.end();
     const point = await this.residualNorms(encoder, readback, slot, iterations + 1, this.constraintCount);
@@ -227,16 +239,19 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
   }
 
   /**
-   * Dispatched work at the options (rows × iterations × substeps, as for Jacobi), and the CG
-   * iterations actually used per frame since the last resetTimings, as of the last snapshot.
+   * The CG iterations used per frame since the last resetTimings (as of the last snapshot; the
+   * GPU counts them), and the row solves (3 N_c per CG iteration: one application of A) and bytes
+   * they moved; before any snapshot, the work of `iterations` iterations. Dispatches: as recorded
+   * (the iterations after convergence are recorded but run no workgroups).
    */
   override cost(): SolverCost {
-    const { substeps, iterations } = this.options;
+    const { substeps } = this.options;
     const steps = this.stats.steps - this.statsAtReset.steps;
     const used = this.stats.iterations - this.statsAtReset.iterations;
+    const iterations = steps > 0 ? used / steps : this.options.iterations;
     // per step (encodeFrame): 7 to start (stages 1–3, update_velocities, cg_start, cg_start_d, cg_init),
     // 6 per CG iteration, 3 to end (cg_finish, update_velocities, compute_positions)
-    const perStep = 7 + 6 * iterations + 3;
+    const perStep = 7 + 6 * this.options.iterations + 3;
     return {
       rowSolvesPerFrame: 3 * this.constraintCount * iterations * substeps,
       dispatchesPerFrame: perStep * substeps,

@@ -18,8 +18,13 @@
  *         cg_update_d   d = z + β d )
  *   cg_finish     count the iterations used and unconverged solves
  *   update_velocities (jacobi)  ΔV = −h M⁻¹ Jᵀ λ, then compute_positions
- * Once `done` (converged, or a breakdown dᵀAd ≤ 0), α = β = 0: the remaining of the
- * N dispatched iterations change nothing (an on-GPU convergence flag, no readback).
+ * Once `done` (converged, or a breakdown dᵀAd ≤ 0), α = β = 0, and the kernels that set
+ * `done` (cg_init, cg_alpha, cg_beta) zero the workgroup counts of cg_indirect, from which
+ * the four per-constraint and per-body iteration kernels are dispatched
+ * (dispatchWorkgroupsIndirect): the rest of the N recorded iterations run only cg_alpha
+ * and cg_beta, one workgroup each, which write cg_indirect and so are dispatched directly
+ * (a buffer cannot be both a dispatch's indirect arguments and writable in it).
+ * An on-GPU convergence flag, no readback.
  *
  * Reductions: each constraint-kernel workgroup sums its 64 threads' terms in workgroup
  * memory (a tree) and writes one vec4f partial (x: rᵀz or dᵀq, y: ‖r‖², z: ‖b‖²); a
@@ -31,6 +36,8 @@
  *   cg_w[2·NB]          W = M⁻¹ Jᵀ d: (lin, 0), (ang, 0) per body
  *   cg_partials[P]      one vec4f per workgroup of a constraint dispatch
  *   cg_scalars          CgScalars below
+ *   cg_indirect[12]     dispatch arguments (x, y, z, pad) of the iteration kernels: [0] per
+ *                       constraint, [4] per body, [8] one workgroup; zeros once done
  * and jacobi-gpu's bodies, jacobian (lever arms a, b), violation (C, h·α̃), inverse_mass,
  * ic0, constraint_list, velocity (V*), velocity_delta, multiplier (λ), delassus_inv.
  * Invariant: each per-constraint kernel writes only its own constraint's entries and
@@ -48,6 +55,7 @@ export type CgBufferName =
   | 'cg_w'
   | 'cg_partials'
   | 'cg_scalars'
+  | 'cg_indirect'
   // jacobi-gpu's buffers these kernels bind
   | 'bodies'
   | 'jacobian'
@@ -68,6 +76,7 @@ const elementType: Record<CgBufferName, string> = {
   cg_w: 'array<vec4f>',
   cg_partials: 'array<vec4f>',
   cg_scalars: 'CgScalars',
+  cg_indirect: 'array<u32, 12>',
   bodies: 'array<vec2u>',
   jacobian: 'array<vec4f>',
   violation: 'array<vec4f>',
@@ -81,9 +90,11 @@ const elementType: Record<CgBufferName, string> = {
 };
 
 /** Bytes of the CgParams uniform (GlobalGpuSolver.writeCgParams fills it). */
-export const CG_PARAMS_BYTES = 32;
+export const CG_PARAMS_BYTES = 48;
 /** Bytes of CgScalars (GlobalGpuSolver reads the counters from it). */
 export const CG_SCALARS_BYTES = 48;
+/** Byte offsets in cg_indirect of the dispatch arguments per constraint, per body, and of one workgroup */
+export const cgIndirectOffset = { constraint: 0, body: 16, single: 32 } as const;
 /** u32 index of each counter in CgScalars */
 export const cgCounter = { iterations: 6, totalIterations: 7, steps: 8, unconverged: 9, converged: 10 } as const;
 
@@ -97,6 +108,8 @@ struct CgParams {
   baumgarte: f32,      // β in 1/s
   tolerance2: f32,     // (relative tolerance on ‖r‖/‖b‖)²
   pad: f32,
+  constraint_groups: vec2u, // workgroups (x, y) of a constraint dispatch
+  body_groups: vec2u,       // workgroups (x, y) of a body dispatch
 };
 struct CgScalars {
   delta: f32,          // rᵀz
@@ -132,12 +145,25 @@ fn workgroup_sum(lid: u32, v: vec4f) -> vec4f {
 }
 `;
 
+/** cg_indirect := the full workgroup counts (on) or none (off, the solve is done) */
+const setDispatch = /* wgsl */ `
+fn set_dispatch(on: bool) {
+  let c = select(vec2u(0u), cg.constraint_groups, on);
+  let b = select(vec2u(0u), cg.body_groups, on);
+  let s = select(0u, 1u, on);
+  cg_indirect[0] = c.x; cg_indirect[1] = c.y; cg_indirect[2] = 1u;
+  cg_indirect[4] = b.x; cg_indirect[5] = b.y; cg_indirect[6] = 1u;
+  cg_indirect[8] = s; cg_indirect[9] = 1u; cg_indirect[10] = 1u;
+}`;
+
 type Access = 'read' | 'read_write' | 'uniform';
 export interface CgKernelSpec {
   name: string;
   /** one thread per constraint (with a per-workgroup partial), per body, or one workgroup */
   over: 'constraint' | 'body' | 'single';
   bindings: { name: CgBufferName; access: Access }[];
+  /** module-scope WGSL the body calls */
+  helpers?: string;
   body: string;
 }
 
@@ -166,7 +192,7 @@ const kernels: CgKernelSpec[] = [
     ],
     body: /* wgsl */ `
   var term = vec4f(0.0);
-  if (active) {
+  if (in_range) {
     let b = bodies[ic];
     let a0 = jacobian[2u * ic].xyz;
     let a1 = jacobian[2u * ic + 1u].xyz;
@@ -198,7 +224,7 @@ const kernels: CgKernelSpec[] = [
     ],
     body: /* wgsl */ `
   var term = vec4f(0.0);
-  if (active) {
+  if (in_range) {
     // z = D⁻¹ r, d = z
     let z = ${precondition};
     cg_d[ic] = vec4f(z, 0.0);
@@ -213,7 +239,9 @@ const kernels: CgKernelSpec[] = [
     bindings: [
       { name: 'cg_partials', access: 'read' },
       { name: 'cg_scalars', access: 'read_write' },
+      { name: 'cg_indirect', access: 'read_write' },
     ],
+    helpers: setDispatch,
     body: /* wgsl */ `${sumPartials}
   if (lid == 0u) {
     cg_scalars.delta = total.x;
@@ -225,6 +253,7 @@ const kernels: CgKernelSpec[] = [
     cg_scalars.converged = select(0u, 1u, total.y <= cg.tolerance2 * total.z);
     cg_scalars.done = cg_scalars.converged;
     cg_scalars.steps += 1u;
+    set_dispatch(cg_scalars.done == 0u);
   }`,
   },
   {
@@ -273,7 +302,7 @@ const kernels: CgKernelSpec[] = [
     ],
     body: /* wgsl */ `
   var term = vec4f(0.0);
-  if (active) {
+  if (in_range) {
     let b = bodies[ic];
     // q = (A d)_ℓ = J_ℓ W + α̃ d_ℓ = W_lin,i − W_lin,j + W_ang,i × a − W_ang,j × b + α̃ d_ℓ   (8), (36)
     let d = cg_d[ic].xyz;
@@ -292,7 +321,9 @@ const kernels: CgKernelSpec[] = [
     bindings: [
       { name: 'cg_partials', access: 'read' },
       { name: 'cg_scalars', access: 'read_write' },
+      { name: 'cg_indirect', access: 'read_write' },
     ],
+    helpers: setDispatch,
     body: /* wgsl */ `${sumPartials}
   if (lid == 0u) {
     // α = δ / dᵀAd; a curvature ≤ 0 (converged to rounding, or A not PSD) ends the solve
@@ -302,6 +333,7 @@ const kernels: CgKernelSpec[] = [
     } else {
       cg_scalars.alpha = 0.0;
       cg_scalars.done = 1u;
+      set_dispatch(false); // cg_update_xr and cg_update_d of this iteration are skipped too: α = 0
     }
   }`,
   },
@@ -319,7 +351,7 @@ const kernels: CgKernelSpec[] = [
     ],
     body: /* wgsl */ `
   var term = vec4f(0.0);
-  if (active) {
+  if (in_range) {
     // λ += α d, r −= α q; z = D⁻¹ r
     let alpha = cg_scalars.alpha;
     multiplier[ic] = vec4f(multiplier[ic].xyz + alpha * cg_d[ic].xyz, 0.0);
@@ -337,7 +369,9 @@ const kernels: CgKernelSpec[] = [
     bindings: [
       { name: 'cg_partials', access: 'read' },
       { name: 'cg_scalars', access: 'read_write' },
+      { name: 'cg_indirect', access: 'read_write' },
     ],
+    helpers: setDispatch,
     body: /* wgsl */ `${sumPartials}
   if (lid == 0u) {
     if (cg_scalars.done == 0u) {
@@ -347,6 +381,7 @@ const kernels: CgKernelSpec[] = [
         cg_scalars.converged = 1u;
         cg_scalars.done = 1u;
         cg_scalars.beta = 0.0;
+        set_dispatch(false);
       } else {
         // β = rᵀz (new) / rᵀz (old)
         cg_scalars.beta = total.x / cg_scalars.delta;
@@ -367,7 +402,7 @@ const kernels: CgKernelSpec[] = [
       { name: 'cg_d', access: 'read_write' },
     ],
     body: /* wgsl */ `
-  if (!active) { return; }
+  if (!in_range) { return; }
   // d = z + β d, z = D⁻¹ r
   cg_d[ic] = vec4f(${precondition} + cg_scalars.beta * cg_d[ic].xyz, 0.0);`,
   },
@@ -376,6 +411,7 @@ const kernels: CgKernelSpec[] = [
     over: 'single',
     bindings: [{ name: 'cg_scalars', access: 'read_write' }],
     body: /* wgsl */ `
+  _ = cg.pad; // every kernel binds cg at binding 0 (a 'auto' layout keeps only what is used)
   if (lid == 0u) {
     cg_scalars.total_iterations += cg_scalars.iterations;
     if (cg_scalars.converged == 0u) { cg_scalars.unconverged += 1u; }
@@ -398,12 +434,13 @@ export function cgKernelSource(k: CgKernelSpec): string {
     '@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u';
   const index =
     k.over === 'constraint'
-      ? `let ic = gid.y * cg.row_width + gid.x;\n  let active = ic < cg.constraint_count;\n  let wg = wid.y * nwg.x + wid.x;`
+      ? `let ic = gid.y * cg.row_width + gid.x;\n  let in_range = ic < cg.constraint_count;\n  let wg = wid.y * nwg.x + wid.x;`
       : k.over === 'body'
         ? `let ib = gid.y * cg.row_width + gid.x;`
         : '';
   return `${header}
 ${decls.join('\n')}
+${k.helpers ?? ''}
 
 @compute @workgroup_size(${WORKGROUP_SIZE})
 fn ${k.name}(${builtins}) {
