@@ -2,8 +2,23 @@
 export * from './model/world.js';
 export { compileWorld, type CompiledWorld } from './model/compiled.js';
 export { computeConnectivity, type Connectivity } from './model/connectivity.js';
-export { type SceneInfo, type ParamSpec, resolveParams } from './scenes/scene.js';
-export { scenes, findScene } from './scenes/registry.js';
+export { type SceneInfo, type RigidSceneInfo, type ParamSpec, type VectorParamSpec, type ParamValue, resolveParams, resolveSceneParams, buildScene } from './scenes/scene.js';
+export { scenes, rigidScenes, findScene, findRigidScene } from './scenes/registry.js';
+export { type SceneDesc, isParticleSystem, sceneKind, rigidWorld } from './model/scene-desc.js';
+export { parseAnySceneFile, anySceneFileJson } from './model/scene-file.js';
+export {
+  type ParticleDesc,
+  type ForceDesc,
+  type ConstraintDesc as ParticleConstraintDesc,
+  type ParametricCircleDesc,
+  type ParticleSystemDesc,
+  ParticleSystemError,
+  validateParticleSystem,
+} from './particles/model.js';
+export { ParticleSystem, SolverFailure, type ConstraintForce, type FeedbackGains } from './particles/system.js';
+export { Integrator, type IntegratorName } from './particles/integrators.js';
+export { WitkinSolver } from './particles/solver.js';
+export { conjugateGradient, type CgOptions, type CgResult } from './math/cg.js';
 export * from './solvers/solver.js';
 export { solvers, findSolver } from './solvers/registry.js';
 export { JacobiCpuSolver, type JacobiVariant } from './solvers/jacobi/cpu.js';
@@ -18,6 +33,6 @@ export { runCompare, prepareCompare, paramsPerScene, machineInfo, type CompareOp
 export { formatCompareTable, compareCsv } from './bench/table.js';
 export { renderReport } from './bench/report-html.js';
 export { parseSceneFile, worldFromJson, sceneFileJson, sceneFileSchema } from './model/schema.js';
-export { loadScene, isSceneFile, InputError, type LoadedScene } from './scenes/load.js';
+export { loadScene, loadRigidScene, isSceneFile, InputError, type LoadedScene } from './scenes/load.js';
 export { RapierSolver } from './solvers/rapier/rapier.js';
 export { VERSION } from './version.js';

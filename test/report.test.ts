@@ -27,8 +27,8 @@ import { runSolver } from '../src/run/run.js';
 import { runRecord, isSkipped, type CompareResults, type RunRecord } from '../src/bench/results.js';
 import { formatNumber as fmt } from '../src/bench/table.js';
 import { renderReport, findUplot, jsonForScript, fmtSci, plotSpecs, uplotFiles, type PlotSpec } from '../src/bench/report-html.js';
+import { chromiumPath, haveBrowser } from './support/browser.js';
 
-const chromiumPath = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'solverlab-report-'));
 
 let browserPromise: Promise<Browser> | null = null;
@@ -40,13 +40,6 @@ after(async () => {
   if (browserPromise) await (await browserPromise).close();
 });
 
-/** false (and the test skipped) when there is no browser outside CI; under CI a missing browser fails. */
-function haveBrowser(t: { skip(message?: string): void }): boolean {
-  if (existsSync(chromiumPath)) return true;
-  if (process.env.CI) assert.fail(`${chromiumPath} is missing (install Debian's chromium package: scripts/setup.sh does it as root)`);
-  t.skip(`${chromiumPath} is missing: install Debian's chromium package (scripts/setup.sh does it as root)`);
-  return false;
-}
 
 interface PlotSeen {
   id: string;

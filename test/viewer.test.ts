@@ -26,8 +26,8 @@ import { sceneFileJson } from '../src/model/schema.js';
 import { findScene } from '../src/scenes/registry.js';
 import { resolveParams } from '../src/scenes/scene.js';
 import type { WorldDesc } from '../src/model/world.js';
+import { chromiumPath, haveBrowser } from './support/browser.js';
 
-const chromiumPath = '/usr/bin/chromium';
 /** WebGPU on SwiftShader in headless Chromium (docs: shared/design.md, GPU notes) */
 const webgpuFlags = ['--headless=new', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader'];
 const dir = mkdtempSync(join(tmpdir(), 'solverlab-viewer-'));
@@ -36,13 +36,6 @@ const background = [0.082, 0.09, 0.106].map((c) => Math.round(c * 255));
 
 const cliArgs = ['--import', 'tsx', 'src/cli/bin.ts', 'view'];
 
-/** false (and the test skipped) when there is no browser outside CI; under CI a missing browser fails. */
-function haveBrowser(t: { skip(message?: string): void }): boolean {
-  if (existsSync(chromiumPath)) return true;
-  if (process.env.CI) assert.fail(`${chromiumPath} is missing (install Debian's chromium package: scripts/setup.sh does it as root)`);
-  t.skip(`${chromiumPath} is missing: install Debian's chromium package (scripts/setup.sh does it as root)`);
-  return false;
-}
 
 // --- the server and the browser, shared by the browser tests -----------------------------------
 

@@ -18,6 +18,7 @@ import { resolveOptions, solverOptionSpecs, type Snapshot, type SolverInfo, type
 import { acquireGpu, NoGpuError, type GpuContext } from '../src/gpu/device.js';
 import { parseAnySceneFile } from '../src/model/scene-file.js';
 import { isParticleSystem, type SceneDesc } from '../src/model/scene-desc.js';
+import { formatNumber as fmt } from '../src/bench/table.js';
 import { renderInfo, type Drawable } from './render-info.js';
 import { Renderer } from './renderer.js';
 import { Slot } from './sim.js';
@@ -50,16 +51,6 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLEl
   const e = Object.assign(document.createElement(tag), props);
   e.append(...children);
   return e;
-}
-
-/** A number for people: 3 significant digits, e-notation outside [1e-3, 1e9), '—' when not finite. */
-export function fmt(x: number | null | undefined, digits = 3): string {
-  if (typeof x !== 'number' || !Number.isFinite(x)) return '—';
-  if (x === 0) return '0';
-  const a = Math.abs(x);
-  if (a < 1e-3 || a >= 1e9) return x.toExponential(digits - 1);
-  if (a >= 10 ** digits) return Math.round(x).toLocaleString('en-US');
-  return String(Number(x.toPrecision(digits)));
 }
 
 function hexToRgb(hex: string): number[] {

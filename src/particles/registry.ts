@@ -11,7 +11,6 @@ const entry = (integrator: IntegratorName, what: string): SolverInfo => ({
   id: `witkin-${integrator}`,
   description: `constrained particles (Witkin): global multiplier solve J W Jᵀ λ = … by conjugate gradient each evaluation, ${what}; f64`,
   device: 'cpu',
-  kind: 'particles',
   defaults: feedback,
   unsupported: (desc) => (isParticleSystem(desc) ? null : `witkin-${integrator} solves particle systems; this scene is of rigid bodies`),
   create: async (desc, options) => {

@@ -29,15 +29,6 @@ export class SolverFailure extends Error {
   }
 }
 
-export interface SolveStats {
-  /** CG iterations of the last constraint solve */
-  iterations: number;
-  /** ‖b − Aλ‖₂ / ‖b‖₂ at its exit (0 when b = 0) */
-  relativeResidual: number;
-  converged: boolean;
-  rows: number;
-}
-
 export interface ConstraintForce {
   /** index in the system's constraint list */
   constraint: number;
@@ -87,14 +78,6 @@ export class ParticleSystem {
   gains: FeedbackGains;
   /** CG relative tolerance on ‖b − Aλ‖/‖b‖ */
   tolerance = 1e-10;
-  /**
-   * ε of the regularised solve (J W Jᵀ + ε D) λ = b, D = diag(J W Jᵀ): 0 solves the system
-   * as it stands. Redundant constraints (a triangulated cloth lying flat, a chain pulled straight
-   * between two nails) make J W Jᵀ singular, and once rounding or feedback puts b outside its
-   * range CG's λ grows without bound; ε > 0 keeps it finite, at a relative change of O(ε) in λ.
-   */
-  regularization = 0;
-  lastSolve: SolveStats = { iterations: 0, relativeResidual: 0, converged: true, rows: 0 };
   /** running totals over every constraint solve since creation */
   totals = { solves: 0, iterations: 0, rowSolves: 0, unconverged: 0 };
   /** the CG residual after each iteration of the next solve, when set (diagnostics) */
@@ -108,6 +91,14 @@ export class ParticleSystem {
   private J = new Float64Array(0);
   private Jd = new Float64Array(0);
   private lambda = new Float64Array(0);
+  /** per-row work of one evaluation: J̇q̇, JWQ, Ċ = Jq̇, b, diag(J W Jᵀ) (sized by layout) */
+  private jdv = new Float64Array(0);
+  private jwq = new Float64Array(0);
+  private cdot = new Float64Array(0);
+  private rhs = new Float64Array(0);
+  private diag = new Float64Array(0);
+  /** per-coordinate work: Jᵀx, then W Jᵀx */
+  private readonly jtx: Float64Array;
   private readonly force: Float64Array;
   private readonly qWork: Float64Array;
   private readonly vWork: Float64Array;
@@ -140,6 +131,7 @@ export class ParticleSystem {
     this.qWork = new Float64Array(d * n);
     this.vWork = new Float64Array(d * n);
     this.scratch = new Float64Array(d * n);
+    this.jtx = new Float64Array(d * n);
     for (const c of desc.constraints) this.addConstraint(c);
     this.syncPaths(this.y);
   }
@@ -185,6 +177,11 @@ export class ParticleSystem {
     this.J = new Float64Array(this.blockOffset[k]);
     this.Jd = new Float64Array(this.blockOffset[k]);
     this.lambda = new Float64Array(this.rows);
+    this.jdv = new Float64Array(this.rows);
+    this.jwq = new Float64Array(this.rows);
+    this.cdot = new Float64Array(this.rows);
+    this.rhs = new Float64Array(this.rows);
+    this.diag = new Float64Array(this.rows);
   }
 
   get rowCount(): number {
@@ -262,10 +259,7 @@ export class ParticleSystem {
     const q = this.qWork, v = this.vWork, f = this.force;
     f.fill(0); // 1. clear force accumulators
     for (const force of this.forces) force.apply(q, v, this.mass, f); // 2. apply_force
-    if (this.rows === 0) {
-      this.lastSolve = { iterations: 0, relativeResidual: 0, converged: true, rows: 0 };
-      return;
-    }
+    if (this.rows === 0) return;
     // 3. constraint forces: blocks, then b = −J̇q̇ − JWQ − k_s C − k_d Ċ (Ċ = J q̇)
     const rows = this.rows, J = this.J, Jd = this.Jd, C = this.C;
     this.constraintList.forEach((c, i) => {
@@ -274,7 +268,7 @@ export class ParticleSystem {
     });
     const W = this.invMass, wq = this.scratch;
     for (let i = 0; i < n; i++) for (let a = 0; a < d; a++) wq[i * d + a] = W[i] * f[i * d + a];
-    const jdv = new Float64Array(rows), jwq = new Float64Array(rows), cdot = new Float64Array(rows), b = new Float64Array(rows);
+    const { jdv, jwq, cdot, rhs: b, diag } = this;
     this.applyJ(Jd, v, jdv);
     this.applyJ(J, wq, jwq);
     this.applyJ(J, v, cdot);
@@ -285,7 +279,6 @@ export class ParticleSystem {
       partsNorm += jdv[r] * jdv[r] + jwq[r] * jwq[r] + (ks * C[r]) ** 2 + (kd * cdot[r]) ** 2;
     }
     // diagonal of J W Jᵀ (the preconditioner); a zero one is a row without a gradient
-    const diag = new Float64Array(rows);
     this.constraintList.forEach((c, i) => {
       const P = c.particles.length;
       let o = this.blockOffset[i];
@@ -308,20 +301,18 @@ export class ParticleSystem {
           throw new SolverFailure(`constraint ${i} (${c.label}) has a zero gradient at t = ${this.time.toFixed(4)} s: ∂C/∂x = 0, so no force can hold it`);
     });
     // J W Jᵀ x, applied as Jᵀ, then W, then J
-    const tmp = new Float64Array(d * n);
-    const eps = this.regularization;
+    const tmp = this.jtx;
     const apply = (x: Float64Array, out: Float64Array) => {
       this.applyJT(x, tmp);
       for (let i = 0; i < n; i++) for (let a = 0; a < d; a++) tmp[i * d + a] *= W[i];
       this.applyJ(J, tmp, out);
-      if (eps > 0) for (let r = 0; r < rows; r++) out[r] += eps * diag[r] * x[r];
     };
     const rec = this.recordResiduals;
     const res = conjugateGradient(apply, b, this.lambda, {
       tolerance: this.tolerance,
       absoluteTolerance: 1e-14 * Math.sqrt(partsNorm),
       precondition: (r, z) => {
-        for (let i = 0; i < rows; i++) z[i] = r[i] / ((1 + eps) * diag[i]);
+        for (let i = 0; i < rows; i++) z[i] = r[i] / diag[i];
       },
       onIteration: rec ? (_k, rn) => rec.push(rn) : undefined,
     });
@@ -330,12 +321,6 @@ export class ParticleSystem {
     this.totals.iterations += res.iterations;
     this.totals.rowSolves += res.iterations * rows;
     if (!res.converged) this.totals.unconverged++;
-    this.lastSolve = {
-      iterations: res.iterations,
-      relativeResidual: res.rhsNorm > 0 ? res.residualNorm / res.rhsNorm : 0,
-      converged: res.converged,
-      rows,
-    };
     this.applyJT(this.lambda, tmp); // Q̂ = Jᵀ λ
     for (let i = 0; i < d * n; i++) f[i] += tmp[i];
   }

@@ -84,13 +84,6 @@ export interface RunResult {
   constraintForces?: ConstraintForce[];
 }
 
-/** A solver with a global multiplier solve can report its constraint forces at the current state. */
-interface WithConstraintForces {
-  constraintForces(): ConstraintForce[];
-}
-function hasConstraintForces(s: Solver): s is Solver & WithConstraintForces {
-  return typeof (s as Partial<WithConstraintForces>).constraintForces === 'function';
-}
 
 export function sceneExtent(world: SceneDesc): number {
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
@@ -195,7 +188,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     series.push(p);
   };
 
-  const constraintForces = opts.constraintForces && hasConstraintForces(solver) ? solver.constraintForces() : undefined;
+  const constraintForces = opts.constraintForces ? solver.constraintForces?.() : undefined;
   const snap0 = await solver.snapshot();
   const initial = metrics.measure(snap0);
   record(initial, 0, snap0.position);

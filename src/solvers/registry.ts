@@ -98,7 +98,6 @@ function forAnyScene(info: RigidSolverInfo): SolverInfo {
   const particles = (id: string) => `${id} solves rigid bodies; this scene is a particle system (use ${particleSolvers.map((p) => p.id).join(', ')})`;
   return {
     ...info,
-    kind: 'rigid',
     unsupported: (desc) => (isParticleSystem(desc) ? particles(info.id) : (info.unsupported?.(desc) ?? null)),
     create: (desc, options, gpu) => {
       if (isParticleSystem(desc)) throw new Error(particles(info.id));

@@ -8,6 +8,7 @@
  */
 import type { WorldDesc } from '../model/world.js';
 import type { SceneDesc } from '../model/scene-desc.js';
+import type { ConstraintForce } from '../particles/system.js';
 import type { GpuContext } from '../gpu/device.js';
 
 export interface SolverOptions {
@@ -159,6 +160,8 @@ export interface Solver {
    * and not counted in timings().
    */
   stepRecordingResiduals?(): Promise<ResidualCurve>;
+  /** Optional: each constraint's multiplier and force at the current state (solvers with a global multiplier solve). */
+  constraintForces?(): ConstraintForce[];
   destroy(): void;
 }
 
@@ -168,8 +171,6 @@ export interface SolverInfo {
   description: string;
   /** 'gpu' solvers need a WebGPU adapter */
   device: 'cpu' | 'gpu';
-  /** the scenes it runs: rigid worlds (the default) or particle systems */
-  kind?: 'rigid' | 'particles';
   /** options where this solver's defaults differ from defaultSolverOptions (e.g. xpbd's substeps) */
   defaults?: Partial<SolverOptions>;
   /** why this solver cannot run a scene (e.g. a particle system, or a loop in a reduced-coordinate solver), or null if it can */
@@ -178,7 +179,7 @@ export interface SolverInfo {
 }
 
 /** A rigid-body solver's entry as written in the registry: its `create` and `unsupported` see rigid worlds only. */
-export interface RigidSolverInfo extends Omit<SolverInfo, 'unsupported' | 'create' | 'kind'> {
+export interface RigidSolverInfo extends Omit<SolverInfo, 'unsupported' | 'create'> {
   unsupported?(world: WorldDesc): string | null;
   create(world: WorldDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
 }

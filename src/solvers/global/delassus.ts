@@ -26,10 +26,6 @@ import type { JacobiCpuSolver } from '../jacobi/cpu.js';
 import { conjugateGradient, type CgResult } from '../../math/cg.js';
 
 export class DelassusOperator {
-  /** per CSR entry k (constraint constraintList[k] of body i): −σ = +1 where i is ℓ's body 0, −1 where body 1 */
-  private readonly entrySign: Float64Array;
-  /** offset of i's lever arm in `arm`: 6ℓ (a) or 6ℓ + 3 (b) */
-  private readonly entryArm: Int32Array;
   /** W = M⁻¹ Jᵀ λ: linear then angular, 3 per body each */
   private readonly wLin: Float64Array;
   private readonly wAng: Float64Array;
@@ -42,16 +38,6 @@ export class DelassusOperator {
 
   constructor(private readonly s: JacobiCpuSolver) {
     const w = s.w;
-    const { ic0, constraintList } = w.connectivity;
-    this.entrySign = new Float64Array(constraintList.length);
-    this.entryArm = new Int32Array(constraintList.length);
-    for (let ib = 0; ib < w.bodyCount; ib++)
-      for (let k = ic0[ib]; k < ic0[ib + 1]; k++) {
-        const ic = constraintList[k];
-        const isBody0 = w.ib0[ic] === ib;
-        this.entrySign[k] = isBody0 ? 1 : -1;
-        this.entryArm[k] = 6 * ic + (isBody0 ? 0 : 3);
-      }
     this.wLin = new Float64Array(3 * w.bodyCount);
     this.wAng = new Float64Array(3 * w.bodyCount);
     this.size = 3 * w.constraintCount;
@@ -83,32 +69,11 @@ export class DelassusOperator {
 
   /** out = A λ = J M⁻¹ Jᵀ λ + α̃ λ (soft rows), in two sparse passes (see the header). */
   apply(lambda: Float64Array, out: Float64Array): void {
-    const { inverseMass, bodyCount, ib0, ib1, constraintCount } = this.s.w;
-    const { ic0, constraintList } = this.s.w.connectivity;
-    const arm = this.s.arm, Ii = this.s.angMassInv, softness = this.s.softness;
-    const sign = this.entrySign, armOffset = this.entryArm;
+    const { ib0, ib1, constraintCount } = this.s.w;
+    const arm = this.s.arm, softness = this.s.softness;
     const wl = this.wLin, wa = this.wAng;
-    // W_i = M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ λ_ℓ   (the gather of update_velocities (34), without its −h)
-    for (let ib = 0; ib < bodyCount; ib++) {
-      let lx = 0, ly = 0, lz = 0, tx = 0, ty = 0, tz = 0;
-      const kEnd = ic0[ib + 1];
-      for (let k = ic0[ib]; k < kEnd; k++) {
-        const s = sign[k];
-        const co = 3 * constraintList[k];
-        const l0 = lambda[co], l1 = lambda[co + 1], l2 = lambda[co + 2];
-        const ro = armOffset[k];
-        const rx = arm[ro], ry = arm[ro + 1], rz = arm[ro + 2];
-        lx += s * l0; ly += s * l1; lz += s * l2;
-        tx += s * (ry * l2 - rz * l1);
-        ty += s * (rz * l0 - rx * l2);
-        tz += s * (rx * l1 - ry * l0);
-      }
-      const o = 3 * ib, m = inverseMass[ib], io = 9 * ib;
-      wl[o] = m * lx; wl[o + 1] = m * ly; wl[o + 2] = m * lz;
-      wa[o] = Ii[io] * tx + Ii[io + 1] * ty + Ii[io + 2] * tz;
-      wa[o + 1] = Ii[io + 3] * tx + Ii[io + 4] * ty + Ii[io + 5] * tz;
-      wa[o + 2] = Ii[io + 6] * tx + Ii[io + 7] * ty + Ii[io + 8] * tz;
-    }
+    // W_i = M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ λ_ℓ: update_velocities' gather (34) with −1 in place of its h
+    this.s.gatherImpulses(lambda, -1, wl, wa);
     // (A λ)_ℓ = J_ℓ W + α̃ λ_ℓ, α̃ = α/h² = softness/h (softness holds h·α̃ = α/h)
     const h = this.h;
     for (let ic = 0; ic < constraintCount; ic++) {

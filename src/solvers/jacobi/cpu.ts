@@ -413,14 +413,20 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
    *     r its lever arm (a or b):  ΔV_i = h m⁻¹ Σ σλ,  Δω_i = h I⁻¹ Σ σ (r × λ).
    */
   updateVelocities(h: number): void {
+    this.gatherImpulses(this.multiplier, h, this.linVelDelta, this.angVelDelta);
+  }
+
+  /**
+   * The gather of (34) for any λ and scale s: per body i, out_lin = s m⁻¹ Σ σλ and
+   * out_ang = s I⁻¹ Σ σ (r × λ), i.e. out = −s M⁻¹ Jᵀ λ. update_velocities is s = h;
+   * the global solve's operator (global/delassus.ts) takes s = −1 for M⁻¹ Jᵀ λ.
+   */
+  gatherImpulses(lam: Float64Array, scale: number, dv: Float64Array, dw: Float64Array): void {
     const { inverseMass, bodyCount } = this.w;
     const { ic0, constraintList } = this.w.connectivity;
-    const dv = this.linVelDelta;
-    const dw = this.angVelDelta;
     const arm = this.arm;
     const sign = this.entrySign;
     const armOffset = this.entryArm;
-    const lam = this.multiplier;
     const Ii = this.angMassInv;
     for (let ib = 0; ib < bodyCount; ib++) {
       let lx = 0, ly = 0, lz = 0; // Σ σλ
@@ -438,14 +444,14 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
         az += s * (rx * l1 - ry * l0);
       }
       const o = 3 * ib;
-      const sm = h * inverseMass[ib];
+      const sm = scale * inverseMass[ib];
       dv[o] = sm * lx;
       dv[o + 1] = sm * ly;
       dv[o + 2] = sm * lz;
       const io = 9 * ib;
-      dw[o] = h * (Ii[io] * ax + Ii[io + 1] * ay + Ii[io + 2] * az);
-      dw[o + 1] = h * (Ii[io + 3] * ax + Ii[io + 4] * ay + Ii[io + 5] * az);
-      dw[o + 2] = h * (Ii[io + 6] * ax + Ii[io + 7] * ay + Ii[io + 8] * az);
+      dw[o] = scale * (Ii[io] * ax + Ii[io + 1] * ay + Ii[io + 2] * az);
+      dw[o + 1] = scale * (Ii[io + 3] * ax + Ii[io + 4] * ay + Ii[io + 5] * az);
+      dw[o + 2] = scale * (Ii[io + 6] * ax + Ii[io + 7] * ay + Ii[io + 8] * az);
     }
   }
 
