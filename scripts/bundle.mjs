@@ -5,7 +5,10 @@
 // The chart library of the compare report (uPlot's JS, CSS and licence) is copied beside
 // the bundle too: src/bench/report-html.ts looks beside its module first, and in the
 // bundle its module is solverlab.mjs.
+// The viewer's static build goes to viewer/ beside it, where `solverlab view` looks when it
+// runs from the bundle (src/cli/view.ts).
 import { build } from 'esbuild';
+import { buildViewer } from './build-viewer.mjs';
 import { cpSync, mkdirSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -33,4 +36,5 @@ const uplot = 'node_modules/uplot';
 cpSync(join(uplot, 'dist/uPlot.iife.min.js'), join(out, 'uPlot.iife.min.js'));
 cpSync(join(uplot, 'dist/uPlot.min.css'), join(out, 'uPlot.min.css'));
 cpSync(join(uplot, 'LICENSE'), join(out, 'uPlot.LICENSE'));
-console.log(`bundle: ${out}/solverlab.mjs (+ node_modules/webgpu for ${plat}, uPlot for the compare report)`);
+await buildViewer({ outdir: join(out, 'viewer') });
+console.log(`bundle: ${out}/solverlab.mjs (+ node_modules/webgpu for ${plat}, uPlot for the compare report, viewer/ for solverlab view)`);

@@ -5,8 +5,10 @@
  * and a finite ms/step; switching and overlaying solvers shows in the heads-up line and on the
  * canvas (pixels in each solver's colour); bad scene files (uploaded and dropped) are refused
  * with the command line's own message; a diverging solver is stopped and flagged while the page
- * goes on; a browser without WebGPU gets a page that says how to enable it. No test page logs an
- * error or asks anything of another origin. Bad input to the command is one line, exit status 2.
+ * goes on; a browser without WebGPU gets a page that says how to enable it. A particle scene is
+ * drawn (beads, rods, its wire) and its numbers are the ones `solverlab run` measures. No test page
+ * logs an error or asks anything of another origin. Bad input to the command is one line, exit
+ * status 2.
  *
  * The browser is /usr/bin/chromium (Debian's `chromium`, installed by scripts/setup.sh).
  * Without it the browser tests are skipped, except under CI, where that is a failure.
@@ -27,6 +29,11 @@ import { findScene } from '../src/scenes/registry.js';
 import { resolveParams } from '../src/scenes/scene.js';
 import type { WorldDesc } from '../src/model/world.js';
 import { chromiumPath, haveBrowser } from './support/browser.js';
+import { renderInfo, JOINT_BYTES, JOINT_POINT, JOINT_ROD, POSE_FLOATS, type Drawable } from '../viewer/render-info.js';
+import { findSolver } from '../src/solvers/registry.js';
+import { resolveOptions } from '../src/solvers/solver.js';
+import { metricsFor } from '../src/metrics/metrics.js';
+import type { ParticleSystemDesc } from '../src/particles/model.js';
 
 /** WebGPU on SwiftShader in headless Chromium (docs: shared/design.md, GPU notes) */
 const webgpuFlags = ['--headless=new', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader'];
@@ -521,4 +528,81 @@ test('npm run build:viewer writes the files the server serves', async (t) => {
     assert.ok(served.equals(readFileSync(join(out, f.path))), `${f.path}: the server serves the static build`);
   }
   assert.equal((await fetch(`${v.origin}/../package.json`)).status, 404);
+});
+
+// --- particle scenes ----------------------------------------------------------------------------
+
+test('particle scenes are drawable: the wire is a circle of the constraint\'s radius, rods join their particles, nails hold theirs', () => {
+  const bead = loadScene('bead-on-wire', { radius: 2 }).world as ParticleSystemDesc;
+  const info = renderInfo(bead) as Drawable;
+  assert.equal(info.drawable, true);
+  assert.equal(info.planar, true, 'a 2-D scene is seen face on');
+  assert.equal(info.bodyCount, 1);
+  // every guide vertex lies on the wire |x − c| = r, in the plane z = 0
+  const g = info.guides;
+  assert.ok(g.length >= 6 * 32, `${g.length / 6} guide segments`);
+  for (let k = 0; k < g.length; k += 3) {
+    assert.ok(Math.abs(Math.hypot(g[k], g[k + 1]) - 2) < 1e-6, `guide vertex ${k / 3} off the wire`);
+    assert.equal(g[k + 2], 0);
+  }
+  // the bead starts on the wire as drawn: its pose is its position, identity orientation
+  assert.deepEqual(Array.from(info.initialPoses), [...bead.particles[0].position, 0, 0, 0, 0, 0, 1]);
+
+  const rope = loadScene('rope', { particles: 5, length: 2 }).world as ParticleSystemDesc;
+  const r = renderInfo(rope) as Drawable;
+  assert.equal(r.planar, false);
+  const u = new Uint32Array(r.joints), i32 = new Int32Array(r.joints), f = new Float32Array(r.joints);
+  const records = Array.from({ length: r.jointCount }, (_, k) => {
+    const o = (JOINT_BYTES / 4) * k;
+    return { a: u[o], b: i32[o + 1], kind: u[o + 2], rb: Array.from(f.subarray(o + 8, o + 11)) };
+  });
+  assert.deepEqual(records[0], { a: 0, b: -1, kind: JOINT_POINT, rb: [0, 0, 0] }, 'the nail: particle 0 to its world point');
+  for (let k = 1; k < 5; k++) assert.deepEqual(records[k], { a: k - 1, b: k, kind: JOINT_ROD, rb: [0, 0, 0] });
+  // the rope, nailed at one end, can hang its whole length below the nail and swing through it
+  assert.ok(r.bounds.min[1] <= -2 && r.bounds.min[0] <= -2 && r.bounds.max[0] >= 2, JSON.stringify(r.bounds));
+
+  // a CPU snapshot packs into the pose layout the GPU solvers keep
+  const out = new Float32Array(POSE_FLOATS * 5);
+  r.packPoses({ frame: 0, time: 0, bodyCount: 5, position: Float64Array.from(rope.particles.flatMap((p) => p.position)), orientation: Float64Array.from({ length: 20 }, (_, k) => (k % 4 === 3 ? 1 : 0)), linearVelocity: new Float64Array(15), angularVelocity: new Float64Array(15) }, out);
+  assert.deepEqual(out, r.initialPoses);
+});
+
+test('the bead on its wire: drawn with its wire, and the numbers shown are the ones the library measures', async (t) => {
+  if (!haveBrowser(t)) return;
+  const v = await viewer();
+  const { page, consoleErrors, outside } = await openPage(v.origin, '/?scene=bead-on-wire&velocity=0,-3&solver=witkin-rk4');
+  try {
+    await waitForFrames(page, 'witkin-rk4', 30);
+    await page.click('#play');
+    await page.waitForFunction(() => document.getElementById('hud')!.dataset.state === 'paused');
+    const h = await hud(page);
+    const [row] = await legend(page);
+    t.diagnostic(JSON.stringify(row));
+    assert.equal(h.bodies, '1');
+    assert.equal(h.constraints, '1');
+    assert.doesNotMatch((await page.textContent('#hud'))!, /not drawable/);
+    assert.equal(row.zeroCopy, 'false', 'a CPU solver is drawn from its snapshots');
+
+    // the same run in the library, to the frame the page stopped at: the same violation and energy
+    const frame = Number(row.frame);
+    const desc = loadScene('bead-on-wire', { velocity: [0, -3] }).world;
+    const info = findSolver('witkin-rk4')!;
+    const solver = await info.create(desc, resolveOptions(info, {}));
+    await solver.step(frame);
+    const m = metricsFor(desc).measure(await solver.snapshot());
+    assert.ok(m.maxViolation < 1e-5, `the bead stays on its wire: ${m.maxViolation} m`);
+    assert.equal(Number(row.maxViolation), m.maxViolation, 'max |c| shown');
+    assert.equal(Number(row.energy), m.energy, 'energy shown');
+
+    // on the canvas: the bead in its colour and the wire in the guides' colour
+    const wire = '#dbcc94'; // viewer/shaders.wgsl.ts guide_fs (0.86, 0.8, 0.58)
+    const seen = inspectImage(decodePng(await page.locator('#view').screenshot({ path: join(dir, 'viewer-bead.png') })), [row.colour!, wire]);
+    t.diagnostic(`bead screenshot: ${JSON.stringify(seen)}`);
+    assert.ok(seen.byColour[row.colour!] > 50, `the bead: ${seen.byColour[row.colour!]} pixels`);
+    assert.ok(seen.byColour[wire] > 300, `the wire: ${seen.byColour[wire]} pixels`);
+    assert.deepEqual(consoleErrors, [], 'console errors');
+    assert.deepEqual(outside, [], 'requests outside the server');
+  } finally {
+    await page.close();
+  }
 });

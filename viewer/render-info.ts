@@ -1,25 +1,43 @@
 /**
  * Everything the viewer needs to draw a scene description, behind one function: renderInfo(desc).
- * The renderer never reads a WorldDesc itself, so a new kind of description (particle systems,
- * new shapes) is one new branch here.
+ * The renderer never reads a description itself, so a new kind of description (new shapes) is
+ * one new branch here.
  *
- * For a rigid WorldDesc (spheres and point constraints):
- *   - per body its radius, and its pose in the layout every GPU solver keeps (two vec4f per
- *     body: (x, 0) and the quaternion q = [x y z w]; src/gpu/frames.ts packBodyState), which
- *     the renderer reads from the solver's own buffer (GPU solvers) or from a snapshot
- *     packed by packPoses (CPU solvers);
- *   - per point constraint its bodies and local anchors r⁰, r¹ (r¹ a world point when bodyB is
- *     the world): the renderer's vertex shader turns them into the segments
- *     x_A → x_A + R(q_A) r⁰ → x_B + R(q_B) r¹ → x_B from the live poses (the middle segment is
- *     the violation c of reference text eq. 3), so no segment is computed on the CPU per frame.
+ * Bodies are drawn as spheres from poses in the layout every GPU solver keeps (two vec4f per
+ * body: (x, 0) and the quaternion q = [x y z w]; src/gpu/frames.ts packBodyState), which the
+ * renderer reads from the solver's own buffer (GPU solvers) or from a snapshot packed by
+ * packPoses (CPU solvers). Per joint record (JOINT_BYTES) its bodies, local anchors r⁰, r¹ (r¹ a
+ * world point when bodyB is the world) and a kind; the vertex shader draws three segments
+ * x_A → x_A + R(q_A) r⁰ → x_B + R(q_B) r¹ → x_B from the live poses, so no segment is computed
+ * on the CPU per frame:
+ *   JOINT_POINT   a point constraint: the middle segment is its violation c (reference text
+ *                 eq. 3), drawn in the gap colour (a particle's nail: the particle to its nail)
+ *   JOINT_ROD     a particle distance constraint: the middle segment is the rod itself
+ *   JOINT_SPRING  a spring force between two particles
+ * Guides are fixed world-space line segments (a bead's wire, a plane, a line): drawn once per
+ * scene, not per solver.
+ *
+ * Rigid WorldDesc: spheres (other shapes are not drawable yet) and point constraints.
+ * Particle system (src/particles/model.ts): each particle a sphere of its `radius` (or 2 % of the
+ * scene's extent), identity orientation; 2-D scenes lie in the xy-plane (z = 0) and are `planar`
+ * (the camera looks along −z).
  */
 import type { WorldDesc } from '../src/model/world.js';
 import type { Snapshot } from '../src/solvers/solver.js';
+import type { ParticleSystemDesc } from '../src/particles/model.js';
+import { isParticleSystem } from '../src/model/scene-desc.js';
 
 /** f32 per body in the pose layout: (x, y, z, 0), (qx, qy, qz, qw). */
 export const POSE_FLOATS = 8;
-/** bytes per joint record: u32 bodyA, i32 bodyB (−1 = the world), 2 × pad, vec4f r⁰, vec4f r¹ */
+/** bytes per joint record: u32 bodyA, i32 bodyB (−1 = the world), u32 kind, pad, vec4f r⁰, vec4f r¹ */
 export const JOINT_BYTES = 48;
+export const JOINT_POINT = 0;
+export const JOINT_ROD = 1;
+export const JOINT_SPRING = 2;
+/** segments per drawn circle */
+const CIRCLE_SEGMENTS = 96;
+
+type Box = { min: [number, number, number]; max: [number, number, number] };
 
 export interface Drawable {
   drawable: true;
@@ -29,10 +47,16 @@ export interface Drawable {
   radius: Float32Array<ArrayBuffer>;
   /** joint records (JOINT_BYTES each) for the renderer's storage buffer */
   joints: ArrayBuffer;
+  /** fixed world-space line segments, two xyz points each (a wire, a plane, a line) */
+  guides: Float32Array<ArrayBuffer>;
   /** the initial poses (POSE_FLOATS per body) */
   initialPoses: Float32Array<ArrayBuffer>;
-  /** axis-aligned box around the bodies and world anchors, m */
-  bounds: { min: [number, number, number]; max: [number, number, number] };
+  /** axis-aligned box around the bodies, world anchors and guides, m */
+  bounds: Box;
+  /** a 2-D scene in the xy-plane: viewed along −z, no ground grid */
+  planar: boolean;
+  /** the bounds already hold everywhere the bodies can swing (no room is added below them for a fall) */
+  reach: boolean;
   /** a snapshot's bodies in the pose layout (for solvers that do not live on the GPU) */
   packPoses(s: Snapshot, out: Float32Array): void;
 }
@@ -44,14 +68,66 @@ export interface NotDrawable {
 
 export type RenderInfo = Drawable | NotDrawable;
 
-/** A description as a scene may build it: a rigid WorldDesc, or (coming) another kind. */
-export type SceneDescription = WorldDesc | { kind: string };
+/** A description as a scene may build it: a rigid WorldDesc, a particle system, or (coming) another kind. */
+export type SceneDescription = WorldDesc | ParticleSystemDesc | { kind: string };
 
 export function isRigidWorld(desc: unknown): desc is WorldDesc {
   return !!desc && typeof desc === 'object' && Array.isArray((desc as WorldDesc).bodies) && Array.isArray((desc as WorldDesc).constraints);
 }
 
+function emptyBox(): Box {
+  return { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
+}
+
+function grow(box: Box, p: readonly number[], pad: number): void {
+  for (let d = 0; d < 3; d++) {
+    box.min[d] = Math.min(box.min[d], p[d] - pad);
+    box.max[d] = Math.max(box.max[d], p[d] + pad);
+  }
+}
+
+/** A box with something in it: an empty one becomes the unit cube around the origin. */
+function settle(box: Box): Box {
+  if (!Number.isFinite(box.min[0])) {
+    box.min.fill(-1);
+    box.max.fill(1);
+  }
+  return box;
+}
+
+/** A snapshot's bodies in the pose layout. */
+function packSnapshot(snap: Snapshot, out: Float32Array): void {
+  const x = snap.position, q = snap.orientation;
+  for (let i = 0; i < snap.bodyCount; i++) {
+    const o = POSE_FLOATS * i;
+    out[o] = x[3 * i];
+    out[o + 1] = x[3 * i + 1];
+    out[o + 2] = x[3 * i + 2];
+    out[o + 3] = 0;
+    out[o + 4] = q[4 * i];
+    out[o + 5] = q[4 * i + 1];
+    out[o + 6] = q[4 * i + 2];
+    out[o + 7] = q[4 * i + 3];
+  }
+}
+
+/** Joint records from (bodyA, bodyB or −1, kind, r⁰, r¹). */
+function jointRecords(list: { a: number; b: number; kind: number; ra: readonly number[]; rb: readonly number[] }[]): ArrayBuffer {
+  const joints = new ArrayBuffer(JOINT_BYTES * list.length);
+  const u = new Uint32Array(joints), s = new Int32Array(joints), f = new Float32Array(joints);
+  list.forEach((j, k) => {
+    const o = (JOINT_BYTES / 4) * k;
+    u[o] = j.a;
+    s[o + 1] = j.b;
+    u[o + 2] = j.kind;
+    f.set(j.ra.slice(0, 3), o + 4);
+    f.set(j.rb.slice(0, 3), o + 8);
+  });
+  return joints;
+}
+
 export function renderInfo(desc: SceneDescription): RenderInfo {
+  if (isParticleSystem(desc)) return particleRenderInfo(desc);
   if (!isRigidWorld(desc)) {
     const kind = (desc as { kind?: unknown })?.kind;
     return { drawable: false, reason: `${typeof kind === 'string' ? `a '${kind}' scene` : 'this scene'} is not drawable yet` };
@@ -63,58 +139,135 @@ export function renderInfo(desc: SceneDescription): RenderInfo {
   const n = bodies.length;
   const radius = new Float32Array(n);
   const initialPoses = new Float32Array(POSE_FLOATS * n);
-  const min: [number, number, number] = [Infinity, Infinity, Infinity];
-  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
-  const grow = (p: readonly number[], pad: number) => {
-    for (let d = 0; d < 3; d++) {
-      min[d] = Math.min(min[d], p[d] - pad);
-      max[d] = Math.max(max[d], p[d] + pad);
-    }
-  };
+  const box = emptyBox();
   bodies.forEach((b, i) => {
     radius[i] = b.shape.radius;
     const q = b.orientation ?? [0, 0, 0, 1];
     const qn = Math.hypot(...q) || 1;
     initialPoses.set([b.position[0], b.position[1], b.position[2], 0, q[0] / qn, q[1] / qn, q[2] / qn, q[3] / qn], POSE_FLOATS * i);
-    grow(b.position, b.shape.radius);
+    grow(box, b.position, b.shape.radius);
+  });
+  for (const c of constraints) if (c.bodyB === null) grow(box, c.anchorB, 0);
+  const joints = jointRecords(constraints.map((c) => ({ a: c.bodyA, b: c.bodyB === null ? -1 : c.bodyB, kind: JOINT_POINT, ra: c.anchorA, rb: c.anchorB })));
+  return { drawable: true, bodyCount: n, jointCount: constraints.length, radius, joints, guides: new Float32Array(0), initialPoses, bounds: settle(box), planar: false, reach: false, packPoses: packSnapshot };
+}
+
+/**
+ * A particle system: particles as spheres, distance constraints as rods, springs as lines,
+ * nails as point joints to the world; wires (circle/sphere constraints and parametric circles),
+ * planes and lines as guides.
+ */
+function particleRenderInfo(desc: ParticleSystemDesc): Drawable {
+  const dim = desc.dimension;
+  const p3 = (v: readonly number[]): [number, number, number] => [v[0], v[1], dim === 3 ? v[2] : 0];
+  const n = desc.particles.length;
+  const positions = desc.particles.map((p) => p3(p.position));
+
+  // the extent first (particles, nails, wires), as it sizes undrawn radii, planes and lines
+  const box = emptyBox();
+  for (const x of positions) grow(box, x, 0);
+  const wires: { centre: [number, number, number]; r: number }[] = [];
+  for (const c of desc.constraints) {
+    if (c.type === 'circle') wires.push({ centre: p3(c.center), r: c.radius });
+    else if (c.type === 'nail') grow(box, p3(c.point), 0);
+  }
+  for (const c of desc.parametric ?? []) wires.push({ centre: p3(c.center), r: c.radius });
+  for (const w of wires) grow(box, w.centre, w.r);
+  // what hangs from fixed points (fixed particles, nails) moves within its reach, the farthest
+  // particle from one at the start. A 2-D scene frames the whole disc of reach (a double
+  // pendulum may loop over its pivot). A 3-D one, seen from an angle, where a sphere of reach
+  // frames it far too small: that much below the point, and, hung from one point alone, the
+  // mirror side it swings through.
+  const anchors = [...desc.particles.flatMap((p, i) => (p.fixed ? [positions[i]] : [])), ...desc.constraints.flatMap((c) => (c.type === 'nail' ? [p3(c.point)] : []))];
+  for (const a of anchors) {
+    const reach = Math.max(0, ...positions.map((x) => Math.hypot(x[0] - a[0], x[1] - a[1], x[2] - a[2])));
+    if (dim === 2) grow(box, a, reach);
+    grow(box, [a[0], a[1] - reach, a[2]], 0);
+    if (anchors.length === 1) for (const x of positions) grow(box, [2 * a[0] - x[0], a[1], 2 * a[2] - x[2]], 0);
+  }
+  if (dim === 2) box.min[2] = box.max[2] = 0;
+  settle(box);
+  const extent = Math.max(box.max[0] - box.min[0], box.max[1] - box.min[1], box.max[2] - box.min[2], 1e-3);
+
+  const radius = new Float32Array(n);
+  const initialPoses = new Float32Array(POSE_FLOATS * n);
+  desc.particles.forEach((p, i) => {
+    radius[i] = p.radius ?? 0.02 * extent;
+    initialPoses.set([...positions[i], 0, 0, 0, 0, 1], POSE_FLOATS * i);
+    grow(box, positions[i], radius[i]);
   });
 
-  const joints = new ArrayBuffer(JOINT_BYTES * constraints.length);
-  const u = new Uint32Array(joints), s = new Int32Array(joints), f = new Float32Array(joints);
-  constraints.forEach((c, j) => {
-    const o = (JOINT_BYTES / 4) * j;
-    u[o] = c.bodyA;
-    s[o + 1] = c.bodyB === null ? -1 : c.bodyB;
-    f.set(c.anchorA, o + 4);
-    f.set(c.anchorB, o + 8);
-    if (c.bodyB === null) grow(c.anchorB, 0);
-  });
-  if (!Number.isFinite(min[0])) {
-    min.fill(-1);
-    max.fill(1);
+  const zero = [0, 0, 0];
+  const links: Parameters<typeof jointRecords>[0] = [];
+  for (const c of desc.constraints) {
+    if (c.type === 'distance') links.push({ a: c.a, b: c.b, kind: JOINT_ROD, ra: zero, rb: zero });
+    else if (c.type === 'nail') links.push({ a: c.particle, b: -1, kind: JOINT_POINT, ra: zero, rb: p3(c.point) });
+  }
+  for (const f of desc.forces) if (f.type === 'spring') links.push({ a: f.a, b: f.b, kind: JOINT_SPRING, ra: zero, rb: zero });
+
+  const guides: number[] = [];
+  const segment = (a: readonly number[], b: readonly number[]) => guides.push(a[0], a[1], a[2], b[0], b[1], b[2]);
+  /** the circle about `centre` of radius r in the plane spanned by unit vectors u, v */
+  const circle = (centre: readonly number[], r: number, u: readonly number[], v: readonly number[]) => {
+    const at = (k: number) => {
+      const t = (2 * Math.PI * k) / CIRCLE_SEGMENTS;
+      return [0, 1, 2].map((d) => centre[d] + r * (Math.cos(t) * u[d] + Math.sin(t) * v[d]));
+    };
+    for (let k = 0; k < CIRCLE_SEGMENTS; k++) segment(at(k), at(k + 1));
+  };
+  const X = [1, 0, 0], Y = [0, 1, 0], Z = [0, 0, 1];
+  for (const w of wires) {
+    circle(w.centre, w.r, X, Y);
+    // a sphere (a circle constraint in 3-D): its three great circles
+    if (dim === 3) {
+      circle(w.centre, w.r, Y, Z);
+      circle(w.centre, w.r, Z, X);
+    }
+  }
+  const unit = (v: readonly number[]) => {
+    const l = Math.hypot(v[0], v[1], v[2]) || 1;
+    return [v[0] / l, v[1] / l, v[2] / l];
+  };
+  const along = (o: readonly number[], d: readonly number[], s: number) => [o[0] + s * d[0], o[1] + s * d[1], o[2] + s * d[2]];
+  for (const c of desc.constraints) {
+    if (c.type !== 'plane' && c.type !== 'line') continue;
+    const x = positions[c.particle], o = p3(c.point);
+    if (c.type === 'line' || dim === 2) {
+      // a line (a plane in 2-D is the line normal to n), drawn through the particle's foot on it
+      const d = c.type === 'line' ? unit(p3(c.direction)) : unit([-c.normal[1], c.normal[0], 0]);
+      const foot = along(o, d, (x[0] - o[0]) * d[0] + (x[1] - o[1]) * d[1] + (x[2] - o[2]) * d[2]);
+      segment(along(foot, d, -extent), along(foot, d, extent));
+      for (let dd = 0; dd < 3; dd++) {
+        box.min[dd] = Math.min(box.min[dd], foot[dd] - Math.abs(d[dd]) * extent);
+        box.max[dd] = Math.max(box.max[dd], foot[dd] + Math.abs(d[dd]) * extent);
+      }
+    } else {
+      // a plane in 3-D: a square of side 2·extent about the particle's foot, with its diagonals
+      const nrm = unit(c.normal);
+      const s = (x[0] - o[0]) * nrm[0] + (x[1] - o[1]) * nrm[1] + (x[2] - o[2]) * nrm[2];
+      const foot = along(x, nrm, -s);
+      const u = unit(Math.abs(nrm[1]) < 0.9 ? [nrm[2], 0, -nrm[0]] : [0, -nrm[2], nrm[1]]);
+      const v = [nrm[1] * u[2] - nrm[2] * u[1], nrm[2] * u[0] - nrm[0] * u[2], nrm[0] * u[1] - nrm[1] * u[0]];
+      const corner = (a: number, b: number) => [0, 1, 2].map((d) => foot[d] + extent * (a * u[d] + b * v[d]));
+      const cs = [corner(-1, -1), corner(1, -1), corner(1, 1), corner(-1, 1)];
+      for (let k = 0; k < 4; k++) segment(cs[k], cs[(k + 1) % 4]);
+      segment(cs[0], cs[2]);
+      segment(cs[1], cs[3]);
+      for (const p of cs) grow(box, p, 0);
+    }
   }
 
   return {
     drawable: true,
     bodyCount: n,
-    jointCount: constraints.length,
+    jointCount: links.length,
     radius,
-    joints,
+    joints: jointRecords(links),
+    guides: new Float32Array(guides),
     initialPoses,
-    bounds: { min, max },
-    packPoses(snap, out) {
-      const x = snap.position, q = snap.orientation;
-      for (let i = 0; i < snap.bodyCount; i++) {
-        const o = POSE_FLOATS * i;
-        out[o] = x[3 * i];
-        out[o + 1] = x[3 * i + 1];
-        out[o + 2] = x[3 * i + 2];
-        out[o + 3] = 0;
-        out[o + 4] = q[4 * i];
-        out[o + 5] = q[4 * i + 1];
-        out[o + 6] = q[4 * i + 2];
-        out[o + 7] = q[4 * i + 3];
-      }
-    },
+    bounds: box,
+    planar: dim === 2,
+    reach: anchors.length > 0,
+    packPoses: packSnapshot,
   };
 }

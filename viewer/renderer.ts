@@ -6,8 +6,9 @@
  * come from storage buffers:
  *   - a GPU solver's own `pose` buffer (GpuSolverBase.bodyState()): nothing is read back;
  *   - for a CPU solver, a buffer of the same layout the viewer fills from its snapshot.
- * Draw order: opaque spheres (one solver) → grid → joints → translucent spheres (overlaid
- * solvers, depth-tested, not depth-writing, so each one shows through the others).
+ * Draw order: opaque spheres (one solver) → grid (not for a planar scene) → guides → joints →
+ * translucent spheres (overlaid solvers, depth-tested, not depth-writing, so each one shows
+ * through the others).
  */
 import type { GpuContext } from '../src/gpu/device.js';
 import { OrbitCamera, invertRigid, type Vec3 } from './camera.js';
@@ -33,9 +34,9 @@ export class Renderer {
   private readonly cameraBuffer: GPUBuffer;
   private readonly cameraGroup: GPUBindGroup;
   private readonly slotLayout: GPUBindGroupLayout;
-  private readonly pipelines: { opaque: GPURenderPipeline; translucent: GPURenderPipeline; grid: GPURenderPipeline; joints: GPURenderPipeline };
+  private readonly pipelines: { opaque: GPURenderPipeline; translucent: GPURenderPipeline; grid: GPURenderPipeline; joints: GPURenderPipeline; guides: GPURenderPipeline };
   private depth: GPUTexture | null = null;
-  private scene: { info: Drawable; radius: GPUBuffer; joints: GPUBuffer; origin: Vec3; groundY: number; cell: number } | null = null;
+  private scene: { info: Drawable; radius: GPUBuffer; joints: GPUBuffer; guides: GPUBuffer | null; origin: Vec3; groundY: number; cell: number } | null = null;
 
   /** A renderer on `gpu`'s device; a shader or pipeline fault is thrown here, not left for the first frame. */
   static async create(gpu: GpuContext, canvas: HTMLCanvasElement): Promise<Renderer> {
@@ -76,11 +77,11 @@ export class Renderer {
       color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' },
       alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
     };
-    const pipeline = (label: string, layout: GPUPipelineLayout, vs: string, fs: string, topology: GPUPrimitiveTopology, blended: boolean, depthWrite: boolean, compare: GPUCompareFunction) =>
+    const pipeline = (label: string, layout: GPUPipelineLayout, vs: string, fs: string, topology: GPUPrimitiveTopology, blended: boolean, depthWrite: boolean, compare: GPUCompareFunction, buffers: GPUVertexBufferLayout[] = []) =>
       d.createRenderPipeline({
         label,
         layout,
-        vertex: { module, entryPoint: vs },
+        vertex: { module, entryPoint: vs, buffers },
         fragment: { module, entryPoint: fs, targets: [{ format: this.format, blend: blended ? blend : undefined }] },
         primitive: { topology, cullMode: 'none' },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: depthWrite, depthCompare: compare },
@@ -90,6 +91,9 @@ export class Renderer {
       translucent: pipeline('spheres (overlay)', full, 'sphere_vs', 'sphere_fs', 'triangle-strip', true, false, 'less'),
       grid: pipeline('grid', cameraOnly, 'grid_vs', 'grid_fs', 'triangle-strip', true, true, 'less'),
       joints: pipeline('joints', full, 'joint_vs', 'joint_fs', 'line-list', true, false, 'less-equal'),
+      guides: pipeline('guides', cameraOnly, 'guide_vs', 'guide_fs', 'line-list', true, false, 'less-equal', [
+        { arrayStride: 12, attributes: [{ shaderLocation: 0, offset: 0, format: 'float32x3' }] },
+      ]),
     };
   }
 
@@ -101,13 +105,18 @@ export class Renderer {
     d.queue.writeBuffer(radius, 0, info.radius);
     const joints = d.createBuffer({ label: 'joints', size: Math.max(48, info.joints.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     if (info.joints.byteLength) d.queue.writeBuffer(joints, 0, info.joints);
+    let guides: GPUBuffer | null = null;
+    if (info.guides.length) {
+      guides = d.createBuffer({ label: 'guides', size: info.guides.byteLength, usage: GPUBufferUsage.VERTEX | GPUBufferUsage.COPY_DST });
+      d.queue.writeBuffer(guides, 0, info.guides);
+    }
     const { min, max } = info.bounds;
     const extent = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 1e-3);
     // the ground: y = 0, or below the scene when it starts below 0
     const groundY = Math.min(0, min[1] - 0.05 * extent);
     const origin: Vec3 = [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2];
     const cell = 10 ** Math.floor(Math.log10(extent / 3));
-    this.scene = { info, radius, joints, origin, groundY, cell };
+    this.scene = { info, radius, joints, guides, origin, groundY, cell };
     if (reframe) this.frameScene();
   }
 
@@ -118,13 +127,19 @@ export class Renderer {
     const min = rel(info.bounds.min), max = rel(info.bounds.max);
     // things fall: show the space below the scene, down to the ground, by up to half its width
     const width = Math.max(max[0] - min[0], max[2] - min[2]);
-    min[1] = Math.max(groundY - origin[1], Math.min(min[1], min[1] - 0.5 * width));
+    if (!info.reach) min[1] = Math.max(groundY - origin[1], Math.min(min[1], min[1] - 0.5 * width));
+    // a 2-D scene (the xy-plane) is seen face on
+    if (info.planar) {
+      this.camera.yaw = 0;
+      this.camera.pitch = 0;
+    }
     this.camera.frame(min, max, Math.max(0.2, this.canvas.clientWidth / Math.max(1, this.canvas.clientHeight)));
   }
 
   clearScene(): void {
     this.scene?.radius.destroy();
     this.scene?.joints.destroy();
+    this.scene?.guides?.destroy();
     this.scene = null;
   }
 
@@ -222,8 +237,15 @@ export class Renderer {
         }
       };
       if (!opts.translucent) spheres(this.pipelines.opaque);
-      pass.setPipeline(this.pipelines.grid);
-      pass.draw(4);
+      if (!this.scene.info.planar) {
+        pass.setPipeline(this.pipelines.grid);
+        pass.draw(4);
+      }
+      if (this.scene.guides) {
+        pass.setPipeline(this.pipelines.guides);
+        pass.setVertexBuffer(0, this.scene.guides);
+        pass.draw(this.scene.info.guides.length / 3);
+      }
       if (opts.joints) {
         pass.setPipeline(this.pipelines.joints);
         for (const s of slots) {

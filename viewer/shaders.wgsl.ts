@@ -8,9 +8,9 @@
  *                                `pose` buffer (src/gpu/frames.ts packBodyState), or a CPU
  *                                solver's snapshot in the same layout
  *            2  radius  storage  per body f32
- *            3  joints  storage  per point constraint: bodyA, bodyB (−1 = world), r⁰, r¹
+ *            3  joints  storage  per joint: bodyA, bodyB (−1 = world), kind, r⁰, r¹
  *                                (render-info.ts)
- * The grid uses group 0 only.
+ * The grid and the guides (fixed world-space segments, a vertex buffer) use group 0 only.
  * Positions are made relative to cam.origin before any matrix (f32 positions 10 km out keep
  * their millimetres that way).
  */
@@ -37,6 +37,8 @@ struct Slot {
 struct Joint {
   body_a: u32,
   body_b: i32,        // −1: anchor_b is a world point
+  kind: u32,          // 0 point constraint, 1 particle rod, 2 spring (render-info.ts JOINT_*)
+  pad: u32,
   anchor_a: vec4f,    // r⁰ in A's frame
   anchor_b: vec4f,    // r¹ in B's frame, or the world point
 }
@@ -164,7 +166,7 @@ fn grid_fs(in: GridOut) -> @location(0) vec4f {
   return vec4f(vec3f(0.62, 0.66, 0.72), a);
 }
 
-// ---- joints: per point constraint x_A → anchor A → anchor B → x_B, as three line segments -------
+// ---- joints: per joint x_A → anchor A → anchor B → x_B, as three line segments ------------------
 
 struct LineOut {
   @builtin(position) clip: vec4f,
@@ -191,13 +193,29 @@ fn joint_vs(@builtin(vertex_index) v: u32) -> LineOut {
   if (k == 5u) { p = xb; }
   var out: LineOut;
   out.clip = cam.proj * cam.view * vec4f(p, 1.0);
-  // the middle segment is the violation c = pa − pb (reference text eq. 3)
-  out.colour = select(vec4f(slot.colour.rgb * 0.45, 0.9), slot.gap, k == 2u || k == 3u);
+  // the middle segment: a point constraint's violation c = pa − pb (reference text eq. 3),
+  // or a particle rod or spring itself
+  var middle = slot.gap;
+  if (j.kind == 1u) { middle = vec4f(mix(slot.colour.rgb, vec3f(1.0), 0.35), 0.95); }
+  if (j.kind == 2u) { middle = vec4f(mix(slot.colour.rgb, vec3f(1.0), 0.6), 0.6); }
+  out.colour = select(vec4f(slot.colour.rgb * 0.45, 0.9), middle, k == 2u || k == 3u);
   return out;
 }
 
 @fragment
 fn joint_fs(in: LineOut) -> @location(0) vec4f {
   return in.colour;
+}
+
+// ---- guides: fixed world-space segments (a bead's wire, a plane, a line) ---------------------------
+
+@vertex
+fn guide_vs(@location(0) p: vec3f) -> @builtin(position) vec4f {
+  return cam.proj * cam.view * vec4f(p - cam.origin.xyz, 1.0);
+}
+
+@fragment
+fn guide_fs() -> @location(0) vec4f {
+  return vec4f(0.86, 0.8, 0.58, 0.85);
 }
 `;
