@@ -37,4 +37,15 @@ cpSync(join(uplot, 'dist/uPlot.iife.min.js'), join(out, 'uPlot.iife.min.js'));
 cpSync(join(uplot, 'dist/uPlot.min.css'), join(out, 'uPlot.min.css'));
 cpSync(join(uplot, 'LICENSE'), join(out, 'uPlot.LICENSE'));
 await buildViewer({ outdir: join(out, 'viewer') });
-console.log(`bundle: ${out}/solverlab.mjs (+ node_modules/webgpu for ${plat}, uPlot for the compare report, viewer/ for solverlab view)`);
+// the viewer's render benchmark (scripts/bench-render.ts), for a GPU host with Node alone
+await build({
+  entryPoints: ['scripts/bench-render.ts'],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  outfile: join(out, 'bench-render.mjs'),
+  external: ['webgpu'],
+  logLevel: 'warning',
+});
+console.log(`bundle: ${out}/solverlab.mjs (+ node_modules/webgpu for ${plat}, uPlot for the compare report, viewer/ for solverlab view, bench-render.mjs)`);

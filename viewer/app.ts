@@ -20,7 +20,7 @@ import { parseAnySceneFile } from '../src/model/scene-file.js';
 import { isParticleSystem, type SceneDesc } from '../src/model/scene-desc.js';
 import { formatNumber as fmt } from '../src/bench/table.js';
 import { renderInfo, type Drawable } from './render-info.js';
-import { Renderer } from './renderer.js';
+import { Renderer, canvasTarget } from './renderer.js';
 import { Slot } from './sim.js';
 import { LivePlots } from './plots.js';
 import { configQuery, defaultScene, parseConfig } from './config.js';
@@ -97,6 +97,8 @@ export class App {
   private lastHudRendered = 0;
   /** wall ms per drawn frame (the whole loop: steps, samples, uploads, drawing), over the last heads-up window */
   private frameMs = NaN;
+  /** GPU ms of the render pass (median over the last heads-up window; NaN without timestamp queries) */
+  private drawMs = NaN;
   private gpuProblem: string | null = null;
   private restarts = 0;
   /** refresh the heads-up line on the next frame (after play/pause, a single step) */
@@ -162,7 +164,7 @@ export class App {
         this.playing = false;
         this.updatePlayButton();
       });
-      this.renderer = await Renderer.create(this.gpu, canvas);
+      this.renderer = await Renderer.create(this.gpu, canvasTarget(this.gpu.device, canvas));
       this.bindCamera(canvas);
     } catch (e) {
       this.gpu = null;
@@ -729,6 +731,8 @@ export class App {
     const run = this.run;
     const main = run?.slots[0];
     for (const s of run?.slots ?? []) s.updateTimings();
+    const passes = this.renderer?.drawTimings() ?? [];
+    if (passes.length) this.drawMs = passes.sort((a, b) => a - b)[Math.floor((passes.length - 1) / 2)];
     const d = hud.dataset;
     d.adapter = this.gpu ? this.gpu.adapterName : 'none';
     d.software = String(!!this.gpu?.software);
@@ -746,6 +750,7 @@ export class App {
     d.rendered = String(this.renderedFrames);
     d.state = this.playing ? 'playing' : 'paused';
     d.frameMs = String(this.frameMs);
+    d.drawMs = String(this.drawMs);
     const sep = () => el('span', { className: 'sep', textContent: '·' });
     const parts: (string | Node)[] = [
       `adapter: ${this.gpu ? `${this.gpu.adapterName}${this.gpu.software ? ' [software]' : ''}` : 'none (no WebGPU)'}`,
@@ -758,6 +763,7 @@ export class App {
       parts.push(sep(), `${main.info.id}: ${fmt(main.msPerStep)} ms/step (${clockNames[main.clock] ?? main.clock})`, sep(), `${fmt(main.stepsPerSecond)} steps/s`, sep(), `frame ${main.frame}`, sep(), `t = ${main.time.toFixed(2)} s`);
       if (main.status === 'diverged' || main.status === 'failed') parts.push(sep(), el('span', { className: 'error', textContent: main.status === 'diverged' ? 'DIVERGED' : 'FAILED' }));
     }
+    if (Number.isFinite(this.drawMs)) parts.push(sep(), `draw ${fmt(this.drawMs)} ms (GPU)`);
     parts.push(sep(), `${fmt(this.frameMs)} ms/frame`);
     if (run?.notDrawable) parts.push(sep(), run.notDrawable);
     hud.replaceChildren(...parts);

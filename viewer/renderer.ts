@@ -2,8 +2,10 @@
  * The WebGPU renderer, on the same device as the GPU solvers: sphere impostors with simple
  * lighting, a ground grid, and point constraints as line segments.
  *
- * Per frame it writes the camera uniform (256 bytes) and records one render pass; body poses
- * come from storage buffers:
+ * It draws into a RenderTarget: the page's canvas (canvasTarget) or an offscreen texture
+ * (offscreenTarget: scripts/bench-render.ts times the same pipelines in Node, on any adapter).
+ * Per frame it writes the camera uniform (256 bytes) and records one render pass, timed with
+ * GPU timestamps where the adapter has them (drawTimings); body poses come from storage buffers:
  *   - a GPU solver's own `pose` buffer (GpuSolverBase.bodyState()): nothing is read back;
  *   - for a CPU solver, a buffer of the same layout the viewer fills from its snapshot.
  * Draw order: opaque spheres (one solver) → grid (not for a planar scene) → guides → joints →
@@ -19,6 +21,45 @@ const CAMERA_BYTES = 256;
 const SLOT_BYTES = 48;
 export const BACKGROUND = [0.082, 0.09, 0.106] as const;
 
+/** Where the renderer draws: a colour texture of `format`, `size()` device pixels, for each frame. */
+export interface RenderTarget {
+  readonly format: GPUTextureFormat;
+  /** the size of the next frame, device pixels (a canvas follows its CSS size) */
+  size(): { width: number; height: number };
+  /** the texture of the next frame */
+  view(): GPUTextureView;
+}
+
+/** The page's canvas, at its CSS size × devicePixelRatio (at most 2). */
+export function canvasTarget(device: GPUDevice, canvas: HTMLCanvasElement): RenderTarget {
+  const context = canvas.getContext('webgpu');
+  if (!context) throw new Error('the canvas has no WebGPU context');
+  const format = navigator.gpu.getPreferredCanvasFormat();
+  context.configure({ device, format, alphaMode: 'opaque' });
+  return {
+    format,
+    size() {
+      const dpr = Math.min(window.devicePixelRatio || 1, 2);
+      const width = Math.max(1, Math.round(canvas.clientWidth * dpr));
+      const height = Math.max(1, Math.round(canvas.clientHeight * dpr));
+      if (canvas.width !== width || canvas.height !== height) {
+        canvas.width = width;
+        canvas.height = height;
+      }
+      return { width, height };
+    },
+    view: () => context.getCurrentTexture().createView(),
+  };
+}
+
+/** An offscreen colour texture of width × height (a benchmark's screen, or a test's). */
+export function offscreenTarget(device: GPUDevice, width: number, height: number): RenderTarget & { texture: GPUTexture } {
+  const format: GPUTextureFormat = 'rgba8unorm';
+  const texture = device.createTexture({ label: 'offscreen', size: [width, height], format, usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC });
+  const view = texture.createView();
+  return { format, texture, size: () => ({ width, height }), view: () => view };
+}
+
 export interface DrawSlot {
   bindGroup: GPUBindGroup;
   uniform: GPUBuffer;
@@ -29,31 +70,39 @@ export interface DrawSlot {
 export class Renderer {
   readonly camera = new OrbitCamera();
   readonly device: GPUDevice;
-  private readonly context: GPUCanvasContext;
   private readonly format: GPUTextureFormat;
   private readonly cameraBuffer: GPUBuffer;
   private readonly cameraGroup: GPUBindGroup;
   private readonly slotLayout: GPUBindGroupLayout;
   private readonly pipelines: { opaque: GPURenderPipeline; translucent: GPURenderPipeline; grid: GPURenderPipeline; joints: GPURenderPipeline; guides: GPURenderPipeline };
   private depth: GPUTexture | null = null;
+  private depthSize = '';
+  /** render-pass timestamps: a query set, its resolve buffer, and a readback buffer free when not mapping */
+  private readonly timer: { set: GPUQuerySet; resolve: GPUBuffer; readback: GPUBuffer; busy: boolean } | null = null;
+  private passMs: number[] = [];
   private scene: { info: Drawable; radius: GPUBuffer; joints: GPUBuffer; guides: GPUBuffer | null; origin: Vec3; groundY: number; cell: number } | null = null;
 
   /** A renderer on `gpu`'s device; a shader or pipeline fault is thrown here, not left for the first frame. */
-  static async create(gpu: GpuContext, canvas: HTMLCanvasElement): Promise<Renderer> {
+  static async create(gpu: GpuContext, target: RenderTarget): Promise<Renderer> {
     gpu.device.pushErrorScope('validation');
-    const renderer = new Renderer(gpu, canvas);
+    const renderer = new Renderer(gpu, target);
     const error = await gpu.device.popErrorScope();
     if (error) throw new Error(`the renderer's pipelines could not be made: ${error.message}`);
     return renderer;
   }
 
-  private constructor(gpu: GpuContext, readonly canvas: HTMLCanvasElement) {
+  private constructor(gpu: GpuContext, readonly target: RenderTarget) {
     this.device = gpu.device;
-    const context = canvas.getContext('webgpu');
-    if (!context) throw new Error('the canvas has no WebGPU context');
-    this.context = context;
-    this.format = navigator.gpu.getPreferredCanvasFormat();
-    this.context.configure({ device: this.device, format: this.format, alphaMode: 'opaque' });
+    this.format = target.format;
+    if (gpu.timestamps) {
+      const d = gpu.device;
+      this.timer = {
+        set: d.createQuerySet({ label: 'render pass', type: 'timestamp', count: 2 }),
+        resolve: d.createBuffer({ label: 'render pass times', size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }),
+        readback: d.createBuffer({ label: 'render pass times (read)', size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
+        busy: false,
+      };
+    }
 
     const d = this.device;
     const VF = GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT;
@@ -133,7 +182,8 @@ export class Renderer {
       this.camera.yaw = 0;
       this.camera.pitch = 0;
     }
-    this.camera.frame(min, max, Math.max(0.2, this.canvas.clientWidth / Math.max(1, this.canvas.clientHeight)));
+    const { width: w, height: h } = this.target.size();
+    this.camera.frame(min, max, Math.max(0.2, w / Math.max(1, h)));
   }
 
   clearScene(): void {
@@ -179,18 +229,39 @@ export class Renderer {
     this.device.queue.writeBuffer(slot.uniform, 0, buf);
   }
 
-  /** Canvas size in device pixels, following its CSS size. */
+  /** The target's size, and a depth texture of that size. */
   private resize(): { width: number; height: number } {
-    const dpr = Math.min(window.devicePixelRatio || 1, 2);
-    const width = Math.max(1, Math.round(this.canvas.clientWidth * dpr));
-    const height = Math.max(1, Math.round(this.canvas.clientHeight * dpr));
-    if (this.canvas.width !== width || this.canvas.height !== height || !this.depth) {
-      this.canvas.width = width;
-      this.canvas.height = height;
+    const { width, height } = this.target.size();
+    if (this.depthSize !== `${width}x${height}` || !this.depth) {
       this.depth?.destroy();
       this.depth = this.device.createTexture({ size: [width, height], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
+      this.depthSize = `${width}x${height}`;
     }
     return { width, height };
+  }
+
+  /**
+   * Where world point `p` lands on the target, in pixels from its top-left corner (the sphere
+   * shader's projection: relative to the scene origin, then view and projection), or null when
+   * it is behind the eye or no scene is set.
+   */
+  project(p: readonly number[]): [number, number] | null {
+    if (!this.scene) return null;
+    const { width, height } = this.target.size();
+    const o = this.scene.origin;
+    const v = this.camera.view(), m = this.camera.projection(width / height);
+    const rel = [p[0] - o[0], p[1] - o[1], p[2] - o[2], 1];
+    const eye = [0, 1, 2, 3].map((r) => v[r] * rel[0] + v[4 + r] * rel[1] + v[8 + r] * rel[2] + v[12 + r] * rel[3]);
+    const clip = [0, 1, 3].map((r) => m[r] * eye[0] + m[4 + r] * eye[1] + m[8 + r] * eye[2] + m[12 + r] * eye[3]);
+    if (!(clip[2] > 0)) return null;
+    return [((clip[0] / clip[2] + 1) / 2) * width, ((1 - clip[1] / clip[2]) / 2) * height];
+  }
+
+  /** GPU ms of each render pass timed since the last call (empty without timestamp queries). */
+  drawTimings(): number[] {
+    const out = this.passMs;
+    this.passMs = [];
+    return out;
   }
 
   private writeCamera(aspect: number): void {
@@ -219,11 +290,12 @@ export class Renderer {
   draw(slots: DrawSlot[], opts: { joints: boolean; translucent: boolean }): void {
     const { width, height } = this.resize();
     const encoder = this.device.createCommandEncoder({ label: 'frame' });
+    // timed when the readback buffer is free (a frame or two after the last timed one)
+    const timer = this.timer && !this.timer.busy ? this.timer : null;
     const pass = encoder.beginRenderPass({
-      colorAttachments: [
-        { view: this.context.getCurrentTexture().createView(), clearValue: [BACKGROUND[0], BACKGROUND[1], BACKGROUND[2], 1], loadOp: 'clear', storeOp: 'store' },
-      ],
+      colorAttachments: [{ view: this.target.view(), clearValue: [BACKGROUND[0], BACKGROUND[1], BACKGROUND[2], 1], loadOp: 'clear', storeOp: 'store' }],
       depthStencilAttachment: { view: this.depth!.createView(), depthClearValue: 1, depthLoadOp: 'clear', depthStoreOp: 'store' },
+      ...(timer ? { timestampWrites: { querySet: timer.set, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {}),
     });
     if (this.scene) {
       this.writeCamera(width / height);
@@ -257,7 +329,26 @@ export class Renderer {
       if (opts.translucent) spheres(this.pipelines.translucent);
     }
     pass.end();
+    if (timer) {
+      encoder.resolveQuerySet(timer.set, 0, 2, timer.resolve, 0);
+      encoder.copyBufferToBuffer(timer.resolve, 0, timer.readback, 0, 16);
+    }
     this.device.queue.submit([encoder.finish()]);
+    if (timer) {
+      timer.busy = true;
+      timer.readback.mapAsync(GPUMapMode.READ).then(
+        () => {
+          const t = new BigUint64Array(timer.readback.getMappedRange());
+          // timestamps in ns; a pass the GPU reports out of order (a clock reset) is not counted
+          if (t[1] > t[0]) this.passMs.push(Number(t[1] - t[0]) / 1e6);
+          timer.readback.unmap();
+          timer.busy = false;
+        },
+        () => {
+          // the device is gone: no more timings
+        },
+      );
+    }
   }
 }
 
