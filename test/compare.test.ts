@@ -91,3 +91,60 @@ test('compare: bad input is one line, exit status 2, nothing written', () => {
     assert.ok(!existsSync(out), 'nothing written');
   }
 });
+
+test('compare: solves to a tolerance are counted, and the unconverged ones show in the table, results.csv and results.json', () => {
+  // global-cpu on a chain: every step's system has a solution and CG reaches 1e-10 (0 unconverged). On the
+  // 20 × 20 joint grid the steps after the first are near-singular (a nearly flat net: hundreds of eigenvalues
+  // of A between 1e-12 and 1e-4 of its largest), and neither CG nor MINRES reaches the tolerance within the
+  // cap: genuinely unconverged, not a cap set low for the test. jacobi-cpu counts nothing: a blank cell.
+  const out = join(dir, 'unconverged');
+  const r = cli(['compare', '--scenes', 'hanging-chain,joint-grid', '--solvers', 'global-cpu,jacobi-cpu', '--frames', '3', '--param', 'beads=3', '--param', 'columns=20', '--param', 'rows=20', '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  const runs = (JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as CompareResults).runs as RunRecord[];
+  const get = (scene: string, solver: string) => runs.find((x) => x.scene === scene && x.solver === solver)!;
+  assert.deepEqual([get('hanging-chain', 'global-cpu').cost.solves, get('hanging-chain', 'global-cpu').cost.unconvergedSolves], [3, 0]);
+  const grid = get('joint-grid', 'global-cpu');
+  assert.equal(grid.cost.solves, 3);
+  assert.ok(grid.cost.unconvergedSolves! >= 1, `joint-grid: ${grid.cost.unconvergedSolves} unconverged`);
+  assert.equal(get('joint-grid', 'jacobi-cpu').cost.solves, undefined);
+  assert.equal(grid.iterationMode, 'tolerance');
+  // the table: an unconv. column, and it×sub says what global-cpu does (CG to a tolerance, not 8 sweeps)
+  const table = r.stdout.split('\n');
+  const head = table[0].split(/ {2,}/);
+  const cell = (scene: string, solver: string, column: string) => table.find((l) => l.startsWith(scene) && l.includes(` ${solver} `))!.trim().split(/ {2,}/)[head.indexOf(column)];
+  assert.equal(cell('joint-grid', 'global-cpu', 'unconv.'), `${grid.cost.unconvergedSolves}/3`);
+  assert.equal(cell('hanging-chain', 'global-cpu', 'unconv.'), '0/3');
+  assert.equal(cell('hanging-chain', 'jacobi-cpu', 'unconv.'), '—');
+  assert.equal(cell('joint-grid', 'global-cpu', 'it×sub'), 'CG×1');
+  assert.equal(cell('joint-grid', 'jacobi-cpu', 'it×sub'), '8×1');
+  // the CSV: the counts in their own columns, empty for jacobi-cpu
+  const csv = readFileSync(join(out, 'results.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+  const col = (name: string) => csv[0].indexOf(name);
+  const line = (scene: string, solver: string) => csv.find((l) => l[0] === scene && l[2] === solver)!;
+  assert.equal(line('joint-grid', 'global-cpu')[col('unconverged_solves')], String(grid.cost.unconvergedSolves));
+  assert.equal(line('joint-grid', 'global-cpu')[col('solves')], '3');
+  assert.equal(line('joint-grid', 'jacobi-cpu')[col('unconverged_solves')], '');
+  // `run` says it in its cost line
+  const single = cli(['run', '--scene', 'hanging-chain', '--param', 'beads=3', '--solver', 'global-cpu', '--frames', '3', '--quiet']);
+  assert.equal(single.status, 0, single.stderr);
+  assert.match(single.stdout, /cost .* · all 3 solves converged/);
+  // the column is left out of a table where no solver counts solves
+  const plain = cli(['compare', '--scenes', 'pendulum', '--solvers', 'jacobi-cpu', '--frames', '3', '--out', join(out, 'plain')]);
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.doesNotMatch(plain.stdout.split('\n')[0], /unconv\./);
+});
+
+test('compare: global-gpu at an iteration cap too low for its tolerance reports every solve unconverged; at its default, none', () => {
+  // a chain created at 1.2 × its spacing: each step's CG needs more than 2 iterations to reach ‖r‖ ≤ 1e-6 ‖b‖
+  const out = join(dir, 'gpu-cap-');
+  const counts = (iterations: number) => {
+    const r = cli(['compare', '--scenes', 'stretched-chain', '--solvers', 'global-gpu', '--frames', '3', '--param', 'stretch=1.2', '--iterations', String(iterations), '--out', out + iterations]);
+    assert.equal(r.status, 0, r.stderr);
+    const run = (JSON.parse(readFileSync(join(out + iterations, 'results.json'), 'utf8')) as CompareResults).runs[0] as RunRecord;
+    assert.ok(!('skipped' in run), `skipped: ${(run as unknown as SkippedRun).skipped}`);
+    assert.match(r.stdout, new RegExp(`CG≤${iterations}×1`));
+    return [run.cost.unconvergedSolves, run.cost.solves];
+  };
+  assert.deepEqual(counts(2), [3, 3]);
+  assert.deepEqual(counts(64), [0, 3]);
+});

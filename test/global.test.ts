@@ -18,11 +18,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { conjugateGradient } from '../src/math/cg.js';
+import { minres } from '../src/math/minres.js';
 import { GlobalCpuSolver } from '../src/solvers/global/cpu.js';
 import { LAMBDA_ERROR_CHANNEL } from '../src/solvers/global/lambda-error.js';
 import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { GaussSeidelCpuSolver } from '../src/solvers/gs/cpu.js';
 import { addChain } from '../src/scenes/chain.js';
+import { jointGrid } from '../src/scenes/joint-grid.js';
 import { massProperties, type BodyDesc, type PointConstraintDesc, type WorldDesc, type Vec3, type Quat } from '../src/model/world.js';
 import { mulberry32 } from './support/random.js';
 import { pendulumPeriod } from './support/pendulum.js';
@@ -218,6 +220,110 @@ test('CG on an inconsistent singular system reports non-convergence with a finit
   assert.ok(residual <= norm(b), `the returned iterate (‖r‖ = ${residual}) is worse than the start (‖b‖ = ${norm(b)})`);
 });
 
+// --- a′) MINRES against dense solves: least squares where there is no solution -------------------
+
+/** diag(d)^p M diag(d)^p */
+const scaleBoth = (M: Mat, d: Float64Array, p: number): Mat => M.map((row, i) => row.map((v, j) => v * d[i] ** p * d[j] ** p));
+
+test('MINRES on a singular PSD system with no solution: A x is the dense least-squares projection of b, the residual the least there is', (t) => {
+  // A = BᵀB (B: m × n, m < n, full row rank), range(A) = range(Bᵀ). With the preconditioner P (I, or D = diag A)
+  // MINRES minimises ‖b − Ax‖_{P⁻¹}; its minimisers all have A x = Π b, Π = Bᵀ (B P⁻¹ Bᵀ)⁻¹ B P⁻¹ the
+  // P⁻¹-orthogonal projection onto range(A) (P = I: the pseudo-inverse's A A⁺ b). In the scaled variables
+  // Â = P^-½ A P^-½ = B̂ᵀB̂, B̂ = B P^-½, r̂ = P^-½ r: Â r̂ = −Â² P^½ (x − x*), so ‖Â P^½(x − x*)‖ ≤ ‖Â r̂‖ / σ⁺_min(Â),
+  // σ⁺_min(Â) = λ_min(B̂B̂ᵀ) ≥ 1/‖(B̂B̂ᵀ)⁻¹‖_F, and ‖A x − Π b‖ ≤ max √P · ‖Â r̂‖ · ‖(B̂B̂ᵀ)⁻¹‖_F: a rigorous bound
+  // from x's own normal-equation residual, computed here densely.
+  const rand = mulberry32(31);
+  for (const [m, n] of [[4, 10], [6, 15], [12, 30]]) {
+    const B = randomMatrix(rand, m, n);
+    const A = matMul(transpose(B), B);
+    const b = Float64Array.from({ length: n }, () => 2 * rand() - 1);
+    for (const weighted of [false, true]) {
+      const P = Float64Array.from(A, (row, i) => (weighted ? row[i] : 1));
+      const precondition = weighted ? (r: Float64Array, z: Float64Array) => z.set(r.map((v, i) => v / P[i])) : undefined;
+      const Bh = B.map((row) => row.map((v, j) => v / Math.sqrt(P[j])));
+      const BhBht = matMul(Bh, transpose(Bh));
+      const BPBt = matMul(B.map((row) => row.map((v, j) => v / P[j])), transpose(B));
+      const projected = matVec(transpose(B), choleskySolve(BPBt, matVec(B, b.map((v, i) => v / P[i])))); // Π b
+      const wnorm = (r: ArrayLike<number>) => Math.sqrt(Array.from(r).reduce((s, v, i) => s + (v * v) / P[i], 0)); // ‖·‖_{P⁻¹}
+      const least = wnorm(sub(b, projected));
+      assert.ok(least > 0.1 * wnorm(b), 'b has a part no x can reach');
+      for (const start of ['zero', 'random'] as const) {
+        const x = start === 'zero' ? new Float64Array(n) : Float64Array.from({ length: n }, () => 2 * rand() - 1);
+        const result = minres(operator(A), b, x, { tolerance: 1e-10, lsTolerance: 1e-9, precondition });
+        const what = `${m}×${n}, ${weighted ? 'P = diag A' : 'P = I'}, ${start} start`;
+        assert.ok(result.converged && result.leastSquares, `${what}: ${JSON.stringify(result)}`);
+        assert.ok(x.every(Number.isFinite));
+        const r = sub(b, matVec(A, x));
+        assert.ok(Math.abs(result.residualNorm - norm(r)) <= 1e-13 * norm(b), `${what}: the residual it reports is the true one`);
+        // the least residual there is: not below it (impossible), and on it to rounding
+        assert.ok(wnorm(r) >= least * (1 - 1e-13), `${what}: ‖r‖ = ${wnorm(r)} < ${least}`);
+        assert.ok(wnorm(r) <= least * (1 + 1e-12), `${what}: ‖r‖ = ${wnorm(r)}, least ${least}`);
+        // A x = Π b within the bound from x's own normal-equation residual, and that bound is tight
+        const rh = r.map((v, i) => v / Math.sqrt(P[i]));
+        const Ahrh = matVec(scaleBoth(A, P, -0.5), rh);
+        const bound = Math.sqrt(Math.max(...P)) * norm(Ahrh) * inverseFrobenius(BhBht);
+        const err = norm(sub(matVec(A, x), projected));
+        assert.ok(err <= bound + 1e-14 * norm(b), `${what}: ‖Ax − Πb‖ = ${err} > ${bound}`);
+        assert.ok(bound <= 1e-8 * norm(b), `${what}: the bound ${bound} is too loose to see a wrong answer`);
+        if (start === 'zero') t.diagnostic(`${what}: ${result.iterations} iterations (${result.stop}), ‖Ax − Πb‖/‖b‖ = ${(err / norm(b)).toExponential(1)} ≤ ${(bound / norm(b)).toExponential(1)}, ‖r‖ = ${(wnorm(r) / least).toFixed(15)} × least`);
+      }
+    }
+  }
+});
+
+test('MINRES on SPD systems: the dense Cholesky solution, as CG finds it', () => {
+  const rand = mulberry32(20240612);
+  for (const n of [1, 3, 8, 20, 45]) {
+    const A = randomSpd(rand, n, 0.1);
+    const b = Float64Array.from({ length: n }, () => 2 * rand() - 1);
+    const exact = choleskySolve(A, b);
+    const bound = inverseFrobenius(A);
+    const diag = Float64Array.from(A, (row, i) => row[i]);
+    for (const precondition of [undefined, (r: Float64Array, z: Float64Array) => z.set(r.map((v, i) => v / diag[i]))]) {
+      const x = new Float64Array(n), y = new Float64Array(n);
+      const result = minres(operator(A), b, x, { tolerance: 1e-12, precondition });
+      const cg = conjugateGradient(operator(A), b, y, { tolerance: 1e-12, precondition });
+      assert.ok(result.converged && !result.leastSquares && cg.converged, `n = ${n}: not converged`);
+      const rm = norm(sub(b, matVec(A, x))), rc = norm(sub(b, matVec(A, y))), re = norm(sub(b, matVec(A, exact)));
+      assert.ok(rm <= 1e-12 * norm(b), `n = ${n}: ‖b − Ax‖ = ${rm}`);
+      // x − y = A⁻¹((b − Ay) − (b − Ax)) for any two
+      assert.ok(norm(sub(x, exact)) <= bound * (rm + re), `n = ${n}: ‖x − x_Cholesky‖ = ${norm(sub(x, exact))}`);
+      assert.ok(norm(sub(x, y)) <= bound * (rm + rc), `n = ${n}: ‖x_MINRES − x_CG‖ = ${norm(sub(x, y))}`);
+    }
+  }
+});
+
+test('MINRES does not run off along null(A) on an ill-conditioned system with no solution: a finite, true, least-squares answer', () => {
+  // A = S BᵀB S with S spanning 1..40 (κ⁺ ~ 1e9) and b not in its range. In exact arithmetic MINRES's last steps
+  // go along a null vector of A with length ~1/γ_k, γ_k → 0 (harmless: A x does not change); in f64 an
+  // unguarded run reaches ‖x‖ ~ 1e16 and a residual ~1e16 ‖b‖ here. The guard keeps the last iterate before that.
+  const rand = mulberry32(1);
+  const m = 25, n = 40;
+  const B = randomMatrix(rand, m, n);
+  const S = Float64Array.from({ length: n }, (_, i) => (1 + i) / 10);
+  const A = scaleBoth(matMul(transpose(B), B), S, 1);
+  const b = Float64Array.from({ length: n }, () => 2 * rand() - 1);
+  // the least residual: b minus its projection onto range(A) = range(S Bᵀ)
+  const SBt = transpose(B).map((row, i) => row.map((v) => S[i] * v));
+  const least = norm(sub(b, matVec(SBt, choleskySolve(matMul(transpose(SBt), SBt), matVec(transpose(SBt), b)))));
+  // nonzero eigenvalues of A = (S Bᵀ)(S Bᵀ)ᵀ are those of B S² Bᵀ: σ⁺_min ≥ 1/‖(B S² Bᵀ)⁻¹‖_F
+  const invSigma = inverseFrobenius(matMul(transpose(SBt), SBt));
+  for (const lsTolerance of [1e-8, 1e-13]) {
+    const x = new Float64Array(n);
+    const result = minres(operator(A), b, x, { tolerance: 1e-10, lsTolerance, maxIterations: 2000 });
+    assert.ok(x.every(Number.isFinite) && norm(x) < 1e6, `‖x‖ = ${norm(x)}`);
+    const rv = sub(b, matVec(A, x)), r = norm(rv);
+    assert.ok(Math.abs(result.residualNorm - r) <= 1e-12 * norm(b), 'the residual it reports is the true one');
+    // ‖r‖² = least² + ‖P_range r‖², ‖P_range r‖ ≤ ‖A r‖ / σ⁺_min
+    const excess = norm(matVec(A, rv)) * invSigma;
+    assert.ok(r >= least * (1 - 1e-12) && r * r <= least * least + excess * excess + 1e-12 * norm(b) ** 2, `‖r‖ = ${r}, least ${least}, excess ≤ ${excess}`);
+    assert.ok(excess <= 1e-3 * least, `the answer is ${excess / least} of the least residual away from least squares`);
+    // converged only where the dense normal-equation residual bears it out (‖Â‖ ≥ the solver's estimate)
+    const t = norm(matVec(A, sub(b, matVec(A, x)))) / (result.operatorNorm * r);
+    assert.equal(result.converged, t <= lsTolerance, `lsTolerance ${lsTolerance}: converged ${result.converged}, measure ${t}`);
+  }
+});
+
 // --- b) a chain hanging at rest ------------------------------------------------------------------
 
 function hangingChainWorld(beads: number, radius = 0.05, density = 1000): WorldDesc {
@@ -395,8 +501,150 @@ test('global-cpu\'s λ is the dense solve of A λ = b on a random joint graph wi
     const target = Float64Array.from(C, (c, p) => (softDiag[p] > 0 ? -c / h + h * softDiag[p] * lambda[p] : -(options.beta / h) * c));
     // ‖J V_{n+1} − target‖ = h ‖b − A λ‖ exactly (the two differ by h times the residual)
     assert.ok(norm(sub(JV, target)) <= h * residual * (1 + 1e-6) + 1e-12 * norm(target), `seed ${seed}: J V_{n+1} misses the velocity constraint`);
+    assert.equal(solver.cgStats().minresSteps, 0, 'a system with a solution: CG alone, MINRES never called');
     t.diagnostic(`seed ${seed}: ${world.constraints.length} joints, ‖λ − λ_dense‖/‖λ_dense‖ = ${(err / norm(exact)).toExponential(2)}, CG ${solver.cgStats().iterations} iterations`);
   }
+});
+
+// --- c′) redundant joints: no solution, a least-squares step ------------------------------------
+
+/** A = V diag(values) Vᵀ for symmetric A, by cyclic Jacobi rotations; vectors[k] is the k-th eigenvector. */
+function symmetricEigen(M: Mat): { values: Float64Array; vectors: Float64Array[] } {
+  const n = M.length;
+  const a = M.map((row) => Float64Array.from(row));
+  const V = zeros(n).map((row, i) => ((row[i] = 1), row)); // V[i][k]: component i of eigenvector k
+  const scale = frobenius(M);
+  for (let sweep = 0; sweep < 100; sweep++) {
+    let off = 0;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p][q] * a[p][q];
+    if (Math.sqrt(off) <= 1e-17 * scale) break;
+    for (let p = 0; p < n; p++)
+      for (let q = p + 1; q < n; q++) {
+        if (a[p][q] === 0) continue;
+        // the rotation (c, s) that zeroes a[p][q]: t = tan θ, the smaller root of t² + 2τt − 1 = 0
+        const tau = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+        const tt = (tau >= 0 ? 1 : -1) / (Math.abs(tau) + Math.sqrt(1 + tau * tau));
+        const c = 1 / Math.sqrt(1 + tt * tt), s = tt * c;
+        for (let k = 0; k < n; k++) {
+          const akp = a[k][p], akq = a[k][q];
+          a[k][p] = c * akp - s * akq;
+          a[k][q] = s * akp + c * akq;
+        }
+        for (let k = 0; k < n; k++) {
+          const apk = a[p][k], aqk = a[q][k];
+          a[p][k] = c * apk - s * aqk;
+          a[q][k] = s * apk + c * aqk;
+        }
+        for (let k = 0; k < n; k++) {
+          const vkp = V[k][p], vkq = V[k][q];
+          V[k][p] = c * vkp - s * vkq;
+          V[k][q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  return { values: Float64Array.from(a, (row, i) => row[i]), vectors: transpose(V) };
+}
+
+/**
+ * The joint-grid scene's net of n × n beads, spread to `spread` × its spacing (every joint starts open, C ≠ 0)
+ * and stood upright: gravity in its plane. A planar net of ball joints has more joint rows in its plane (2 per
+ * joint) than the in-plane freedoms they fix (3 per bead), so it carries self-stresses, J has a null space
+ * in every plane configuration — not only at special ones — and since the motion stays in the plane, it keeps
+ * it: A = J M⁻¹ Jᵀ is singular at every step, and with the joints open b has a part outside range(A).
+ */
+function spreadNet(n: number, spread: number): WorldDesc {
+  const net = jointGrid.build({ columns: n, rows: n, radius: 0.05, density: 1000 });
+  const bodies = net.bodies.map((b) => ({ ...b, position: [b.position[0] * spread, b.position[1], b.position[2] * spread] as Vec3 }));
+  const constraints = net.constraints.map((c) => (c.bodyB === null ? { ...c, anchorB: [...bodies[c.bodyA].position] as Vec3 } : c));
+  return { gravity: [0, 0, -9.81], bodies, constraints };
+}
+
+test('redundant joints, drifted (a planar net): global-cpu\'s step is a least-squares solve whose velocities are the dense pseudo-inverse solve\'s', async (t) => {
+  const world = spreadNet(4, 1.1);
+  const solver = new GlobalCpuSolver(world);
+  await solver.step(3);
+  const before = solver.cgStats();
+  const snap = await solver.snapshot();
+  const h = solver.options.dt;
+  // this step's system, densely, from the state before it (denseSystem: by the text's equations, not the code's)
+  const { A, b, J, Minv, Vstar } = denseSystem(worldAt(world, snap), h, solver.options.beta / h);
+  await solver.step(1);
+  const after = solver.cgStats();
+  const lambda = solver.multiplier;
+  const n = b.length;
+  // the preconditioner's metric: D = blockdiag(A_ℓℓ) = L Lᵀ; Â = L⁻¹ A L⁻ᵀ, b̂ = L⁻¹ b
+  const Linv = zeros(n);
+  for (let l = 0; l < n / 3; l++) {
+    const block = [0, 1, 2].map((i) => Float64Array.from([0, 1, 2], (j) => A[3 * l + i][3 * l + j]));
+    const Lb = cholesky(block);
+    for (let j = 0; j < 3; j++) {
+      // column j of L⁻¹: forward substitution on e_j
+      const e = [0, 1, 2].map((i) => (i === j ? 1 : 0));
+      const y = [0, 0, 0];
+      for (let i = 0; i < 3; i++) y[i] = (e[i] - (i > 0 ? Lb[i][0] * y[0] : 0) - (i > 1 ? Lb[i][1] * y[1] : 0)) / Lb[i][i];
+      for (let i = 0; i < 3; i++) Linv[3 * l + i][3 * l + j] = y[i];
+    }
+  }
+  const Ah = matMul(matMul(Linv, A), transpose(Linv));
+  const { values, vectors } = symmetricEigen(Ah);
+  const top = Math.max(...values);
+  const kept = [...values.keys()].filter((k) => values[k] > 1e-10 * top);
+  const sigma = Math.min(...kept.map((k) => values[k])); // σ⁺_min(Â)
+  const nullity = n - kept.length;
+  // the rank is unambiguous: the null eigenvalues are rounding, the least kept one far above it
+  assert.ok(nullity >= 1 && values.every((v, k) => kept.includes(k) || Math.abs(v) <= 1e-13 * top), `null eigenvalues ${values.filter((v) => v <= 1e-10 * top)}`);
+  assert.ok(sigma >= 1e-5 * top, `σ⁺_min = ${sigma}`);
+  const bh = matVec(Linv, b);
+  const proj = (v: Float64Array, x: Float64Array) => v.reduce((s, vi, i) => s + vi * x[i], 0);
+  const bhRange = kept.reduce((acc, k) => acc.map((s, i) => s + proj(vectors[k], bh) * vectors[k][i]), new Float64Array(n));
+  assert.ok(norm(sub(bh, bhRange)) >= 0.1 * norm(bh), 'b has a part outside range(A): the step has no solution');
+  // and CG alone cannot solve it
+  const cgTry = conjugateGradient(operator(A), b, new Float64Array(n), { tolerance: 1e-10, maxIterations: 10 * n });
+  assert.equal(cgTry.converged, false);
+  // the step: converged, as least squares, by MINRES
+  assert.equal(after.unconvergedSteps, 0, 'every step so far converged');
+  assert.equal(after.leastSquaresSteps - before.leastSquaresSteps, 1);
+  assert.equal(after.minresSteps - before.minresSteps, 1);
+  // its λ satisfies the (weighted) least-squares optimality condition A D⁻¹ (b − Aλ) = 0, i.e. Â r̂ = 0,
+  // to the tolerance it claims (‖Â‖ = the largest eigenvalue ≥ the solver's estimate of it)
+  const rh = matVec(Linv, sub(b, matVec(A, lambda)));
+  const Arh = norm(matVec(Ah, rh));
+  assert.ok(Arh <= solver.solve.lsTolerance * top * norm(rh), `‖Â r̂‖ / (‖Â‖ ‖r̂‖) = ${Arh / (top * norm(rh))}`);
+  // the pseudo-inverse solve: ŷ* = Â⁺ b̂, λ* = L⁻ᵀ ŷ* (the least-norm one of the least-squares λ)
+  const yStar = kept.reduce((acc, k) => acc.map((s, i) => s + (proj(vectors[k], bh) / values[k]) * vectors[k][i]), new Float64Array(n));
+  const lambdaStar = matVec(transpose(Linv), yStar);
+  // velocities: V = V* − h M⁻¹ Jᵀ λ for both; the solver's from its snapshot
+  const impulse = (l: Float64Array) => Vstar.map((v, k) => v - h * Minv[k] * J.reduce((s, row, p) => s + row[k] * l[p], 0));
+  const expected = impulse(lambdaStar);
+  const s1 = await solver.snapshot();
+  const got = new Float64Array(Vstar.length);
+  for (let i = 0; i < world.bodies.length; i++)
+    for (let k = 0; k < 3; k++) {
+      got[6 * i + k] = s1.linearVelocity[3 * i + k];
+      got[6 * i + 3 + k] = s1.angularVelocity[3 * i + k];
+    }
+  // the kinetic metric ‖δV‖_M = (δVᵀ M δV)^½ = h (δλᵀ A δλ)^½ = h ‖Â^½ δŷ‖, δŷ = Lᵀ δλ; Â r̂ = −Â² δŷ gives
+  // ‖Â δŷ‖ ≤ ‖Â r̂‖/σ⁺ and ‖Â^½ δŷ‖ ≤ ‖Â r̂‖/σ⁺^{3/2}: a bound from the solver's own λ, plus rounding of V
+  const mNorm = (v: Float64Array) => Math.sqrt(v.reduce((s, x, k) => s + (Minv[k] > 0 ? (x * x) / Minv[k] : 0), 0));
+  const dV = mNorm(sub(got, expected));
+  const dvSolver = mNorm(sub(got, impulse(lambda))); // the solver applied its λ (5), to rounding
+  const bound = (h * Arh) / sigma ** 1.5;
+  const scale = mNorm(sub(expected, Vstar));
+  assert.ok(dvSolver <= 1e-12 * mNorm(got), `V_{n+1} is not V* − h M⁻¹ Jᵀ λ: ${dvSolver}`);
+  assert.ok(dV <= bound + 1e-12 * mNorm(got), `‖V − V_pinv‖_M = ${dV} > ${bound}`);
+  assert.ok(bound <= 1e-3 * scale, `the bound (${bound / scale} of the impulse) is too loose to see wrong physics`);
+  // the same in the constraint space: ‖Â(ŷ − ŷ*)‖ ≤ ‖Â r̂‖ / σ⁺
+  const dAy = norm(matVec(Linv, matVec(A, sub(lambda, lambdaStar))));
+  assert.ok(dAy <= Arh / sigma + 1e-13 * norm(bh), `‖Â(ŷ − ŷ*)‖ = ${dAy} > ${Arh / sigma}`);
+  t.diagnostic(`${n} rows, ${nullity} self-stresses, σ⁺ ${sigma.toExponential(2)}…${top.toFixed(2)}; least residual ${(norm(sub(bh, bhRange)) / norm(bh)).toFixed(3)} ‖b̂‖; ` +
+    `MINRES ${after.minresIterations - before.minresIterations} iterations; ‖Â r̂‖/(‖Â‖‖r̂‖) ${(Arh / (top * norm(rh))).toExponential(1)}; ` +
+    `‖V − V_pinv‖_M ${(dV / scale).toExponential(1)} of the impulse (bound ${(bound / scale).toExponential(1)}); ‖λ‖ ${norm(lambda).toFixed(0)}, ‖λ*‖ ${norm(lambdaStar).toFixed(0)}`);
+  // and every step of a longer run converges as least squares, λ's self-stress part not piling up over the steps
+  await solver.step(26);
+  const run = solver.cgStats();
+  assert.equal(run.unconvergedSteps, 0);
+  assert.equal(run.leastSquaresSteps, run.steps);
+  assert.ok(norm(solver.multiplier) <= 1e3 * norm(lambdaStar), `‖λ‖ = ${norm(solver.multiplier)} after 30 steps`);
 });
 
 // --- d) the λ-error channel of the iterative solvers ----------------------------------------------

@@ -155,7 +155,7 @@ export async function runCompare(opts: CompareOptions): Promise<CompareResults> 
             residualFrame: solver.stepRecordingResiduals && opts.frames >= 1 ? Math.min(residualFrame, opts.frames) : undefined,
             onProgress: (frame, frames) => opts.onProgress?.({ scene: scene.name, solver: id, run: index, runs: total, frame, frames }),
           });
-          done(runRecord({ scene: scene.name, params: scene.params, options }, result));
+          done(runRecord({ scene: scene.name, params: scene.params, options, iterationMode: info.iterationMode }, result));
         } catch (e) {
           skip(`failed while running: ${(e as Error).message}`);
         } finally {

@@ -321,7 +321,7 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
       const cells = [
         sceneCell,
         solverCell,
-        ...(optionsVary ? [`<td class="text">${escapeHtml(optionsText(r.options, isParticleSolver(r.solver) ? 'particles' : 'rigid'))}</td>`] : []),
+        ...(optionsVary ? [`<td class="text">${escapeHtml(optionsText(r.options, isParticleSolver(r.solver) ? 'particles' : 'rigid', r.iterationMode))}</td>`] : []),
         `<td>${fmt(t.stepsPerSecond)}</td>`,
         `<td>${ratio}</td>`,
         `<td>${fmt(t.medianMs)}</td>`,

@@ -9,7 +9,7 @@
 import type { ParamValue } from '../scenes/scene.js';
 import type { ConstraintForce } from '../particles/system.js';
 import type { RunResult } from '../run/run.js';
-import type { ResidualCurve, SolverOptions } from '../solvers/solver.js';
+import type { IterationMode, ResidualCurve, SolverOptions } from '../solvers/solver.js';
 
 export interface RunMeta {
   scene: string;
@@ -17,6 +17,8 @@ export interface RunMeta {
   file?: string;
   params: Record<string, ParamValue>;
   options: SolverOptions;
+  /** the solver's SolverInfo.iterationMode, where it has one */
+  iterationMode?: IterationMode;
 }
 
 export interface RunRecord {
@@ -24,6 +26,8 @@ export interface RunRecord {
   params: Record<string, ParamValue>;
   solver: string;
   options: SolverOptions;
+  /** what options.iterations means for this solver (SolverInfo.iterationMode); absent: 'sweeps' */
+  iterationMode?: IterationMode;
   adapter: string;
   bodies: number;
   constraints: number;
@@ -50,6 +54,9 @@ export interface RunRecord {
     bandwidthGBs: number | null;
     /** solvers that iterate to a tolerance (conjugate gradient): iterations per frame, measured */
     cgIterationsPerFrame?: number;
+    /** solvers that solve to a tolerance: the solves of the run, and how many ended without reaching it */
+    solves?: number;
+    unconvergedSolves?: number;
   };
   violation: { finalMax: number | null; finalRms: number | null; worstMax: number | null };
   energy: { start: number | null; end: number | null; driftPercent: number | null };
@@ -120,6 +127,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
     params: meta.params,
     solver: r.solver,
     options: meta.options,
+    ...(meta.iterationMode && meta.iterationMode !== 'sweeps' ? { iterationMode: meta.iterationMode } : {}),
     adapter: r.adapter,
     bodies: r.bodyCount,
     constraints: r.constraintCount,
@@ -139,6 +147,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
       iterationBytesPerFrame: bytes ?? null,
       bandwidthGBs: bytes !== undefined ? finiteOrNull(bytes / (median * 1e6)) : null,
       ...(r.cost.cgIterationsPerFrame !== undefined ? { cgIterationsPerFrame: r.cost.cgIterationsPerFrame } : {}),
+      ...(r.cost.solves !== undefined ? { solves: r.cost.solves, unconvergedSolves: r.cost.unconvergedSolves ?? 0 } : {}),
     },
     violation: {
       finalMax: r.final ? finiteOrNull(r.final.maxViolation) : null,

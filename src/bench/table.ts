@@ -2,7 +2,7 @@
  * The compare matrix as rows of named columns — one definition that the printed
  * table and results.csv both use (the HTML report reads the same records).
  */
-import type { SolverOptions } from '../solvers/solver.js';
+import { iterationsText, type IterationMode, type SolverOptions } from '../solvers/solver.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../particles/registry.js';
 import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
@@ -18,10 +18,22 @@ export interface Column {
   digits?: number;
   /** printed table only (the CSV has the parts in their own columns) */
   tableOnly?: boolean;
+  /** printed only when some run of the table has a value for it */
+  optional?: boolean;
+}
+
+/** what iterations mean for the solver of a record (particle solvers: to a tolerance, from records before iterationMode) */
+function iterationModeOf(r: RunRecord): IterationMode {
+  return r.iterationMode ?? (isParticleSolver(r.solver) ? 'tolerance' : 'sweeps');
+}
+
+/** e.g. 3/120: the solves that ended without reaching their tolerance, of all (null for solvers that do not count them) */
+function unconvergedText(r: RunRecord): string | null {
+  return r.cost.solves === undefined ? null : `${r.cost.unconvergedSolves ?? 0}/${r.cost.solves}`;
 }
 
 export const columns: Column[] = [
-  { csv: 'iterations_x_substeps', title: 'it×sub', get: (r) => `${isParticleSolver(r.solver) ? 'CG' : r.options.iterations}×${r.options.substeps}`, tableOnly: true },
+  { csv: 'iterations_x_substeps', title: 'it×sub', get: (r) => `${iterationsText(iterationModeOf(r), r.options.iterations)}×${r.options.substeps}`, tableOnly: true },
   { csv: 'steps_per_s', title: 'steps/s', get: (r) => r.timing.stepsPerSecond, digits: 4 },
   { csv: 'median_ms', title: 'median ms', get: (r) => r.timing.medianMs },
   { csv: 'p95_ms', title: 'p95 ms', get: (r) => r.timing.p95Ms },
@@ -29,6 +41,7 @@ export const columns: Column[] = [
   { csv: 'final_max_violation_m', title: 'final max C (m)', get: (r) => r.violation.finalMax },
   { csv: 'worst_max_violation_m', title: 'worst max C (m)', get: (r) => r.violation.worstMax },
   { csv: 'energy_drift_percent', title: 'energy %', get: (r) => r.energy.driftPercent },
+  { csv: 'unconverged_of_solves', title: 'unconv.', get: unconvergedText, tableOnly: true, optional: true },
   { csv: 'steps_per_s_ratio_to_first', title: 'speed ×', get: (r) => r.stepsPerSecondRatio ?? null },
 ];
 
@@ -46,6 +59,8 @@ const csvOnly: Column[] = [
   { csv: 'energy_start_j', title: 'E0', get: (r) => r.energy.start },
   { csv: 'energy_end_j', title: 'E', get: (r) => r.energy.end },
   { csv: 'row_solves_per_frame', title: 'rows/frame', get: (r) => r.cost.rowSolvesPerFrame },
+  { csv: 'solves', title: 'solves', get: (r) => r.cost.solves ?? null },
+  { csv: 'unconverged_solves', title: 'unconverged solves', get: (r) => r.cost.unconvergedSolves ?? null },
   { csv: 'dispatches_per_frame', title: 'dispatches', get: (r) => r.cost.dispatchesPerFrame },
   { csv: 'iteration_bytes_per_frame', title: 'bytes', get: (r) => r.cost.iterationBytesPerFrame },
   { csv: 'bandwidth_gb_per_s', title: 'GB/s', get: (r) => r.cost.bandwidthGBs },
@@ -70,7 +85,7 @@ export function formatNumber(x: number | null | undefined, digits = 3): string {
 
 /** A solver's options in one line; compliance and damping only where they are set. */
 /** The options that matter to the solver: a particle (Witkin) solver has no iterations, β or warm start. */
-export function optionsText(o: SolverOptions, kind: 'rigid' | 'particles' = 'rigid'): string {
+export function optionsText(o: SolverOptions, kind: 'rigid' | 'particles' = 'rigid', mode: IterationMode = 'sweeps'): string {
   if (kind === 'particles')
     return [
       `dt ${formatNumber(o.dt, 6)} s`,
@@ -78,9 +93,13 @@ export function optionsText(o: SolverOptions, kind: 'rigid' | 'particles' = 'rig
       `feedback k_s ${formatNumber(o.feedbackStiffness)}/s², k_d ${formatNumber(o.feedbackDamping)}/s`,
       'λ by conjugate gradient to 1e-10',
     ].join(' · ');
+  const iterations =
+    mode === 'tolerance' ? 'λ solved to tolerance (iterations do not apply)'
+    : mode === 'cap' ? `at most ${o.iterations} CG iteration${o.iterations === 1 ? '' : 's'}`
+    : `${o.iterations} iteration${o.iterations === 1 ? '' : 's'}`;
   const parts = [
     `dt ${formatNumber(o.dt, 6)} s`,
-    `${o.iterations} iteration${o.iterations === 1 ? '' : 's'}`,
+    iterations,
     `${o.substeps} substep${o.substeps === 1 ? '' : 's'}`,
     `β ${formatNumber(o.beta)}/h`,
     `warm start ${formatNumber(o.warmStart)}`,
@@ -104,17 +123,19 @@ function status(r: RunRecord | SkippedRun): string {
 
 /** The printed table: one row per scene × solver, a note line under skipped and diverged runs. */
 export function formatCompareTable(results: CompareResults): string {
-  const head = ['scene', 'solver', ...columns.map((c) => c.title)];
+  const ran = results.runs.filter((r): r is RunRecord => !isSkipped(r));
+  const shown = columns.filter((c) => !c.optional || ran.some((r) => c.get(r) !== null));
+  const head = ['scene', 'solver', ...shown.map((c) => c.title)];
   const rows: string[][] = [];
   const notes = new Map<number, string>();
   for (const r of results.runs) {
     if (isSkipped(r)) {
       notes.set(rows.length, `  ↳ ${r.solver} on ${r.scene}: ${status(r)}`);
-      rows.push([r.scene, r.solver, ...columns.map(() => '')]);
+      rows.push([r.scene, r.solver, ...shown.map(() => '')]);
       continue;
     }
     if (r.diverged) notes.set(rows.length, `  ↳ ${r.solver} on ${r.scene}: ${status(r)}`);
-    rows.push([r.scene, r.solver, ...columns.map((c) => {
+    rows.push([r.scene, r.solver, ...shown.map((c) => {
       const v = c.get(r);
       return typeof v === 'number' || v === null ? formatNumber(v, c.digits) : v;
     })]);

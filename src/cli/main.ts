@@ -182,7 +182,7 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
     solver.destroy();
     gpu?.device.destroy();
   }
-  const meta = { scene: scene.name, file: scene.file, params, options };
+  const meta = { scene: scene.name, file: scene.file, params, options, iterationMode: info.iterationMode };
   process.stdout.write(formatSummary(meta, result) + '\n');
   if (jsonPath) writeAtomic(jsonPath, JSON.stringify(runRecord(meta, result), null, 1) + '\n');
   return result.diverged ? 3 : 0;

@@ -17,7 +17,7 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
     `scene       ${meta.file ? `${meta.scene} (file ${meta.file})` : `${meta.scene} (${Object.entries(meta.params).map(([k, v]) => `${k}=${String(v)}`).join(' ')})`}`,
     `solver      ${r.solver} on ${r.adapter}`,
     `bodies      ${r.bodyCount}   constraints ${r.constraintCount}`,
-    `options     ${optionsText(o, isParticleSolver(r.solver) ? 'particles' : 'rigid')}`,
+    `options     ${optionsText(o, isParticleSolver(r.solver) ? 'particles' : 'rigid', meta.iterationMode)}`,
   ];
   if (t.frames > 0) {
     lines.push(`step time   median ${num(t.medianMs)} ms, p95 ${num(t.p95Ms)} ms (${clockName[t.clock]})`);
@@ -27,6 +27,8 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
   const c = r.cost;
   let cost = `cost        ${num(c.rowSolvesPerFrame)} row solves per frame`;
   if (c.cgIterationsPerFrame !== undefined) cost += ` · ${num(c.cgIterationsPerFrame)} CG iterations per frame`;
+  if (c.solves !== undefined)
+    cost += c.unconvergedSolves ? ` · ${c.unconvergedSolves} of ${c.solves} solves unconverged` : ` · all ${c.solves} solves converged`;
   if (c.dispatchesPerFrame !== undefined) cost += ` · ${c.dispatchesPerFrame} dispatches per frame`;
   if (c.iterationBytesPerFrame !== undefined) {
     cost += ` · iteration kernels move ~${num(c.iterationBytesPerFrame / 1e6)} MB per frame`;

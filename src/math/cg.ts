@@ -35,6 +35,13 @@ export interface CgOptions {
   precondition?: (r: Float64Array, z: Float64Array) => void;
   /** called with ‖r‖₂ after each iteration k = 0, 1, …  (k = 0: the starting guess) */
   onIteration?: (k: number, residualNorm: number) => void;
+  /**
+   * stop (unconverged, `stalled`) after this many iterations in a row without a new smallest residual
+   * (default: never). On a system with no solution the residual never again falls below its least
+   * value after CG first reaches it; a caller with a least-squares solver to hand (minres.ts) can
+   * stop there instead of at maxIterations.
+   */
+  stallWindow?: number;
 }
 
 export interface CgResult {
@@ -45,6 +52,8 @@ export interface CgResult {
   /** ‖b‖₂ */
   rhsNorm: number;
   converged: boolean;
+  /** stopped by `stallWindow` */
+  stalled?: boolean;
 }
 
 function dot(a: Float64Array, b: Float64Array): number {
@@ -84,8 +93,11 @@ export function conjugateGradient(
   let best: Float64Array | null = null;
   let bestNorm = rn;
   let bestIsX = true; // x is (still) the best iterate
+  const window = opts.stallWindow ?? Infinity;
+  let sinceBest = 0;
+  let stalled = false;
   // restarts from the current x when the recurrence's ‖r‖ met the target but the true one did not
-  for (let restart = 0; restart < 4 && rn > target && k < maxIt; restart++) {
+  for (let restart = 0; restart < 4 && rn > target && k < maxIt && !stalled; restart++) {
     pre(r, z);
     d.set(z);
     let delta = dot(r, z);
@@ -103,8 +115,13 @@ export function conjugateGradient(
       rn = k % 50 === 0 ? trueResidual() : Math.sqrt(dot(r, r));
       bestIsX = rn < bestNorm;
       if (bestIsX) bestNorm = rn;
+      sinceBest = bestIsX ? 0 : sinceBest + 1;
       opts.onIteration?.(k, rn);
       if (rn <= target) break;
+      if (sinceBest >= window) {
+        stalled = true;
+        break;
+      }
       pre(r, z);
       const deltaNew = dot(r, z);
       const beta = deltaNew / delta;
@@ -126,5 +143,5 @@ export function conjugateGradient(
     }
     bestNorm = Math.min(bestNorm, rn);
   }
-  return { iterations: k, residualNorm: rn, rhsNorm, converged: rn <= target };
+  return { iterations: k, residualNorm: rn, rhsNorm, converged: rn <= target, ...(stalled && rn > target ? { stalled: true } : {}) };
 }

@@ -21,7 +21,7 @@ export class WitkinSolver extends WallTimedSolver implements Solver {
   readonly bodyCount: number;
   readonly constraintCount: number;
   private costFrames = 0;
-  private costStart = { iterations: 0, rowSolves: 0 };
+  private costStart = { solves: 0, iterations: 0, rowSolves: 0, unconverged: 0 };
 
   constructor(desc: ParticleSystemDesc, options: Partial<SolverOptions>, readonly integratorName: IntegratorName) {
     super(options);
@@ -60,12 +60,17 @@ export class WitkinSolver extends WallTimedSolver implements Solver {
     return { frame: this.frame, time: this.frame * this.options.dt, bodyCount: n, position, orientation, linearVelocity, angularVelocity: new Float64Array(3 * n) };
   }
 
-  /** Row solves per frame: rows × CG iterations × derivative evaluations (measured, averaged over the frames stepped). */
+  /**
+   * Row solves per frame: rows × CG iterations × derivative evaluations (measured, averaged over the frames
+   * stepped); the constraint solves (one per derivative evaluation) and those that ended above the tolerance.
+   */
   cost(): SolverCost {
     const frames = Math.max(1, this.costFrames), t = this.system.totals;
     return {
       rowSolvesPerFrame: (t.rowSolves - this.costStart.rowSolves) / frames,
       cgIterationsPerFrame: (t.iterations - this.costStart.iterations) / frames,
+      solves: t.solves - this.costStart.solves,
+      unconvergedSolves: t.unconverged - this.costStart.unconverged,
     };
   }
 
@@ -82,8 +87,7 @@ export class WitkinSolver extends WallTimedSolver implements Solver {
     this.stepFrame();
     // like the timings, the recorded frame is not counted in cost()
     this.costFrames = frames;
-    this.costStart.iterations += this.system.totals.iterations - before.iterations;
-    this.costStart.rowSolves += this.system.totals.rowSolves - before.rowSolves;
+    for (const key of ['solves', 'iterations', 'rowSolves', 'unconverged'] as const) this.costStart[key] += this.system.totals[key] - before[key];
     return { frame: this.frame, substep: 0, quantity: CG_RESIDUAL_QUANTITY, channels: { constraints: curve } };
   }
 }

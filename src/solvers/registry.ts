@@ -46,8 +46,9 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'global-cpu',
-    description: 'converged reference (f64): the Jacobi equations (same A, b, β, soft rows, warm start), but each step solves the whole system A λ = b by block-preconditioned conjugate gradient to 1e-10 relative residual; --iterations does not apply',
+    description: 'converged reference (f64): the Jacobi equations (same A, b, β, soft rows, warm start), but each step solves the whole system A λ = b by block-preconditioned conjugate gradient to 1e-10 relative residual (MINRES least squares where redundant joints leave it no solution); --iterations does not apply',
     device: 'cpu',
+    iterationMode: 'tolerance',
     create: async (world, options) => new GlobalCpuSolver(world, options),
   },
   {
@@ -55,6 +56,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     description: 'global-cpu\'s preconditioned conjugate gradient in WGSL kernels (f32): --iterations CG iterations per step (default 64), an on-GPU flag stops at ‖r‖ ≤ 1e-6 ‖b‖; α, β and the reductions on the GPU, no readback',
     device: 'gpu',
     defaults: { iterations: defaultGpuCgIterations },
+    iterationMode: 'cap',
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('global-gpu needs a WebGPU device');
       return GlobalGpuSolver.create(world, options, gpu);

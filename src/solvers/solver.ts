@@ -120,6 +120,10 @@ export interface SolverCost {
   iterationBytesPerFrame?: number;
   /** solvers that iterate to a tolerance: conjugate-gradient iterations per frame (measured) */
   cgIterationsPerFrame?: number;
+  /** solvers that solve to a tolerance: the solves counted (since the last resetTimings; a GPU solver's as of its last snapshot) */
+  solves?: number;
+  /** of those, the solves that ended without reaching their tolerance (at the iteration cap, or stalled) */
+  unconvergedSolves?: number;
 }
 
 /**
@@ -165,6 +169,18 @@ export interface Solver {
   destroy(): void;
 }
 
+/**
+ * What `iterations` means for a solver: 'sweeps' — sweeps over the constraints per step (the iterative
+ * solvers); 'tolerance' — it solves to a tolerance and `iterations` does not apply (global-cpu, witkin-*);
+ * 'cap' — it solves to a tolerance, `iterations` being the most it may take per step (global-gpu).
+ */
+export type IterationMode = 'sweeps' | 'tolerance' | 'cap';
+
+/** The iterations per step as tables show them: 8, CG (to a tolerance), CG≤64 (to a tolerance, capped). */
+export function iterationsText(mode: IterationMode | undefined, iterations: number): string {
+  return mode === 'tolerance' ? 'CG' : mode === 'cap' ? `CG≤${iterations}` : String(iterations);
+}
+
 /** What a solver is, as the registry lists it; `create` takes any scene, `unsupported` says which it cannot run. */
 export interface SolverInfo {
   id: string;
@@ -173,6 +189,8 @@ export interface SolverInfo {
   device: 'cpu' | 'gpu';
   /** options where this solver's defaults differ from defaultSolverOptions (e.g. xpbd's substeps) */
   defaults?: Partial<SolverOptions>;
+  /** what `iterations` means for it (default 'sweeps'; see IterationMode) */
+  iterationMode?: IterationMode;
   /** why this solver cannot run a scene (e.g. a particle system, or a loop in a reduced-coordinate solver), or null if it can */
   unsupported?(desc: SceneDesc): string | null;
   create(desc: SceneDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;

@@ -24,6 +24,28 @@
  */
 import type { JacobiCpuSolver } from '../jacobi/cpu.js';
 import { conjugateGradient, type CgResult } from '../../math/cg.js';
+import { minres, MinresWorkspace, defaultLsTolerance } from '../../math/minres.js';
+
+/** One global solve: CG, and where CG could not reach the tolerance, MINRES after it (solveLeastSquares). */
+export interface GlobalSolveResult extends CgResult {
+  /** CG iterations, then MINRES iterations (iterations = their sum) */
+  cgIterations: number;
+  minresIterations: number;
+  /** converged by the least-squares test: b ∉ range(A), λ is a (P⁻¹-weighted) least-squares solution */
+  leastSquares: boolean;
+}
+
+/**
+ * CG iterations in a row without a new smallest residual after which CG hands over to MINRES: half the
+ * rows, within 20..1000. CG's residual on a system with a solution reaches a new low every few iterations
+ * (≤ 40 apart on the 20-chain necklace, ≤ 360 on the 20 × 20 joint grid where CG converges, measured);
+ * on one without, it never does again once it has reached its least value. (A window of 500 on the joint
+ * grid cut off CG runs that would have gone on improving: 44 unconverged steps of 120 against 34 with
+ * none, 31 with 1000.)
+ */
+export function cgStallWindow(rows: number): number {
+  return Math.min(1000, Math.max(20, Math.ceil(rows / 2)));
+}
 
 export class DelassusOperator {
   /** W = M⁻¹ Jᵀ λ: linear then angular, 3 per body each */
@@ -35,6 +57,10 @@ export class DelassusOperator {
   readonly size: number;
   /** the solver step h = dt / substeps */
   private readonly h: number;
+
+  /** MINRES's vectors and CG's result kept while MINRES runs (created on the first least-squares solve) */
+  private minresWork: MinresWorkspace | null = null;
+  private cgLambda: Float64Array | null = null;
 
   constructor(private readonly s: JacobiCpuSolver) {
     const w = s.w;
@@ -123,7 +149,7 @@ export class DelassusOperator {
   solve(
     b: Float64Array,
     lambda: Float64Array,
-    opts: { tolerance: number; maxIterations?: number; onIteration?: (k: number, lambda: Float64Array, recurrenceNorm: number) => void },
+    opts: { tolerance: number; maxIterations?: number; stallWindow?: number; onIteration?: (k: number, lambda: Float64Array, recurrenceNorm: number) => void },
   ): CgResult {
     let bb = 0;
     for (let i = 0; i < b.length; i++) bb += b[i] * b[i];
@@ -136,9 +162,66 @@ export class DelassusOperator {
     return conjugateGradient((v, out) => this.apply(v, out), b, lambda, {
       tolerance: opts.tolerance,
       maxIterations: opts.maxIterations,
+      stallWindow: opts.stallWindow,
       precondition: (r, z) => this.precondition(r, z),
       onIteration: onIteration ? (k, rn) => onIteration(k, lambda, rn) : undefined,
     });
+  }
+
+  /**
+   * A λ = b in place from the λ given, where it has a solution, and a least-squares solution where it
+   * has none: CG as `solve` (bit for bit the same λ where CG reaches the tolerance without stalling), and
+   * if CG stalls or reaches the cap, preconditioned MINRES (math/minres.ts, the same P = blockdiag(A_ℓℓ)) from λ = 0,
+   * within what is left of maxIterations, stopping at ‖b − Aλ‖ ≤ tolerance‖b‖ or at the least-squares
+   * test ‖Â r̂‖ ≤ lsTolerance ‖Â‖ ‖r̂‖ (Â = P^-½ A P^-½, r̂ = P^-½ r). MINRES's answer is taken when it
+   * converged or left a smaller residual than CG's; otherwise CG's stays. `onIteration` sees every
+   * iterate, CG's then MINRES's, numbered on.
+   *
+   * Why a least-squares λ is the right physics (A = J W Jᵀ + α̃ I_soft, W = M⁻¹ SPD; the update is
+   * ΔV = −h W Jᵀ λ (34)): for any SPD metric P⁻¹, the minimisers of ‖b − Aλ‖_{P⁻¹} satisfy
+   * A P⁻¹ A λ = A P⁻¹ b; two of them differ by δ with A P⁻¹ A δ = 0, so ‖P^-½ A δ‖² = 0, A δ = 0, and
+   * 0 = δᵀAδ = ‖W^½ Jᵀ δ‖² + α̃ ‖δ_soft‖² gives Jᵀδ = 0: δ ∈ null(A) = null(Jᵀ) (rigid rows). ΔV, hence
+   * the motion, is the same for every least-squares λ; only λ's part in null(Jᵀ) — self-stress of
+   * redundant joints, which moves nothing — is not determined. b = h⁻¹(J V* + β C) has J V* ∈ range(J) =
+   * range(A), so the part of b that no λ can reach is the drift β C/h off range(J); the least-squares λ
+   * corrects the rest and leaves that part, the least the P⁻¹-weighted velocity error can be.
+   */
+  solveLeastSquares(
+    b: Float64Array,
+    lambda: Float64Array,
+    opts: { tolerance: number; lsTolerance?: number; maxIterations: number; onIteration?: (k: number, lambda: Float64Array, residualNorm: number) => void },
+  ): GlobalSolveResult {
+    const onIteration = opts.onIteration;
+    const cg = this.solve(b, lambda, { tolerance: opts.tolerance, maxIterations: opts.maxIterations, onIteration, stallWindow: cgStallWindow(this.size) });
+    const none = { cgIterations: cg.iterations, minresIterations: 0, leastSquares: false };
+    const left = opts.maxIterations - cg.iterations;
+    if (cg.converged || left <= 0) return { ...cg, ...none };
+    const n = this.size;
+    if (!this.minresWork) {
+      this.minresWork = new MinresWorkspace(n);
+      this.cgLambda = new Float64Array(n);
+    }
+    const kept = this.cgLambda!;
+    kept.set(lambda);
+    // MINRES from λ = 0, not from CG's λ: where b ∉ range(A) every step adds a part in null(A) to λ (it
+    // moves nothing, but a warm start would carry it on and it would grow step by step, and rounding
+    // with it); from 0 it is only this step's
+    lambda.fill(0);
+    const k0 = cg.iterations;
+    const m = minres((v, out) => this.apply(v, out), b, lambda, {
+      tolerance: opts.tolerance,
+      lsTolerance: opts.lsTolerance ?? defaultLsTolerance,
+      maxIterations: left,
+      precondition: (r, z) => this.precondition(r, z),
+      workspace: this.minresWork,
+      // k = 0, MINRES's start λ = 0, is no iteration and is left out of the numbering
+      onIteration: onIteration ? (k, rn) => k > 0 && onIteration(k0 + k, lambda, rn) : undefined,
+    });
+    const iterations = { iterations: cg.iterations + m.iterations, cgIterations: cg.iterations, minresIterations: m.iterations };
+    if (m.converged || m.residualNorm < cg.residualNorm)
+      return { ...iterations, residualNorm: m.residualNorm, rhsNorm: m.rhsNorm, converged: m.converged, leastSquares: m.leastSquares };
+    lambda.set(kept);
+    return { ...iterations, residualNorm: cg.residualNorm, rhsNorm: cg.rhsNorm, converged: false, leastSquares: false };
   }
 }
 

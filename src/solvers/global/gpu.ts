@@ -242,7 +242,8 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
    * The CG iterations used per frame since the last resetTimings (as of the last snapshot; the
    * GPU counts them), and the row solves (3 N_c per CG iteration: one application of A) and bytes
    * they moved; before any snapshot, the work of `iterations` iterations. Dispatches: as recorded
-   * (the iterations after convergence are recorded but run no workgroups).
+   * (the iterations after convergence are recorded but run no workgroups). The solves (one per step)
+   * and those that ended above the tolerance, as of the last snapshot (none before one).
    */
   override cost(): SolverCost {
     const { substeps } = this.options;
@@ -257,6 +258,7 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
       dispatchesPerFrame: perStep * substeps,
       iterationBytesPerFrame: cgIterationBytes(this.w.bodyCount, this.w.constraintCount) * iterations * substeps,
       ...(steps > 0 ? { cgIterationsPerFrame: (used / steps) * substeps } : {}),
+      ...(steps > 0 ? { solves: steps, unconvergedSolves: this.stats.unconvergedSteps - this.statsAtReset.unconvergedSteps } : {}),
     };
   }
 
