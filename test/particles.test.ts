@@ -249,3 +249,22 @@ test('particle scene files: export and load give the same system; a bad file nam
   const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', '--scene', file, '--frames', '1'], { encoding: 'utf8' });
   assert.equal(cli.status, 2);
 });
+
+test('energy drift in % is refused where E₀ is rounding noise (both links horizontal: the potential datum), kept where E₀ is an energy', async () => {
+  const { energyDriftPercent } = await import('../src/bench/results.js');
+  const run = async (angle2: number) => {
+    const desc = buildScene(doublePendulum, { angle1: Math.PI / 2, angle2 }) as ParticleSystemDesc;
+    return runSolver(new WitkinSolver(desc, { feedbackStiffness: 100, feedbackDamping: 20 }, 'rk4'), desc, { frames: 60 });
+  };
+  // both particles at y = L cos(π/2) ≈ 6e-17 m: E₀ = −Σ m g·x is rounding, and ΔE/|E₀| would be ~1e15 %
+  const flat = await run(Math.PI / 2);
+  assert.ok(Math.abs(flat.initial.energy) < 1e-14, `E₀ = ${flat.initial.energy} J`);
+  assert.ok(flat.energyScale > 10, `E_scale = ${flat.energyScale} J`);
+  assert.equal(energyDriftPercent(flat), null);
+  // RK4 holds the energy (the test above): the drift in J stays tiny all the same
+  assert.ok(Math.abs(flat.final!.energy - flat.initial.energy) < 1e-3 * flat.energyScale);
+  // the second link at π/4: E₀ = m₂ g y₂ = −m₂ g L₂ cos π/4, a real energy, and the % is (E − E₀)/|E₀|
+  const bent = await run(Math.PI / 4);
+  assert.ok(Math.abs(bent.initial.energy - -1 * 9.81 * Math.cos(Math.PI / 4)) < 1e-12, `E₀ = ${bent.initial.energy} J`);
+  assert.equal(energyDriftPercent(bent), (100 * (bent.final!.energy - bent.initial.energy)) / Math.abs(bent.initial.energy));
+});

@@ -113,10 +113,15 @@ export function finiteOrNull(x: number): number | null {
   return Number.isFinite(x) ? x : null;
 }
 
-export function energyDriftPercent(r: RunResult): number | null {
+/**
+ * (E − E₀)/|E₀| in %, or null: diverged, or E₀ at rounding level (≤ 1e-9 of the scene's energy scale,
+ * e.g. a scene that starts at rest where its potential's datum is), where the ratio would be noise over
+ * noise; the summary and CSV still give E₀ and E in J.
+ */
+export function energyDriftPercent(r: Pick<RunResult, 'initial' | 'final' | 'energyScale'>): number | null {
   if (!r.final) return null;
   const e0 = r.initial.energy;
-  return e0 === 0 ? null : (100 * (r.final.energy - e0)) / Math.abs(e0);
+  return Math.abs(e0) <= 1e-9 * r.energyScale ? null : (100 * (r.final.energy - e0)) / Math.abs(e0);
 }
 
 export function runRecord(meta: RunMeta, r: RunResult): RunRecord {

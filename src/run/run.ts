@@ -70,6 +70,8 @@ export interface RunResult {
   frames: number;
   initial: FrameMetrics;
   final: FrameMetrics | null;
+  /** E_scale of the divergence watch (J): the energy the scene could trade, whatever the potential's datum */
+  energyScale: number;
   worstMaxViolation: number;
   diverged: Divergence | null;
   timing: TimingSummary;
@@ -127,24 +129,31 @@ export function summariseTimings(t: StepTimings): TimingSummary {
   };
 }
 
+/**
+ * E_scale = Σ m |g| · extent + |KE₀| + 1 J·kg⁻¹·Σm (J): the energy the scene could trade by falling across
+ * its own bounding box, plus what it started with. Unlike E₀ it does not depend on the potential's datum.
+ */
+export function energyScale(world: SceneDesc, initial: FrameMetrics): number {
+  const extent = sceneExtent(world);
+  let g = 0, massSum = 0;
+  if (isParticleSystem(world)) {
+    for (const f of world.forces) if (f.type === 'gravity') g += Math.hypot(...f.g);
+    for (const p of world.particles) if (!p.fixed) massSum += p.mass;
+  } else {
+    g = Math.hypot(...world.gravity);
+    for (const b of world.bodies) if (!b.fixed) massSum += massProperties(b).mass;
+  }
+  return massSum * g * extent + Math.abs(initial.kinetic) + massSum * 1;
+}
+
 export class DivergenceWatch {
   private readonly e0: number;
   private readonly eScale: number;
   private readonly violationLimit: number;
   constructor(world: SceneDesc, initial: FrameMetrics, energyFactor = 10, violationFactor = 100) {
-    const extent = sceneExtent(world);
-    let g = 0, massSum = 0;
-    if (isParticleSystem(world)) {
-      for (const f of world.forces) if (f.type === 'gravity') g += Math.hypot(...f.g);
-      for (const p of world.particles) if (!p.fixed) massSum += p.mass;
-    } else {
-      g = Math.hypot(...world.gravity);
-      for (const b of world.bodies) if (!b.fixed) massSum += massProperties(b).mass;
-    }
     this.e0 = initial.energy;
-    this.eScale = massSum * g * extent + Math.abs(initial.kinetic) + massSum * 1;
-    this.eScale *= energyFactor;
-    this.violationLimit = violationFactor * extent;
+    this.eScale = energyFactor * energyScale(world, initial);
+    this.violationLimit = violationFactor * sceneExtent(world);
   }
   check(m: FrameMetrics): string | null {
     if (!m.finite) return 'state is not finite (NaN or infinity)';
@@ -244,6 +253,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     frames: done,
     initial,
     final,
+    energyScale: energyScale(world, initial),
     worstMaxViolation: worst,
     diverged,
     timing: summariseTimings(timings),
