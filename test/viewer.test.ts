@@ -582,6 +582,9 @@ test('the bead on its wire: drawn with its wire, and the numbers shown are the o
     assert.equal(h.constraints, '1');
     assert.doesNotMatch((await page.textContent('#hud'))!, /not drawable/);
     assert.equal(row.zeroCopy, 'false', 'a CPU solver is drawn from its snapshots');
+    // the options shown are the Witkin solver's: dt, substeps, k_s, k_d; no iterations, β or warm start
+    const shown = await page.evaluate(() => Array.from(document.querySelectorAll<HTMLInputElement>('#options input[data-option], #more-options input[data-option]')).map((e) => e.dataset.option));
+    assert.deepEqual(shown.sort(), ['dt', 'feedbackDamping', 'feedbackStiffness', 'substeps']);
 
     // the same run in the library, to the frame the page stopped at: the same violation and energy
     const frame = Number(row.frame);

@@ -19,6 +19,7 @@ import { acquireGpu, NoGpuError, type GpuContext } from '../src/gpu/device.js';
 import { parseAnySceneFile } from '../src/model/scene-file.js';
 import { isParticleSystem, type SceneDesc } from '../src/model/scene-desc.js';
 import { formatNumber as fmt } from '../src/bench/table.js';
+import { isParticleSolver } from '../src/particles/registry.js';
 import { renderInfo, type Drawable } from './render-info.js';
 import { Renderer, canvasTarget } from './renderer.js';
 import { Slot } from './sim.js';
@@ -39,7 +40,17 @@ const sliders: Partial<Record<keyof SolverOptions, [number, number, number]>> = 
   dt: [1 / 480, 1 / 20, 1 / 4800],
   beta: [0, 2, 0.01],
   warmStart: [0, 1, 0.05],
+  feedbackStiffness: [0, 400, 1],
+  feedbackDamping: [0, 80, 0.5],
 };
+
+/** The options that mean something to a solver: a particle (Witkin) solver has no iterations, β or warm start; a rigid one no k_s, k_d; one that solves to a tolerance no iterations. */
+function optionApplies(key: keyof SolverOptions, info: SolverInfo | undefined): boolean {
+  if (!info) return true;
+  if (isParticleSolver(info.id)) return key === 'dt' || key === 'substeps' || key === 'feedbackStiffness' || key === 'feedbackDamping';
+  if (key === 'feedbackStiffness' || key === 'feedbackDamping') return false;
+  return !(key === 'iterations' && info.iterationMode === 'tolerance');
+}
 
 function $(id: string): HTMLElement {
   const el = document.getElementById(id);
@@ -373,6 +384,7 @@ export class App {
     const defaults = resolveOptions(main ?? {}, {});
     const rows = { main: [] as HTMLElement[], more: [] as HTMLElement[] };
     for (const [key, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, (typeof solverOptionSpecs)[keyof SolverOptions]][]) {
+      if (!optionApplies(key, main)) continue;
       const value = this.asked[key];
       const number = el('input', { type: 'number', value: value === undefined ? '' : String(value), placeholder: fmt(defaults[key], 4), title: spec.help });
       number.step = spec.integer ? '1' : 'any';
@@ -390,6 +402,8 @@ export class App {
     }
     $('options').replaceChildren(...rows.main);
     $('more-options').replaceChildren(...rows.more);
+    const more = $('more-options').closest('details');
+    if (more) more.hidden = rows.more.length === 0;
   }
 
   private bindEvents(): void {
