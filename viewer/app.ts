@@ -49,7 +49,7 @@ function optionApplies(key: keyof SolverOptions, info: SolverInfo | undefined): 
   if (!info) return true;
   if (isParticleSolver(info.id)) return key === 'dt' || key === 'substeps' || key === 'feedbackStiffness' || key === 'feedbackDamping';
   if (key === 'feedbackStiffness' || key === 'feedbackDamping') return false;
-  return !(key === 'iterations' && info.iterationMode === 'tolerance');
+  return !(key === 'iterations' && (info.iterationMode === 'tolerance' || info.iterationMode === 'direct'));
 }
 
 function $(id: string): HTMLElement {

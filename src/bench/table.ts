@@ -95,6 +95,7 @@ export function optionsText(o: SolverOptions, kind: 'rigid' | 'particles' = 'rig
     ].join(' · ');
   const iterations =
     mode === 'tolerance' ? 'λ solved to tolerance (iterations do not apply)'
+    : mode === 'direct' ? 'λ by a direct LDLᵀ solve to tolerance (iterations do not apply)'
     : mode === 'cap' ? `at most ${o.iterations} CG iteration${o.iterations === 1 ? '' : 's'}`
     : `${o.iterations} iteration${o.iterations === 1 ? '' : 's'}`;
   const parts = [

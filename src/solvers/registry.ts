@@ -46,9 +46,9 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'global-cpu',
-    description: 'converged reference (f64): the Jacobi equations (same A, b, β, soft rows, warm start), but each step solves the whole system A λ = b by block-preconditioned conjugate gradient to 1e-10 relative residual (MINRES least squares where redundant joints leave it no solution); --iterations does not apply',
+    description: 'converged reference (f64): the Jacobi equations (same A, b, β, soft rows), but each step solves the whole system A λ = b by a sparse LDLᵀ (reverse Cuthill–McKee envelope, semi-definite pivots dropped) with iterative refinement, to 1e-10 relative residual (CG then MINRES least squares where redundant joints leave it no solution); --iterations does not apply',
     device: 'cpu',
-    iterationMode: 'tolerance',
+    iterationMode: 'direct',
     create: async (world, options) => new GlobalCpuSolver(world, options),
   },
   {

@@ -171,14 +171,16 @@ export interface Solver {
 
 /**
  * What `iterations` means for a solver: 'sweeps' — sweeps over the constraints per step (the iterative
- * solvers); 'tolerance' — it solves to a tolerance and `iterations` does not apply (global-cpu, witkin-*);
- * 'cap' — it solves to a tolerance, `iterations` being the most it may take per step (global-gpu).
+ * solvers); 'tolerance' — it solves to a tolerance by CG and `iterations` does not apply (witkin-*);
+ * 'cap' — it solves to a tolerance, `iterations` being the most it may take per step (global-gpu);
+ * 'direct' — it solves by a sparse direct factorisation (LDLᵀ) to a tolerance and `iterations` does not
+ * apply (global-cpu).
  */
-export type IterationMode = 'sweeps' | 'tolerance' | 'cap';
+export type IterationMode = 'sweeps' | 'tolerance' | 'cap' | 'direct';
 
-/** The iterations per step as tables show them: 8, CG (to a tolerance), CG≤64 (to a tolerance, capped). */
+/** The iterations per step as tables show them: 8, CG (to a tolerance), CG≤64 (to a tolerance, capped), LDLᵀ (direct). */
 export function iterationsText(mode: IterationMode | undefined, iterations: number): string {
-  return mode === 'tolerance' ? 'CG' : mode === 'cap' ? `CG≤${iterations}` : String(iterations);
+  return mode === 'tolerance' ? 'CG' : mode === 'cap' ? `CG≤${iterations}` : mode === 'direct' ? 'LDLᵀ' : String(iterations);
 }
 
 /** What a solver is, as the registry lists it; `create` takes any scene, `unsupported` says which it cannot run. */
