@@ -119,29 +119,37 @@ function randomSpd(rand: () => number, n: number, shift: number): Mat {
 
 const operator = (A: Mat) => (v: Float64Array, out: Float64Array) => out.set(matVec(A, v));
 
-// --- a) conjugate gradient against dense solves ------------------------------------------------
-
-test('CG solves random SPD systems as a dense Cholesky solve does, to its own error bound', () => {
-  const rand = mulberry32(20240611);
+/**
+ * Random SPD systems A x = b of sizes 1 to 45 with their dense Cholesky solution and ‖A⁻¹‖_F, each visited
+ * without and with the diagonal (Jacobi) preconditioner.
+ */
+function forRandomSpdSystems(seed: number, visit: (c: { n: number; A: Mat; b: Float64Array; exact: Float64Array; bound: number; precondition?: (r: Float64Array, z: Float64Array) => void }) => void): void {
+  const rand = mulberry32(seed);
   for (const n of [1, 3, 8, 20, 45]) {
     const A = randomSpd(rand, n, 0.1);
     const b = Float64Array.from({ length: n }, () => 2 * rand() - 1);
     const exact = choleskySolve(A, b);
     const bound = inverseFrobenius(A);
     const diag = Float64Array.from(A, (row, i) => row[i]);
-    for (const precondition of [undefined, (r: Float64Array, z: Float64Array) => z.set(r.map((v, i) => v / diag[i]))]) {
-      const x = new Float64Array(n);
-      const result = conjugateGradient(operator(A), b, x, { tolerance: 1e-12, precondition });
-      const residual = norm(sub(b, matVec(A, x))); // recomputed here, densely
-      assert.ok(result.converged, `n = ${n}: not converged (${result.iterations} iterations)`);
-      assert.ok(residual <= 1e-12 * norm(b), `n = ${n}: ‖b − Ax‖ = ${residual}, ‖b‖ = ${norm(b)}`);
-      assert.ok(Math.abs(result.residualNorm - residual) <= 1e-14 * norm(b), 'the residual CG reports is the true one');
-      // x − x_dense = A⁻¹ ((b − A x_dense) − (b − A x))
-      const err = norm(sub(x, exact));
-      const allowed = bound * (residual + norm(sub(b, matVec(A, exact))));
-      assert.ok(err <= allowed, `n = ${n}${precondition ? ', preconditioned' : ''}: ‖x − x_dense‖ = ${err} > ${allowed}`);
-    }
+    for (const precondition of [undefined, (r: Float64Array, z: Float64Array) => z.set(r.map((v, i) => v / diag[i]))]) visit({ n, A, b, exact, bound, precondition });
   }
+}
+
+// --- a) conjugate gradient against dense solves ------------------------------------------------
+
+test('CG solves random SPD systems as a dense Cholesky solve does, to its own error bound', () => {
+  forRandomSpdSystems(20240611, ({ n, A, b, exact, bound, precondition }) => {
+    const x = new Float64Array(n);
+    const result = conjugateGradient(operator(A), b, x, { tolerance: 1e-12, precondition });
+    const residual = norm(sub(b, matVec(A, x))); // recomputed here, densely
+    assert.ok(result.converged, `n = ${n}: not converged (${result.iterations} iterations)`);
+    assert.ok(residual <= 1e-12 * norm(b), `n = ${n}: ‖b − Ax‖ = ${residual}, ‖b‖ = ${norm(b)}`);
+    assert.ok(Math.abs(result.residualNorm - residual) <= 1e-14 * norm(b), 'the residual CG reports is the true one');
+    // x − x_dense = A⁻¹ ((b − A x_dense) − (b − A x))
+    const err = norm(sub(x, exact));
+    const allowed = bound * (residual + norm(sub(b, matVec(A, exact))));
+    assert.ok(err <= allowed, `n = ${n}${precondition ? ', preconditioned' : ''}: ‖x − x_dense‖ = ${err} > ${allowed}`);
+  });
 });
 
 test('CG with the diagonal preconditioner does not see a diagonal scaling S A S; without it, it does', () => {
@@ -276,25 +284,17 @@ test('MINRES on a singular PSD system with no solution: A x is the dense least-s
 });
 
 test('MINRES on SPD systems: the dense Cholesky solution, as CG finds it', () => {
-  const rand = mulberry32(20240612);
-  for (const n of [1, 3, 8, 20, 45]) {
-    const A = randomSpd(rand, n, 0.1);
-    const b = Float64Array.from({ length: n }, () => 2 * rand() - 1);
-    const exact = choleskySolve(A, b);
-    const bound = inverseFrobenius(A);
-    const diag = Float64Array.from(A, (row, i) => row[i]);
-    for (const precondition of [undefined, (r: Float64Array, z: Float64Array) => z.set(r.map((v, i) => v / diag[i]))]) {
-      const x = new Float64Array(n), y = new Float64Array(n);
-      const result = minres(operator(A), b, x, { tolerance: 1e-12, precondition });
-      const cg = conjugateGradient(operator(A), b, y, { tolerance: 1e-12, precondition });
-      assert.ok(result.converged && !result.leastSquares && cg.converged, `n = ${n}: not converged`);
-      const rm = norm(sub(b, matVec(A, x))), rc = norm(sub(b, matVec(A, y))), re = norm(sub(b, matVec(A, exact)));
-      assert.ok(rm <= 1e-12 * norm(b), `n = ${n}: ‖b − Ax‖ = ${rm}`);
-      // x − y = A⁻¹((b − Ay) − (b − Ax)) for any two
-      assert.ok(norm(sub(x, exact)) <= bound * (rm + re), `n = ${n}: ‖x − x_Cholesky‖ = ${norm(sub(x, exact))}`);
-      assert.ok(norm(sub(x, y)) <= bound * (rm + rc), `n = ${n}: ‖x_MINRES − x_CG‖ = ${norm(sub(x, y))}`);
-    }
-  }
+  forRandomSpdSystems(20240612, ({ n, A, b, exact, bound, precondition }) => {
+    const x = new Float64Array(n), y = new Float64Array(n);
+    const result = minres(operator(A), b, x, { tolerance: 1e-12, precondition });
+    const cg = conjugateGradient(operator(A), b, y, { tolerance: 1e-12, precondition });
+    assert.ok(result.converged && !result.leastSquares && cg.converged, `n = ${n}: not converged`);
+    const rm = norm(sub(b, matVec(A, x))), rc = norm(sub(b, matVec(A, y))), re = norm(sub(b, matVec(A, exact)));
+    assert.ok(rm <= 1e-12 * norm(b), `n = ${n}: ‖b − Ax‖ = ${rm}`);
+    // x − y = A⁻¹((b − Ay) − (b − Ax)) for any two
+    assert.ok(norm(sub(x, exact)) <= bound * (rm + re), `n = ${n}: ‖x − x_Cholesky‖ = ${norm(sub(x, exact))}`);
+    assert.ok(norm(sub(x, y)) <= bound * (rm + rc), `n = ${n}: ‖x_MINRES − x_CG‖ = ${norm(sub(x, y))}`);
+  });
 });
 
 test('MINRES does not run off along null(A) on an ill-conditioned system with no solution: a finite, true, least-squares answer', () => {
