@@ -26,7 +26,9 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
   }
   const c = r.cost;
   let cost = `cost        ${num(c.rowSolvesPerFrame)} row solves per frame`;
-  if (c.cgIterationsPerFrame !== undefined) cost += ` · ${num(c.cgIterationsPerFrame)} CG iterations per frame`;
+  // a direct solver runs CG only on the steps it hands on: its count is said only when there were some
+  if (c.cgIterationsPerFrame !== undefined && !(meta.iterationMode === 'direct' && c.cgIterationsPerFrame === 0))
+    cost += ` · ${num(c.cgIterationsPerFrame)} CG iterations per frame${meta.iterationMode === 'direct' ? ' (steps handed on to CG/MINRES)' : ''}`;
   if (c.solves !== undefined)
     cost += c.unconvergedSolves ? ` · ${c.unconvergedSolves} of ${c.solves} solves unconverged` : ` · all ${c.solves} solves converged`;
   if (c.dispatchesPerFrame !== undefined) cost += ` · ${c.dispatchesPerFrame} dispatches per frame`;
