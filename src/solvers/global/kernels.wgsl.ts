@@ -46,6 +46,7 @@
  * kernel sees the previous one's writes.
  */
 import { WORKGROUP_SIZE } from '../../gpu/frames.js';
+import { gatherJacobianTranspose } from '../jacobi/kernels.wgsl.js';
 
 export type CgBufferName =
   | 'cg'
@@ -270,20 +271,7 @@ const kernels: CgKernelSpec[] = [
     ],
     body: /* wgsl */ `
   if (ib >= cg.body_count) { return; }
-  // W_i = M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ d_ℓ: J_ℓ,iᵀ d = (d, a × d) for body 0, (−d, −b × d) for body 1 (jwᵀ = −jw)
-  var lin = vec3f(0.0);
-  var ang = vec3f(0.0);
-  for (var k = ic0[ib]; k < ic0[ib + 1u]; k++) {
-    let ic = constraint_list[k];
-    let dl = cg_d[ic].xyz;
-    if (bodies[ic].x == ib) {
-      lin += dl;
-      ang += cross(jacobian[2u * ic].xyz, dl);
-    } else {
-      lin -= dl;
-      ang -= cross(jacobian[2u * ic + 1u].xyz, dl);
-    }
-  }
+  // W_i = M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ d_ℓ${gatherJacobianTranspose('cg_d')}
   let m = inverse_mass[ib];
   cg_w[2u * ib] = vec4f(m.mass * lin, 0.0);
   cg_w[2u * ib + 1u] = vec4f(m.inertia * ang, 0.0);`,

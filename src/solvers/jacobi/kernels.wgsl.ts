@@ -91,6 +91,29 @@ export const constraintVelocityError = /* wgsl */ `
   let cv = (v0 - v1) - cross(jacobian[2u * ic].xyz, w0) + cross(jacobian[2u * ic + 1u].xyz, w1)
          + bias * violation[ic].xyz - soft * multiplier[ic].xyz;`;
 
+/**
+ * WGSL: lin, ang = Σ_ℓ∋i J_ℓ,iᵀ v_ℓ over body `ib`'s constraints (CSR ic0 / constraint_list), with
+ * J_ℓ,0ᵀ v = (v, a0 × v) and J_ℓ,1ᵀ v = (−v, −a1 × v) (jwᵀ = −jw). `source` is a per-constraint vec4f
+ * buffer read as .xyz. Shared by update_velocities (v = λ) and global-gpu's A·d (v = d), as the CPU
+ * solvers share gatherImpulses.
+ */
+export function gatherJacobianTranspose(source: string): string {
+  return /* wgsl */ `
+  var lin = vec3f(0.0);
+  var ang = vec3f(0.0);
+  for (var k = ic0[ib]; k < ic0[ib + 1u]; k++) {
+    let ic = constraint_list[k];
+    let v = ${source}[ic].xyz;
+    if (bodies[ic].x == ib) {
+      lin += v;
+      ang += cross(jacobian[2u * ic].xyz, v);
+    } else {
+      lin -= v;
+      ang -= cross(jacobian[2u * ic + 1u].xyz, v);
+    }
+  }`;
+}
+
 export const constraintVelocityBindings: { name: BufferName; access: Access }[] = [
   { name: 'bodies', access: 'read' },
   { name: 'velocity', access: 'read' },
@@ -245,23 +268,10 @@ const kernels: KernelSpec[] = [
       { name: 'velocity_delta', access: 'read_write' },
     ],
     body: /* wgsl */ `
-  // ΔV_i = −h M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ λ_ℓ   (34): linear ∓λ, angular jw λ (jwᵀ = −jw)
-  var lin = vec3f(0.0);
-  var ang = vec3f(0.0);
-  for (var k = ic0[ib]; k < ic0[ib + 1u]; k++) {
-    let ic = constraint_list[k];
-    let lambda = multiplier[ic].xyz;
-    if (bodies[ic].x == ib) {
-      lin -= lambda;
-      ang -= cross(jacobian[2u * ic].xyz, lambda);      // jw0 λ = −a0 × λ
-    } else {
-      lin += lambda;
-      ang += cross(jacobian[2u * ic + 1u].xyz, lambda); // jw1 λ = a1 × λ
-    }
-  }
+  // ΔV_i = −h M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ λ_ℓ   (34)${gatherJacobianTranspose('multiplier')}
   let m = inverse_mass[ib];
-  velocity_delta[2u * ib] = vec4f(params.h * m.mass * lin, 0.0);
-  velocity_delta[2u * ib + 1u] = vec4f(params.h * (m.inertia * ang), 0.0);`,
+  velocity_delta[2u * ib] = vec4f(-params.h * m.mass * lin, 0.0);
+  velocity_delta[2u * ib + 1u] = vec4f(-params.h * (m.inertia * ang), 0.0);`,
   },
   {
     name: 'compute_positions',
