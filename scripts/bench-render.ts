@@ -47,7 +47,7 @@ function median(xs: number[]): number {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { command, flags: f } = parseArgs(['bench-render', ...argv], { 'bench-render': flags });
+  const { command, flags: f } = parseArgs(['bench-render', ...argv], { 'bench-render': { summary: 'render benchmark', flags } });
   if (command === 'help') {
     console.log('npm run bench:render -- [--scene necklace] [--param k=v ...] [--solver jacobi-gpu] [--frames 120] [--width 1920] [--height 1080] [--no-joints] [--out bench-render.json]');
     return;

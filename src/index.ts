@@ -1,4 +1,12 @@
-/** SolverLab's library surface: world model, scenes, solvers, metrics, runs. */
+/**
+ * SolverLab's library surface: world model, scenes, solvers, metrics, runs.
+ *
+ * The GPU solvers' declarations name WebGPU's types (GPUDevice, GPUBuffer, ...), which live in
+ * @webgpu/types (a dependency): the reference below is kept in the emitted index.d.ts
+ * (preserve="true"; TypeScript ≥ 5.5 drops references it did not write itself), so a consumer
+ * compiling without skipLibCheck sees them without configuring anything.
+ */
+/// <reference types="@webgpu/types" preserve="true" />
 export * from './model/world.js';
 export { compileWorld, type CompiledWorld } from './model/compiled.js';
 export { computeConnectivity, type Connectivity } from './model/connectivity.js';
@@ -35,4 +43,22 @@ export { renderReport } from './bench/report-html.js';
 export { parseSceneFile, worldFromJson, sceneFileJson, sceneFileSchema } from './model/schema.js';
 export { loadScene, loadRigidScene, isSceneFile, InputError, type LoadedScene } from './scenes/load.js';
 export { RapierSolver } from './solvers/rapier/rapier.js';
+export {
+  preflight,
+  checkMemory,
+  checkRanges,
+  estimateMemory,
+  machineLimits,
+  countScene,
+  arithmeticOf,
+  ulp,
+  f32,
+  f64,
+  type SceneCount,
+  type MemoryEstimate,
+  type MemoryLimits,
+  type Arithmetic,
+  type RangeOptions,
+} from './model/limits.js';
+export { defineScene, type SceneDefinition } from './scenes/scene.js';
 export { VERSION } from './version.js';

@@ -6,10 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CompareResults, RunRecord, SkippedRun } from '../src/bench/results.js';
+import { findSolver } from '../src/solvers/registry.js';
+import { formatNumber, countText } from '../src/bench/table.js';
+import { hingeSceneFile } from './support/hinge-scene.js';
 
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
@@ -148,4 +151,56 @@ test('compare: global-gpu at an iteration cap too low for its tolerance reports 
   };
   assert.deepEqual(counts(2), [3, 3]);
   assert.deepEqual(counts(64), [0, 3]);
+});
+
+test('compare: each run shows only the options its solver reads (table, CSV); skip reasons come from the declarations; one number style', () => {
+  const out = join(dir, 'declared');
+  // a scene file with a hinge: a solver that does not declare hinges is skipped with the reason its declaration gives
+  const hinge = join(dir, 'hinge.json');
+  writeFileSync(hinge, JSON.stringify(hingeSceneFile));
+  const ids = ['jacobi-cpu', 'global-cpu', 'rapier-multibody'];
+  const r = cli(['compare', '--scenes', `pendulum,${hinge}`, '--solvers', ids.join(','), '--frames', '30', '--out', out, '--quiet']);
+  assert.equal(r.status, 0, r.stderr);
+  const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as CompareResults;
+  for (const id of ids) {
+    const run = results.runs.find((x) => x.scene === 'hinge' && x.solver === id)!;
+    if (findSolver(id)!.supports!.constraints.includes('hinge')) continue;
+    assert.equal((run as SkippedRun).skipped, `${id} does not support hinge joints (constraints[1])`);
+  }
+  // results.csv: an option's column is empty where the run's solver does not read it
+  const csv = readFileSync(join(out, 'results.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+  const head = csv[0];
+  const cell = (solver: string, name: string) => {
+    const row = csv.find((l) => l[0] === 'pendulum' && l[2] === solver)!;
+    assert.ok(head.includes(name), name);
+    return row[head.indexOf(name)];
+  };
+  assert.equal(cell('jacobi-cpu', 'iterations'), '8');
+  assert.equal(cell('jacobi-cpu', 'beta'), '0.2');
+  assert.equal(cell('global-cpu', 'iterations'), '', 'global-cpu solves directly: it reads no iterations');
+  assert.equal(cell('global-cpu', 'beta'), '0.2');
+  assert.equal(cell('rapier-multibody', 'beta'), '', 'Rapier has no Baumgarte β');
+  assert.equal(cell('rapier-multibody', 'warm_start'), '');
+  assert.equal(cell('rapier-multibody', 'iterations'), '8');
+  assert.equal(cell('jacobi-cpu', 'ks_per_s2'), '', 'the feedback gains are the particle solvers\'');
+  // the printed table: every count and figure of four digits or more has its thousands grouped
+  const rows = r.stdout.split('\n').filter((l) => /^(pendulum|hinge) /.test(l));
+  assert.equal(rows.length, 6);
+  // (a run of four digits that is not a fraction's: '13152' or '3043', but not the '0798' of 0.0798)
+  for (const row of rows) assert.doesNotMatch(row, /(?<![\d.])\d{4,}/, `ungrouped number in: ${row}`);
+  const stepsPerSecond = rows.map((row) => (results.runs.find((x) => row.startsWith(`${x.scene} `) && row.includes(` ${x.solver} `)) as RunRecord | undefined)?.timing?.stepsPerSecond).filter((x): x is number => typeof x === 'number');
+  assert.ok(stepsPerSecond.some((x) => x >= 1000), `some run above 1,000 steps/s to see the grouping: ${stepsPerSecond}`);
+});
+
+test('formatNumber: one style for every figure', () => {
+  assert.equal(formatNumber(3043.2, 4), '3,043');
+  assert.equal(formatNumber(13152.4, 4), '13,152');
+  assert.equal(formatNumber(999.94, 4), '999.9');
+  assert.equal(formatNumber(1234.5), '1,235');
+  assert.equal(formatNumber(-2500), '-2,500');
+  assert.equal(formatNumber(0.012345), '0.0123');
+  assert.equal(formatNumber(2e-5), '2.00e-5');
+  assert.equal(formatNumber(NaN), '—');
+  assert.equal(countText(1, 'body', 'bodies'), '1 body');
+  assert.equal(countText(12000, 'body', 'bodies'), '12,000 bodies');
 });

@@ -297,3 +297,43 @@ test('solverlab compare writes report.html: every plot drawn, one row per run, o
   checkReport(results, seen);
   t.diagnostic(`runs: ${results.runs.map((x) => `${x.scene}/${x.solver}: ${isSkipped(x) ? 'skipped' : x.diverged ? 'diverged' : 'ok'}`).join(', ')}`);
 });
+
+test("the options column: each run shows only its solver's options, and no option breaks across lines", async (t) => {
+  if (!haveBrowser(t)) return;
+  const out = join(dir, 'options');
+  const ids = ['jacobi-cpu', 'global-cpu', 'rapier-multibody'];
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'compare', '--scenes', 'pendulum', '--solvers', ids.join(','), '--frames', '20', '--out', out, '--quiet'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const page = await (await browser()).newPage({ viewport: { width: 1280, height: 800 } });
+  try {
+    await page.goto(pathToFileURL(join(out, 'report.html')).href);
+    const cells = await page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLTableRowElement>('table.runs tbody tr')).map((tr) => {
+        const td = tr.querySelector<HTMLElement>('td.options');
+        const lineHeight = td ? parseFloat(getComputedStyle(td).lineHeight) || 15 : 0;
+        return {
+          run: tr.dataset.run!,
+          text: td?.textContent ?? null,
+          lines: td ? Math.round((td.getBoundingClientRect().height - 6) / lineHeight) : 0,
+          // an option whose text is laid out on more than one line box
+          broken: td ? Array.from(td.querySelectorAll('.opt')).filter((s) => s.getClientRects().length > 1).map((s) => s.textContent) : [],
+          parts: td ? td.querySelectorAll('.opt').length : 0,
+        };
+      }),
+    );
+    t.diagnostic(JSON.stringify(cells));
+    const cell = (id: string) => cells.find((c) => c.run === `pendulum/${id}`)!;
+    for (const id of ids) {
+      const c = cell(id);
+      assert.ok(c.text, `${id}: an options cell`);
+      assert.deepEqual(c.broken, [], `${id}: options broken across lines`);
+      assert.ok(c.lines <= c.parts, `${id}: ${c.lines} lines for ${c.parts} options`);
+    }
+    assert.doesNotMatch(cell('rapier-multibody').text!, /β|warm start/, 'rapier-multibody uses neither');
+    assert.doesNotMatch(cell('global-cpu').text!, /\d+ iterations?\b/, 'global-cpu reads no iterations');
+    assert.match(cell('global-cpu').text!, /direct LDLᵀ/);
+    assert.match(cell('jacobi-cpu').text!, /8 iterations · 1 substep · β 0\.2\/h · warm start 1/);
+  } finally {
+    await page.close();
+  }
+});

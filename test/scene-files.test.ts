@@ -36,7 +36,7 @@ const bad: [string, string, string, RegExp][] = [
   ['mistyped field', JSON.stringify((() => { const g = good(); (g.bodies[1] as Record<string, unknown>).mass = 'heavy'; return g; })()), 'bodies[1].mass', /finite number/],
   ['mistyped vector', JSON.stringify((() => { const g = good(); (g.constraints[0] as Record<string, unknown>).anchorA = [0, 1]; return g; })()), 'constraints[0].anchorA', /3 numbers/],
   ['unknown key (typo)', JSON.stringify((() => { const g = good(); (g.bodies[0].shape as Record<string, unknown>).raduis = 1; return g; })()), 'bodies[0].shape', /unknown key "raduis"/],
-  ['unknown shape', JSON.stringify((() => { const g = good(); (g.bodies[0].shape as Record<string, unknown>).type = 'blob'; return g; })()), 'bodies[0].shape.type', /unknown type "blob" \(expected "sphere"\)/],
+  ['unknown shape', JSON.stringify((() => { const g = good(); (g.bodies[0].shape as Record<string, unknown>).type = 'blob'; return g; })()), 'bodies[0].shape.type', /unknown type "blob" \(expected "sphere" or "box" or "capsule"\)/],
   ['body index out of range', JSON.stringify((() => { const g = good(); (g.constraints[0] as Record<string, unknown>).bodyB = 7; return g; })()), 'constraints[0].bodyB', /out of range/],
   ['negative body index', JSON.stringify((() => { const g = good(); g.constraints[0].bodyA = -1; return g; })()), 'constraints[0].bodyA', /≥ 0/],
   ['non-positive mass', JSON.stringify((() => { const g = good(); g.bodies[1].mass = 0; return g; })()), 'bodies[1].mass', /> 0/],
@@ -44,6 +44,8 @@ const bad: [string, string, string, RegExp][] = [
   ['non-finite number', JSON.stringify(good()).replace('"position":[0,1,0]', '"position":[0,1e999,0]'), 'bodies[0].position[1]', /finite number, got Infinity/],
   ['zero quaternion', JSON.stringify((() => { const g = good(); g.bodies[0].orientation = [0, 0, 0, 0]; return g; })()), 'bodies[0].orientation', /zero quaternion/],
   ['mass and density', JSON.stringify((() => { const g = good(); (g.bodies[0] as Record<string, unknown>).mass = 3; return g; })()), 'bodies[0]', /"mass" or "density", not both/],
+  ['box with a zero extent', JSON.stringify((() => { const g = good(); (g.bodies[0] as Record<string, unknown>).shape = { type: 'box', halfExtents: [0.1, 0, 0.1] }; return g; })()), 'bodies[0].shape.halfExtents[1]', /expected a number > 0, got 0/],
+  ['crossed hinge limits', JSON.stringify((() => { const g = good(); Object.assign(g.constraints[0], { type: 'hinge', axisA: [0, 0, 1], axisB: [0, 0, 1], lowerAngle: 1, upperAngle: -1 }); return g; })()), 'constraints[0].upperAngle', /upperAngle ≥ lowerAngle \(1\), got -1/],
   ['no mass or density', JSON.stringify((() => { const g = good(); delete (g.bodies[0] as Partial<(typeof g.bodies)[0]>).density; return g; })()), 'bodies[0]', /needs "mass" or "density"/],
 ];
 

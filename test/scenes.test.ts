@@ -49,7 +49,7 @@ test('pendulum: the bead hangs at distance `length` from the pin, `angle` off th
     assert.equal(world.constraints.length, 1);
     const [bead] = world.bodies;
     const [pin] = world.constraints;
-    assert.equal(bead.shape.radius, p.radius);
+    assert.equal((bead.shape as { radius: number }).radius, p.radius);
     assert.equal(bead.density, p.density);
     assert.equal(pin.bodyB, null);
     const d = [0, 1, 2].map((k) => bead.position[k] - pin.anchorB[k]);

@@ -609,3 +609,77 @@ test('the bead on its wire: drawn with its wire, and the numbers shown are the o
     await page.close();
   }
 });
+
+test('the heads-up line is whole at 1280 px: every part inside the page, none cut off', async (t) => {
+  if (!haveBrowser(t)) return;
+  const v = await viewer();
+  // the longest heads-up line: a GPU solver (adapter name, GPU clock) overlaid with another, a diverging one
+  const { page, consoleErrors } = await openPage(v.origin, '/?scene=necklace&chains=2&beads=10&solver=jacobi-gpu,gs-gpu');
+  try {
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await waitForFrames(page, 'jacobi-gpu,gs-gpu', 20);
+    await page.waitForTimeout(400); // a refresh of the line at the new width
+    const box = await page.evaluate(() => {
+      const hud = document.getElementById('hud')!;
+      const r = hud.getBoundingClientRect();
+      const parts = Array.from(hud.children).map((c) => {
+        const b = c.getBoundingClientRect();
+        return { text: c.textContent, left: b.left, right: b.right, top: b.top, bottom: b.bottom };
+      });
+      return { scrollWidth: hud.scrollWidth, clientWidth: hud.clientWidth, right: r.right, bottom: r.bottom, top: r.top, viewport: innerWidth, text: hud.textContent, parts };
+    });
+    t.diagnostic(`heads-up line at 1280 px: ${box.clientWidth} px wide, ${Math.round(box.bottom - box.top)} px high: ${box.text}`);
+    assert.match(box.text!, /ms\/frame/, 'the line ends with the frame time');
+    assert.ok(box.scrollWidth <= box.clientWidth, `nothing hidden past the right edge: ${box.scrollWidth} > ${box.clientWidth} px`);
+    for (const p of box.parts) {
+      assert.ok(p.right <= box.viewport + 0.5, `'${p.text}' ends at ${p.right} px, beyond the page's ${box.viewport}`);
+      assert.ok(p.bottom <= box.bottom + 0.5 && p.top >= box.top - 0.5, `'${p.text}' inside the line's box`);
+    }
+    assert.deepEqual(consoleErrors, [], 'console errors');
+  } finally {
+    await page.close();
+  }
+});
+
+test('an invalid parameter in the address is named in the "ignored" banner, and the page runs without it', async (t) => {
+  if (!haveBrowser(t)) return;
+  const v = await viewer();
+  // chains=-1 is below the parameter's minimum; frames=0x10 is not a decimal number; beads=5 is good
+  const { page } = await openPage(v.origin, '/?scene=necklace&chains=-1&beads=5&iterations=0x10&solver=jacobi-cpu');
+  try {
+    const h = await waitForFrames(page, 'jacobi-cpu', 5);
+    const notice = (await page.textContent('#notice')) ?? '';
+    t.diagnostic(`banner: ${notice}`);
+    assert.match(notice, /Ignored in the address/);
+    assert.match(notice, /chains=-1: parameter 'chains' must be ≥ 1/);
+    assert.match(notice, /iterations=0x10: not a decimal number/);
+    // the rest of the address holds: 5 beads per chain, the scene's default number of chains
+    const chains = findScene('necklace')!.params.chains.default;
+    assert.equal(Number(h.bodies), 5 * chains, `${h.bodies} bodies: ${chains} chains of the 5 beads asked for`);
+    assert.equal(await page.inputValue('#params input[data-param="beads"]'), '5');
+    // the address the page writes back no longer carries what it ignored
+    const url = new URL(page.url());
+    assert.equal(url.searchParams.get('chains'), null, page.url());
+    assert.equal(url.searchParams.get('beads'), '5', page.url());
+  } finally {
+    await page.close();
+  }
+});
+
+test("the option controls are the main solver's declared options (SolverInfo.reads)", async (t) => {
+  if (!haveBrowser(t)) return;
+  const v = await viewer();
+  for (const id of ['rapier-multibody', 'global-cpu', 'xpbd-cpu']) {
+    const { page } = await openPage(v.origin, `/?scene=pendulum&solver=${id}&paused=1`);
+    try {
+      await page.waitForFunction((s) => document.getElementById('hud')!.dataset.solver === s, id, { timeout: 40_000 });
+      const shown = await page.evaluate(() => Array.from(document.querySelectorAll<HTMLInputElement>('#options input[data-option], #more-options input[data-option]')).map((e) => e.dataset.option!));
+      assert.deepEqual(shown.sort(), [...findSolver(id)!.reads].sort(), id);
+      // rapier-multibody uses no Baumgarte β and no warm start; global-cpu solves directly, no iterations
+      if (id === 'rapier-multibody') assert.ok(!shown.includes('beta') && !shown.includes('warmStart'), shown.join());
+      if (id === 'global-cpu') assert.ok(!shown.includes('iterations'), shown.join());
+    } finally {
+      await page.close();
+    }
+  }
+});

@@ -14,12 +14,12 @@
 import { scenes, findScene } from '../src/scenes/registry.js';
 import { resolveSceneParams, type ParamValue, type SceneInfo } from '../src/scenes/scene.js';
 import { solvers, findSolver } from '../src/solvers/registry.js';
-import { resolveOptions, solverOptionSpecs, type Snapshot, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
+import { resolveOptions, solverOptionSpecs, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
+import type { Snapshot } from '../src/model/snapshot.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../src/gpu/device.js';
 import { parseAnySceneFile } from '../src/model/scene-file.js';
 import { isParticleSystem, type SceneDesc } from '../src/model/scene-desc.js';
-import { formatNumber as fmt } from '../src/bench/table.js';
-import { isParticleSolver } from '../src/particles/registry.js';
+import { formatNumber as fmt, countText } from '../src/bench/table.js';
 import { renderInfo, type Drawable } from './render-info.js';
 import { Renderer, canvasTarget } from './renderer.js';
 import { Slot } from './sim.js';
@@ -46,10 +46,7 @@ const sliders: Partial<Record<keyof SolverOptions, [number, number, number]>> = 
 
 /** The options that mean something to a solver: a particle (Witkin) solver has no iterations, β or warm start; a rigid one no k_s, k_d; one that solves to a tolerance no iterations. */
 function optionApplies(key: keyof SolverOptions, info: SolverInfo | undefined): boolean {
-  if (!info) return true;
-  if (isParticleSolver(info.id)) return key === 'dt' || key === 'substeps' || key === 'feedbackStiffness' || key === 'feedbackDamping';
-  if (key === 'feedbackStiffness' || key === 'feedbackDamping') return false;
-  return !(key === 'iterations' && (info.iterationMode === 'tolerance' || info.iterationMode === 'direct'));
+  return !info || info.reads.includes(key); // the solver's declaration (SolverInfo.reads)
 }
 
 function $(id: string): HTMLElement {
@@ -136,8 +133,10 @@ export class App {
       const key = await this.fetchSceneFile(config.file);
       this.sceneKey = key ?? defaultScene.scene;
       if (!key) this.params = { ...defaultScene.params };
-    } else if (findScene(config.scene)) this.sceneKey = config.scene;
-    else {
+    } else if (findScene(config.scene)) {
+      this.sceneKey = config.scene;
+      problems.push(...this.dropInvalidParams(findScene(config.scene)!));
+    } else {
       problems.push(`unknown scene '${config.scene}'`);
       this.params = { ...defaultScene.params };
     }
@@ -150,6 +149,24 @@ export class App {
     this.bindEvents();
     if (problems.length) this.notice(`Ignored in the address: ${problems.join('; ')}`);
     requestAnimationFrame(() => this.tick());
+  }
+
+  /**
+   * The address's scene parameters that the scene refuses (unknown, out of range, not an integer),
+   * each as 'name=value: why' for the "Ignored in the address" banner; they are dropped, so the page
+   * runs the rest (and the address it writes back no longer has them).
+   */
+  private dropInvalidParams(scene: SceneInfo): string[] {
+    const problems: string[] = [];
+    for (const [name, value] of Object.entries(this.params)) {
+      try {
+        resolveSceneParams(scene, { [name]: value });
+      } catch (e) {
+        problems.push(`${name}=${String(value)}: ${(e as Error).message}`);
+        delete this.params[name];
+      }
+    }
+    return problems;
   }
 
   // ---- WebGPU -------------------------------------------------------------------------------
@@ -373,7 +390,7 @@ export class App {
     if (info.device === 'gpu' && !this.gpu) return 'no WebGPU in this browser';
     if (!desc) return null;
     try {
-      return info.unsupported?.(desc) ?? null;
+      return info.unsupported?.(desc, this.asked) ?? null;
     } catch (e) {
       return (e as Error).message;
     }
@@ -769,9 +786,9 @@ export class App {
     const parts: (string | Node)[] = [
       `adapter: ${this.gpu ? `${this.gpu.adapterName}${this.gpu.software ? ' [software]' : ''}` : 'none (no WebGPU)'}`,
       sep(),
-      `${d.bodies} bodies`,
+      countText(Number(d.bodies), 'body', 'bodies'),
       sep(),
-      `${d.constraints} constraints`,
+      countText(Number(d.constraints), 'constraint'),
     ];
     if (main) {
       parts.push(sep(), `${main.info.id}: ${fmt(main.msPerStep)} ms/step (${clockNames[main.clock] ?? main.clock})`, sep(), `${fmt(main.stepsPerSecond)} steps/s`, sep(), `frame ${main.frame}`, sep(), `t = ${main.time.toFixed(2)} s`);
@@ -780,7 +797,8 @@ export class App {
     if (Number.isFinite(this.drawMs)) parts.push(sep(), `draw ${fmt(this.drawMs)} ms (GPU)`);
     parts.push(sep(), `${fmt(this.frameMs)} ms/frame`);
     if (run?.notDrawable) parts.push(sep(), run.notDrawable);
-    hud.replaceChildren(...parts);
+    // each part on one line, the line wrapping between parts (never cut off: style.css #hud)
+    hud.replaceChildren(...parts.map((p) => (typeof p === 'string' ? el('span', { className: 'part', textContent: p }) : p)));
     this.updateLegend();
   }
 

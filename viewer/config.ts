@@ -35,9 +35,10 @@ export function parseConfig(search: string): ViewerConfig {
   const q = new URLSearchParams(search);
   const problems: string[] = [];
   const number = (key: string, raw: string): number | null => {
-    const v = raw.trim() === '' ? NaN : Number(raw);
+    // decimal only, as on the command line: 0x10, 1_000 and Infinity are not numbers here
+    const v = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(raw.trim()) ? Number(raw.trim()) : NaN;
     if (!Number.isFinite(v)) {
-      problems.push(`${key}=${raw}: not a number`);
+      problems.push(`${key}=${raw}: not a decimal number`);
       return null;
     }
     return v;

@@ -3,37 +3,50 @@
  * The renderer never reads a description itself, so a new kind of description (new shapes) is
  * one new branch here.
  *
- * Bodies are drawn as spheres from poses in the layout every GPU solver keeps (two vec4f per
- * body: (x, 0) and the quaternion q = [x y z w]; src/gpu/frames.ts packBodyState), which the
- * renderer reads from the solver's own buffer (GPU solvers) or from a snapshot packed by
- * packPoses (CPU solvers). Per joint record (JOINT_BYTES) its bodies, local anchors r⁰, r¹ (r¹ a
- * world point when bodyB is the world) and a kind; the vertex shader draws three segments
- * x_A → x_A + R(q_A) r⁰ → x_B + R(q_B) r¹ → x_B from the live poses, so no segment is computed
- * on the CPU per frame:
- *   JOINT_POINT   a point constraint: the middle segment is its violation c (reference text
+ * Bodies are drawn as ray-cast impostors (spheres, boxes, capsules; SHAPE_FLOATS per body: the
+ * shape's kind and dimensions, local frame) from poses in the layout every GPU solver keeps (two
+ * vec4f per body: (x, 0) and the quaternion q = [x y z w]; src/gpu/frames.ts packBodyState),
+ * which the renderer reads from the solver's own buffer (GPU solvers) or from a snapshot packed
+ * by packPoses (CPU solvers). Per joint record (JOINT_BYTES) its bodies, local anchors r⁰, r¹
+ * (r¹ a world point when bodyB is the world), a kind and an axis in A's frame; the vertex shader
+ * draws three segments x_A → x_A + R(q_A) r⁰ → x_B + R(q_B) r¹ → x_B from the live poses, and a
+ * hinge's axis, so no segment is computed on the CPU per frame:
+ *   JOINT_POINT   a point or fixed joint: the middle segment is its violation c (reference text
  *                 eq. 3), drawn in the gap colour (a particle's nail: the particle to its nail)
- *   JOINT_ROD     a particle distance constraint: the middle segment is the rod itself
+ *   JOINT_ROD     a distance joint, or a particle distance constraint: the middle segment is the rod
  *   JOINT_SPRING  a spring force between two particles
+ *   JOINT_HINGE   a hinge: as a point joint, and its axis R(q_A) axisA through A's anchor
  * Guides are fixed world-space line segments (a bead's wire, a plane, a line): drawn once per
  * scene, not per solver.
  *
- * Rigid WorldDesc: spheres (other shapes are not drawable yet) and point constraints.
+ * Rigid WorldDesc: spheres, boxes and capsules; point, distance, hinge and fixed joints.
  * Particle system (src/particles/model.ts): each particle a sphere of its `radius` (or 2 % of the
  * scene's extent), identity orientation; 2-D scenes lie in the xy-plane (z = 0) and are `planar`
  * (the camera looks along −z).
  */
-import type { WorldDesc } from '../src/model/world.js';
-import type { Snapshot } from '../src/solvers/solver.js';
+import { boundingRadius, type WorldDesc } from '../src/model/world.js';
+import type { Snapshot } from '../src/model/snapshot.js';
 import type { ParticleSystemDesc } from '../src/particles/model.js';
 import { isParticleSystem } from '../src/model/scene-desc.js';
 
 /** f32 per body in the pose layout: (x, y, z, 0), (qx, qy, qz, qw). */
 export const POSE_FLOATS = 8;
-/** bytes per joint record: u32 bodyA, i32 bodyB (−1 = the world), u32 kind, pad, vec4f r⁰, vec4f r¹ */
-export const JOINT_BYTES = 48;
+/** f32 per body in the shape buffer: kind (SHAPE_*), then sphere (r, 0, 0), box (a, b, c) half extents, capsule (r, h, 0) */
+export const SHAPE_FLOATS = 4;
+export const SHAPE_SPHERE = 0;
+export const SHAPE_BOX = 1;
+export const SHAPE_CAPSULE = 2;
+/**
+ * bytes per joint record: u32 bodyA, i32 bodyB (−1 = the world), u32 kind, pad, vec4f r⁰,
+ * vec4f r¹, vec4f (unit axis in A's frame, half length of its drawn segment)
+ */
+export const JOINT_BYTES = 64;
 export const JOINT_POINT = 0;
 export const JOINT_ROD = 1;
 export const JOINT_SPRING = 2;
+export const JOINT_HINGE = 3;
+/** vertices drawn per joint: three segments and a hinge's axis (a line list) */
+export const JOINT_VERTICES = 8;
 /** segments per drawn circle */
 const CIRCLE_SEGMENTS = 96;
 
@@ -43,8 +56,10 @@ export interface Drawable {
   drawable: true;
   bodyCount: number;
   jointCount: number;
-  /** per body, m */
+  /** per body, the radius of the sphere about its centre that holds its shape, m */
   radius: Float32Array<ArrayBuffer>;
+  /** per body, SHAPE_FLOATS: the shape the impostor ray-casts (kind, dimensions), m */
+  shapes: Float32Array<ArrayBuffer>;
   /** joint records (JOINT_BYTES each) for the renderer's storage buffer */
   joints: ArrayBuffer;
   /** fixed world-space line segments, two xyz points each (a wire, a plane, a line) */
@@ -111,8 +126,8 @@ function packSnapshot(snap: Snapshot, out: Float32Array): void {
   }
 }
 
-/** Joint records from (bodyA, bodyB or −1, kind, r⁰, r¹). */
-function jointRecords(list: { a: number; b: number; kind: number; ra: readonly number[]; rb: readonly number[] }[]): ArrayBuffer {
+/** Joint records from (bodyA, bodyB or −1, kind, r⁰, r¹, and a hinge's unit axis and drawn half length). */
+function jointRecords(list: { a: number; b: number; kind: number; ra: readonly number[]; rb: readonly number[]; axis?: readonly number[]; axisHalf?: number }[]): ArrayBuffer {
   const joints = new ArrayBuffer(JOINT_BYTES * list.length);
   const u = new Uint32Array(joints), s = new Int32Array(joints), f = new Float32Array(joints);
   list.forEach((j, k) => {
@@ -122,6 +137,7 @@ function jointRecords(list: { a: number; b: number; kind: number; ra: readonly n
     u[o + 2] = j.kind;
     f.set(j.ra.slice(0, 3), o + 4);
     f.set(j.rb.slice(0, 3), o + 8);
+    if (j.axis) f.set([j.axis[0], j.axis[1], j.axis[2], j.axisHalf ?? 0], o + 12);
   });
   return joints;
 }
@@ -133,23 +149,44 @@ export function renderInfo(desc: SceneDescription): RenderInfo {
     return { drawable: false, reason: `${typeof kind === 'string' ? `a '${kind}' scene` : 'this scene'} is not drawable yet` };
   }
   const bodies = desc.bodies, constraints = desc.constraints;
-  const other = bodies.find((b) => b.shape?.type !== 'sphere');
+  const other = bodies.find((b) => !['sphere', 'box', 'capsule'].includes(b.shape?.type));
   if (other) return { drawable: false, reason: `shape '${(other.shape as { type?: string }).type}' is not drawable yet` };
 
   const n = bodies.length;
   const radius = new Float32Array(n);
+  const shapes = new Float32Array(SHAPE_FLOATS * n);
   const initialPoses = new Float32Array(POSE_FLOATS * n);
   const box = emptyBox();
   bodies.forEach((b, i) => {
-    radius[i] = b.shape.radius;
+    radius[i] = boundingRadius(b.shape);
+    const sh = b.shape;
+    if (sh.type === 'sphere') shapes.set([SHAPE_SPHERE, sh.radius, 0, 0], SHAPE_FLOATS * i);
+    else if (sh.type === 'box') shapes.set([SHAPE_BOX, ...sh.halfExtents], SHAPE_FLOATS * i);
+    else shapes.set([SHAPE_CAPSULE, sh.radius, sh.halfHeight, 0], SHAPE_FLOATS * i);
     const q = b.orientation ?? [0, 0, 0, 1];
     const qn = Math.hypot(...q) || 1;
     initialPoses.set([b.position[0], b.position[1], b.position[2], 0, q[0] / qn, q[1] / qn, q[2] / qn, q[3] / qn], POSE_FLOATS * i);
-    grow(box, b.position, b.shape.radius);
+    grow(box, b.position, boundingRadius(b.shape));
   });
   for (const c of constraints) if (c.bodyB === null) grow(box, c.anchorB, 0);
-  const joints = jointRecords(constraints.map((c) => ({ a: c.bodyA, b: c.bodyB === null ? -1 : c.bodyB, kind: JOINT_POINT, ra: c.anchorA, rb: c.anchorB })));
-  return { drawable: true, bodyCount: n, jointCount: constraints.length, radius, joints, guides: new Float32Array(0), initialPoses, bounds: settle(box), planar: false, reach: false, packPoses: packSnapshot };
+  const joints = jointRecords(
+    constraints.map((c) => {
+      const link = { a: c.bodyA, b: c.bodyB === null ? -1 : c.bodyB, ra: c.anchorA, rb: c.anchorB };
+      switch (c.type) {
+        case 'point':
+        case 'fixed':
+          return { ...link, kind: JOINT_POINT };
+        case 'distance':
+          return { ...link, kind: JOINT_ROD };
+        case 'hinge': {
+          // the axis in A's frame, unit; drawn through A's anchor, as long as A is wide (at least)
+          const l = Math.hypot(...c.axisA) || 1;
+          return { ...link, kind: JOINT_HINGE, axis: c.axisA.map((x) => x / l), axisHalf: 1.25 * radius[c.bodyA] };
+        }
+      }
+    }),
+  );
+  return { drawable: true, bodyCount: n, jointCount: constraints.length, radius, shapes, joints, guides: new Float32Array(0), initialPoses, bounds: settle(box), planar: false, reach: false, packPoses: packSnapshot };
 }
 
 /**
@@ -190,9 +227,11 @@ function particleRenderInfo(desc: ParticleSystemDesc): Drawable {
   const extent = Math.max(box.max[0] - box.min[0], box.max[1] - box.min[1], box.max[2] - box.min[2], 1e-3);
 
   const radius = new Float32Array(n);
+  const shapes = new Float32Array(SHAPE_FLOATS * n);
   const initialPoses = new Float32Array(POSE_FLOATS * n);
   desc.particles.forEach((p, i) => {
     radius[i] = p.radius ?? 0.02 * extent;
+    shapes.set([SHAPE_SPHERE, radius[i], 0, 0], SHAPE_FLOATS * i);
     initialPoses.set([...positions[i], 0, 0, 0, 0, 1], POSE_FLOATS * i);
     grow(box, positions[i], radius[i]);
   });
@@ -262,6 +301,7 @@ function particleRenderInfo(desc: ParticleSystemDesc): Drawable {
     bodyCount: n,
     jointCount: links.length,
     radius,
+    shapes,
     joints: jointRecords(links),
     guides: new Float32Array(guides),
     initialPoses,

@@ -1,6 +1,7 @@
 /**
- * The WebGPU renderer, on the same device as the GPU solvers: sphere impostors with simple
- * lighting, a ground grid, and point constraints as line segments.
+ * The WebGPU renderer, on the same device as the GPU solvers: body impostors (spheres, boxes,
+ * capsules, ray-cast per fragment) with simple lighting, a ground grid, and joints as line
+ * segments (a hinge with its axis).
  *
  * It draws into a RenderTarget: the page's canvas (canvasTarget) or an offscreen texture
  * (offscreenTarget: scripts/bench-render.ts times the same pipelines in Node, on any adapter).
@@ -8,14 +9,14 @@
  * GPU timestamps where the adapter has them (drawTimings); body poses come from storage buffers:
  *   - a GPU solver's own `pose` buffer (GpuSolverBase.bodyState()): nothing is read back;
  *   - for a CPU solver, a buffer of the same layout the viewer fills from its snapshot.
- * Draw order: opaque spheres (one solver) → grid (not for a planar scene) → guides → joints →
- * translucent spheres (overlaid solvers, depth-tested, not depth-writing, so each one shows
+ * Draw order: opaque bodies (one solver) → grid (not for a planar scene) → guides → joints →
+ * translucent bodies (overlaid solvers, depth-tested, not depth-writing, so each one shows
  * through the others).
  */
 import type { GpuContext } from '../src/gpu/device.js';
 import { OrbitCamera, invertRigid, type Vec3 } from './camera.js';
 import { shaderSource } from './shaders.wgsl.js';
-import { POSE_FLOATS, type Drawable } from './render-info.js';
+import { JOINT_VERTICES, POSE_FLOATS, type Drawable } from './render-info.js';
 
 const CAMERA_BYTES = 256;
 const SLOT_BYTES = 48;
@@ -80,7 +81,7 @@ export class Renderer {
   /** render-pass timestamps: a query set, its resolve buffer, and a readback buffer free when not mapping */
   private readonly timer: { set: GPUQuerySet; resolve: GPUBuffer; readback: GPUBuffer; busy: boolean } | null = null;
   private passMs: number[] = [];
-  private scene: { info: Drawable; radius: GPUBuffer; joints: GPUBuffer; guides: GPUBuffer | null; origin: Vec3; groundY: number; cell: number } | null = null;
+  private scene: { info: Drawable; shapes: GPUBuffer; joints: GPUBuffer; guides: GPUBuffer | null; origin: Vec3; groundY: number; cell: number } | null = null;
 
   /** A renderer on `gpu`'s device; a shader or pipeline fault is thrown here, not left for the first frame. */
   static async create(gpu: GpuContext, target: RenderTarget): Promise<Renderer> {
@@ -146,13 +147,13 @@ export class Renderer {
     };
   }
 
-  /** A new scene: its radius and joint buffers, origin, ground and a camera that frames it. */
+  /** A new scene: its shape and joint buffers, origin, ground and a camera that frames it. */
   setScene(info: Drawable, reframe: boolean): void {
     this.clearScene();
     const d = this.device;
-    const radius = d.createBuffer({ label: 'radius', size: Math.max(16, info.radius.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
-    d.queue.writeBuffer(radius, 0, info.radius);
-    const joints = d.createBuffer({ label: 'joints', size: Math.max(48, info.joints.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    const shapes = d.createBuffer({ label: 'shapes', size: Math.max(16, info.shapes.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    d.queue.writeBuffer(shapes, 0, info.shapes);
+    const joints = d.createBuffer({ label: 'joints', size: Math.max(64, info.joints.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     if (info.joints.byteLength) d.queue.writeBuffer(joints, 0, info.joints);
     let guides: GPUBuffer | null = null;
     if (info.guides.length) {
@@ -165,7 +166,7 @@ export class Renderer {
     const groundY = Math.min(0, min[1] - 0.05 * extent);
     const origin: Vec3 = [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2];
     const cell = 10 ** Math.floor(Math.log10(extent / 3));
-    this.scene = { info, radius, joints, guides, origin, groundY, cell };
+    this.scene = { info, shapes, joints, guides, origin, groundY, cell };
     if (reframe) this.frameScene();
   }
 
@@ -187,7 +188,7 @@ export class Renderer {
   }
 
   clearScene(): void {
-    this.scene?.radius.destroy();
+    this.scene?.shapes.destroy();
     this.scene?.joints.destroy();
     this.scene?.guides?.destroy();
     this.scene = null;
@@ -203,14 +204,14 @@ export class Renderer {
 
   /** What one solver draws with: its pose buffer (its own, or one from createPoseBuffer) and colour. */
   createSlot(pose: GPUBuffer, colour: readonly number[], alpha: number): DrawSlot {
-    const { info, radius, joints } = this.scene!;
+    const { info, shapes, joints } = this.scene!;
     const uniform = this.device.createBuffer({ label: 'slot', size: SLOT_BYTES, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     const bindGroup = this.device.createBindGroup({
       layout: this.slotLayout,
       entries: [
         { binding: 0, resource: { buffer: uniform } },
         { binding: 1, resource: { buffer: pose } },
-        { binding: 2, resource: { buffer: radius } },
+        { binding: 2, resource: { buffer: shapes } },
         { binding: 3, resource: { buffer: joints } },
       ],
     });
@@ -323,7 +324,7 @@ export class Renderer {
         for (const s of slots) {
           if (!s.jointCount) continue;
           pass.setBindGroup(1, s.bindGroup);
-          pass.draw(6 * s.jointCount);
+          pass.draw(JOINT_VERTICES * s.jointCount);
         }
       }
       if (opts.translucent) spheres(this.pipelines.translucent);

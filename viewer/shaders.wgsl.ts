@@ -1,5 +1,6 @@
 /**
- * The viewer's WGSL: sphere impostors, the ground grid and the joint segments.
+ * The viewer's WGSL: body impostors (spheres, boxes, capsules, ray-cast per fragment), the
+ * ground grid and the joint segments.
  *
  * Bindings:
  *   group 0  0  cam     uniform  Camera (matrices relative to the scene origin, light, ground)
@@ -7,8 +8,9 @@
  *            1  pose    storage  per body two vec4f: (x, 0), q = [x y z w] — a GPU solver's own
  *                                `pose` buffer (src/gpu/frames.ts packBodyState), or a CPU
  *                                solver's snapshot in the same layout
- *            2  radius  storage  per body f32
- *            3  joints  storage  per joint: bodyA, bodyB (−1 = world), kind, r⁰, r¹
+ *            2  shape   storage  per body vec4f: kind (0 sphere, 1 box, 2 capsule), dimensions
+ *                                (sphere r; box half extents a, b, c; capsule r, h) (render-info.ts)
+ *            3  joints  storage  per joint: bodyA, bodyB (−1 = world), kind, r⁰, r¹, axis
  *                                (render-info.ts)
  * The grid and the guides (fixed world-space segments, a vertex buffer) use group 0 only.
  * Positions are made relative to cam.origin before any matrix (f32 positions 10 km out keep
@@ -37,16 +39,17 @@ struct Slot {
 struct Joint {
   body_a: u32,
   body_b: i32,        // −1: anchor_b is a world point
-  kind: u32,          // 0 point constraint, 1 particle rod, 2 spring (render-info.ts JOINT_*)
+  kind: u32,          // 0 point / fixed joint, 1 rod (distance joint), 2 spring, 3 hinge (render-info.ts JOINT_*)
   pad: u32,
   anchor_a: vec4f,    // r⁰ in A's frame
   anchor_b: vec4f,    // r¹ in B's frame, or the world point
+  axis: vec4f,        // a hinge's unit axis in A's frame; w: half the length drawn
 }
 
 @group(0) @binding(0) var<uniform> cam: Camera;
 @group(1) @binding(0) var<uniform> slot: Slot;
 @group(1) @binding(1) var<storage, read> pose: array<vec4f>;
-@group(1) @binding(2) var<storage, read> radius: array<f32>;
+@group(1) @binding(2) var<storage, read> shape: array<vec4f>;
 @group(1) @binding(3) var<storage, read> joints: array<Joint>;
 
 /** R(q) v = v + 2 q_v × (q_v × v + w v)  (as metrics.ts rotate) */
@@ -59,14 +62,28 @@ fn body_position(i: u32) -> vec3f {
   return pose[2u * i].xyz - cam.origin.xyz;
 }
 
-// ---- spheres: one camera-facing quad per body, the sphere ray-cast in the fragment -------------
+/** the radius of the sphere about the body's centre that holds its shape */
+fn bounding_radius(s: vec4f) -> f32 {
+  if (s.x > 1.5) { return s.y + s.z; }          // capsule: r + h
+  if (s.x > 0.5) { return length(s.yzw); }      // box: |(a, b, c)|
+  return s.y;                                   // sphere
+}
+
+/** the columns' transpose of the view's rotation: eye-space vector → world */
+fn eye_to_world(v: vec3f) -> vec3f {
+  return (cam.inv_view * vec4f(v, 0.0)).xyz;
+}
+
+// ---- bodies: one camera-facing quad per body covering its bounding sphere, the shape ray-cast ---
+// ---- in the fragment (a sphere in eye space; a box or capsule in the body's local frame) -------
 
 struct SphereOut {
   @builtin(position) clip: vec4f,
   @location(0) eye_point: vec3f,                    // point on the quad, eye space (= a ray direction)
   @location(1) @interpolate(flat) centre: vec3f,    // eye space
-  @location(2) @interpolate(flat) r: f32,
+  @location(2) @interpolate(flat) r: f32,           // bounding radius
   @location(3) @interpolate(flat) q: vec4f,
+  @location(4) @interpolate(flat) shape: vec4f,
 }
 
 @vertex
@@ -74,14 +91,16 @@ fn sphere_vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> 
   var out: SphereOut;
   let corner = vec2f(f32(v & 1u) * 2.0 - 1.0, f32(v >> 1u) * 2.0 - 1.0);
   let c = (cam.view * vec4f(body_position(i), 1.0)).xyz;
-  let r = radius[i];
+  let sh = shape[i];
+  let r = bounding_radius(sh);
   let d2 = dot(c, c);
   out.centre = c;
   out.r = r;
   out.q = pose[2u * i + 1u];
+  out.shape = sh;
   out.eye_point = c;
   out.clip = vec4f(0.0, 0.0, 2.0, 1.0);     // outside the clip volume: not drawn
-  if (!(d2 > r * r * 1.0001) || !(d2 < 1e30)) { return out; } // the eye inside the sphere, or not finite
+  if (!(d2 > r * r * 1.0001) || !(d2 < 1e30)) { return out; } // the eye inside the bounding sphere, or not finite
   // The cone from the eye tangent to the sphere cuts the plane through c normal to c in a circle
   // of radius s = r |c| / √(|c|² − r²) (similar triangles): a quad of half-size s there covers it.
   let dist = sqrt(d2);
@@ -102,26 +121,106 @@ struct SphereFrag {
   @builtin(frag_depth) depth: f32,
 }
 
+/** A ray's first entry into a body: distance t along the unit ray (< 0: a miss) and the outward normal. */
+struct Hit {
+  t: f32,
+  n: vec3f,
+}
+
+/** Ray o + t d (unit d) against the sphere |x − c| = r: its entry, or t = −1. */
+fn hit_sphere(o: vec3f, d: vec3f, c: vec3f, r: f32) -> Hit {
+  let oc = o - c;
+  let b = dot(oc, d);
+  let h = b * b - (dot(oc, oc) - r * r);
+  if (h < 0.0) { return Hit(-1.0, vec3f(0.0)); }
+  let t = -b - sqrt(h);
+  return Hit(t, (oc + t * d) / r);
+}
+
+/** Slabs: the box |x_k| ≤ e_k, local frame; the entry is the largest of the three near planes. */
+fn hit_box(o: vec3f, d: vec3f, e: vec3f) -> Hit {
+  let inv = 1.0 / select(d, vec3f(1e-30), abs(d) < vec3f(1e-30));
+  let t1 = (-e - o) * inv;
+  let t2 = (e - o) * inv;
+  let near = min(t1, t2);
+  let far = max(t1, t2);
+  let t_in = max(max(near.x, near.y), near.z);
+  let t_out = min(min(far.x, far.y), far.z);
+  if (t_in > t_out || t_out < 0.0) { return Hit(-1.0, vec3f(0.0)); }
+  var n = vec3f(0.0, 0.0, -sign(d.z));
+  if (t_in == near.x) { n = vec3f(-sign(d.x), 0.0, 0.0); } else if (t_in == near.y) { n = vec3f(0.0, -sign(d.y), 0.0); }
+  return Hit(t_in, n);
+}
+
+/**
+ * The capsule within r of the segment (0, ±h, 0), local frame: the union of the finite cylinder
+ * and the two end spheres, so its entry is the nearest of the side wall's entry (where |y| ≤ h)
+ * and the two spheres' entries (the cylinder's flat ends lie inside the spheres).
+ */
+fn hit_capsule(o: vec3f, d: vec3f, r: f32, h: f32) -> Hit {
+  var best = Hit(-1.0, vec3f(0.0));
+  let a = d.x * d.x + d.z * d.z;
+  let b = o.x * d.x + o.z * d.z;
+  let c = o.x * o.x + o.z * o.z - r * r;
+  let disc = b * b - a * c;
+  if (a > 1e-12 && disc >= 0.0) {
+    let t = (-b - sqrt(disc)) / a;
+    let p = o + t * d;
+    if (abs(p.y) <= h) { best = Hit(t, vec3f(p.x, 0.0, p.z) / r); }
+  }
+  for (var k = 0; k < 2; k++) {
+    let cap = hit_sphere(o, d, vec3f(0.0, select(-h, h, k == 1), 0.0), r);
+    if (cap.t >= 0.0 && (best.t < 0.0 || cap.t < best.t)) { best = cap; }
+  }
+  return best;
+}
+
 @fragment
 fn sphere_fs(in: SphereOut) -> SphereFrag {
-  // ray x = t·dir from the eye; nearest hit t = b − √(r² − |c − b·dir|²), b = dir·c
   let dir = normalize(in.eye_point);
-  let b = dot(dir, in.centre);
-  let off = in.centre - b * dir;
-  let h = in.r * in.r - dot(off, off);
-  if (h < 0.0) { discard; }
-  let p = (b - sqrt(h)) * dir;
-  let n = (p - in.centre) / in.r;
+  let q = in.q;
+  let q_inv = vec4f(-q.xyz, q.w);
+  var p: vec3f;          // the hit, eye space
+  var n: vec3f;          // its outward normal, eye space
+  var n_local: vec3f;    // and in the body's frame
+  var band = 1.0;
+  if (in.shape.x < 0.5) {
+    // sphere: ray x = t·dir from the eye; nearest hit t = b − √(r² − |c − b·dir|²), b = dir·c
+    let b = dot(dir, in.centre);
+    let off = in.centre - b * dir;
+    let h = in.r * in.r - dot(off, off);
+    if (h < 0.0) { discard; }
+    p = (b - sqrt(h)) * dir;
+    n = (p - in.centre) / in.r;
+    n_local = rotate(q_inv, eye_to_world(n));
+    // a band around each body's local z axis makes its rotation visible
+    band = select(1.0, 0.72, abs(n_local.z) < 0.14);
+  } else {
+    // box or capsule: the ray in the body's frame, o = R(q)ᵀ (eye − x), d = R(q)ᵀ dir (world → local)
+    let o = rotate(q_inv, eye_to_world(-in.centre));
+    let d = rotate(q_inv, eye_to_world(dir));
+    var hit: Hit;
+    if (in.shape.x < 1.5) { hit = hit_box(o, d, in.shape.yzw); } else { hit = hit_capsule(o, d, in.shape.y, in.shape.z); }
+    if (hit.t < 0.0) { discard; }
+    p = hit.t * dir;
+    n_local = hit.n;
+    n = (cam.view * vec4f(rotate(q, n_local), 0.0)).xyz;
+    let x = o + hit.t * d;   // the hit, local frame
+    if (in.shape.x < 1.5) {
+      // a box's edges darkened: where the hit is near a second face
+      let f = abs(x) / in.shape.yzw;
+      let second = f.x + f.y + f.z - max(max(f.x, f.y), f.z) - min(min(f.x, f.y), f.z);
+      band = select(1.0, 0.72, second > 0.96);
+    } else {
+      // a capsule: the sphere's band about local z, a stripe along it (its spin about y shows)
+      band = select(1.0, 0.72, abs(n_local.z) < 0.14);
+    }
+  }
   // Lambert + Blinn-Phong, eye space
   let l = cam.light.xyz;
   let diffuse = max(dot(n, l), 0.0);
   let half_vector = normalize(l - dir);
   let specular = pow(max(dot(n, half_vector), 0.0), 48.0) * 0.35;
-  // a band around each body's local z axis makes its rotation visible
-  let n_world = (cam.inv_view * vec4f(n, 0.0)).xyz;
-  let q = in.q;
-  let n_local = rotate(vec4f(-q.xyz, q.w), n_world);
-  let band = select(1.0, 0.72, abs(n_local.z) < 0.14);
   let shade = (0.32 + 0.68 * diffuse) * band;
   var out: SphereFrag;
   out.colour = vec4f(slot.colour.rgb * shade + vec3f(specular), slot.colour.a);
@@ -166,7 +265,8 @@ fn grid_fs(in: GridOut) -> @location(0) vec4f {
   return vec4f(vec3f(0.62, 0.66, 0.72), a);
 }
 
-// ---- joints: per joint x_A → anchor A → anchor B → x_B, as three line segments ------------------
+// ---- joints: per joint x_A → anchor A → anchor B → x_B, as three line segments, and a hinge's ----
+// ---- axis through anchor A (JOINT_VERTICES = 8 per joint, a line list) -----------------------
 
 struct LineOut {
   @builtin(position) clip: vec4f,
@@ -175,8 +275,8 @@ struct LineOut {
 
 @vertex
 fn joint_vs(@builtin(vertex_index) v: u32) -> LineOut {
-  let j = joints[v / 6u];
-  let k = v % 6u;
+  let j = joints[v / 8u];
+  let k = v % 8u;
   let qa = pose[2u * j.body_a + 1u];
   let xa = body_position(j.body_a);
   let pa = xa + rotate(qa, j.anchor_a.xyz);               // x_A + R(q_A) r⁰
@@ -191,10 +291,23 @@ fn joint_vs(@builtin(vertex_index) v: u32) -> LineOut {
   if (k == 0u) { p = xa; }
   if (k == 3u || k == 4u) { p = pb; }
   if (k == 5u) { p = xb; }
+  // a hinge's axis R(q_A) axisA through anchor A, ± half its drawn length
+  let axis = rotate(qa, j.axis.xyz) * j.axis.w;
+  if (k == 6u) { p = pa - axis; }
+  if (k == 7u) { p = pa + axis; }
   var out: LineOut;
   out.clip = cam.proj * cam.view * vec4f(p, 1.0);
-  // the middle segment: a point constraint's violation c = pa − pb (reference text eq. 3),
-  // or a particle rod or spring itself
+  if (k >= 6u && j.kind != 3u) {
+    out.clip = vec4f(0.0, 0.0, 2.0, 1.0);     // no axis: outside the clip volume, not drawn
+    out.colour = vec4f(0.0);
+    return out;
+  }
+  if (k >= 6u) {
+    out.colour = vec4f(mix(slot.colour.rgb, vec3f(1.0, 0.9, 0.3), 0.7), 1.0);
+    return out;
+  }
+  // the middle segment: a point, fixed or hinge joint's violation c = pa − pb (reference text
+  // eq. 3), or a distance joint's or particle rod's rod, or a spring itself
   var middle = slot.gap;
   if (j.kind == 1u) { middle = vec4f(mix(slot.colour.rgb, vec3f(1.0), 0.35), 0.95); }
   if (j.kind == 2u) { middle = vec4f(mix(slot.colour.rgb, vec3f(1.0), 0.6), 0.6); }

@@ -16,7 +16,8 @@ import { hasBodyStateBuffer } from '../src/gpu/solver-base.js';
 import { metricsFor, type FrameMetrics } from '../src/metrics/metrics.js';
 import { DivergenceWatch } from '../src/run/run.js';
 import type { SceneDesc } from '../src/model/scene-desc.js';
-import { resolveOptions, type Snapshot, type Solver, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
+import { resolveOptions, type Solver, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
+import type { Snapshot } from '../src/model/snapshot.js';
 import type { Renderer, DrawSlot } from './renderer.js';
 import { POSE_FLOATS, type Drawable } from './render-info.js';
 
@@ -118,7 +119,7 @@ export class Slot {
     try {
       const s = await this.solver.snapshot();
       this.metrics = this.metricsContext!.measure(s);
-      const why = this.watch!.check(this.metrics);
+      const why = this.watch!.check(this.metrics, this.frame);
       if (why) {
         this.status = 'diverged';
         this.reason = `DIVERGED at frame ${this.frame} (t = ${this.time.toFixed(3)} s): ${why}`;

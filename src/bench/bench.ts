@@ -24,6 +24,7 @@ import { findSolver } from '../solvers/registry.js';
 import { acquireGpu, type GpuContext } from '../gpu/device.js';
 import { runSolver } from '../run/run.js';
 import { resolveOptions, type SolverOptions } from '../solvers/solver.js';
+import { formatNumber as fmt } from './table.js';
 
 export interface BenchOptions {
   sizes: number[];
@@ -103,7 +104,7 @@ export async function runBench(opts: BenchOptions) {
     for (const beads of opts.sizes) {
       const chains = beads / 40;
       const world = necklace.build({ ...paramsDefault(), chains, beads: 40 });
-      log(`${id}: ${beads} beads (${chains} × 40), ${opts.frames} frames …`);
+      log(`${id}: ${fmt(beads, 15)} beads (${fmt(chains, 15)} × 40), ${fmt(opts.frames, 15)} frames …`);
       // CPU solvers: every frame by default (a snapshot between timed frames costs no step time);
       // GPU solvers: only the last frame by default, keeping the whole run in one batch without readback
       const sampleEvery = Math.max(1, Math.floor(opts.sampleEvery ?? (info.device === 'gpu' ? opts.frames : 1)));
@@ -135,17 +136,18 @@ export async function runBench(opts: BenchOptions) {
         row.iterationMs = perIteration;
         row.iterationBandwidthGBs = perIteration > 0 ? bytes / (perIteration * 1e-3) / 1e9 : undefined;
       }
-      log(`  median ${row.medianMs.toFixed(3)} ms (${row.clock}), p95 ${row.p95Ms.toFixed(3)} ms, ${row.stepsPerSecond.toFixed(1)} steps/s` +
-        (row.iterationBandwidthGBs ? `, iteration kernels ${row.iterationBandwidthGBs.toFixed(1)} GB/s` : '') +
-        (row.diverged ? ', diverged' : `, worst max violation ${row.worstMaxViolation!.toExponential(3)} m`));
+      log(`  median ${fmt(row.medianMs)} ms (${row.clock}), p95 ${fmt(row.p95Ms)} ms, ${fmt(row.stepsPerSecond, 4)} steps/s` +
+        (row.iterationBandwidthGBs ? `, iteration kernels ${fmt(row.iterationBandwidthGBs)} GB/s` : '') +
+        (row.diverged ? ', diverged' : `, worst max violation ${fmt(row.worstMaxViolation)} m`));
       rows.push(row);
     }
   }
   gpu?.device.destroy();
   const comparisons = baseline === undefined ? [] : compare(rows, baseline);
+  // the figures of each comparison (the JSON keeps meetsGoal against SPEEDUP_GOAL for the record)
   for (const c of comparisons)
-    log(`${c.beads} beads: ${c.solver} ${c.stepsPerSecondRatio.toFixed(2)}× ${c.baseline}'s steps/s; worst violation ${fmt(c.worstMaxViolation)} m vs ${fmt(c.baselineWorstMaxViolation)} m` +
-      ` — goal (≥ ${SPEEDUP_GOAL}× with a lower worst violation) ${c.meetsGoal ? 'met' : 'not met'}`);
+    log(`${fmt(c.beads, 15)} beads: ${c.solver} ${fmt(c.stepsPerSecondRatio)}× ${c.baseline}'s steps/s (${fmt(c.stepsPerSecond, 4)} against ${fmt(c.baselineStepsPerSecond, 4)}); ` +
+      `worst max violation ${c.worstMaxViolation === null ? 'n/a (diverged)' : `${fmt(c.worstMaxViolation)} m`} against ${c.baselineWorstMaxViolation === null ? 'n/a (diverged)' : `${fmt(c.baselineWorstMaxViolation)} m`}`);
   return {
     benchmark: 'necklace',
     date: new Date().toISOString(),
@@ -157,7 +159,6 @@ export async function runBench(opts: BenchOptions) {
   };
 }
 
-const fmt = (x: number | null) => (x === null ? 'n/a (diverged)' : x.toExponential(3));
 
 /** Each non-baseline row against the baseline's row of the same size (both ran with the same options). */
 export function compare(rows: BenchRow[], baseline: string): BenchComparison[] {

@@ -121,7 +121,7 @@ export async function runCompare(opts: CompareOptions): Promise<CompareResults> 
         const info = findSolver(id)!;
         const options = resolveOptions(info, opts.options); // each solver at its own defaults unless asked otherwise
         const skip = (reason: string) => done({ scene: scene.name, params: scene.params, solver: id, skipped: reason });
-        const reason = info.unsupported?.(scene.world) ?? null;
+        const reason = info.unsupported?.(scene.world, options) ?? null;
         if (reason) {
           skip(reason);
           continue;

@@ -32,7 +32,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
-import { formatNumber as fmt, optionsText } from './table.js';
+import { formatNumber as fmt, optionsText, optionsParts } from './table.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../particles/registry.js';
 import type { SolverOptions } from '../solvers/solver.js';
@@ -295,6 +295,16 @@ const columns: [string, string?][] = [
   ['status'],
 ];
 
+/**
+ * A run's options (only those its solver reads, optionsParts), each part kept on one line
+ * (`span.opt`, nowrap): the cell wraps between parts, never inside one.
+ */
+function optionsHtml(r: RunRecord): string {
+  return optionsParts(r.options, r.solver, r.iterationMode)
+    .map((p) => `<span class="opt">${escapeHtml(p)}</span>`)
+    .join('<span class="sep"> · </span>');
+}
+
 function tableHtml(results: CompareResults, colours: Map<string, string>, optionsVary: boolean): string {
   const head = [...columns.slice(0, 2), ...(optionsVary ? ([['options']] as [string][]) : []), ...columns.slice(2)];
   const rows: string[] = [];
@@ -321,7 +331,7 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
       const cells = [
         sceneCell,
         solverCell,
-        ...(optionsVary ? [`<td class="text">${escapeHtml(optionsText(r.options, isParticleSolver(r.solver) ? 'particles' : 'rigid', r.iterationMode))}</td>`] : []),
+        ...(optionsVary ? [`<td class="text options">${optionsHtml(r)}</td>`] : []),
         `<td>${fmt(t.stepsPerSecond)}</td>`,
         `<td>${ratio}</td>`,
         `<td>${fmt(t.medianMs)}</td>`,
@@ -347,7 +357,7 @@ ${rows.join('\n')}
 </table>`;
 }
 
-function headerHtml(results: CompareResults, colours: Map<string, string>, sharedOptions: SolverOptions | null): string {
+function headerHtml(results: CompareResults, colours: Map<string, string>, sharedOptions: string | null): string {
   const m = results.machine;
   const dl = (items: [string, string][]) => `<dl>${items.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${v}</dd>`).join('')}</dl>`;
   const versions = Object.entries(results.versions).map(([k, v]) => `${escapeHtml(k)} ${escapeHtml(v)}`).join(' · ') || DASH;
@@ -359,7 +369,7 @@ function headerHtml(results: CompareResults, colours: Map<string, string>, share
     ['adapters', m.adapters.length ? m.adapters.map(escapeHtml).join('<br>') : 'none (CPU solvers only)'],
     ['versions', versions],
   ];
-  if (sharedOptions) items.push(['solver options', escapeHtml(optionsText(sharedOptions))]);
+  if (sharedOptions) items.push(['solver options', escapeHtml(sharedOptions)]);
   const legend = [...colours].map(([id, c]) => `<span class="legend-item"><span class="swatch" style="background:${c}"></span>${escapeHtml(id)}</span>`).join(' ');
   items.push(['solvers', legend]);
   return `<header>
@@ -427,6 +437,8 @@ table.runs td.scene, table.runs td.solver { white-space: nowrap; }
 table.runs th:nth-child(-n+2), table.runs td.scene, table.runs td.solver, table.runs td.text, table.runs td.skip, table.runs td.ok, table.runs td.diverged { text-align: left; }
 table.runs td.scene { font-weight: 600; }
 table.runs tr.scene-start td { border-top: 2px solid #bbb; }
+table.runs td.options { min-width: 16em; }
+table.runs td.options .opt { white-space: nowrap; }
 td.hash { font: 11px/1.5 ui-monospace, Menlo, Consolas, monospace; }
 td.skip { color: #777; font-style: italic; white-space: pre-line; }
 td.diverged, tr.diverged-row td.diverged { color: #c00; font-weight: 600; }
@@ -558,9 +570,10 @@ export function renderReport(results: CompareResults): string {
   const colours = solverColours(results);
   const plots = plotSpecs(results);
   const ran = results.runs.filter((r): r is RunRecord => !isSkipped(r));
-  const optionKeys = ran.map((r) => JSON.stringify(r.options));
-  const optionsVary = new Set(optionKeys).size > 1;
-  const sharedOptions = !optionsVary && ran.length ? ran[0].options : null;
+  // the options as each run shows them (only those its solver reads): one line in the header when all agree
+  const optionTexts = ran.map((r) => optionsText(r.options, r.solver, r.iterationMode));
+  const optionsVary = new Set(optionTexts).size > 1;
+  const sharedOptions = !optionsVary && ran.length ? optionTexts[0] : null;
   const { js, css } = uplotAssets();
   const sections = scenesOf(results).map((s) => sceneHtml(results, s, plots.filter((p) => p.scene === s)));
   const model = { plots };

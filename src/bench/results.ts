@@ -8,7 +8,7 @@
  */
 import type { ParamValue } from '../scenes/scene.js';
 import type { ConstraintForce } from '../particles/system.js';
-import type { RunResult } from '../run/run.js';
+import type { Jump, RunResult } from '../run/run.js';
 import type { IterationMode, ResidualCurve, SolverOptions } from '../solvers/solver.js';
 
 export interface RunMeta {
@@ -62,6 +62,8 @@ export interface RunRecord {
   energy: { start: number | null; end: number | null; driftPercent: number | null };
   momentum: { start: number[]; end: number[] | null };
   diverged: { frame: number; t: number; reason: string } | null;
+  /** one-time jumps: energy or violation beyond the divergence watch's bound that stopped growing (run/run.ts Jump) */
+  jumps: Jump[];
   /** short hash of the final state's f64 bytes (null when diverged) */
   finalStateHash: string | null;
   residuals: ResidualCurve | null;
@@ -166,6 +168,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
     },
     momentum: { start: r.initial.momentum, end: r.final ? r.final.momentum : null },
     diverged: r.diverged,
+    jumps: r.jumps,
     finalStateHash: r.finalStateHash,
     residuals: r.residuals,
     ...(r.constraintForces ? { constraintForces: r.constraintForces } : {}),

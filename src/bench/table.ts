@@ -2,7 +2,8 @@
  * The compare matrix as rows of named columns — one definition that the printed
  * table and results.csv both use (the HTML report reads the same records).
  */
-import { iterationsText, type IterationMode, type SolverOptions } from '../solvers/solver.js';
+import { iterationsText, optionsRead, solverOptionSpecs, type IterationMode, type SolverOptions } from '../solvers/solver.js';
+import { findSolver } from '../solvers/registry.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../particles/registry.js';
 import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
@@ -27,13 +28,19 @@ function iterationModeOf(r: RunRecord): IterationMode {
   return r.iterationMode ?? (isParticleSolver(r.solver) ? 'tolerance' : 'sweeps');
 }
 
+/** iterations per step as the table shows them: 8, 1,000, CG (to a tolerance), CG≤64 (capped), LDLᵀ (direct) */
+function iterationsCell(r: RunRecord): string {
+  const mode = iterationModeOf(r);
+  return mode === 'sweeps' ? formatNumber(r.options.iterations, 15) : iterationsText(mode, r.options.iterations);
+}
+
 /** e.g. 3/120: the solves that ended without reaching their tolerance, of all (null for solvers that do not count them) */
 function unconvergedText(r: RunRecord): string | null {
-  return r.cost.solves === undefined ? null : `${r.cost.unconvergedSolves ?? 0}/${r.cost.solves}`;
+  return r.cost.solves === undefined ? null : `${formatNumber(r.cost.unconvergedSolves ?? 0, 15)}/${formatNumber(r.cost.solves, 15)}`;
 }
 
 export const columns: Column[] = [
-  { csv: 'iterations_x_substeps', title: 'it×sub', get: (r) => `${iterationsText(iterationModeOf(r), r.options.iterations)}×${r.options.substeps}`, tableOnly: true },
+  { csv: 'iterations_x_substeps', title: 'it×sub', get: (r) => `${iterationsCell(r)}×${formatNumber(r.options.substeps, 15)}`, tableOnly: true },
   { csv: 'steps_per_s', title: 'steps/s', get: (r) => r.timing.stepsPerSecond, digits: 4 },
   { csv: 'median_ms', title: 'median ms', get: (r) => r.timing.medianMs },
   { csv: 'p95_ms', title: 'p95 ms', get: (r) => r.timing.p95Ms },
@@ -45,15 +52,28 @@ export const columns: Column[] = [
   { csv: 'steps_per_s_ratio_to_first', title: 'speed ×', get: (r) => r.stepsPerSecondRatio ?? null },
 ];
 
+/** CSV names of the option columns where they are not the flag's (units, and the names written before). */
+const optionCsvName: Partial<Record<keyof SolverOptions, string>> = {
+  dt: 'dt_s',
+  compliance: 'compliance_m_per_n',
+  linearDamping: 'linear_damping_per_s',
+  angularDamping: 'angular_damping_per_s',
+  feedbackStiffness: 'ks_per_s2',
+  feedbackDamping: 'kd_per_s',
+};
+
 /** Columns only the CSV carries (the table stays narrow enough for a terminal). */
 const csvOnly: Column[] = [
   { csv: 'adapter', title: 'adapter', get: (r) => r.adapter },
   { csv: 'bodies', title: 'bodies', get: (r) => r.bodies },
   { csv: 'constraints', title: 'constraints', get: (r) => r.constraints },
   { csv: 'frames', title: 'frames', get: (r) => r.frames },
-  { csv: 'iterations', title: 'iterations', get: (r) => r.options.iterations },
-  { csv: 'substeps', title: 'substeps', get: (r) => r.options.substeps },
-  { csv: 'dt_s', title: 'dt', get: (r) => r.options.dt },
+  // the solver options as columns: empty where the run's solver does not read the option
+  ...(Object.entries(solverOptionSpecs) as [keyof SolverOptions, { flag: string }][]).map(([key, spec]) => ({
+    csv: optionCsvName[key] ?? spec.flag.replace(/-/g, '_'),
+    title: spec.flag,
+    get: (r: RunRecord) => (optionsReadBy(r.solver).includes(key) ? (r.options[key] ?? null) : null),
+  })),
   { csv: 'wall_median_ms', title: 'wall median ms', get: (r) => r.timing.wallMedianMs },
   { csv: 'final_rms_violation_m', title: 'final rms C', get: (r) => r.violation.finalRms },
   { csv: 'energy_start_j', title: 'E0', get: (r) => r.energy.start },
@@ -70,44 +90,59 @@ const csvOnly: Column[] = [
 
 /**
  * A number for people, the one definition the summary, the table and the report
- * use: `digits` significant figures without trailing zeros, thousands grouped,
- * e-notation below 1e-3 and from 1e9, and '—' for null, NaN and infinities (never
- * printed as numbers).
+ * use: `digits` significant figures without trailing zeros (integers from 10^digits
+ * on are rounded to units), thousands grouped with commas from 1,000 on, e-notation
+ * below 1e-3 and from 1e9, and '—' for null, NaN and infinities (never printed as
+ * numbers).
  */
 export function formatNumber(x: number | null | undefined, digits = 3): string {
   if (typeof x !== 'number' || !Number.isFinite(x)) return '—';
   if (x === 0) return '0';
   const a = Math.abs(x);
   if (a < 1e-3 || a >= 1e9) return x.toExponential(digits - 1);
-  if (a >= 10 ** digits) return Math.round(x).toLocaleString('en-US');
-  return String(Number(x.toPrecision(digits)));
+  const v = a >= 10 ** digits ? Math.round(x) : Number(x.toPrecision(digits));
+  return Math.abs(v) >= 1000 ? v.toLocaleString('en-US', { maximumFractionDigits: 20 }) : String(v);
 }
 
-/** A solver's options in one line; compliance and damping only where they are set. */
-/** The options that matter to the solver: a particle (Witkin) solver has no iterations, β or warm start. */
-export function optionsText(o: SolverOptions, kind: 'rigid' | 'particles' = 'rigid', mode: IterationMode = 'sweeps'): string {
-  if (kind === 'particles')
-    return [
-      `dt ${formatNumber(o.dt, 6)} s`,
-      `${o.substeps} substep${o.substeps === 1 ? '' : 's'}`,
-      `feedback k_s ${formatNumber(o.feedbackStiffness)}/s², k_d ${formatNumber(o.feedbackDamping)}/s`,
-      'λ by conjugate gradient to 1e-10',
-    ].join(' · ');
-  const iterations =
-    mode === 'tolerance' ? 'λ solved to tolerance (iterations do not apply)'
-    : mode === 'direct' ? 'λ by a direct LDLᵀ solve to tolerance (iterations do not apply)'
-    : mode === 'cap' ? `at most ${o.iterations} CG iteration${o.iterations === 1 ? '' : 's'}`
-    : `${o.iterations} iteration${o.iterations === 1 ? '' : 's'}`;
-  const parts = [
-    `dt ${formatNumber(o.dt, 6)} s`,
-    iterations,
-    `${o.substeps} substep${o.substeps === 1 ? '' : 's'}`,
-    `β ${formatNumber(o.beta)}/h`,
-    `warm start ${formatNumber(o.warmStart)}`,
-  ];
-  if (o.compliance > 0) parts.push(`compliance ${formatNumber(o.compliance)} m/N`);
-  if (o.linearDamping > 0 || o.angularDamping > 0) parts.push(`damping ${formatNumber(o.linearDamping)}/s, ${formatNumber(o.angularDamping)}/s ang.`);
-  return parts.join(' · ');
+/** `n thing`/`n things`: '1 body', '2 bodies', '1,200 constraints' (plural given where it is not thing + s). */
+export function countText(n: number, thing: string, plural = `${thing}s`): string {
+  return `${formatNumber(n, 15)} ${n === 1 ? thing : plural}`;
+}
+
+/** The options the solver `id` reads (its SolverInfo.reads); every option for an id not in the registry. */
+export function optionsReadBy(id: string): (keyof SolverOptions)[] {
+  const info = findSolver(id);
+  return info ? optionsRead(info) : (Object.keys(solverOptionSpecs) as (keyof SolverOptions)[]);
+}
+
+/**
+ * The options that matter to solver `id`, as parts of one line: only those it reads (SolverInfo.reads),
+ * so a run of rapier-multibody shows no β or warm start, and one of global-cpu no iterations; what a
+ * solver that reads no `iterations` does instead is said (a direct or a tolerance solve). Compliance
+ * and damping only where they are set.
+ */
+export function optionsParts(o: SolverOptions, id: string, mode: IterationMode = 'sweeps'): string[] {
+  const reads = new Set(optionsReadBy(id));
+  const parts: string[] = [];
+  if (reads.has('dt')) parts.push(`dt ${formatNumber(o.dt, 6)} s`);
+  if (reads.has('iterations'))
+    parts.push(mode === 'cap' ? `at most ${countText(o.iterations, 'CG iteration')}` : countText(o.iterations, 'iteration'));
+  else if (mode === 'direct') parts.push('λ by a direct LDLᵀ solve to tolerance');
+  else if (mode === 'tolerance') parts.push(isParticleSolver(id) ? 'λ by conjugate gradient to 1e-10' : 'λ solved to tolerance');
+  if (reads.has('substeps')) parts.push(countText(o.substeps, 'substep'));
+  if (reads.has('beta')) parts.push(`β ${formatNumber(o.beta)}/h`);
+  if (reads.has('warmStart')) parts.push(`warm start ${formatNumber(o.warmStart)}`);
+  if (reads.has('compliance') && o.compliance > 0) parts.push(`compliance ${formatNumber(o.compliance)} m/N`);
+  if ((reads.has('linearDamping') && o.linearDamping > 0) || (reads.has('angularDamping') && o.angularDamping > 0))
+    parts.push(`damping ${formatNumber(o.linearDamping)}/s, ${formatNumber(o.angularDamping)}/s ang.`);
+  if (reads.has('feedbackStiffness') || reads.has('feedbackDamping'))
+    parts.push(`feedback k_s ${formatNumber(o.feedbackStiffness)}/s², k_d ${formatNumber(o.feedbackDamping)}/s`);
+  return parts;
+}
+
+/** optionsParts in one line. */
+export function optionsText(o: SolverOptions, id: string, mode: IterationMode = 'sweeps'): string {
+  return optionsParts(o, id, mode).join(' · ');
 }
 
 function paramsText(p: Record<string, ParamValue>): string {

@@ -3,90 +3,125 @@
  *   solverlab run      run one solver on one scene, print the summary, optionally write JSON
  *   solverlab compare  the solver × scene matrix: table, results.json, results.csv, report.html
  *   solverlab scenes   list the built-in scenes (or --export one as a scene file)
- *   solverlab solvers  list the solvers and the options they share
+ *   solverlab solvers  list the solvers: the options each reads, the constraints and shapes each supports
  *   solverlab bench    the necklace benchmark (results file)
  *   solverlab view     the browser viewer on a local web server (src/cli/view.ts)
  * Exit status: 0 ok, 1 runtime failure (e.g. no GPU), 2 bad input, 3 the run diverged.
  */
 import { writeFileSync, renameSync, existsSync, statSync, mkdirSync } from 'node:fs';
 import { dirname, resolve, join } from 'node:path';
-import { parseArgs, numberFlag, paramFlags, indexList, UsageError, type FlagSpec } from './args.js';
+import { parseArgs, numberFlag, paramFlags, indexList, UsageError, commandHelp, overviewHelp, type FlagSpec, type CommandSpec } from './args.js';
 import { scenes } from '../scenes/registry.js';
 import { loadScene, builtInScene, InputError } from '../scenes/load.js';
 import { anySceneFileJson } from '../model/scene-file.js';
 import { solvers, findSolver } from '../solvers/registry.js';
-import { defaultSolverOptions, solverOptionSpecs, resolveOptions, type SolverOptions, type SolverOptionSpec } from '../solvers/solver.js';
+import { solverOptionSpecs, resolveOptions, optionsRead, type SolverInfo, type SolverOptions, type SolverOptionSpec } from '../solvers/solver.js';
+import type { Snapshot } from '../model/snapshot.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
+import { setGpuVerbose } from '../gpu/vulkan-drivers.js';
 import { runSolver, type RunResult } from '../run/run.js';
+import { TrajectoryWriter, trajectoryFormat } from '../run/trajectory.js';
+import { startProgress } from '../run/progress.js';
 import { WorldError } from '../model/world.js';
+import { preflight } from '../model/limits.js';
 import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
 import { runTradeoff, tradeoffTable, parseSettings } from '../bench/tradeoff.js';
 import { formatSummary } from './report.js';
 import { runRecord, isSkipped } from '../bench/results.js';
 import { runCompare, prepareCompare } from '../bench/compare.js';
-import { formatCompareTable, compareCsv } from '../bench/table.js';
+import { formatCompareTable, compareCsv, countText } from '../bench/table.js';
 import { renderReport, findUplot } from '../bench/report-html.js';
 import { VERSION } from '../version.js';
-import { cmdView, viewFlags, viewHelp } from './view.js';
+import { cmdView, viewFlags } from './view.js';
+import { solverOptionFlags, defaultText, readersText } from './option-flags.js';
 
 /** Flags `run` and `compare` share: scene parameters, solver options, frames, diagnostics. */
 const sharedRunFlags: Record<string, FlagSpec> = {
-  param: { value: true, repeat: true },
-  frames: { value: true },
-  ...Object.fromEntries(Object.values(solverOptionSpecs).map((o) => [o.flag, { value: true }])),
-  'sample-every': { value: true },
-  residuals: { value: true },
-  quiet: { value: false },
+  param: { value: true, repeat: true, arg: 'k=v', help: "a scene parameter (see 'solverlab scenes'); a vector as k=x,y,z" },
+  frames: { value: true, arg: 'N', help: 'frames to run (default 600)' },
+  ...solverOptionFlags,
+  'sample-every': { value: true, arg: 'K', help: 'measure violation and energy every K frames (default 1)' },
+  residuals: { value: true, arg: 'FRAME', help: "record the residual after each iteration of that frame's solve (solvers that report it)" },
+  quiet: { value: false, help: 'no adapter line, no progress' },
+  verbose: { value: false, help: "also the GPU driver's own diagnostics (Dawn/Vulkan warnings), hidden otherwise" },
 };
 
 const runFlags: Record<string, FlagSpec> = {
+  scene: { value: true, arg: 'NAME|FILE.json', help: "a built-in scene or a scene file (docs/scene-format.md)" },
+  solver: { value: true, arg: 'ID', help: "the solver (see 'solverlab solvers'; default jacobi-gpu, witkin-rk4 for a particle system)" },
   ...sharedRunFlags,
-  scene: { value: true },
-  solver: { value: true },
-  json: { value: true },
-  trace: { value: true },
+  json: { value: true, arg: 'FILE', help: "write the run's record as JSON; '-' writes it to standard output (the summary then goes to standard error)" },
+  trace: { value: true, arg: 'i,j,…', help: "record these bodies' positions in the JSON series" },
+  constraints: { value: false, help: "print each constraint's multiplier λ and force at the initial state (particle solvers; the JSON has them always)" },
+  trajectory: { value: true, arg: 'FILE.csv|FILE.json', help: "write every body's position, orientation, linear and angular velocity every K frames (CSV: one row per body per sample; JSON by the extension), streamed" },
+  'trajectory-every': { value: true, arg: 'K', help: 'with --trajectory: a sample every K frames, and the last frame (default 1)' },
+  divergence: { value: true, arg: 'off|E[,V]', help: "the divergence watch: bounds E × E_scale on the energy gained and V × the scene's size on the violation (default 10,100), beyond which a quantity that keeps growing stops the run; off: only a state that is not finite does" },
 };
 
 const compareFlags: Record<string, FlagSpec> = {
+  scenes: { value: true, arg: 'a,b,…', help: 'built-in scenes or scene files' },
+  solvers: { value: true, arg: 'x,y,…', help: 'solvers (the first is the speed baseline)' },
   ...sharedRunFlags,
-  scenes: { value: true },
-  solvers: { value: true },
-  out: { value: true },
+  out: { value: true, arg: 'DIR', help: 'folder for results.json, results.csv, report.html (default compare-results)' },
 };
 
-const commands: Record<string, Record<string, FlagSpec>> = {
-  run: runFlags,
-  compare: compareFlags,
-  scenes: { export: { value: true }, param: { value: true, repeat: true }, out: { value: true } },
-  solvers: {},
-  bench: { out: { value: true }, sizes: { value: true }, frames: { value: true }, solvers: { value: true }, tradeoff: { value: false }, settings: { value: true }, chains: { value: true } },
-  view: viewFlags,
+const commands: Record<string, CommandSpec> = {
+  run: {
+    summary: 'run one solver on one scene, print the summary, optionally write the JSON record',
+    usage: ['solverlab run --scene NAME|FILE.json [--solver ID] [options]'],
+    flags: runFlags,
+  },
+  compare: {
+    summary: 'every solver on every scene: a table, DIR/results.json, results.csv, report.html',
+    usage: ['solverlab compare --scenes a,b,… --solvers x,y,… [options]', 'diverged and skipped runs are results: shown in the table, exit status 0'],
+    flags: compareFlags,
+  },
+  scenes: {
+    summary: 'list the built-in scenes, their parameters and defaults, or write one as a scene file',
+    usage: ['solverlab scenes', 'solverlab scenes --export NAME [--param k=v …] [--out FILE]'],
+    flags: {
+      export: { value: true, arg: 'NAME', help: 'write this built-in scene as a scene file (standard output without --out)' },
+      param: { value: true, repeat: true, arg: 'k=v', help: 'a parameter of the exported scene' },
+      out: { value: true, arg: 'FILE', help: 'the file to write' },
+    },
+  },
+  solvers: { summary: 'list the solvers, the options each one reads, and what each one supports', flags: {} },
+  bench: {
+    summary: 'necklace step times at several sizes, or with --tradeoff cost against quality',
+    usage: [
+      'solverlab bench [--out FILE] [--sizes 10000,100000] [--frames N] [--solvers a,b]',
+      'solverlab bench --tradeoff [--chains 2500] [--frames 600] [--solvers a,b] [--settings 8x1,32x1,…] [--out FILE]',
+    ],
+    flags: {
+      out: { value: true, arg: 'FILE', help: 'results file (default bench-results.json, bench-tradeoff.json with --tradeoff)' },
+      sizes: { value: true, arg: 'N,M,…', help: 'bead counts, multiples of 40 (default 10000,100000)' },
+      frames: { value: true, arg: 'N', help: 'timed frames per run (default 60, 600 with --tradeoff)' },
+      solvers: { value: true, arg: 'a,b,…', help: 'solvers (default jacobi-cpu,jacobi-gpu,rapier; with --tradeoff the CPU and GPU jacobi, gs, xpbd)' },
+      tradeoff: { value: false, help: 'step time against worst violation over the run, each solver at several settings' },
+      settings: { value: true, arg: 'IxS,…', help: 'with --tradeoff: ITERATIONSxSUBSTEPS settings (default: its own, 4× iterations, 4× substeps)' },
+      chains: { value: true, arg: 'N', help: 'with --tradeoff: 40-bead chains in the necklace (default 2500)' },
+      verbose: { value: false, help: "also the GPU driver's own diagnostics (Dawn/Vulkan warnings), hidden otherwise" },
+    },
+  },
+  view: {
+    summary: 'the browser viewer on a local web server (several solvers are overlaid); runs until Ctrl+C',
+    usage: ['solverlab view [--port 5173] [--scene NAME|FILE.json] [--solver ID[,ID…]] [options]'],
+    flags: viewFlags,
+  },
 };
 
-const help = `solverlab — run and compare rigid-body constraint solvers (WebGPU and CPU)
+/** `solverlab --help`: the commands and their flags, from the same table the parser reads. */
+function overview(): string {
+  return `solverlab — run and compare rigid-body constraint solvers (WebGPU and CPU)
 
 usage:
-  solverlab run --scene NAME|FILE.json [--param k=v ...] --solver ID [--iterations N] [--substeps S]
-                [--frames F] [--dt H] [--beta B] [--warm-start W] [--sample-every K]
-                [--json FILE] [--trace i,j,...] [--residuals FRAME] [--quiet]
-  solverlab compare --scenes a,b,... --solvers x,y,... [--frames F] [--param k=v ...]
-                [--iterations N] [--substeps S] [--dt H] [--beta B] [--warm-start W]
-                [--residuals FRAME] [--out DIR] [--quiet]
-                    every solver on every scene: a table, DIR/results.json, results.csv, report.html
-  solverlab scenes                 list scenes, parameters and defaults
-  solverlab scenes --export NAME [--param k=v ...] [--out FILE]
-                                   write a built-in scene as a scene file (stdout without --out)
-  solverlab solvers                list solvers and their options
-  solverlab bench [--out FILE] [--sizes 10000,100000] [--frames N] [--solvers a,b]
-                                   necklace step times at several sizes
-  solverlab bench --tradeoff [--chains 2500] [--frames 600] [--solvers a,b] [--settings 8x1,32x1,...] [--out FILE]
-                                   cost against quality: step time and worst violation over the run,
-                                   each solver at settings ITERATIONSxSUBSTEPS (default: its own, 4× iterations, 4× substeps)
-${viewHelp}
+${overviewHelp(commands)}
 
+'solverlab COMMAND --help' describes each option of a command.
 exit status: 0 ok · 1 failure (e.g. no GPU adapter) · 2 bad input · 3 the run diverged (run only:
 compare reports diverged and skipped runs in its table and exits 0)`;
+}
 
 function one(flags: Map<string, string[]>, name: string): string | undefined {
   return flags.get(name)?.[0];
@@ -108,22 +143,6 @@ export function writeAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-function progressBar(enabled: boolean): ((done: number, total: number) => void) | undefined {
-  if (!enabled) return undefined;
-  const start = Date.now();
-  let last = 0;
-  return (done, total) => {
-    const now = Date.now();
-    if (now - start < 2000 || (now - last < 200 && done < total)) return; // only runs longer than a few seconds
-    last = now;
-    const width = 30;
-    const filled = Math.round((width * done) / total);
-    const eta = done ? ((now - start) / done) * (total - done) / 1000 : 0;
-    process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} frames, ${eta.toFixed(0)} s left `);
-    if (done >= total) process.stderr.write('\n');
-  };
-}
-
 /** The solver options given on the command line (the rest come from resolveOptions). */
 export function solverOptionsFromFlags(flags: Map<string, string[]>): Partial<SolverOptions> {
   const o: Partial<SolverOptions> = {};
@@ -132,6 +151,28 @@ export function solverOptionsFromFlags(flags: Map<string, string[]>): Partial<So
     if (raw !== undefined) o[key] = numberFlag(spec.flag, raw, spec);
   }
   return o;
+}
+
+/** The solver options given on the command line that `info` does not read (SolverInfo.reads), each as a note. */
+function unreadOptions(info: SolverInfo, flags: Map<string, string[]>): string[] {
+  const given = (Object.entries(solverOptionSpecs) as [keyof SolverOptions, SolverOptionSpec][]).filter(([key, spec]) => flags.has(spec.flag) && !info.reads.includes(key));
+  if (!given.length) return [];
+  const reads = optionsRead(info).map((k) => `--${solverOptionSpecs[k].flag}`).join(', ');
+  return [`${info.id} does not read ${given.map(([, spec]) => `--${spec.flag}`).join(', ')} (ignored); it reads ${reads}`];
+}
+
+/** `--divergence off|E[,V]` → the divergence watch's options for runSolver (run/run.ts DivergenceWatch). */
+export function divergenceFlag(raw: string | undefined): { divergenceWatch?: boolean; energyFactor?: number; violationFactor?: number } {
+  if (raw === undefined) return {};
+  if (raw === 'off') return { divergenceWatch: false };
+  const parts = raw.split(',');
+  if (parts.length > 2) throw new UsageError(`--divergence expects off, E or E,V (bounds in E_scale and scene sizes), got '${raw}'`);
+  const [e, v] = parts.map((x) => {
+    const f = numberFlag('divergence', x);
+    if (!(f > 0)) throw new UsageError(`--divergence bounds must be > 0, got '${raw}'`);
+    return f;
+  });
+  return { energyFactor: e, ...(v !== undefined ? { violationFactor: v } : {}) };
 }
 
 function findSolverOrThrow(id: string) {
@@ -150,14 +191,27 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const options = resolveOptions(info, solverOptionsFromFlags(flags));
   const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 0 });
   const sampleEvery = numberFlag('sample-every', one(flags, 'sample-every') ?? '1', { integer: true, min: 1 });
-  const jsonPath = one(flags, 'json') !== undefined ? checkWritable('json', one(flags, 'json')!) : undefined;
+  // --json -: the record on standard output, and the summary (for people) on standard error
+  const jsonToStdout = one(flags, 'json') === '-';
+  const jsonPath = one(flags, 'json') !== undefined && !jsonToStdout ? checkWritable('json', one(flags, 'json')!) : undefined;
   const residualFrame = one(flags, 'residuals') !== undefined ? numberFlag('residuals', one(flags, 'residuals')!, { integer: true, min: 1, max: frames }) : undefined;
-  const unsupported = info.unsupported?.(world);
+  // a solver refuses what it cannot honour (e.g. --compliance for Rapier); what it merely does not read is noted
+  const unsupported = info.unsupported?.(world, options);
   if (unsupported) throw new UsageError(`${info.id} cannot run scene '${scene.name}': ${unsupported}`);
+  for (const w of unreadOptions(info, flags)) process.stderr.write(`solverlab: note: ${w}\n`);
+  // memory for this solver, and the ranges its arithmetic carries (model/limits.ts): refused or warned
+  for (const w of preflight(`scene '${scene.name}'`, world, info.id, options)) process.stderr.write(`solverlab: warning: ${w}\n`);
   const trace = one(flags, 'trace') !== undefined ? indexList('trace', one(flags, 'trace')!) : [];
   const bodies = sceneBodyCount(world);
   for (const i of trace) if (i >= bodies) throw new UsageError(`--trace ${i}: body index out of range 0..${bodies - 1}`);
   const quiet = flags.has('quiet');
+  const watch = divergenceFlag(one(flags, 'divergence'));
+  const trajectoryPath = one(flags, 'trajectory') !== undefined ? checkWritable('trajectory', one(flags, 'trajectory')!) : undefined;
+  const trajectoryFmt = trajectoryPath !== undefined ? trajectoryFormat(trajectoryPath) : null;
+  if (trajectoryPath !== undefined && !trajectoryFmt) throw new UsageError(`--trajectory ${one(flags, 'trajectory')}: the file must end in .csv or .json (the format is chosen by the extension)`);
+  if (flags.has('trajectory-every') && trajectoryPath === undefined) throw new UsageError('--trajectory-every goes with --trajectory FILE');
+  if (trajectoryPath !== undefined && trajectoryPath === jsonPath) throw new UsageError(`--trajectory and --json name the same file ${trajectoryPath}`);
+  const trajectoryEvery = numberFlag('trajectory-every', one(flags, 'trajectory-every') ?? '1', { integer: true, min: 1 });
 
   let gpu: GpuContext | undefined;
   if (info.device === 'gpu') gpu = await acquireGpu();
@@ -167,24 +221,46 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
     gpu?.device.destroy();
     throw new UsageError(`--residuals: solver ${info.id} does not report residuals`);
   }
+  if (flags.has('constraints') && !solver.constraintForces) {
+    solver.destroy();
+    gpu?.device.destroy();
+    throw new UsageError(`--constraints: solver ${info.id} does not report constraint forces (the particle solvers do)`);
+  }
   if (!quiet) process.stderr.write(`adapter: ${solver.adapter.name}${solver.adapter.software ? ' [software]' : ''}\n`);
   let result: RunResult;
+  // streamed to FILE.<pid>.tmp, moved into place when the run ends, removed if it fails (run/trajectory.ts)
+  let trajectory: TrajectoryWriter | undefined;
+  // on a terminal only, never with --quiet (run/progress.ts: drawn by a worker, even inside a long frame)
+  const progress = !quiet && process.stderr.isTTY ? startProgress(frames) : undefined;
   try {
+    if (trajectoryPath) trajectory = new TrajectoryWriter(trajectoryPath, trajectoryFmt!, { scene: scene.name, solver: info.id, dt: options.dt, every: trajectoryEvery });
     result = await runSolver(solver, world, {
       frames,
       sampleEvery,
       trace,
       residualFrame,
       constraintForces: true,
-      onProgress: progressBar(!quiet && !!process.stderr.isTTY),
+      onProgress: progress && ((done: number) => progress.update(done)),
+      ...watch,
+      ...(trajectory ? { observe: { every: trajectoryEvery, onSnapshot: (snap: Snapshot) => trajectory!.write(snap) } } : {}),
     });
+    trajectory?.close();
   } finally {
+    await progress?.stop();
+    trajectory?.abort(); // a no-op once closed
     solver.destroy();
     gpu?.device.destroy();
   }
   const meta = { scene: scene.name, file: scene.file, params, options, iterationMode: info.iterationMode };
-  process.stdout.write(formatSummary(meta, result) + '\n');
-  if (jsonPath) writeAtomic(jsonPath, JSON.stringify(runRecord(meta, result), null, 1) + '\n');
+  const summary = formatSummary(meta, result, { constraints: flags.has('constraints') }) + '\n';
+  const json = JSON.stringify(runRecord(meta, result), null, 1) + '\n';
+  if (jsonToStdout) {
+    process.stderr.write(summary);
+    process.stdout.write(json);
+  } else {
+    process.stdout.write(summary);
+    if (jsonPath) writeAtomic(jsonPath, json);
+  }
   return result.diverged ? 3 : 0;
 }
 
@@ -206,8 +282,9 @@ function cmdScenes(flags: Map<string, string[]>): number {
   const text = anySceneFileJson(scene.world, { name: scene.name, description: scene.description, params: scene.params });
   if (out) {
     writeAtomic(out, text);
-    const what = isParticleSystem(scene.world) ? 'particles' : 'bodies';
-    process.stderr.write(`scene '${scene.name}' (${sceneBodyCount(scene.world)} ${what}, ${scene.world.constraints.length} constraints) written to ${out}\n`);
+    const n = sceneBodyCount(scene.world);
+    const what = isParticleSystem(scene.world) ? countText(n, 'particle') : countText(n, 'body', 'bodies');
+    process.stderr.write(`scene '${scene.name}' (${what}, ${countText(scene.world.constraints.length, 'constraint')}) written to ${out}\n`);
   } else process.stdout.write(text);
   return 0;
 }
@@ -246,6 +323,10 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   const params = paramFlags(flags.get('param') ?? []);
   const opts = { scenes: sceneRefs, solvers: solverIds, frames, params, options, residualFrame, sampleEvery };
   prepareCompare(opts); // every name, file and parameter checked before anything runs
+  // an option no chosen solver reads would change nothing: said, not silently taken
+  for (const [key, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, SolverOptionSpec][])
+    if (flags.has(spec.flag) && !solverIds.some((id) => findSolver(id)?.reads.includes(key)))
+      process.stderr.write(`solverlab: note: none of ${solverIds.join(', ')} reads --${spec.flag} (ignored)\n`);
   findUplot(); // and the report's charting library found, so the report cannot fail after the runs
   const quiet = flags.has('quiet');
   const progress = compareProgress(!quiet && !!process.stderr.isTTY);
@@ -256,7 +337,7 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
     onRun: (r) => {
       if (quiet) return;
       if (progress) process.stderr.write('\r\x1b[K');
-      const what = isSkipped(r) ? `skipped (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : `${r.frames} frames`;
+      const what = isSkipped(r) ? `skipped (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : countText(r.frames, 'frame');
       process.stderr.write(`${r.solver} on ${r.scene}: ${what}\n`);
     },
   });
@@ -269,13 +350,18 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   return 0; // the matrix ran: diverged and skipped runs are results, shown in the table and the report
 }
 
+/** `solverlab solvers`: each solver and what it declares (the options it reads, what it supports), then the options. */
 function cmdSolvers(): number {
-  for (const s of solvers) console.log(`${s.id.padEnd(12)} [${s.device}]  ${s.description}`);
-  console.log('\noptions (all solvers):');
-  for (const [k, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, SolverOptionSpec][]) {
-    const own = solvers.filter((s) => s.defaults?.[k] !== undefined).map((s) => `${s.id} ${s.defaults![k]}`);
-    console.log(`    --${spec.flag.padEnd(15)} default ${String(+defaultSolverOptions[k].toPrecision(6)).padEnd(6)} ${spec.help}${own.length ? ` (${own.join(', ')})` : ''}`);
+  for (const s of solvers) {
+    console.log(`${s.id.padEnd(16)} [${s.device}]  ${s.description}`);
+    const reads = optionsRead(s).map((k) => `--${solverOptionSpecs[k].flag}${s.defaults?.[k] !== undefined ? ` (default ${s.defaults[k]})` : ''}`);
+    console.log(`${''.padEnd(24)}reads ${reads.join(', ')}`);
+    if (s.supports) console.log(`${''.padEnd(24)}supports constraints: ${s.supports.constraints.join(', ')}; shapes: ${s.supports.shapes.join(', ')}`);
+    else console.log(`${''.padEnd(24)}supports particle systems`);
   }
+  console.log('\noptions:');
+  for (const [k, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, SolverOptionSpec][])
+    console.log(`    --${spec.flag.padEnd(16)} ${spec.help}; ${defaultText(k)}; ${readersText(k)}`);
   return 0;
 }
 
@@ -317,10 +403,13 @@ async function cmdBench(flags: Map<string, string[]>): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   try {
     const { command, flags } = parseArgs(argv, commands);
+    setGpuVerbose(flags.has('verbose')); // the GPU driver's own warnings only when asked (src/gpu/vulkan-drivers.ts)
     switch (command) {
-      case 'help':
-        console.log(help);
+      case 'help': {
+        const about = flags.get('command')?.[0];
+        console.log(about ? commandHelp(about, commands[about]) : overview());
         return 0;
+      }
       case 'version':
         console.log(`solverlab ${VERSION}`);
         return 0;

@@ -1,23 +1,41 @@
 /** The run summary as text (CLI) and as JSON (--json): one definition of each figure. */
-import { isParticleSolver } from '../particles/registry.js';
-import type { RunResult } from '../run/run.js';
+import { formatCompared, type Jump, type RunResult } from '../run/run.js';
 import { energyDriftPercent, type RunMeta } from '../bench/results.js';
 
-import { formatNumber, optionsText } from '../bench/table.js';
+import { countText, formatNumber, optionsText } from '../bench/table.js';
+import type { ConstraintForce } from '../particles/system.js';
 
 /** A number for people: NaN and infinities are never printed as numbers. */
 const num = (x: number, digits = 3) => formatNumber(x, digits);
 
 const clockName = { 'gpu-timestamp': 'GPU timestamps', wall: 'wall clock' } as const;
 
-export function formatSummary(meta: RunMeta, r: RunResult): string {
+/** What the summary includes beyond its figures. */
+export interface SummaryOptions {
+  /** one line per constraint (λ and force at the initial state) instead of the one-line digest */
+  constraints?: boolean;
+}
+
+/** The per-constraint forces in one line: how many, the largest force and where (the table: --constraints). */
+function constraintDigest(forces: ConstraintForce[]): string {
+  let best: { label: string; particle: number; size: number } | null = null;
+  for (const f of forces)
+    for (const q of f.forces) {
+      const size = Math.hypot(...q.force);
+      if (!best || size > best.size) best = { label: f.label, particle: q.particle, size };
+    }
+  const largest = best ? `, largest force ${num(best.size, 4)} N (${best.label}, on particle ${best.particle})` : '';
+  return `constraint  forces at the initial state of ${countText(forces.length, 'constraint')}${largest}; --constraints lists each`;
+}
+
+export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions = {}): string {
   const o = meta.options;
   const t = r.timing;
   const lines = [
     `scene       ${meta.file ? `${meta.scene} (file ${meta.file})` : `${meta.scene} (${Object.entries(meta.params).map(([k, v]) => `${k}=${String(v)}`).join(' ')})`}`,
     `solver      ${r.solver} on ${r.adapter}`,
-    `bodies      ${r.bodyCount}   constraints ${r.constraintCount}`,
-    `options     ${optionsText(o, isParticleSolver(r.solver) ? 'particles' : 'rigid', meta.iterationMode)}`,
+    `bodies      ${formatNumber(r.bodyCount, 15)}   constraints ${formatNumber(r.constraintCount, 15)}`,
+    `options     ${optionsText(o, r.solver, meta.iterationMode)}`,
   ];
   if (t.frames > 0) {
     lines.push(`step time   median ${num(t.medianMs)} ms, p95 ${num(t.p95Ms)} ms (${clockName[t.clock]})`);
@@ -30,8 +48,8 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
   if (c.cgIterationsPerFrame !== undefined && !(meta.iterationMode === 'direct' && c.cgIterationsPerFrame === 0))
     cost += ` · ${num(c.cgIterationsPerFrame)} CG iterations per frame${meta.iterationMode === 'direct' ? ' (steps handed on to CG/MINRES)' : ''}`;
   if (c.solves !== undefined)
-    cost += c.unconvergedSolves ? ` · ${c.unconvergedSolves} of ${c.solves} solves unconverged` : ` · all ${c.solves} solves converged`;
-  if (c.dispatchesPerFrame !== undefined) cost += ` · ${c.dispatchesPerFrame} dispatches per frame`;
+    cost += c.unconvergedSolves ? ` · ${num(c.unconvergedSolves, 15)} of ${num(c.solves, 15)} solves unconverged` : ` · all ${num(c.solves, 15)} solves converged`;
+  if (c.dispatchesPerFrame !== undefined) cost += ` · ${num(c.dispatchesPerFrame, 15)} dispatches per frame`;
   if (c.iterationBytesPerFrame !== undefined) {
     cost += ` · iteration kernels move ~${num(c.iterationBytesPerFrame / 1e6)} MB per frame`;
     if (t.frames > 0) cost += ` (≥ ${num(c.iterationBytesPerFrame / (t.medianMs * 1e6))} GB/s)`;
@@ -42,18 +60,22 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
       lines.push(`residual    frame ${r.residuals.frame}, ${channel} rows, after k = 0..${values.length - 1} iterations: ${values.map((x) => num(x)).join(' ')}`);
     lines.push(`            (${r.residuals.quantity})`);
   }
-  for (const f of r.constraintForces ?? [])
+  if (r.constraintForces?.length && !opts.constraints) lines.push(constraintDigest(r.constraintForces));
+  for (const f of opts.constraints ? (r.constraintForces ?? []) : [])
     lines.push(
       `constraint  ${f.label}: λ = ${f.lambda.map((x) => num(x, 6)).join(', ')}; force ${f.forces.map((q) => `(${q.force.map((x) => num(x, 6)).join(', ')}) N on ${q.particle}`).join(', ')} (initial state)`,
     );
+  for (const j of r.jumps ?? []) lines.push(jumpLine(j));
   if (r.diverged) {
     lines.push(`DIVERGED    at frame ${r.diverged.frame} (t = ${num(r.diverged.t)} s): ${r.diverged.reason}`);
     lines.push(`violation   worst max before divergence ${num(r.worstMaxViolation)} m`);
     lines.push(`energy      start ${num(r.initial.energy, 6)} J`);
   } else if (r.final) {
     const drift = energyDriftPercent(r);
-    lines.push(`frames      ${r.frames} (t = ${num(r.final.t)} s)`);
+    lines.push(`frames      ${num(r.frames, 15)} (t = ${num(r.final.t)} s)`);
     lines.push(`violation   final max ${num(r.final.maxViolation)} m (rms ${num(r.final.rmsViolation)} m), worst max ${num(r.worstMaxViolation)} m`);
+    if (r.worstMaxAngularViolation || r.final.maxAngularViolation)
+      lines.push(`angular     final max ${num(r.final.maxAngularViolation ?? 0)} rad, worst max ${num(r.worstMaxAngularViolation ?? 0)} rad (hinge and fixed joints)`);
     lines.push(`energy      start ${num(r.initial.energy, 6)} J, end ${num(r.final.energy, 6)} J${drift === null ? '' : ` (${drift >= 0 ? '+' : ''}${num(drift)} %)`}`);
     lines.push(`momentum    end (${r.final.momentum.map((x) => num(x)).join(', ')}) kg·m/s`);
     lines.push(`state hash  ${r.finalStateHash} (final positions, orientations and velocities, exact bits)`);
@@ -61,3 +83,10 @@ export function formatSummary(meta: RunMeta, r: RunResult): string {
   return lines.join('\n');
 }
 
+/** A one-time jump (run/run.ts DivergenceWatch): beyond the divergence bound, then no longer growing. */
+export function jumpLine(j: Jump): string {
+  const what = j.quantity === 'energy' ? 'energy jumped: E − E₀' : 'violation jumped: max |C|';
+  const unit = j.quantity === 'energy' ? 'J' : 'm';
+  const when = j.firstFrame === j.frame ? `at frame ${j.frame}` : `at frame ${j.frame} (beyond the bound from frame ${j.firstFrame})`;
+  return `warning     ${what} = ${formatCompared(j.size, j.bound)} ${unit} ${when}, t = ${num(j.t)} s, beyond the divergence bound ${formatCompared(j.bound, j.size)} ${unit}, then stopped growing: a one-time release, not divergence`;
+}

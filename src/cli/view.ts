@@ -21,23 +21,18 @@ import { UsageError, numberFlag, paramFlags, type FlagSpec } from './args.js';
 import { loadScene, isSceneFile } from '../scenes/load.js';
 import { findSolver, solvers } from '../solvers/registry.js';
 import { solverOptionSpecs } from '../solvers/solver.js';
+import { solverOptionFlags } from './option-flags.js';
 
 export const viewFlags: Record<string, FlagSpec> = {
-  port: { value: true },
-  host: { value: true },
-  scene: { value: true },
-  param: { value: true, repeat: true },
-  solver: { value: true },
-  ...Object.fromEntries(Object.values(solverOptionSpecs).map((o) => [o.flag, { value: true }])),
-  steps: { value: true },
-  paused: { value: false },
+  port: { value: true, arg: 'N', help: 'the port to serve on (default 5173; 0: any free port)' },
+  host: { value: true, arg: 'ADDRESS', help: 'the address to serve on (default 127.0.0.1)' },
+  scene: { value: true, arg: 'NAME|FILE.json', help: 'the scene the page opens with (default necklace, chains=25)' },
+  param: { value: true, repeat: true, arg: 'k=v', help: "a scene parameter (see 'solverlab scenes')" },
+  solver: { value: true, arg: 'ID[,ID…]', help: 'the solver, then solvers overlaid on it (default jacobi-gpu)' },
+  ...solverOptionFlags,
+  steps: { value: true, arg: 'K', help: 'frames stepped per drawn frame (default 1)' },
+  paused: { value: false, help: 'open paused' },
 };
-
-export const viewHelp = `  solverlab view [--port 5173] [--host 127.0.0.1] [--scene NAME|FILE.json] [--param k=v ...]
-                [--solver ID[,ID...]] [--iterations N] [--substeps S] [--dt H] [--beta B] [--warm-start W]
-                [--steps K] [--paused]
-                                   the browser viewer on a local web server (--port 0: any free port);
-                                   several solvers are overlaid; runs until Ctrl+C`;
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

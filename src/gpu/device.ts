@@ -58,7 +58,11 @@ async function nodeAdapter(powerPreference: GPUPowerPreference): Promise<GPUAdap
     const { join } = await import('node:path');
     process.env.XDG_RUNTIME_DIR = mkdtempSync(join(tmpdir(), 'solverlab-xdg-'));
   }
-  let adapter = await newInstance(mod.create).requestAdapter({ powerPreference });
+  // no driver manifest on the loader's path: skip the attempt that can only fail (and print Dawn's
+  // "Found no drivers" warnings on every run); --verbose makes it anyway (vulkan-drivers.ts)
+  const drivers = await import('./vulkan-drivers.js');
+  const hopeless = !drivers.gpuVerbose() && (await drivers.vulkanDriverManifests()).length === 0 && !process.env.VK_ICD_FILENAMES && !process.env.VK_DRIVER_FILES;
+  let adapter = hopeless ? null : await newInstance(mod.create).requestAdapter({ powerPreference });
   if (!adapter && !process.env.VK_ICD_FILENAMES) {
     const { existsSync } = await import('node:fs');
     if (existsSync(swiftShaderIcd)) {

@@ -3,7 +3,7 @@
  * timestamps around each frame's compute pass (FrameClock), whole-buffer readback,
  * and the Snapshot of the common pose/velocity layout.
  */
-import type { Snapshot, StepTimings } from '../solvers/solver.js';
+import type { Snapshot, StepTimings } from '../model/snapshot.js';
 import type { CompiledWorld } from '../model/compiled.js';
 
 /** Threads per workgroup of every solver kernel. */

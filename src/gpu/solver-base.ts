@@ -6,7 +6,8 @@
  */
 import type { GpuContext } from './device.js';
 import { FrameClock, readBuffers, snapshotFromPoseVelocity, WORKGROUP_SIZE } from './frames.js';
-import type { AdapterDescription, Snapshot, SolverOptions, StepTimings } from '../solvers/solver.js';
+import type { SolverOptions } from '../solvers/solver.js';
+import type { AdapterDescription, Snapshot, StepTimings } from '../model/snapshot.js';
 
 /**
  * The live body state of a GPU solver, for a renderer that draws straight from it (no readback):

@@ -1,6 +1,6 @@
 /**
  * Sparse direct solve of a symmetric positive semi-definite system A x = b whose nonzeros come in
- * 3×3 blocks on a block graph (block (i, j) may be nonzero only where i = j or i–j is an edge):
+ * blocks (3×3 by default) on a block graph (block (i, j) may be nonzero only where i = j or i–j is an edge):
  * a reverse Cuthill–McKee ordering of the block graph, and an envelope (profile) LDLᵀ of the scalar
  * matrix in that order, in f64, with semi-definite pivots dropped. Written here from the methods'
  * definitions in
@@ -134,12 +134,14 @@ export function reverseCuthillMcKee(adjStart: Int32Array, adj: Int32Array): Orde
 }
 
 /**
- * The envelope LDLᵀ of a 3×3-block symmetric matrix on a block graph, in the graph's RCM order.
- * Construct once per sparsity pattern; per matrix: clear(), addBlock() each block (or part of one),
+ * The envelope LDLᵀ of a block symmetric matrix on a block graph, in the graph's RCM order. Blocks
+ * are 3×3 by default (the point joints' rows); `blockStart` gives blocks of any sizes (block b holds
+ * the scalar unknowns blockStart[b] .. blockStart[b+1] − 1, the rows of one constraint block).
+ * Construct once per sparsity pattern; per matrix: clear(), addBlock() / addEntry() each part,
  * factor(), then solve() as often as needed.
  */
 export class EnvelopeLdlt {
-  /** scalar unknowns, 3 per block */
+  /** scalar unknowns */
   readonly n: number;
   readonly ordering: Ordering;
   /** per scalar row i (in the factor's order): the first column of its envelope */
@@ -156,24 +158,37 @@ export class EnvelopeLdlt {
   /** null pivots of the last factor() */
   nullPivots = 0;
   private readonly work: Float64Array;
+  /** the caller's block offsets, and the factor position of each of the caller's scalars */
+  private readonly blockStart: Int32Array;
+  private readonly scalarPosition: Int32Array;
 
   /**
    * @param adjStart, adj the block graph (CSR, both directions of each edge)
    * @param pivotTolerance ε of the header (default 1e-15)
+   * @param blockStart offsets of the blocks' scalars (blocks + 1 entries; default 3 per block)
    */
-  constructor(adjStart: Int32Array, adj: Int32Array, pivotTolerance = 1e-15) {
+  constructor(adjStart: Int32Array, adj: Int32Array, pivotTolerance = 1e-15, blockStart?: Int32Array) {
     const blocks = adjStart.length - 1;
+    this.blockStart = blockStart ?? Int32Array.from({ length: blocks + 1 }, (_, b) => 3 * b);
+    const bs = this.blockStart;
     this.ordering = reverseCuthillMcKee(adjStart, adj);
     const { order, position } = this.ordering;
-    const n = (this.n = 3 * blocks);
+    const n = (this.n = bs[blocks]);
     this.pivotTolerance = pivotTolerance;
+    // factor offset of each position p
+    const factorStart = new Int32Array(blocks + 1);
+    for (let p = 0; p < blocks; p++) factorStart[p + 1] = factorStart[p] + (bs[order[p] + 1] - bs[order[p]]);
+    this.scalarPosition = new Int32Array(n);
     this.first = new Int32Array(n);
     this.rowStart = new Int32Array(n + 1);
     for (let p = 0; p < blocks; p++) {
       const b = order[p];
       let f = p;
       for (let k = adjStart[b]; k < adjStart[b + 1]; k++) f = Math.min(f, position[adj[k]]);
-      for (let c = 0; c < 3; c++) this.first[3 * p + c] = 3 * f;
+      for (let c = 0; c < bs[b + 1] - bs[b]; c++) {
+        this.first[factorStart[p] + c] = factorStart[f];
+        this.scalarPosition[bs[b] + c] = factorStart[p] + c;
+      }
     }
     for (let i = 0; i < n; i++) this.rowStart[i + 1] = this.rowStart[i] + (i - this.first[i]);
     this.lower = new Float64Array(this.rowStart[n]);
@@ -193,31 +208,33 @@ export class EnvelopeLdlt {
   }
 
   /**
-   * A's block (bi, bj) += m (3×3 row-major from m[o]), block indices in the caller's numbering. The
-   * matrix is symmetric: add each off-diagonal block once, as (bi, bj) or (bj, bi), and for a diagonal
-   * block the whole (symmetric) 3×3; only the lower triangle is kept.
+   * A's block (bi, bj) += m (size(bi) × size(bj), row-major from m[o]), block indices in the caller's
+   * numbering. The matrix is symmetric: add each off-diagonal block once, as (bi, bj) or (bj, bi), and
+   * for a diagonal block the whole (symmetric) block; only the lower triangle is kept.
    */
   addBlock(bi: number, bj: number, m: ArrayLike<number>, o = 0): void {
-    const pos = this.ordering.position;
-    let p = pos[bi], q = pos[bj];
-    let transposed = false;
+    const bs = this.blockStart;
+    const ni = bs[bi + 1] - bs[bi], nj = bs[bj + 1] - bs[bj];
+    for (let a = 0; a < ni; a++)
+      for (let c = 0; c < nj; c++) {
+        if (bi === bj && c > a) continue; // a diagonal block: its lower triangle
+        this.addEntry(bs[bi] + a, bs[bj] + c, m[o + nj * a + c]);
+      }
+  }
+
+  /**
+   * A_ij += v (and A_ji, the same entry: add each off-diagonal pair once), scalar indices in the
+   * caller's numbering; (i, j) must lie in the block graph's envelope (the same or adjacent blocks).
+   */
+  addEntry(i: number, j: number, v: number): void {
+    let p = this.scalarPosition[i], q = this.scalarPosition[j];
     if (p < q) {
       const t = p;
       p = q;
       q = t;
-      transposed = true;
     }
-    const L = this.lower, first = this.first, rowStart = this.rowStart;
-    for (let a = 0; a < 3; a++) {
-      const i = 3 * p + a;
-      const base = rowStart[i] - first[i] + 3 * q;
-      for (let c = 0; c < 3; c++) {
-        const j = 3 * q + c;
-        const v = transposed ? m[o + 3 * c + a] : m[o + 3 * a + c];
-        if (j < i) L[base + c] += v;
-        else if (j === i) this.diag[i] += v;
-      }
-    }
+    if (p === q) this.diag[p] += v;
+    else this.lower[this.rowStart[p] - this.first[p] + q] += v;
   }
 
   /** LDLᵀ in place (see the header). Returns the number of null pivots. */
@@ -260,15 +277,10 @@ export class EnvelopeLdlt {
   /** x from the factor: L z = b, w = D⁺ z, Lᵀ x = w (x's null-pivot components 0); b and x in the caller's numbering (may alias). */
   solve(b: ArrayLike<number>, x: Float64Array): void {
     const n = this.n, L = this.lower, first = this.first, rowStart = this.rowStart, dInv = this.diagInv;
-    const order = this.ordering.order;
     const z = this.work;
     // permute in: z_i = b of the scalar in factor position i
-    for (let p = 0; p < n / 3; p++) {
-      const o = 3 * order[p];
-      z[3 * p] = b[o];
-      z[3 * p + 1] = b[o + 1];
-      z[3 * p + 2] = b[o + 2];
-    }
+    const pos = this.scalarPosition;
+    for (let i = 0; i < n; i++) z[pos[i]] = b[i];
     for (let i = 0; i < n; i++) {
       const fi = first[i], ri = rowStart[i] - fi;
       let s = z[i];
@@ -281,11 +293,6 @@ export class EnvelopeLdlt {
       const xi = z[i];
       if (xi !== 0) for (let k = fi; k < i; k++) z[k] -= L[ri + k] * xi;
     }
-    for (let p = 0; p < n / 3; p++) {
-      const o = 3 * order[p];
-      x[o] = z[3 * p];
-      x[o + 1] = z[3 * p + 1];
-      x[o + 2] = z[3 * p + 2];
-    }
+    for (let i = 0; i < n; i++) x[i] = z[pos[i]];
   }
 }

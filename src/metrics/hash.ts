@@ -4,7 +4,7 @@
  * exactly when their hashes agree (up to a 2⁻⁶⁴ collision). Not cryptographic;
  * written here rather than taken from node:crypto so the browser can use it too.
  */
-import type { Snapshot } from '../solvers/solver.js';
+import type { Snapshot } from '../model/snapshot.js';
 
 /** FNV-1a over the bytes, twice with different offset bases, as 16 hex digits. */
 export function stateHash(s: Snapshot): string {

@@ -2,33 +2,28 @@
  * Metrics, recomputed from a Snapshot and the WorldDesc — never read from a
  * solver's own arrays (a solver's violations, multipliers or energies are not trusted).
  *
- *   violation   |c_ℓ| = |x_A + R(q_A) r⁰ − x_B − R(q_B) r¹|   (reference text, eq. 3), m,
- *               over the rigid joints (a soft joint's stretch is its spring's, not an error)
+ *   violation   linear (m) and angular (rad), over the rigid joints (a soft joint's stretch is its
+ *               spring's, not an error), written here from each joint's definition, independently of
+ *               the solvers' rows (rows/), so a fault in a row's C is not hidden:
+ *                 point, and the anchors of hinge and fixed:
+ *                   |c_ℓ| = |x_A + R(q_A) r⁰ − x_B − R(q_B) r¹|   (reference text, eq. 3)
+ *                 distance: | |p_A − p_B| − length |, or how far |p_A − p_B| is outside [minLength, maxLength]
+ *                 hinge: the angle between R_A axisA and R_B axisB, atan2(|a × b|, a · b), and how far
+ *                   the hinge angle θ = 2 atan2(v·axisA, w) of q_d = q_A⁻¹ q_B q_ref⁻¹ is outside its limits
+ *                 fixed: the angle of the relative rotation q_A⁻¹ q_B q_ref⁻¹, 2 atan2(|v|, |w|)
+ *               (q_ref = q_A⁻¹ q_B in the starting pose)
  *   energy      E = Σ ½ m |v|² + ½ ωᵀ I_world ω − m g·x + Σ_soft ½ |c_ℓ|²/α_ℓ
  *               (J; fixed bodies excluded; the last sum is the soft joints' elastic energy)
  *   momentum    p = Σ m v;  angular momentum L = Σ x × m v + I_world ω  (about the origin)
  */
 import type { WorldDesc } from '../model/world.js';
 import { massProperties } from '../model/world.js';
-import type { Snapshot } from '../solvers/solver.js';
+import type { Snapshot } from '../model/snapshot.js';
 import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
 import { ParticleMetricsContext } from '../particles/metrics.js';
+import type { FrameMetrics } from './frame-metrics.js';
 
-export interface FrameMetrics {
-  t: number;
-  maxViolation: number;
-  rmsViolation: number;
-  energy: number;
-  kinetic: number;
-  /** gravitational plus elastic */
-  potential: number;
-  /** elastic energy of the soft joints, Σ ½ |c|²/α (J) */
-  elastic: number;
-  momentum: [number, number, number];
-  angularMomentum: [number, number, number];
-  /** false when any position, orientation or velocity is NaN or infinite */
-  finite: boolean;
-}
+export type { FrameMetrics };
 
 /** Per-body mass and local inertia (diagonal for spheres), computed once per world. */
 export class MetricsContext {
@@ -36,12 +31,28 @@ export class MetricsContext {
   readonly inertiaLocal: Float64Array; // 9 per body
   /** compliance α of each constraint (0: rigid) */
   readonly compliance: Float64Array;
+  /** per constraint: q_ref = q_A⁻¹ q_B in the starting pose (4), and a distance joint's length (its starting length where it gives none) */
+  private readonly reference: Float64Array;
+  private readonly restLength: Float64Array;
   /** @param defaultCompliance α of the joints that set none (the solver's --compliance) */
   constructor(readonly world: WorldDesc, defaultCompliance = 0) {
     this.compliance = Float64Array.from(world.constraints, (c) => c.compliance ?? defaultCompliance);
     const n = world.bodies.length;
     this.mass = new Float64Array(n);
     this.inertiaLocal = new Float64Array(9 * n);
+    const nc = world.constraints.length;
+    this.reference = new Float64Array(4 * nc);
+    this.restLength = new Float64Array(nc).fill(NaN);
+    const x0 = Float64Array.from(world.bodies.flatMap((b) => b.position));
+    const q0 = Float64Array.from(world.bodies.flatMap((b) => unit(b.orientation ?? [0, 0, 0, 1])));
+    const pa = [0, 0, 0], pb = [0, 0, 0];
+    world.constraints.forEach((c, ic) => {
+      relative(q0, c.bodyA, c.bodyB, IDENTITY, 0, this.reference, 4 * ic);
+      if (c.type === 'distance' && c.length === undefined && c.minLength === undefined && c.maxLength === undefined) {
+        anchors(x0, q0, c, pa, pb);
+        this.restLength[ic] = Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]);
+      } else if (c.type === 'distance' && c.length !== undefined) this.restLength[ic] = c.length;
+    });
     world.bodies.forEach((b, i) => {
       if (b.fixed) return; // fixed bodies carry no energy
       const mp = massProperties(b);
@@ -61,23 +72,32 @@ export class MetricsContext {
     }
 
     // constraint violation
-    let maxV = 0, sumSq = 0, rigid = 0, elastic = 0;
+    let maxV = 0, sumSq = 0, rigid = 0, elastic = 0, maxAngle = 0;
     const a = [0, 0, 0], b = [0, 0, 0];
     for (let ic = 0; ic < world.constraints.length; ic++) {
       const c = world.constraints[ic];
-      worldPoint(x, q, c.bodyA, c.anchorA, a);
-      if (c.bodyB === null) { b[0] = c.anchorB[0]; b[1] = c.anchorB[1]; b[2] = c.anchorB[2]; }
-      else worldPoint(x, q, c.bodyB, c.anchorB, b);
+      anchors(x, q, c, a, b);
       const d2 = (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2;
+      let linear: number, angle = 0;
+      if (c.type === 'distance') {
+        const L = Math.sqrt(d2);
+        if (!Number.isNaN(this.restLength[ic])) linear = Math.abs(L - this.restLength[ic]);
+        else linear = Math.max(0, (c.minLength ?? -Infinity) - L, L - (c.maxLength ?? Infinity));
+      } else linear = Math.sqrt(d2);
+      if (c.type === 'hinge') angle = hingeViolation(q, c, this.reference, 4 * ic);
+      else if (c.type === 'fixed') {
+        relative(q, c.bodyA, c.bodyB, this.reference, 4 * ic, rel, 0);
+        angle = 2 * Math.atan2(Math.hypot(rel[0], rel[1], rel[2]), Math.abs(rel[3]));
+      }
       const alpha = this.compliance[ic];
       if (alpha > 0) {
-        elastic += (0.5 * d2) / alpha;
+        elastic += (0.5 * (linear * linear + angle * angle)) / alpha;
         continue;
       }
       rigid++;
-      sumSq += d2;
-      const d = Math.sqrt(d2);
-      if (d > maxV || Number.isNaN(d)) maxV = Number.isNaN(d) ? NaN : d;
+      sumSq += linear * linear;
+      if (linear > maxV || Number.isNaN(linear)) maxV = Number.isNaN(linear) ? NaN : linear;
+      if (angle > maxAngle || Number.isNaN(angle)) maxAngle = Number.isNaN(angle) ? NaN : angle;
     }
 
     // energy and momentum
@@ -103,6 +123,7 @@ export class MetricsContext {
     return {
       t: s.time,
       maxViolation: maxV,
+      maxAngularViolation: maxAngle,
       rmsViolation: rigid ? Math.sqrt(sumSq / rigid) : 0,
       energy: kinetic + potential + elastic,
       kinetic,
@@ -113,6 +134,56 @@ export class MetricsContext {
       finite,
     };
   }
+}
+
+type Joint = WorldDesc['constraints'][number];
+const IDENTITY = Float64Array.of(0, 0, 0, 1);
+const rel = new Float64Array(4);
+const axisA = [0, 0, 0], axisB = [0, 0, 0];
+
+function unit(q: ArrayLike<number>): number[] {
+  const n = Math.hypot(q[0], q[1], q[2], q[3]);
+  return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
+}
+
+/** The joint's two anchor points in the world: a = x_A + R_A r_A, b = x_B + R_B r_B (or the world point). */
+function anchors(x: Float64Array, q: Float64Array, c: Joint, a: number[], b: number[]): void {
+  worldPoint(x, q, c.bodyA, c.anchorA, a);
+  if (c.bodyB === null) (b[0] = c.anchorB[0], b[1] = c.anchorB[1], b[2] = c.anchorB[2]);
+  else worldPoint(x, q, c.bodyB, c.anchorB, b);
+}
+
+/** out = q_A⁻¹ ⊗ q_B ⊗ ref⁻¹ (q_B = identity for the world), ref = ref[ro..ro+4). */
+function relative(q: Float64Array, bodyA: number, bodyB: number | null, ref: Float64Array, ro: number, out: Float64Array, oo: number): void {
+  const ax = -q[4 * bodyA], ay = -q[4 * bodyA + 1], az = -q[4 * bodyA + 2], aw = q[4 * bodyA + 3];
+  const bx = bodyB === null ? 0 : q[4 * bodyB], by = bodyB === null ? 0 : q[4 * bodyB + 1];
+  const bz = bodyB === null ? 0 : q[4 * bodyB + 2], bw = bodyB === null ? 1 : q[4 * bodyB + 3];
+  // t = conj(q_A) ⊗ q_B
+  const tx = aw * bx + bw * ax + (ay * bz - az * by), ty = aw * by + bw * ay + (az * bx - ax * bz);
+  const tz = aw * bz + bw * az + (ax * by - ay * bx), tw = aw * bw - (ax * bx + ay * by + az * bz);
+  // t ⊗ conj(ref)
+  const rx = -ref[ro], ry = -ref[ro + 1], rz = -ref[ro + 2], rw = ref[ro + 3];
+  out[oo] = tw * rx + rw * tx + (ty * rz - tz * ry);
+  out[oo + 1] = tw * ry + rw * ty + (tz * rx - tx * rz);
+  out[oo + 2] = tw * rz + rw * tz + (tx * ry - ty * rx);
+  out[oo + 3] = tw * rw - (tx * rx + ty * ry + tz * rz);
+}
+
+/** A hinge's angular violation: the angle between its axes in the world, or how far its angle is past a limit. */
+function hingeViolation(q: Float64Array, c: Joint & { type: 'hinge' }, ref: Float64Array, ro: number): number {
+  const na = Math.hypot(...c.axisA), nb = Math.hypot(...c.axisB);
+  rotate(q, 4 * c.bodyA, c.axisA[0] / na, c.axisA[1] / na, c.axisA[2] / na, axisA);
+  if (c.bodyB === null) (axisB[0] = c.axisB[0] / nb, axisB[1] = c.axisB[1] / nb, axisB[2] = c.axisB[2] / nb);
+  else rotate(q, 4 * c.bodyB, c.axisB[0] / nb, c.axisB[1] / nb, c.axisB[2] / nb, axisB);
+  const cx = axisA[1] * axisB[2] - axisA[2] * axisB[1], cy = axisA[2] * axisB[0] - axisA[0] * axisB[2], cz = axisA[0] * axisB[1] - axisA[1] * axisB[0];
+  let angle = Math.atan2(Math.hypot(cx, cy, cz), axisA[0] * axisB[0] + axisA[1] * axisB[1] + axisA[2] * axisB[2]);
+  if (c.lowerAngle !== undefined || c.upperAngle !== undefined) {
+    relative(q, c.bodyA, c.bodyB, ref, ro, rel, 0);
+    const s = Math.sign(rel[3]) || 1;
+    const theta = 2 * Math.atan2(s * (rel[0] * c.axisA[0] + rel[1] * c.axisA[1] + rel[2] * c.axisA[2]) / na, s * rel[3]);
+    angle = Math.max(angle, (c.lowerAngle ?? -Infinity) - theta, theta - (c.upperAngle ?? Infinity));
+  }
+  return angle;
 }
 
 /** out = x_i + R(q_i) r */

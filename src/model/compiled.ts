@@ -8,9 +8,15 @@
  */
 import { type WorldDesc, massProperties, validateWorld } from './world.js';
 import { computeConnectivity, type Connectivity } from './connectivity.js';
-import type { Snapshot } from '../solvers/solver.js';
+import type { Snapshot } from './snapshot.js';
+import { JointKind, type JointTable } from '../rows/joint-data.js';
 
-export interface CompiledWorld {
+/**
+ * The joints (every constraint of the desc) are also a JointTable (rows/joint-data.ts): kind,
+ * bodies, anchors, and what each kind adds (axes, lengths, limits, the starting relative
+ * orientation), which the constraint types of rows/ turn into rows.
+ */
+export interface CompiledWorld extends JointTable {
   /** bodies of the desc */
   worldBodyCount: number;
   /** bodies of the desc plus one anchor body per world constraint */
@@ -60,6 +66,15 @@ export function compileWorld(world: WorldDesc): CompiledWorld {
     r0: new Float64Array(3 * constraintCount),
     r1: new Float64Array(3 * constraintCount),
     compliance: new Float64Array(constraintCount).fill(NaN),
+    kind: new Uint8Array(constraintCount),
+    axisA: new Float64Array(3 * constraintCount),
+    axisB: new Float64Array(3 * constraintCount),
+    length: new Float64Array(constraintCount).fill(NaN),
+    minLength: new Float64Array(constraintCount).fill(NaN),
+    maxLength: new Float64Array(constraintCount).fill(NaN),
+    lowerAngle: new Float64Array(constraintCount).fill(NaN),
+    upperAngle: new Float64Array(constraintCount).fill(NaN),
+    referenceOrientation: new Float64Array(4 * constraintCount),
     connectivity: { ic0: new Int32Array(0), constraintList: new Int32Array(0) },
   };
   world.bodies.forEach((b, i) => {
@@ -93,8 +108,58 @@ export function compileWorld(world: WorldDesc): CompiledWorld {
       cw.r1.set(c.anchorB, 3 * ic);
     }
   });
+  world.constraints.forEach((c, ic) => compileJoint(cw, c, ic, cw.position, cw.orientation));
   cw.connectivity = computeConnectivity(bodyCount, cw.ib0, cw.ib1);
   return cw;
+}
+
+/**
+ * Joint slot ic of `cw` (whose ib0, ib1, r0, r1 are set) from its desc, at the bodies' pose (position,
+ * orientation: 3 and 4 per body). What each joint kind adds to the point joint's fields: unit hinge axes, the distance's length
+ * (the anchors' distance in the starting pose when the desc gives none) or range, hinge limits,
+ * and q_ref = q_A⁻¹ ⊗ q_B in the starting pose (hinge angle zero, weld target).
+ */
+export function compileJoint(cw: JointTable, c: WorldDesc['constraints'][number], ic: number, position: Float64Array, orientation: Float64Array): void {
+  cw.kind[ic] = JointKind[c.type];
+  const qa = orientation.subarray(4 * cw.ib0[ic], 4 * cw.ib0[ic] + 4);
+  const qb = orientation.subarray(4 * cw.ib1[ic], 4 * cw.ib1[ic] + 4);
+  // q_A⁻¹ ⊗ q_B (unit quaternions: the inverse is the conjugate)
+  const [ax, ay, az, aw] = [-qa[0], -qa[1], -qa[2], qa[3]];
+  const [bx, by, bz, bw] = qb;
+  cw.referenceOrientation.set(
+    [aw * bx + bw * ax + (ay * bz - az * by), aw * by + bw * ay + (az * bx - ax * bz), aw * bz + bw * az + (ax * by - ay * bx), aw * bw - (ax * bx + ay * by + az * bz)],
+    4 * ic,
+  );
+  if (c.type === 'hinge') {
+    const unit = (v: number[]) => {
+      const n = Math.hypot(v[0], v[1], v[2]);
+      return [v[0] / n, v[1] / n, v[2] / n];
+    };
+    cw.axisA.set(unit(c.axisA), 3 * ic);
+    cw.axisB.set(unit(c.axisB), 3 * ic);
+    if (c.lowerAngle !== undefined) cw.lowerAngle[ic] = c.lowerAngle;
+    if (c.upperAngle !== undefined) cw.upperAngle[ic] = c.upperAngle;
+  } else if (c.type === 'distance') {
+    if (c.minLength !== undefined || c.maxLength !== undefined) {
+      if (c.minLength !== undefined) cw.minLength[ic] = c.minLength;
+      if (c.maxLength !== undefined) cw.maxLength[ic] = c.maxLength;
+    } else if (c.length !== undefined) cw.length[ic] = c.length;
+    else {
+      // the anchors' distance in the starting pose
+      const p = (b: number, r: Float64Array) => {
+        const x = position, q = orientation;
+        const [qx, qy, qz, qw] = [q[4 * b], q[4 * b + 1], q[4 * b + 2], q[4 * b + 3]];
+        const [vx, vy, vz] = [r[3 * ic], r[3 * ic + 1], r[3 * ic + 2]];
+        return [
+          x[3 * b] + (1 - 2 * (qy * qy + qz * qz)) * vx + 2 * (qx * qy - qz * qw) * vy + 2 * (qx * qz + qy * qw) * vz,
+          x[3 * b + 1] + 2 * (qx * qy + qz * qw) * vx + (1 - 2 * (qx * qx + qz * qz)) * vy + 2 * (qy * qz - qx * qw) * vz,
+          x[3 * b + 2] + 2 * (qx * qz - qy * qw) * vx + 2 * (qy * qz + qx * qw) * vy + (1 - 2 * (qx * qx + qy * qy)) * vz,
+        ];
+      };
+      const pa = p(cw.ib0[ic], cw.r0), pb = p(cw.ib1[ic], cw.r1);
+      cw.length[ic] = Math.hypot(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]);
+    }
+  }
 }
 
 /** Each constraint's compliance α: its own, or `fallback` (the solver's --compliance) where it sets none. */

@@ -1,75 +1,240 @@
 /**
- * Scene files: a whole WorldDesc as JSON, checked by a schema (zod) and then by
- * validateWorld's semantic checks (body indices, two fixed bodies, …). Every
- * fault becomes one WorldError naming the JSON path of the first fault, e.g.
+ * The world's schema (zod) and the scene-file format around it. The world
+ * description types (WorldDesc, BodyDesc, Shape, ConstraintDesc and their
+ * members) are inferred from this schema, so the schema and the types cannot
+ * drift; world.ts re-exports them. Everything a schema can say is said here,
+ * including the checks across fields (body indices in range, a constraint joins
+ * two different bodies, not two fixed ones, mass or density): validateWorld
+ * (world.ts) runs this same schema on objects handed to the library, and
+ * worldFromJson runs it on files. Every fault becomes one WorldError naming the
+ * JSON path of the first fault, e.g.
  *   bodies[1].shape.radius: expected a number > 0, got -0.1
  *
  * The format (documented in docs/scene-format.md):
  *   { "format": "solverlab-scene", "version": 1,              (optional)
  *     "name": "…", "description": "…",                          (optional)
  *     "gravity": [x, y, z],
- *     "bodies": [ { "shape": { "type": "sphere", "radius": r },
+ *     "bodies": [ { "shape": { "type": "sphere", "radius": r }
+ *                          | { "type": "box", "halfExtents": [a, b, c] }
+ *                          | { "type": "capsule", "radius": r, "halfHeight": h },
  *                   "mass": m | "density": ρ, "fixed": bool,
  *                   "position": [x, y, z], "orientation": [x, y, z, w],
  *                   "linearVelocity": [...], "angularVelocity": [...] } ],
  *     "constraints": [ { "type": "point", "bodyA": i, "bodyB": j | null,
- *                        "anchorA": [...], "anchorB": [...], "compliance"?: α } ] }
- * Shapes and constraints are unions tagged by "type", so later shapes (box,
- * plane, capsule) and constraints (hinge, distance, contact materials) are new
- * members, and files written today stay valid. Unknown keys are errors: a typo
- * such as "raduis" must not silently become a default.
+ *                        "anchorA": [...], "anchorB": [...], "compliance"?: α }
+ *                    | { "type": "distance", …point's fields, "length"? | "minLength"?, "maxLength"? }
+ *                    | { "type": "hinge", …point's fields, "axisA", "axisB", "lowerAngle"?, "upperAngle"? }
+ *                    | { "type": "fixed", …point's fields } ] }
+ * Shapes and constraints are unions tagged by "type", so later shapes (plane,
+ * mesh) and constraints (contact materials) are new members, and files written
+ * today stay valid. Unknown keys are errors: a typo such as "raduis" must not
+ * silently become a default.
  */
 import { z } from 'zod';
-import { WorldError, validateWorld, type WorldDesc } from './world.js';
 
 export const SCENE_FORMAT = 'solverlab-scene';
 export const SCENE_FORMAT_VERSION = 1;
 
+/**
+ * A fault in a world description; `path` is a JSON path like `bodies[3].mass`,
+ * `source` the file it came from (if any).
+ */
+export class WorldError extends Error {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+    readonly source?: string,
+  ) {
+    super(`${source ? `${source}: ` : ''}${path}: ${problem}`);
+    this.name = 'WorldError';
+  }
+}
+
 const finite = z.number({ error: (i) => `expected a finite number, got ${describe(i.input)}` });
 const positive = finite.refine((x) => x > 0, { error: (i) => `expected a number > 0, got ${describe(i.input)}` });
+const nonNegative = finite.refine((x) => x >= 0, { error: (i) => `expected a number ≥ 0, got ${describe(i.input)}` });
 const vec3 = z.tuple([finite, finite, finite], { error: (i) => `expected an array of 3 numbers, got ${describe(i.input)}` });
+const positiveVec3 = z.tuple([positive, positive, positive], { error: (i) => `expected an array of 3 numbers, got ${describe(i.input)}` });
+const axis = vec3.refine((v) => Math.hypot(...v) > 1e-12, { error: 'zero vector (an axis needs a direction)' });
+/** an angle in radians within (−π, π] */
+const angle = finite.refine((x) => x > -Math.PI && x <= Math.PI, { error: (i) => `expected an angle in (−π, π] rad, got ${describe(i.input)}` });
 const quat = z
   .tuple([finite, finite, finite, finite], { error: (i) => `expected a quaternion [x, y, z, w], got ${describe(i.input)}` })
   .refine((q) => Math.hypot(...q) > 1e-12, { error: 'zero quaternion (no rotation is [0, 0, 0, 1])' });
 const bodyIndex = z.number({ error: (i) => `expected a body index, got ${describe(i.input)}` }).int('expected an integer body index').min(0, 'expected a body index ≥ 0');
+const compliance = finite.refine((x) => x >= 0, { error: 'expected a compliance ≥ 0 (m/N)' });
 
-const sphere = z.strictObject({ type: z.literal('sphere'), radius: positive });
-const shape = z.discriminatedUnion('type', [sphere], { error: (i) => shapeOrTypeError(i.input, ['sphere']) });
+// ---- shapes -------------------------------------------------------------------------------------
 
-const body = z.strictObject({
-  shape,
-  density: positive.optional(),
-  mass: positive.optional(),
-  fixed: z.boolean({ error: 'expected true or false' }).optional(),
-  position: vec3,
-  orientation: quat.optional(),
-  linearVelocity: vec3.optional(),
-  angularVelocity: vec3.optional(),
-});
+const SHAPE_TYPES = ['sphere', 'box', 'capsule'];
+/** A solid sphere about the body's origin. */
+const sphereSchema = z.strictObject({ type: z.literal('sphere'), /** m */ radius: positive });
+/** A solid box about the body's origin, edges along its local axes: |x| ≤ a, |y| ≤ b, |z| ≤ c. */
+const boxSchema = z.strictObject({ type: z.literal('box'), /** [a, b, c], m, each > 0 */ halfExtents: positiveVec3 });
+/** The points within `radius` of the segment (0, −halfHeight, 0)…(0, +halfHeight, 0) of the body's local frame. */
+const capsuleSchema = z.strictObject({ type: z.literal('capsule'), /** m */ radius: positive, /** m, half the length of the segment (the cylinder) */ halfHeight: positive });
+const shapeSchema = z.discriminatedUnion('type', [sphereSchema, boxSchema, capsuleSchema], { error: (i) => shapeOrTypeError(i.input, SHAPE_TYPES) });
 
-const point = z.strictObject({
-  type: z.literal('point'),
+// ---- bodies -------------------------------------------------------------------------------------
+
+export const bodySchema = z
+  .strictObject({
+    shape: shapeSchema,
+    /** kg/m³; give `density` or `mass` (not needed when fixed). */
+    density: positive.optional(),
+    /** kg */
+    mass: positive.optional(),
+    /** A fixed body has zero inverse mass and inertia: it never moves. */
+    fixed: z.boolean({ error: 'expected true or false' }).optional(),
+    /** centre of mass, m */
+    position: vec3,
+    /** unit quaternion [x, y, z, w]; identity when omitted */
+    orientation: quat.optional(),
+    /** m/s */
+    linearVelocity: vec3.optional(),
+    /** world frame, rad/s */
+    angularVelocity: vec3.optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.mass !== undefined && b.density !== undefined) ctx.addIssue({ code: 'custom', path: [], message: 'give "mass" or "density", not both' });
+    else if (!b.fixed && b.mass === undefined && b.density === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'a body that is not fixed needs "mass" or "density"' });
+  });
+
+// ---- constraints --------------------------------------------------------------------------------
+
+/** The fields every joint shares: two bodies (or a body and the world) and an anchor on each. */
+const jointFields = {
   bodyA: bodyIndex,
+  /** null: the world, and anchorB is a world point */
   bodyB: bodyIndex.nullable(),
+  /** r_A, in A's local frame, m */
   anchorA: vec3,
+  /** r_B, in B's local frame, or a world point when bodyB is null, m */
   anchorB: vec3,
-  compliance: finite.refine((x) => x >= 0, { error: 'expected a compliance ≥ 0 (m/N)' }).optional(),
-});
-const constraint = z.discriminatedUnion('type', [point], { error: (i) => shapeOrTypeError(i.input, ['point']) });
+  /**
+   * compliance α (1/stiffness) of a soft joint, m/N for a linear row (rad/(N·m) for an angular
+   * one): the joint pulls with force |f| = |C|/α (XPBD, Müller et al. 2020). Omitted: the
+   * solver's --compliance (0: rigid).
+   */
+  compliance: compliance.optional(),
+};
 
-export const sceneFileSchema = z.strictObject({
-  $schema: z.string().optional(),
-  format: z.literal(SCENE_FORMAT, { error: `expected "${SCENE_FORMAT}"` }).optional(),
-  version: z.literal(SCENE_FORMAT_VERSION, { error: `this SolverLab reads version ${SCENE_FORMAT_VERSION}` }).optional(),
-  name: z.string().optional(),
-  description: z.string().optional(),
-  /** the built-in scene's parameters, when exported from one (informative) */
-  params: z.record(z.string(), finite).optional(),
+/** Ball joint: x_A + R_A r_A = x_B + R_B r_B (three rows). */
+const pointSchema = z.strictObject({ type: z.literal('point'), ...jointFields });
+
+/**
+ * Distance: |p_A − p_B| = length, p = x + R r the two anchors' world points; or, with minLength
+ * and/or maxLength instead, minLength ≤ |p_A − p_B| ≤ maxLength, acting only when the distance
+ * leaves that range (a rope: maxLength; a strut that only pushes: minLength). None of the three:
+ * length is the anchors' distance in the starting pose.
+ */
+const distanceSchema = z
+  .strictObject({
+    type: z.literal('distance'),
+    ...jointFields,
+    /** m, ≥ 0 */
+    length: nonNegative.optional(),
+    /** m, ≥ 0 */
+    minLength: nonNegative.optional(),
+    /** m, ≥ 0 */
+    maxLength: nonNegative.optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.length !== undefined && (c.minLength !== undefined || c.maxLength !== undefined))
+      ctx.addIssue({ code: 'custom', path: [], message: 'give "length", or "minLength" and/or "maxLength", not both' });
+    else if (c.minLength !== undefined && c.maxLength !== undefined && c.minLength > c.maxLength)
+      ctx.addIssue({ code: 'custom', path: ['maxLength'], message: `expected maxLength ≥ minLength (${c.minLength}), got ${c.maxLength}` });
+  });
+
+/**
+ * Hinge (revolute): the point joint plus the axes aligned, R_A axisA ∥ R_B axisB (axisB a world
+ * axis when bodyB is null). Optional limits on the angle of B relative to A about the axis,
+ * radians from the starting pose, positive by the right-hand rule about axisA.
+ */
+const hingeSchema = z
+  .strictObject({
+    type: z.literal('hinge'),
+    ...jointFields,
+    /** hinge axis in A's local frame; any non-zero length (normalised when compiled) */
+    axisA: axis,
+    /** hinge axis in B's local frame, or a world axis when bodyB is null; any non-zero length */
+    axisB: axis,
+    /** rad, in (−π, π], from the starting pose */
+    lowerAngle: angle.optional(),
+    /** rad, in (−π, π], from the starting pose, ≥ lowerAngle */
+    upperAngle: angle.optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.lowerAngle !== undefined && c.upperAngle !== undefined && c.lowerAngle > c.upperAngle)
+      ctx.addIssue({ code: 'custom', path: ['upperAngle'], message: `expected upperAngle ≥ lowerAngle (${c.lowerAngle}), got ${c.upperAngle}` });
+  });
+
+/** Fixed (weld): the point joint plus the relative orientation the bodies start with. */
+const fixedSchema = z.strictObject({ type: z.literal('fixed'), ...jointFields });
+
+const CONSTRAINT_TYPES = ['point', 'distance', 'hinge', 'fixed'];
+const constraintSchema = z.discriminatedUnion('type', [pointSchema, distanceSchema, hingeSchema, fixedSchema], {
+  error: (i) => shapeOrTypeError(i.input, CONSTRAINT_TYPES),
+});
+
+// ---- the world ----------------------------------------------------------------------------------
+
+const worldFields = {
+  /** m/s² */
   gravity: vec3,
-  bodies: z.array(body, { error: 'expected an array of bodies' }),
-  constraints: z.array(constraint, { error: 'expected an array of constraints' }),
-});
+  bodies: z.array(bodySchema, { error: 'expected an array of bodies' }),
+  constraints: z.array(constraintSchema, { error: 'expected an array of constraints' }),
+};
 
+/** The checks across bodies and constraints: indices in range, two different bodies, not both fixed. */
+function checkReferences(w: { bodies: { fixed?: boolean }[]; constraints: { bodyA: number; bodyB: number | null }[] }, ctx: z.RefinementCtx): void {
+  // zod runs this refinement even after faults inside the arrays (those come first in the issue
+  // list and are the one reported): look only at what is well formed.
+  if (!Array.isArray(w.bodies) || !Array.isArray(w.constraints)) return;
+  const n = w.bodies.length;
+  const index = (k: unknown) => Number.isInteger(k) && (k as number) >= 0;
+  for (let i = 0; i < w.constraints.length; i++) {
+    const c = w.constraints[i];
+    if (!c || typeof c !== 'object' || !index(c.bodyA) || (c.bodyB !== null && !index(c.bodyB))) continue;
+    const fault = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path: ['constraints', i, ...path], message });
+    if (c.bodyA >= n) return fault(['bodyA'], `body index out of range 0..${n - 1}`);
+    if (c.bodyB !== null && c.bodyB >= n) return fault(['bodyB'], `body index out of range 0..${n - 1} (or null for the world)`);
+    if (c.bodyB === c.bodyA) return fault(['bodyB'], 'a constraint joins two different bodies');
+    if (w.bodies[c.bodyA]?.fixed === true && (c.bodyB === null || w.bodies[c.bodyB]?.fixed === true)) return fault([], 'joins two fixed bodies (nothing can move)');
+  }
+}
+
+/** A world description, as a library user or a built-in scene hands it over. */
+export const worldSchema = z.strictObject(worldFields).superRefine(checkReferences);
+
+export const sceneFileSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    format: z.literal(SCENE_FORMAT, { error: `expected "${SCENE_FORMAT}"` }).optional(),
+    version: z.literal(SCENE_FORMAT_VERSION, { error: `this SolverLab reads version ${SCENE_FORMAT_VERSION}` }).optional(),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    /** the built-in scene's parameters, when exported from one (informative) */
+    params: z.record(z.string(), finite).optional(),
+    ...worldFields,
+  })
+  .superRefine(checkReferences);
+
+// ---- the types, inferred (z.input: what a user writes; there are no transforms or defaults) ----
+
+export type Vec3 = [number, number, number];
+export type Quat = [number, number, number, number];
+export type SphereShape = z.input<typeof sphereSchema>;
+export type BoxShape = z.input<typeof boxSchema>;
+export type CapsuleShape = z.input<typeof capsuleSchema>;
+export type Shape = z.input<typeof shapeSchema>;
+export type BodyDesc = z.input<typeof bodySchema>;
+export type PointConstraintDesc = z.input<typeof pointSchema>;
+export type DistanceConstraintDesc = z.input<typeof distanceSchema>;
+export type HingeConstraintDesc = z.input<typeof hingeSchema>;
+export type FixedConstraintDesc = z.input<typeof fixedSchema>;
+export type ConstraintDesc = z.input<typeof constraintSchema>;
+export type WorldDesc = z.input<typeof worldSchema>;
 export type SceneFile = z.infer<typeof sceneFileSchema>;
 
 function describe(x: unknown): string {
@@ -118,13 +283,12 @@ export function worldFromJson(value: unknown): { world: WorldDesc; file: SceneFi
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new WorldError('(top level)', 'expected a JSON object with gravity, bodies and constraints');
   const r = sceneFileSchema.safeParse(value);
   if (!r.success) throw schemaFault(value, r.error);
-  const f = r.data;
+  const f = r.data; // the schema made every check validateWorld makes
   const world: WorldDesc = {
     gravity: f.gravity,
     bodies: f.bodies.map((b) => ({ ...b })),
     constraints: f.constraints.map((c) => ({ ...c })),
   };
-  validateWorld(world);
   return { world, file: f };
 }
 

@@ -5,74 +5,33 @@
  * A point constraint pins the point anchorA (in body A's local frame) to the
  * point anchorB (in body B's local frame, or a world point when bodyB is null):
  *   c = x_A + R(q_A) r⁰ − x_B − R(q_B) r¹ = 0            (reference text, eq. 3)
+ * The distance, hinge and fixed joints share its fields (schema.ts says what
+ * each adds). The description types are inferred from the zod schema in
+ * schema.ts; validateWorld runs that schema.
  *
- * Mass properties are computed once, here, by `massProperties`.
+ * Shapes: sphere, box, capsule. Mass properties (mass, and the inertia tensor,
+ * diagonal in the body's local frame) are computed once, here, by `massProperties`.
  */
 
-export type Vec3 = [number, number, number];
-export type Quat = [number, number, number, number];
+import { WorldError, schemaFault, worldSchema, type Shape, type Vec3, type BodyDesc, type WorldDesc } from './schema.js';
 
-export interface SphereShape {
-  type: 'sphere';
-  radius: number;
-}
-
-export type Shape = SphereShape;
-
-export interface BodyDesc {
-  shape: Shape;
-  /** kg/m³; give `density` or `mass` (not needed when fixed). */
-  density?: number;
-  /** kg */
-  mass?: number;
-  /** A fixed body has zero inverse mass and inertia: it never moves. */
-  fixed?: boolean;
-  position: Vec3;
-  /** unit quaternion [x, y, z, w]; identity when omitted */
-  orientation?: Quat;
-  linearVelocity?: Vec3;
-  /** world frame, rad/s */
-  angularVelocity?: Vec3;
-}
-
-export interface PointConstraintDesc {
-  type: 'point';
-  bodyA: number;
-  /** null: the world, and anchorB is a world point */
-  bodyB: number | null;
-  /** r⁰, in A's local frame */
-  anchorA: Vec3;
-  /** r¹, in B's local frame, or a world point when bodyB is null */
-  anchorB: Vec3;
-  /**
-   * compliance α in m/N (1/stiffness) of a soft joint: the joint pulls with force
-   * |f| = |c|/α (XPBD, Müller et al. 2020). Omitted: the solver's --compliance (0: rigid).
-   */
-  compliance?: number;
-}
-
-export type ConstraintDesc = PointConstraintDesc;
-
-export interface WorldDesc {
-  gravity: Vec3;
-  bodies: BodyDesc[];
-  constraints: ConstraintDesc[];
-}
-
-/**
- * A fault in a world description; `path` is a JSON path like `bodies[3].mass`,
- * `source` the file it came from (if any).
- */
-export class WorldError extends Error {
-  constructor(
-    readonly path: string,
-    readonly problem: string,
-    readonly source?: string,
-  ) {
-    super(`${source ? `${source}: ` : ''}${path}: ${problem}`);
-    this.name = 'WorldError';
-  }
-}
+// The description types are inferred from the zod schema (schema.ts), so the two cannot drift.
+export type {
+  Vec3,
+  Quat,
+  SphereShape,
+  BoxShape,
+  CapsuleShape,
+  Shape,
+  BodyDesc,
+  PointConstraintDesc,
+  DistanceConstraintDesc,
+  HingeConstraintDesc,
+  FixedConstraintDesc,
+  ConstraintDesc,
+  WorldDesc,
+} from './schema.js';
+export { WorldError };
 
 export interface MassProperties {
   /** kg; Infinity for a fixed body */
@@ -84,83 +43,108 @@ export interface MassProperties {
   inverseInertiaLocal: number[];
 }
 
+/** Volume of a shape, m³. */
+export function shapeVolume(shape: Shape): number {
+  switch (shape.type) {
+    case 'sphere':
+      return (4 / 3) * Math.PI * shape.radius ** 3;
+    case 'box': {
+      const [a, b, c] = shape.halfExtents;
+      return 8 * a * b * c;
+    }
+    case 'capsule': {
+      const { radius: r, halfHeight: h } = shape;
+      return Math.PI * r * r * 2 * h + (4 / 3) * Math.PI * r * r * r;
+    }
+  }
+}
+
+/** Radius of the smallest sphere about the body's origin that holds the shape, m (framing, bounds). */
+export function boundingRadius(shape: Shape): number {
+  switch (shape.type) {
+    case 'sphere':
+      return shape.radius;
+    case 'box':
+      return Math.hypot(...shape.halfExtents);
+    case 'capsule':
+      return shape.halfHeight + shape.radius;
+  }
+}
+
 /**
- * Mass and local inertia of one body. A solid sphere of mass m and radius r has
- * I = (2/5) m r² about any axis through its centre.
+ * Principal moments (Ix, Iy, Iz) of a solid of mass m, about its centre, in its local axes.
+ *
+ * Sphere, radius r:      I = 2/5 m r² about every axis.
+ * Box, half extents a, b, c (full edges 2a, 2b, 2c):
+ *   Ix = m/12 ((2b)² + (2c)²) = m/3 (b² + c²),  Iy = m/3 (a² + c²),  Iz = m/3 (a² + b²).
+ * Capsule, radius r, half height h (a cylinder of height 2h along y and two hemispherical caps),
+ * uniform density, so the mass splits by volume:
+ *   m_cyl = m · 2πr²h / V,  m_caps = m · 4/3 πr³ / V (both caps),  V = 2πr²h + 4/3 πr³.
+ *   Iy (the axis)  = m_cyl r²/2 + m_caps · 2/5 r²       (the two caps make one sphere about y).
+ *   Ix = Iz:
+ *     cylinder about a diameter through its centre: m_cyl (r²/4 + (2h)²/12) = m_cyl (r²/4 + h²/3);
+ *     one cap, mass μ = m_caps/2, about a diameter of its flat face: 2/5 μ r² (half a sphere, same
+ *     ratio as the whole). Its centroid lies 3r/8 from the flat face (∫₀^r z π(r² − z²) dz / (2/3 π r³)
+ *     = (π r⁴/4) / (2/3 π r³) = 3r/8), so about its own centroid: 2/5 μ r² − μ (3r/8)² (parallel axis
+ *     theorem, backwards), and about the capsule's centre, at h + 3r/8 from the centroid:
+ *       2/5 μ r² − μ (3r/8)² + μ (h + 3r/8)² = μ (2/5 r² + h² + 3/4 h r).
+ *     Both caps: m_caps (2/5 r² + h² + 3/4 h r).
+ *   Ix = Iz = m_cyl (r²/4 + h²/3) + m_caps (2/5 r² + h² + 3/4 h r).
+ */
+export function principalInertia(shape: Shape, mass: number): Vec3 {
+  switch (shape.type) {
+    case 'sphere': {
+      const i = 0.4 * mass * shape.radius * shape.radius;
+      return [i, i, i];
+    }
+    case 'box': {
+      const [a, b, c] = shape.halfExtents;
+      return [(mass / 3) * (b * b + c * c), (mass / 3) * (a * a + c * c), (mass / 3) * (a * a + b * b)];
+    }
+    case 'capsule': {
+      const { radius: r, halfHeight: h } = shape;
+      const vCyl = Math.PI * r * r * 2 * h, vCaps = (4 / 3) * Math.PI * r * r * r;
+      const mCyl = (mass * vCyl) / (vCyl + vCaps), mCaps = (mass * vCaps) / (vCyl + vCaps);
+      const axial = mCyl * r * r * 0.5 + mCaps * 0.4 * r * r;
+      const transverse = mCyl * (r * r / 4 + h * h / 3) + mCaps * (0.4 * r * r + h * h + 0.75 * h * r);
+      return [transverse, axial, transverse];
+    }
+  }
+}
+
+/**
+ * Mass and local inertia of one body: mass from `mass`, or density × shapeVolume; the inertia
+ * tensor is diagonal in the body's local frame (principalInertia).
  */
 export function massProperties(body: BodyDesc): MassProperties {
-  const r = body.shape.radius;
   let mass: number;
   if (body.mass !== undefined) mass = body.mass;
-  else if (body.density !== undefined) mass = body.density * (4 / 3) * Math.PI * r * r * r;
+  else if (body.density !== undefined) {
+    const sh = body.shape;
+    // the sphere's product in the order it has always been taken (state hashes stay bit-identical)
+    mass = sh.type === 'sphere' ? body.density * (4 / 3) * Math.PI * sh.radius * sh.radius * sh.radius : body.density * shapeVolume(sh);
+  }
   else mass = NaN;
   if (body.fixed) {
     return { mass: Infinity, inverseMass: 0, inertiaLocal: new Array(9).fill(0), inverseInertiaLocal: new Array(9).fill(0) };
   }
-  const i = 0.4 * mass * r * r;
+  const [ix, iy, iz] = principalInertia(body.shape, mass);
   return {
     mass,
     inverseMass: 1 / mass,
-    inertiaLocal: [i, 0, 0, 0, i, 0, 0, 0, i],
-    inverseInertiaLocal: [1 / i, 0, 0, 0, 1 / i, 0, 0, 0, 1 / i],
+    inertiaLocal: [ix, 0, 0, 0, iy, 0, 0, 0, iz],
+    inverseInertiaLocal: [1 / ix, 0, 0, 0, 1 / iy, 0, 0, 0, 1 / iz],
   };
 }
 
-function finiteVec(v: unknown, n: number, path: string): void {
-  if (!Array.isArray(v) || v.length !== n) throw new WorldError(path, `expected an array of ${n} numbers`);
-  v.forEach((x, k) => {
-    if (typeof x !== 'number' || !Number.isFinite(x)) throw new WorldError(`${path}[${k}]`, 'expected a finite number');
-  });
-}
-
-function positive(x: unknown, path: string): void {
-  if (typeof x !== 'number' || !Number.isFinite(x) || x <= 0) throw new WorldError(path, 'expected a finite number > 0');
-}
-
 /**
- * Checks a world description; throws a WorldError naming the first fault.
- * Scene files are checked structurally by the schema (schema.ts) first; built-in
- * scenes and library users come straight here, so the structural checks stay.
+ * Checks a world description; throws a WorldError naming the first fault (its JSON path and one
+ * line). Runs the scene schema (schema.ts: structure, ranges and the checks across bodies and
+ * constraints), the single source of truth for what a world may hold, so built-in scenes and
+ * library users are held to exactly what a scene file is.
  */
 export function validateWorld(world: WorldDesc): void {
-  finiteVec(world.gravity, 3, 'gravity');
-  if (!Array.isArray(world.bodies)) throw new WorldError('bodies', 'expected an array');
-  if (!Array.isArray(world.constraints)) throw new WorldError('constraints', 'expected an array');
-  world.bodies.forEach((b, i) => {
-    const p = `bodies[${i}]`;
-    if (!b || typeof b !== 'object') throw new WorldError(p, 'expected an object');
-    if (!b.shape || b.shape.type !== 'sphere') throw new WorldError(`${p}.shape.type`, 'expected "sphere"');
-    positive(b.shape.radius, `${p}.shape.radius`);
-    finiteVec(b.position, 3, `${p}.position`);
-    if (b.orientation !== undefined) {
-      finiteVec(b.orientation, 4, `${p}.orientation`);
-      const [x, y, z, w] = b.orientation;
-      if (Math.hypot(x, y, z, w) < 1e-12) throw new WorldError(`${p}.orientation`, 'zero quaternion');
-    }
-    if (b.linearVelocity !== undefined) finiteVec(b.linearVelocity, 3, `${p}.linearVelocity`);
-    if (b.angularVelocity !== undefined) finiteVec(b.angularVelocity, 3, `${p}.angularVelocity`);
-    if (b.mass !== undefined && b.density !== undefined) throw new WorldError(p, 'give "mass" or "density", not both');
-    if (!b.fixed) {
-      if (b.mass !== undefined) positive(b.mass, `${p}.mass`);
-      else if (b.density !== undefined) positive(b.density, `${p}.density`);
-      else throw new WorldError(p, 'a body that is not fixed needs "mass" or "density"');
-    }
-  });
-  const n = world.bodies.length;
-  world.constraints.forEach((c, i) => {
-    const p = `constraints[${i}]`;
-    if (!c || c.type !== 'point') throw new WorldError(`${p}.type`, 'expected "point"');
-    if (!Number.isInteger(c.bodyA) || c.bodyA < 0 || c.bodyA >= n)
-      throw new WorldError(`${p}.bodyA`, `body index out of range 0..${n - 1}`);
-    if (c.bodyB !== null && (!Number.isInteger(c.bodyB) || c.bodyB < 0 || c.bodyB >= n))
-      throw new WorldError(`${p}.bodyB`, `body index out of range 0..${n - 1} (or null for the world)`);
-    if (c.bodyB === c.bodyA) throw new WorldError(`${p}.bodyB`, 'a constraint joins two different bodies');
-    finiteVec(c.anchorA, 3, `${p}.anchorA`);
-    finiteVec(c.anchorB, 3, `${p}.anchorB`);
-    if (c.compliance !== undefined && (typeof c.compliance !== 'number' || !Number.isFinite(c.compliance) || c.compliance < 0))
-      throw new WorldError(`${p}.compliance`, 'expected a finite number ≥ 0');
-    const fixedA = !!world.bodies[c.bodyA].fixed;
-    const fixedB = c.bodyB === null || !!world.bodies[c.bodyB].fixed;
-    if (fixedA && fixedB) throw new WorldError(p, 'joins two fixed bodies (nothing can move)');
-  });
+  if (!world || typeof world !== 'object' || Array.isArray(world)) throw new WorldError('(top level)', 'expected an object with gravity, bodies and constraints');
+  const r = worldSchema.safeParse(world);
+  if (!r.success) throw schemaFault(world, r.error);
 }

@@ -8,8 +8,8 @@
  *               drag has none); fixed particles carry none
  *   momentum    p = Σ m v, L = Σ x × m v (about the origin)
  */
-import type { FrameMetrics } from '../metrics/metrics.js';
-import type { Snapshot } from '../solvers/solver.js';
+import type { FrameMetrics } from '../metrics/frame-metrics.js';
+import type { Snapshot } from '../model/snapshot.js';
 import { makeConstraint, type ParticleConstraint } from './constraints.js';
 import { makeForce, type ParticleForce } from './forces.js';
 import type { ParticleSystemDesc } from './model.js';

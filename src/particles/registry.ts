@@ -12,6 +12,7 @@ const entry = (integrator: IntegratorName, what: string): SolverInfo => ({
   description: `constrained particles (Witkin): global multiplier solve J W Jᵀ λ = … by conjugate gradient each evaluation, ${what}; f64`,
   device: 'cpu',
   defaults: feedback,
+  reads: ['dt', 'substeps', 'feedbackStiffness', 'feedbackDamping'],
   iterationMode: 'tolerance',
   unsupported: (desc) => (isParticleSystem(desc) ? null : `witkin-${integrator} solves particle systems; this scene is of rigid bodies`),
   create: async (desc, options) => {

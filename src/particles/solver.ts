@@ -6,7 +6,8 @@
  * `iterations` does not apply (the CG iterations used are reported in cost()).
  * Options used: dt, substeps, feedbackStiffness (k_s), feedbackDamping (k_d).
  */
-import type { ResidualCurve, Snapshot, Solver, SolverCost, SolverOptions } from '../solvers/solver.js';
+import type { ResidualCurve, Solver, SolverCost, SolverOptions } from '../solvers/solver.js';
+import type { Snapshot } from '../model/snapshot.js';
 import { WallTimedSolver } from '../solvers/cpu-base.js';
 import { Integrator, type IntegratorName } from './integrators.js';
 import { ParticleSystem, type ConstraintForce } from './system.js';

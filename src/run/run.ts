@@ -4,16 +4,22 @@
  * divergence, and summarise the timings. The CLI, the benchmark and the tests
  * all go through here, so a figure means the same thing everywhere.
  *
- * Divergence (a reported outcome, never a crash or a NaN printed as a number):
+ * Divergence (a reported outcome, never a crash or a NaN printed as a number) is a blow-up, not a
+ * bounded jump (DivergenceWatch below):
  *   - any position, orientation or velocity not finite;
- *   - runaway energy: E − E₀ > energyFactor · E_scale, with
+ *   - runaway energy: E − E₀ beyond energyFactor · E_scale and still growing, with
  *     E_scale = Σ m |g| · extent + |KE₀| + 1 J·kg⁻¹·Σm   (the energy the whole scene could trade by
  *     falling across its own bounding box, plus what it started with);
- *   - max violation > violationFactor · extent (constraints torn apart by many scene sizes).
+ *   - constraints torn apart: max violation beyond violationFactor · extent and still growing.
+ * A quantity beyond its bound that stops growing is a one-time jump (RunResult.jumps): the run goes on.
+ *
+ * Snapshots are taken at every sample frame and at every frame an observer asks for (the trajectory
+ * writer: frames 0, K, 2K, … and the last); each is checked by the watch before anyone sees it.
  */
-import { massProperties } from '../model/world.js';
+import { boundingRadius, massProperties } from '../model/world.js';
 import { isParticleSystem, sceneBodyCount, type SceneDesc } from '../model/scene-desc.js';
-import type { ResidualCurve, Solver, SolverCost, StepTimings } from '../solvers/solver.js';
+import type { ResidualCurve, Solver, SolverCost } from '../solvers/solver.js';
+import type { Snapshot, StepTimings } from '../model/snapshot.js';
 import type { ConstraintForce } from '../particles/system.js';
 import { stateHash } from '../metrics/hash.js';
 import { metricsFor, type FrameMetrics } from '../metrics/metrics.js';
@@ -26,8 +32,13 @@ export interface RunOptions {
   batch?: number;
   /** body indices whose positions are recorded in the series */
   trace?: number[];
+  /** the divergence watch's bounds: energyFactor · E_scale (default 10) and violationFactor · extent (default 100) */
   energyFactor?: number;
   violationFactor?: number;
+  /** false: only a state that is not finite stops the run (`--divergence off`) */
+  divergenceWatch?: boolean;
+  /** sees the snapshot of frames 0, every, 2·every, … and the last frame (once the watch has passed it) */
+  observe?: { every: number; onSnapshot: (snap: Snapshot) => void | Promise<void> };
   /** record the residual of this frame's solve (1 = the first step); needs solver.stepRecordingResiduals */
   residualFrame?: number;
   /** called after each batch with (framesDone, framesTotal) */
@@ -73,7 +84,11 @@ export interface RunResult {
   /** E_scale of the divergence watch (J): the energy the scene could trade, whatever the potential's datum */
   energyScale: number;
   worstMaxViolation: number;
+  /** the largest angular violation over the sampled frames, rad (hinge and fixed joints; 0 without them) */
+  worstMaxAngularViolation?: number;
   diverged: Divergence | null;
+  /** one-time jumps: quantities that went beyond the watch's bound and did not keep growing (the largest sample of each) */
+  jumps: Jump[];
   timing: TimingSummary;
   /** per-frame ms on timing.clock, in frame order */
   msPerFrame: number[];
@@ -101,7 +116,7 @@ export function sceneExtent(world: SceneDesc): number {
     for (const p of world.parametric ?? []) grow(pad(p.center), p.radius);
     for (const c of world.constraints) if (c.type === 'circle') grow(pad(c.center), c.radius);
   } else {
-    for (const b of world.bodies) grow(b.position, b.shape.radius);
+    for (const b of world.bodies) grow(b.position, boundingRadius(b.shape));
     for (const c of world.constraints) if (c.bodyB === null) grow(c.anchorB, 0);
   }
   if (!Number.isFinite(lo[0])) return 1;
@@ -146,20 +161,212 @@ export function energyScale(world: SceneDesc, initial: FrameMetrics): number {
   return massSum * g * extent + Math.abs(initial.kinetic) + massSum * 1;
 }
 
+/** Which quantity a bounded jump or a divergence concerns. */
+export type WatchedQuantity = 'energy' | 'violation';
+
+/**
+ * A one-time jump: a watched quantity went beyond its bound and then did not keep growing (e.g. the
+ * energy that a position correction releases once when it closes a large constraint error). The run
+ * goes on; this is its largest sample beyond the bound.
+ */
+export interface Jump {
+  quantity: WatchedQuantity;
+  /** frame and time of the largest sample beyond the bound */
+  frame: number;
+  t: number;
+  /** energy: E − E₀ (J); violation: max |C| (m), at that sample */
+  size: number;
+  /** the bound it went beyond: energyFactor · E_scale (J) or violationFactor · extent (m) */
+  bound: number;
+  /** the first frame beyond the bound */
+  firstFrame: number;
+}
+
+/** Frames per window of the growth test, windows that must rise in a row, and the rise each must make. */
+export const GROWTH_WINDOW_FRAMES = 20;
+export const GROWTH_WINDOWS = 3;
+export const GROWTH_RATIO = 1.25;
+/** The steady test (polynomial growth, e.g. a body torn off and falling): more windows, a smaller rise each. */
+export const STEADY_WINDOWS = 7;
+export const STEADY_RATIO = 1.02;
+/** The fast test: samples in a row beyond the bound, each at least FAST_RATIO × the one before. */
+export const FAST_SAMPLES = 3;
+export const FAST_RATIO = 2;
+
+/**
+ * A number shown beside another it was compared with: enough significant digits (3 at least) that
+ * the two shown numbers compare as the numbers themselves do (never "5.477e+1 beyond 5.48e+1").
+ */
+export function formatCompared(x: number, other: number): string {
+  const show = (v: number, d: number) => {
+    const a = Math.abs(v);
+    if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(d - 1);
+    return String(Number(v.toPrecision(d)));
+  };
+  for (let d = 3; d < 17; d++) {
+    const xs = show(x, d), os = show(other, d);
+    if (Math.sign(Number(xs) - Number(os)) === Math.sign(x - other)) return xs;
+  }
+  return show(x, 17);
+}
+
+/** One watched quantity's state: the peaks of its recent windows, its run of fast growth, its largest jump. */
+class QuantityWatch {
+  /** peak and first sampled frame of the last completed (non-empty) windows, oldest first, at most STEADY_WINDOWS */
+  private readonly peaks: { peak: number; from: number }[] = [];
+  private window = -1;
+  private windowPeak = 0;
+  private windowFrom = 0;
+  /** the previous sample, and the samples of the run of fast growth under way (with the one before it) */
+  private previous = NaN;
+  private previousFrame = 0;
+  private fastRun: { q: number; frame: number }[] = [];
+  /**
+   * The peaks of the excursions beyond the bound that came back within it, each larger than every
+   * earlier one (an earlier, larger one would be reported instead of it), and the excursion under way.
+   */
+  private closed: Jump[] = [];
+  private open: Jump | null = null;
+  /** when the quantity diverged: the first frame of its growth (its excursions from then on are the blow-up) */
+  blowUpFrom = Infinity;
+
+  constructor(
+    readonly quantity: WatchedQuantity,
+    readonly bound: number,
+    private readonly unit: string,
+    private readonly label: string,
+    private readonly boundText: string,
+  ) {}
+
+  /**
+   * The largest jump before `until` (a frame); `diverged`: the excursion under way when the run diverged
+   * is the blow-up, not a jump.
+   */
+  jump(diverged: boolean, until: number): Jump | null {
+    let best: Jump | null = null;
+    for (const j of this.closed) if (j.frame < until) best = j;
+    if (!diverged && this.open && (!best || this.open.size > best.size)) best = this.open;
+    return best && { ...best };
+  }
+
+  /** Takes one sample; the reason when the quantity keeps growing beyond its bound, else null. */
+  sample(value: number, frame: number, t: number): string | null {
+    const q = Math.max(0, value); // an energy below E₀ is no excess: rises are counted from 0
+    const w = Math.floor(frame / GROWTH_WINDOW_FRAMES);
+    if (w !== this.window) {
+      if (this.window >= 0) {
+        this.peaks.push({ peak: this.windowPeak, from: this.windowFrom });
+        if (this.peaks.length > Math.max(GROWTH_WINDOWS, STEADY_WINDOWS)) this.peaks.shift();
+      }
+      this.window = w;
+      this.windowPeak = q;
+      this.windowFrom = frame;
+    } else this.windowPeak = Math.max(this.windowPeak, q);
+    // fast: each sample beyond the bound FAST_RATIO × the one before, FAST_SAMPLES times running
+    if (q > this.bound && q >= FAST_RATIO * this.previous) {
+      if (!this.fastRun.length) this.fastRun.push({ q: this.previous, frame: this.previousFrame });
+      this.fastRun.push({ q, frame });
+    } else this.fastRun = [];
+    this.previous = q;
+    this.previousFrame = frame;
+    if (q <= this.bound) {
+      if (this.open && (!this.closed.length || this.open.size > this.closed[this.closed.length - 1].size)) this.closed.push(this.open);
+      this.open = null;
+      return null;
+    }
+    const u = this.unit;
+    const beyond = `${this.label} = ${formatCompared(q, this.bound)} ${u} beyond the bound ${formatCompared(this.bound, q)} ${u} (${this.boundText})`;
+    if (this.fastRun.length > FAST_SAMPLES) {
+      const run = this.fastRun.slice(-(FAST_SAMPLES + 1));
+      this.blowUpFrom = run[0].frame;
+      return `${beyond}, and growing at least ${FAST_RATIO}× a sample: ${run.map((x) => formatCompared(x.q, 0)).join(' → ')} ${u}`;
+    }
+    // slow and steady: the peaks of windows + 1 windows in a row (this one so far the last), each ratio × the one before
+    const all = [...this.peaks, { peak: this.windowPeak, from: this.windowFrom }];
+    for (const [windows, ratio] of [[GROWTH_WINDOWS, GROWTH_RATIO], [STEADY_WINDOWS, STEADY_RATIO]]) {
+      const chain = all.slice(-(windows + 1));
+      if (chain.length === windows + 1 && chain.every((p, i) => i === 0 || p.peak > ratio * chain[i - 1].peak)) {
+        this.blowUpFrom = chain[0].from;
+        return `${beyond}, and growing: its peaks in the last ${windows + 1} sampled ${GROWTH_WINDOW_FRAMES}-frame windows ${chain.map((x) => formatCompared(x.peak, 0)).join(' → ')} ${u}`;
+      }
+    }
+    if (!this.open) this.open = { quantity: this.quantity, frame, t, size: value, bound: this.bound, firstFrame: frame };
+    else if (value > this.open.size) Object.assign(this.open, { frame, t, size: value });
+    return null;
+  }
+}
+
+/**
+ * The divergence watch, one definition for `run`, `compare`, the benchmark and the viewer.
+ *
+ * Divergence is a blow-up, not a bounded jump. Of each sample it takes two quantities, each with a bound:
+ *   excess energy   ΔE = E − E₀,  bound energyFactor · E_scale  (default 10; E_scale: energyScale())
+ *   violation       max |C|,      bound violationFactor · extent (default 100 scene sizes)
+ * and reports divergence when
+ *   (a) the state is not finite (a position, orientation or velocity, or the energy, NaN or infinite); or
+ *   (b) a quantity is beyond its bound and keeps growing:
+ *       slow: the peaks p₀ … p₃ of 4 windows of 20 frames in a row (the current one so far the last;
+ *             windows without samples skipped) rise by more than 1.25× each (p_{i+1} > 1.25 p_i: ×1.95 over
+ *             3 windows); or
+ *       steady: the peaks of 8 such windows rise by more than 1.02× each (growth slower than geometric:
+ *             a body torn off and falling, its violation ½ g t², rises ×(1 + 1/n)² in window n); or
+ *       fast: 3 samples in a row beyond the bound, each ≥ 2× the one before.
+ * A quantity beyond its bound that does not keep growing is a one-time jump (Jump): the run goes on,
+ * and the largest such sample of each quantity is reported.
+ *
+ * Why these numbers (measured, README "Divergence"): a Baumgarte or XPBD correction of a large error
+ * releases its energy in the first frames and the excess then decays (stretched-chain, stretch 1.5–5,
+ * under xpbd-cpu, rapier and gs-cpu: ΔE peaks at 9–400 E_scale in frames 1–5, and every later window's
+ * peak is lower than the one before). An unstable iteration grows geometrically however it oscillates
+ * (warm-started Jacobi on the 10-bead chain: window peaks ×1.7–3.6 per 20 frames; Gauss-Seidel on the
+ * 100-bead chain, whose growth comes in steps, ×1.7–10 per 20 frames but not per 10). To be taken for
+ * divergence, a release would have to keep rising beyond its bound through 4 windows (over 60 frames, 1 s
+ * at 60 Hz) by ×1.25 each, or through 8 windows by 2 % each.
+ * With the watch off (`enabled` false), only (a) remains.
+ */
 export class DivergenceWatch {
   private readonly e0: number;
-  private readonly eScale: number;
-  private readonly violationLimit: number;
-  constructor(world: SceneDesc, initial: FrameMetrics, energyFactor = 10, violationFactor = 100) {
+  private readonly energy: QuantityWatch;
+  private readonly violation: QuantityWatch;
+  private samples = 0;
+  private diverged = false;
+  constructor(
+    world: SceneDesc,
+    initial: FrameMetrics,
+    energyFactor = 10,
+    violationFactor = 100,
+    private readonly enabled = true,
+  ) {
     this.e0 = initial.energy;
-    this.eScale = energyFactor * energyScale(world, initial);
-    this.violationLimit = violationFactor * sceneExtent(world);
+    this.energy = new QuantityWatch('energy', energyFactor * energyScale(world, initial), 'J', 'E − E₀', `${energyFactor} E_scale`);
+    this.violation = new QuantityWatch('violation', violationFactor * sceneExtent(world), 'm', 'max violation', `${violationFactor} scene sizes`);
   }
-  check(m: FrameMetrics): string | null {
+  /**
+   * Takes one sample (its frame: the windows of the growth test are counted in frames; without it,
+   * each call counts as the next frame). The reason when the run has diverged, else null.
+   */
+  check(m: FrameMetrics, frame?: number): string | null {
+    const reason = this.reason(m, frame ?? ++this.samples);
+    if (reason) this.diverged = true;
+    return reason;
+  }
+  private reason(m: FrameMetrics, frame: number): string | null {
     if (!m.finite) return 'state is not finite (NaN or infinity)';
-    if (!(m.energy - this.e0 <= this.eScale)) return `runaway energy: ${m.energy.toExponential(3)} J from ${this.e0.toExponential(3)} J`;
-    if (!(m.maxViolation <= this.violationLimit)) return `constraint violation ${m.maxViolation.toExponential(3)} m beyond ${this.violationLimit.toExponential(2)} m`;
+    if (!Number.isFinite(m.energy) || !Number.isFinite(m.maxViolation)) return 'state overflows f64: energy or violation is infinite';
+    if (!this.enabled) return null;
+    const e = this.energy.sample(m.energy - this.e0, frame, m.t);
+    const v = this.violation.sample(m.maxViolation, frame, m.t);
+    if (e) return `runaway energy: ${e}`;
+    if (v) return `constraints torn apart: ${v}`;
     return null;
+  }
+  /**
+   * The one-time jumps so far: of each quantity, the largest sample beyond its bound that did not keep
+   * growing. After a divergence, excursions still under way when it came are part of the blow-up, not jumps.
+   */
+  jumps(): Jump[] {
+    const until = Math.min(this.energy.blowUpFrom, this.violation.blowUpFrom);
+    return [this.energy.jump(this.diverged, until), this.violation.jump(this.diverged, until)].filter((j): j is Jump => j !== null);
   }
 }
 
@@ -201,8 +408,12 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
   const snap0 = await solver.snapshot();
   const initial = metrics.measure(snap0);
   record(initial, 0, snap0.position);
-  const watch = new DivergenceWatch(world, initial, opts.energyFactor, opts.violationFactor);
+  const watch = new DivergenceWatch(world, initial, opts.energyFactor, opts.violationFactor, opts.divergenceWatch ?? true);
+  const observeEvery = opts.observe ? Math.floor(opts.observe.every) : 0;
+  if (opts.observe && !(observeEvery >= 1)) throw new Error(`observe.every must be an integer ≥ 1, got ${opts.observe.every}`);
+  await opts.observe?.onSnapshot(snap0);
   let worst = initial.maxViolation;
+  let worstAngular = initial.maxAngularViolation ?? 0;
   let final: FrameMetrics | null = initial;
   let finalSnap = snap0;
   let diverged: Divergence | null = null;
@@ -211,7 +422,9 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
   let done = 0;
   while (done < opts.frames) {
     const nextSample = Math.min(opts.frames, (Math.floor(done / sampleEvery) + 1) * sampleEvery);
-    let n = Math.min(batch, nextSample - done);
+    const nextObserved = observeEvery ? Math.min(opts.frames, (Math.floor(done / observeEvery) + 1) * observeEvery) : opts.frames;
+    const nextStop = Math.min(nextSample, nextObserved);
+    let n = Math.min(batch, nextStop - done);
     if (residualFrame !== undefined && residuals === null && done + n >= residualFrame) {
       if (done + 1 === residualFrame) n = 1; // this frame is the recorded one
       else n = residualFrame - 1 - done; // step up to the frame before it
@@ -228,19 +441,23 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     }
     done += n;
     opts.onProgress?.(done, opts.frames);
-    if (done === nextSample) {
+    if (done === nextStop) {
       const snap = await solver.snapshot();
       const m = metrics.measure(snap);
-      const reason = watch.check(m);
+      const reason = watch.check(m, done);
       if (reason) {
         diverged = { frame: done, t: m.t, reason };
         final = null;
         break;
       }
-      worst = Math.max(worst, m.maxViolation);
       final = m;
       finalSnap = snap;
-      record(m, done, snap.position);
+      if (done === nextSample) {
+        worst = Math.max(worst, m.maxViolation);
+        worstAngular = Math.max(worstAngular, m.maxAngularViolation ?? 0);
+        record(m, done, snap.position);
+      }
+      if (observeEvery && done === nextObserved) await opts.observe!.onSnapshot(snap);
     }
   }
 
@@ -255,7 +472,9 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     final,
     energyScale: energyScale(world, initial),
     worstMaxViolation: worst,
+    worstMaxAngularViolation: worstAngular,
     diverged,
+    jumps: watch.jumps(),
     timing: summariseTimings(timings),
     msPerFrame: timings.msPerFrame,
     cost: solver.cost(),

@@ -6,12 +6,14 @@
  * ~2 pm. Compare a run here against the same run of `necklace`.
  */
 import type { WorldDesc } from '../model/world.js';
-import type { RigidSceneInfo } from './scene.js';
+import { defineScene, type RigidSceneInfo } from './scene.js';
 import { necklace } from './necklace.js';
 
 const { chains: _chains, ...necklaceParams } = necklace.params;
 
-export const farFromOrigin: RigidSceneInfo = {
+export const farFromOrigin: RigidSceneInfo = defineScene({
+  kind: 'rigid',
+  count: (p) => ({ bodies: p.chains * p.beads, constraints: p.chains * p.beads }),
   name: 'far-from-origin',
   description: 'the necklace placed 10 km from the origin (float precision)',
   params: {
@@ -26,4 +28,4 @@ export const farFromOrigin: RigidSceneInfo = {
     for (const c of world.constraints) if (c.bodyB === null) c.anchorB[0] += offset;
     return world;
   },
-};
+});

@@ -6,10 +6,12 @@
  * last bead just touches y = 0.
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { RigidSceneInfo } from './scene.js';
+import { defineScene, type RigidSceneInfo } from './scene.js';
 import { addChain, beadParams } from './chain.js';
 
-export const hangingChain: RigidSceneInfo = {
+export const hangingChain: RigidSceneInfo = defineScene({
+  kind: 'rigid',
+  count: (p) => ({ bodies: p.beads, constraints: p.beads }),
   name: 'hanging-chain',
   description: 'a chain of touching beads hanging straight down at rest from a world pin',
   params: {
@@ -24,4 +26,4 @@ export const hangingChain: RigidSceneInfo = {
     addChain(bodies, constraints, { start: [0, top, 0], direction: [0, -1, 0], beads: n, radius: r, density: p.density });
     return { gravity: [0, -9.81, 0], bodies, constraints };
   },
-};
+});

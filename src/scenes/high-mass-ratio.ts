@@ -8,10 +8,12 @@
  * The pin stands high enough that the ball clears y = 0.
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { RigidSceneInfo } from './scene.js';
+import { defineScene, type RigidSceneInfo } from './scene.js';
 import { addChain, beadParams } from './chain.js';
 
-export const highMassRatio: RigidSceneInfo = {
+export const highMassRatio: RigidSceneInfo = defineScene({
+  kind: 'rigid',
+  count: (p) => ({ bodies: p.beads + 1, constraints: p.beads + 1 }),
   name: 'high-mass-ratio',
   description: 'a light hanging chain holding a heavy ball at its end; the mass ratio is a parameter',
   params: {
@@ -33,4 +35,4 @@ export const highMassRatio: RigidSceneInfo = {
     constraints.push({ type: 'point', bodyA: last, bodyB: last + 1, anchorA: [0, -r, 0], anchorB: [0, R, 0] });
     return { gravity: [0, -9.81, 0], bodies, constraints };
   },
-};
+});

@@ -7,10 +7,13 @@
  * sweep's neighbours disagree more, and reduced-coordinate solvers cannot run it.
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { RigidSceneInfo } from './scene.js';
+import { defineScene, type RigidSceneInfo } from './scene.js';
 import { beadParams } from './chain.js';
 
-export const jointGrid: RigidSceneInfo = {
+export const jointGrid: RigidSceneInfo = defineScene({
+  kind: 'rigid',
+  // (columns − 1)·rows joints along x, columns·(rows − 1) along z, four corner pins
+  count: (p) => ({ bodies: p.columns * p.rows, constraints: (p.columns - 1) * p.rows + p.columns * (p.rows - 1) + 4 }),
   name: 'joint-grid',
   description: 'a horizontal grid of beads joined to their neighbours, the four corners pinned (a net; has loops)',
   params: {
@@ -37,4 +40,4 @@ export const jointGrid: RigidSceneInfo = {
     }
     return { gravity: [0, -9.81, 0], bodies, constraints };
   },
-};
+});

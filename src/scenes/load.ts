@@ -8,18 +8,15 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { WorldError, type WorldDesc } from '../model/world.js';
 import type { SceneDesc } from '../model/scene-desc.js';
-import { parseAnySceneFile } from '../model/scene-file.js';
+import { sceneFromJson } from '../model/scene-file.js';
+import { parseJsonText } from '../model/schema.js';
+import { checkMemory, type SceneCount } from '../model/limits.js';
 import { ParticleSystemError, isParticleSystem } from '../particles/model.js';
 import { scenes, findScene } from './registry.js';
 import { resolveSceneParams, type ParamValue, type SceneInfo } from './scene.js';
+import { InputError } from './input-error.js';
 
-/** Bad input that is not a world fault: one line for the user. */
-export class InputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InputError';
-  }
-}
+export { InputError };
 
 export interface LoadedScene {
   /** the built-in name, or the file's base name */
@@ -31,6 +28,14 @@ export interface LoadedScene {
   params: Record<string, ParamValue>;
   /** a rigid world or a particle system */
   world: SceneDesc;
+}
+
+/** Bodies (particles) and constraints of a parsed scene file, from its arrays' lengths (0 where absent). */
+function countJson(value: unknown): SceneCount {
+  const v = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  const length = (x: unknown) => (Array.isArray(x) ? x.length : 0);
+  const particles = v.kind === 'particles';
+  return { kind: particles ? 'particles' : 'rigid', bodies: length(particles ? v.particles : v.bodies), constraints: length(v.constraints) };
 }
 
 export function isSceneFile(ref: string): boolean {
@@ -62,7 +67,10 @@ export function loadScene(ref: string, params: Record<string, ParamValue> = {}):
       throw new InputError(`scene file ${ref}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
     }
     try {
-      const { world, name, description } = parseAnySceneFile(text);
+      const value = parseJsonText(text);
+      // counted from the file's arrays before the world is checked and copied
+      checkMemory(`scene file ${ref}`, countJson(value), undefined, true);
+      const { world, name, description } = sceneFromJson(value);
       return { name: name ?? basename(ref, '.json'), file: ref, description: description ?? `scene file ${ref}`, params: {}, world };
     } catch (e) {
       if (e instanceof WorldError) throw new WorldError(e.path, e.problem, ref);
@@ -78,7 +86,10 @@ export function loadScene(ref: string, params: Record<string, ParamValue> = {}):
   }
   let world: SceneDesc;
   try {
-    world = scene.build(resolved.params, resolved.vectors);
+    // the parameters as given (build merges the defaults, and names them in a memory refusal)
+    const numbers: Record<string, number> = {}, vectors: Record<string, number[]> = {};
+    for (const [k, v] of Object.entries(params)) if (Array.isArray(v)) vectors[k] = v; else numbers[k] = v;
+    world = scene.build(numbers, vectors);
   } catch (e) {
     // a builder's own check of its parameters (e.g. a bead placed at the wire's centre)
     if (e instanceof ParticleSystemError) throw new InputError(`scene '${scene.name}': ${e.message}`);

@@ -7,10 +7,12 @@
  * The pin stands at height 2·r·beads + r, so the hanging chain clears y = 0.
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { RigidSceneInfo } from './scene.js';
+import { defineScene, type RigidSceneInfo } from './scene.js';
 import { addChain, fromVertical, beadParams } from './chain.js';
 
-export const longChain: RigidSceneInfo = {
+export const longChain: RigidSceneInfo = defineScene({
+  kind: 'rigid',
+  count: (p) => ({ bodies: p.beads, constraints: p.beads }),
   name: 'long-chain',
   description: 'one long chain of touching beads pinned at the top, released at an angle (information travel)',
   params: {
@@ -25,4 +27,4 @@ export const longChain: RigidSceneInfo = {
     addChain(bodies, constraints, { start: [0, top, 0], direction: fromVertical(p.angle), beads: p.beads, radius: p.radius, density: p.density });
     return { gravity: [0, -9.81, 0], bodies, constraints };
   },
-};
+});

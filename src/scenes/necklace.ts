@@ -7,10 +7,12 @@
  * swinging chain never reaches its neighbour (chains swing in their own x–y plane).
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { RigidSceneInfo } from './scene.js';
+import { defineScene, type RigidSceneInfo } from './scene.js';
 import { addChain, beadParams } from './chain.js';
 
-export const necklace: RigidSceneInfo = {
+export const necklace: RigidSceneInfo = defineScene({
+  kind: 'rigid',
+  count: (p) => ({ bodies: p.chains * p.beads, constraints: p.chains * p.beads }),
   name: 'necklace',
   description: 'chains of touching beads held out horizontally, pinned at one end, released (the Jacobi baseline)',
   params: {
@@ -34,4 +36,4 @@ export const necklace: RigidSceneInfo = {
     }
     return { gravity: [0, -9.81, 0], bodies, constraints };
   },
-};
+});

@@ -7,7 +7,7 @@
  *   rope                     N particles joined by distance constraints, the first nailed (3-D)
  *   cloth                    a grid of particles with distance constraints to its neighbours, two opposite corners nailed (3-D)
  */
-import type { SceneInfo } from './scene.js';
+import { defineScene, type SceneInfo } from './scene.js';
 import { ParticleSystemError, type ConstraintDesc, type ParticleDesc, type ParticleSystemDesc } from '../particles/model.js';
 
 type ParticleSceneInfo = SceneInfo<ParticleSystemDesc>;
@@ -30,7 +30,9 @@ function beadStart(p: Record<string, number>, v: Record<string, number[]> | unde
   return { x, u };
 }
 
-export const beadOnWire: ParticleSceneInfo = {
+export const beadOnWire: ParticleSceneInfo = defineScene({
+  kind: 'particles',
+  count: () => ({ bodies: 1, constraints: 1 }),
   name: 'bead-on-wire',
   description: 'a bead on a circular wire under gravity, held by the implicit constraint C = ½|x|² − ½r² (2-D, Witkin)',
   params: beadParams,
@@ -45,9 +47,11 @@ export const beadOnWire: ParticleSceneInfo = {
       constraints: [{ type: 'circle', particle: 0, center: [0, 0], radius: p.radius }],
     };
   },
-};
+});
 
-export const beadOnWireParametric: ParticleSceneInfo = {
+export const beadOnWireParametric: ParticleSceneInfo = defineScene({
+  kind: 'particles',
+  count: () => ({ bodies: 1, constraints: 0 }),
   name: 'bead-on-wire-parametric',
   description:
     'the bead on a wire in reduced coordinates x = r(cos θ, sin θ), θ̈ = (T·f/m − T·Ṫθ̇)/(T·T): on the wire by construction (the start is projected onto the wire, the velocity onto its tangent)',
@@ -67,9 +71,11 @@ export const beadOnWireParametric: ParticleSceneInfo = {
       parametric: [{ type: 'circle', particle: 0, center: [0, 0], radius: p.radius, theta, thetaDot }],
     };
   },
-};
+});
 
-export const doublePendulum: ParticleSceneInfo = {
+export const doublePendulum: ParticleSceneInfo = defineScene({
+  kind: 'particles',
+  count: () => ({ bodies: 3, constraints: 2 }),
   name: 'double-pendulum',
   description: 'two particles hung from a fixed pivot by two distance constraints (2-D); angles from the downward vertical',
   params: {
@@ -100,9 +106,11 @@ export const doublePendulum: ParticleSceneInfo = {
       ],
     };
   },
-};
+});
 
-export const rope: ParticleSceneInfo = {
+export const rope: ParticleSceneInfo = defineScene({
+  kind: 'particles',
+  count: (p) => ({ bodies: p.particles, constraints: p.particles }), // one nail, N − 1 links
   name: 'rope',
   description: 'a rope of N particles joined by distance constraints, the first nailed at the origin, released horizontal (3-D)',
   params: {
@@ -121,9 +129,12 @@ export const rope: ParticleSceneInfo = {
     if (p.drag > 0) forces.push({ type: 'drag', k: p.drag });
     return { kind: 'particles', dimension: 3, particles, forces, constraints };
   },
-};
+});
 
-export const cloth: ParticleSceneInfo = {
+export const cloth: ParticleSceneInfo = defineScene({
+  kind: 'particles',
+  // two nails, (columns − 1)·rows links along x, columns·(rows − 1) along z
+  count: (p) => ({ bodies: p.columns * p.rows, constraints: 2 + (p.columns - 1) * p.rows + p.columns * (p.rows - 1) }),
   name: 'cloth',
   // Opposite corners: with two corners of one edge nailed, that edge is a straight inextensible line between
   // two nails, which no finite tension holds against a sideways load (its rows of J are dependent, and
@@ -157,6 +168,6 @@ export const cloth: ParticleSceneInfo = {
     if (p.drag > 0) forces.push({ type: 'drag', k: p.drag });
     return { kind: 'particles', dimension: 3, particles, forces, constraints };
   },
-};
+});
 
 export const particleScenes: ParticleSceneInfo[] = [beadOnWire, beadOnWireParametric, doublePendulum, rope, cloth];

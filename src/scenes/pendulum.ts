@@ -11,10 +11,12 @@
  * The pin stands at (0, length + radius, 0), so the hanging bead just touches y = 0.
  */
 import type { WorldDesc } from '../model/world.js';
-import type { RigidSceneInfo } from './scene.js';
+import { defineScene, type RigidSceneInfo } from './scene.js';
 import { beadParams } from './chain.js';
 
-export const pendulum: RigidSceneInfo = {
+export const pendulum: RigidSceneInfo = defineScene({
+  kind: 'rigid',
+  count: () => ({ bodies: 1, constraints: 1 }),
   name: 'pendulum',
   description: 'one bead pinned to the world by an off-centre anchor, released at an angle (a physical pendulum)',
   params: {
@@ -33,4 +35,4 @@ export const pendulum: RigidSceneInfo = {
       constraints: [{ type: 'point', bodyA: 0, bodyB: null, anchorA: [-L * dir[0], -L * dir[1], 0], anchorB: pin }],
     };
   },
-};
+});

@@ -9,10 +9,11 @@ import { stretchedChain } from './stretched-chain.js';
 import { jointGrid } from './joint-grid.js';
 import { farFromOrigin } from './far-from-origin.js';
 import { spring } from './spring.js';
+import { hingeChain, cantilever, ropeSwing } from './joint-scenes.js';
 import { particleScenes } from './particles.js';
 
-/** Scenes of rigid spheres and point constraints (the rigid solvers). */
-export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring];
+/** Scenes of rigid bodies and joints (the rigid solvers). */
+export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring, hingeChain, cantilever, ropeSwing];
 
 /** Every scene: the rigid ones, then the constrained particle systems (the witkin-* solvers). */
 export const scenes: SceneInfo[] = [...rigidScenes, ...particleScenes];

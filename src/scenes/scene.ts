@@ -1,6 +1,16 @@
-/** A built-in scene: named parameters (numbers, and vectors for the particle scenes) with defaults, and a builder. */
+/**
+ * A built-in scene: named parameters (numbers, and vectors for the particle scenes) with defaults,
+ * a builder, and a count of what the builder would make.
+ *
+ * Invariant (defineScene): `build` and `count` take any subset of the parameters, overlay them on
+ * the defaults and check them (throwing an InputError naming the first bad one), so a library
+ * caller's `build({ chains: 2 })` is the scene with 2 chains, never a half-filled one. `build`
+ * checks the description fits the JS heap from `count` before it allocates anything.
+ */
 import type { WorldDesc } from '../model/world.js';
 import type { SceneDesc } from '../model/scene-desc.js';
+import { checkMemory, type SceneCount } from '../model/limits.js';
+import { InputError } from './input-error.js';
 
 export interface ParamSpec {
   default: number;
@@ -23,8 +33,44 @@ export interface SceneInfo<D extends SceneDesc = SceneDesc> {
   description: string;
   params: Record<string, ParamSpec>;
   vectorParams?: Record<string, VectorParamSpec>;
-  /** `vectors` holds every vector parameter (defaults filled in) for scenes that have them */
-  build(params: Record<string, number>, vectors?: Record<string, number[]>): D;
+  /**
+   * The scene for the given parameters (any subset; the rest take their defaults). Throws an
+   * InputError naming a bad or unknown parameter, or a scene too large for this process's memory.
+   */
+  build(params?: Record<string, number>, vectors?: Record<string, number[]>): D;
+  /** Bodies (particles) and constraints `build` would make, without making them: cheap for any size. */
+  count(params?: Record<string, number>): SceneCount;
+}
+
+/** A scene's definition: its builder and counter see every parameter, defaults filled in and checked. */
+export interface SceneDefinition<D extends SceneDesc> {
+  name: string;
+  description: string;
+  params: Record<string, ParamSpec>;
+  vectorParams?: Record<string, VectorParamSpec>;
+  build(params: Record<string, number>, vectors: Record<string, number[]>): D;
+  count(params: Record<string, number>): Omit<SceneCount, 'kind'>;
+  kind: SceneCount['kind'];
+}
+
+/** The SceneInfo of a definition: parameters merged with the defaults and checked, memory checked, then built. */
+export function defineScene<D extends SceneDesc>(def: SceneDefinition<D>): SceneInfo<D> {
+  const scene: SceneInfo<D> = {
+    name: def.name,
+    description: def.description,
+    params: def.params,
+    ...(def.vectorParams ? { vectorParams: def.vectorParams } : {}),
+    count(given = {}) {
+      return { kind: def.kind, ...def.count(resolveSceneParams(scene, given).params) };
+    },
+    build(given = {}, vectors = {}) {
+      const resolved = resolveSceneParams(scene, { ...given, ...vectors });
+      const what = `scene '${def.name}' with ${Object.entries(given).map(([k, v]) => `${k}=${v}`).join(' ') || 'its defaults'}`;
+      checkMemory(what, { kind: def.kind, ...def.count(resolved.params) });
+      return def.build(resolved.params, resolved.vectors);
+    },
+  };
+  return scene;
 }
 
 /** A scene of rigid bodies: its build returns a WorldDesc. */
@@ -39,7 +85,7 @@ function allNames(scene: SceneInfo): string {
   return [...Object.keys(scene.params), ...Object.keys(scene.vectorParams ?? {})].join(', ');
 }
 
-/** Number and vector parameters, defaults overlaid with `given`; throws an Error naming the first bad one. */
+/** Number and vector parameters, defaults overlaid with `given`; throws an InputError naming the first bad one. */
 export function resolveSceneParams(
   scene: SceneInfo,
   given: Record<string, ParamValue>,
@@ -51,19 +97,19 @@ export function resolveSceneParams(
   for (const [k, v] of Object.entries(given)) {
     const spec = scene.params[k];
     const vspec = scene.vectorParams?.[k];
-    if (!spec && !vspec) throw new Error(`scene '${scene.name}' has no parameter '${k}' (it has: ${allNames(scene)})`);
+    if (!spec && !vspec) throw new InputError(`scene '${scene.name}' has no parameter '${k}' (it has: ${allNames(scene)})`);
     if (vspec) {
       const arr = Array.isArray(v) ? v : [v];
-      if (arr.length !== vspec.default.length) throw new Error(`parameter '${k}' must be a vector of ${vspec.default.length} numbers (e.g. ${k}=${vspec.default.join(',')})`);
-      if (!arr.every(Number.isFinite)) throw new Error(`parameter '${k}' must hold finite numbers`);
+      if (arr.length !== vspec.default.length) throw new InputError(`parameter '${k}' must be a vector of ${vspec.default.length} numbers (e.g. ${k}=${vspec.default.join(',')})`);
+      if (!arr.every(Number.isFinite)) throw new InputError(`parameter '${k}' must hold finite numbers`);
       vectors[k] = [...arr];
       continue;
     }
-    if (Array.isArray(v)) throw new Error(`parameter '${k}' is a number, not a vector`);
-    if (!Number.isFinite(v)) throw new Error(`parameter '${k}' must be a finite number`);
-    if (spec.integer && !Number.isInteger(v)) throw new Error(`parameter '${k}' must be an integer`);
-    if (spec.min !== undefined && v < spec.min) throw new Error(`parameter '${k}' must be ≥ ${spec.min}`);
-    if (spec.max !== undefined && v > spec.max) throw new Error(`parameter '${k}' must be ≤ ${spec.max}`);
+    if (Array.isArray(v)) throw new InputError(`parameter '${k}' is a number, not a vector`);
+    if (!Number.isFinite(v)) throw new InputError(`parameter '${k}' must be a finite number`);
+    if (spec.integer && !Number.isInteger(v)) throw new InputError(`parameter '${k}' must be an integer`);
+    if (spec.min !== undefined && v < spec.min) throw new InputError(`parameter '${k}' must be ≥ ${spec.min}`);
+    if (spec.max !== undefined && v > spec.max) throw new InputError(`parameter '${k}' must be ≤ ${spec.max}`);
     params[k] = v;
   }
   return { params, vectors };

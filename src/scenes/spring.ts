@@ -8,10 +8,12 @@
  * the velocity-level solvers use, jacobi/cpu.ts `softness`).
  */
 import type { WorldDesc } from '../model/world.js';
-import type { RigidSceneInfo } from './scene.js';
+import { defineScene, type RigidSceneInfo } from './scene.js';
 import { beadParams } from './chain.js';
 
-export const spring: RigidSceneInfo = {
+export const spring: RigidSceneInfo = defineScene({
+  kind: 'rigid',
+  count: () => ({ bodies: 1, constraints: 1 }),
   name: 'spring',
   description: 'one bead hung from a world point by a soft joint (compliance 1/k), released at the point: oscillates at √(k/m)',
   params: {
@@ -26,4 +28,4 @@ export const spring: RigidSceneInfo = {
       constraints: [{ type: 'point', bodyA: 0, bodyB: null, anchorA: [0, 0, 0], anchorB: pin, compliance: 1 / p.stiffness }],
     };
   },
-};
+});

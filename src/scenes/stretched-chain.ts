@@ -8,10 +8,12 @@
  * The pin stands at the top of the stretched chain, which clears y = 0.
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
-import type { RigidSceneInfo } from './scene.js';
+import { defineScene, type RigidSceneInfo } from './scene.js';
 import { addChain, beadParams } from './chain.js';
 
-export const stretchedChain: RigidSceneInfo = {
+export const stretchedChain: RigidSceneInfo = defineScene({
+  kind: 'rigid',
+  count: (p) => ({ bodies: p.beads, constraints: p.beads }),
   name: 'stretched-chain',
   description: 'a hanging chain created at twice its rest spacing, released at rest (recovery from a large error)',
   params: {
@@ -26,4 +28,4 @@ export const stretchedChain: RigidSceneInfo = {
     addChain(bodies, constraints, { start: [0, top, 0], direction: [0, -1, 0], beads: p.beads, radius: p.radius, density: p.density, stretch: p.stretch });
     return { gravity: [0, -9.81, 0], bodies, constraints };
   },
-};
+});

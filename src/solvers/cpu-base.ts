@@ -4,7 +4,8 @@
  * over a CompiledWorld and its Snapshot (CpuSolverBase). A CPU solver extends
  * one and steps one frame in stepFrame.
  */
-import type { WorldDesc } from '../model/world.js';
+import { WorldError, type ConstraintDesc, type WorldDesc } from '../model/world.js';
+import { JointSet } from '../rows/joint-set.js';
 import { compileWorld, snapshotOf, type CompiledWorld } from '../model/compiled.js';
 import { defaultSolverOptions, type AdapterDescription, type Snapshot, type SolverOptions, type StepTimings } from './solver.js';
 
@@ -43,14 +44,44 @@ export abstract class WallTimedSolver {
 
 export abstract class CpuSolverBase extends WallTimedSolver {
   readonly bodyCount: number;
-  readonly constraintCount: number;
   readonly w: CompiledWorld;
+  /**
+   * The joints as they are now: the world's, then those added and less those removed between steps
+   * (rows/joint-set.ts). Solvers on rows lay their rows out from it again when it changes.
+   */
+  readonly joints: JointSet;
 
   constructor(world: WorldDesc, options: Partial<SolverOptions>) {
     super(options);
     this.w = compileWorld(world);
     this.bodyCount = this.w.worldBodyCount;
-    this.constraintCount = this.w.constraintCount;
+    this.joints = new JointSet(this.w);
+  }
+
+  get constraintCount(): number {
+    return this.joints.constraintCount;
+  }
+
+  /**
+   * Adds a joint between two of the world's bodies before the next step (its starting pose is the
+   * bodies' pose now); returns its id for removeConstraint. One-line errors for a bad joint.
+   */
+  addConstraint(c: ConstraintDesc): number {
+    const n = this.w.worldBodyCount;
+    const index = (b: unknown, field: string) => {
+      if (!Number.isInteger(b) || (b as number) < 0 || (b as number) >= n) throw new WorldError(field, `body index out of range 0..${n - 1}`);
+    };
+    index(c.bodyA, 'bodyA');
+    if (c.bodyB === null) throw new WorldError('bodyB', 'a joint added between steps joins two bodies (anchor to a fixed body, not the world)');
+    index(c.bodyB, 'bodyB');
+    if (c.bodyA === c.bodyB) throw new WorldError('bodyB', 'a constraint joins two different bodies');
+    if (this.w.inverseMass[c.bodyA] === 0 && this.w.inverseMass[c.bodyB] === 0) throw new WorldError('bodyB', 'joins two fixed bodies (nothing can move)');
+    return this.joints.add(c, this.w.position, this.w.orientation);
+  }
+
+  /** Removes the joint with this id (from the world's joints, their index; or addConstraint's id) before the next step. */
+  removeConstraint(id: number): void {
+    this.joints.remove(id);
   }
 
   async snapshot(): Promise<Snapshot> {

@@ -1,5 +1,6 @@
+import type { WorldDesc } from '../model/world.js';
 /** The solvers, by id. A new solver is one folder plus one line here. */
-import type { RigidSolverInfo, SolverInfo } from './solver.js';
+import { supportReason, type RigidSolverInfo, type SolverInfo, type SolverOptions } from './solver.js';
 import { isParticleSystem } from '../particles/model.js';
 import { particleSolvers } from '../particles/registry.js';
 import { JacobiCpuSolver } from './jacobi/cpu.js';
@@ -10,14 +11,41 @@ import { GlobalCpuSolver } from './global/cpu.js';
 import { GlobalGpuSolver, defaultGpuCgIterations } from './global/gpu.js';
 import { XpbdCpuSolver } from './xpbd/cpu.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
-import { RapierSolver, multibodyLoopReason, rapierSoftJointReason } from './rapier/rapier.js';
+import { RapierSolver, multibodyLoopReason, rapierJointReason, rapierSoftJointReason } from './rapier/rapier.js';
 
-/** The rigid-body solvers (a new one is one line here). */
+/**
+ * What each solver declares it reads (SolverInfo.reads). A velocity-level solver reads Baumgarte β and
+ * the warm start; XPBD works on positions and reads neither; the converged solves read `iterations`
+ * only as a cap (global-gpu) or not at all (global-cpu); Rapier is given dt, substeps and iterations.
+ */
+const velocityLevel: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'beta', 'warmStart', 'compliance', 'linearDamping', 'angularDamping'];
+const positionLevel: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'linearDamping', 'angularDamping'];
+const rapierReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps'];
+
+/**
+ * Why a solver of the equality system (the global solves) cannot run a world: a rope or strut
+ * (distance with minLength/maxLength) or a hinge limit is a one-sided row, which needs a
+ * complementarity solve, not A λ = b. Null when the world has none.
+ */
+function oneSidedRowsReason(id: string, world: WorldDesc): string | null {
+  const i = world.constraints.findIndex(
+    (c) => (c.type === 'distance' && (c.minLength !== undefined || c.maxLength !== undefined)) || (c.type === 'hinge' && (c.lowerAngle !== undefined || c.upperAngle !== undefined)),
+  );
+  if (i < 0) return null;
+  return `${id} solves the equality system A λ = b; constraints[${i}] has a one-sided row (a rope, strut or hinge limit), which needs a bounded (complementarity) solve — use jacobi-cpu, gs-cpu or xpbd-cpu`;
+}
+
+/**
+ * The rigid-body solvers (a new one is one entry here). `supports` lists the constraint types and
+ * shapes each one implements; a scene with others is refused with the reason (supportReason).
+ */
 const rigidSolvers: RigidSolverInfo[] = [
   {
     id: 'jacobi-gpu',
-    description: 'Jacobi point-constraint solver in WGSL compute kernels (the reference text; f32)',
+    description: 'Jacobi block solver in WGSL compute kernels on constraint rows (the reference text, every joint type; f32)',
     device: 'gpu',
+    reads: velocityLevel,
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('jacobi-gpu needs a WebGPU device');
       return JacobiGpuSolver.create(world, options, gpu);
@@ -27,12 +55,16 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'jacobi-cpu',
     description: 'Jacobi point-constraint solver, f64 CPU reference of jacobi-gpu (same stages)',
     device: 'cpu',
+    reads: velocityLevel,
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
     create: async (world, options) => new JacobiCpuSolver(world, options),
   },
   {
     id: 'gs-gpu',
     description: 'coloured block Gauss-Seidel: the Jacobi equations, one dispatch per constraint colour (the Jacobi text\'s next step; f32)',
     device: 'gpu',
+    reads: velocityLevel,
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('gs-gpu needs a WebGPU device');
       return GaussSeidelGpuSolver.create(world, options, gpu);
@@ -42,19 +74,26 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'gs-cpu',
     description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order)',
     device: 'cpu',
+    reads: velocityLevel,
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
     create: async (world, options) => new GaussSeidelCpuSolver(world, options),
   },
   {
     id: 'global-cpu',
-    description: 'converged reference (f64): the Jacobi equations (same A, b, β, soft rows), but each step solves the whole system A λ = b by a sparse LDLᵀ (reverse Cuthill–McKee envelope, semi-definite pivots dropped) with iterative refinement, to 1e-10 relative residual (CG then MINRES least squares where redundant joints leave it no solution); --iterations does not apply',
+    description: 'converged reference (f64): the Jacobi equations (same A, b, β, soft rows), but each step solves the whole system A λ = b by a sparse LDLᵀ (reverse Cuthill–McKee envelope, semi-definite pivots dropped) with iterative refinement, to 1e-10 relative residual (CG then MINRES least squares where redundant joints leave it no solution)',
     device: 'cpu',
+    reads: velocityLevel.filter((k) => k !== 'iterations'),
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    unsupported: (world) => oneSidedRowsReason('global-cpu', world),
     iterationMode: 'direct',
     create: async (world, options) => new GlobalCpuSolver(world, options),
   },
   {
     id: 'global-gpu',
-    description: 'global-cpu\'s preconditioned conjugate gradient in WGSL kernels (f32): --iterations CG iterations per step (default 64), an on-GPU flag stops at ‖r‖ ≤ 1e-6 ‖b‖; α, β and the reductions on the GPU, no readback',
+    description: 'global-cpu\'s A λ = b by preconditioned conjugate residuals in WGSL kernels (f32; least squares where redundant joints leave no solution): --iterations iterations per step (default 64), an on-GPU flag stops at ‖r‖ ≤ 1e-6 ‖b‖, a least-squares λ, a null direction or stagnation; α, β and the reductions on the GPU, no readback',
     device: 'gpu',
+    reads: velocityLevel,
+    supports: { constraints: ['point'], shapes: ['sphere', 'box', 'capsule'] },
     defaults: { iterations: defaultGpuCgIterations },
     iterationMode: 'cap',
     create: async (world, options, gpu) => {
@@ -66,6 +105,8 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'xpbd-gpu',
     description: 'XPBD (Müller et al. 2020, via the Starframe text): substeps of position projection, each joint C = p₁ − p₂ as one 3×3 block, one dispatch per constraint colour (WGSL, f32)',
     device: 'gpu',
+    reads: positionLevel,
+    supports: { constraints: ['point'], shapes: ['sphere', 'box', 'capsule'] },
     defaults: { iterations: 1, substeps: 10 },
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('xpbd-gpu needs a WebGPU device');
@@ -74,33 +115,43 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'xpbd-cpu',
-    description: 'XPBD, f64 CPU reference of xpbd-gpu (same stages, same colour order; beta, warmStart not used)',
+    description: 'XPBD, f64 CPU reference of xpbd-gpu (same stages, same colour order)',
     device: 'cpu',
+    reads: positionLevel,
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
     defaults: { iterations: 1, substeps: 10 },
     create: async (world, options) => new XpbdCpuSolver(world, options),
   },
   {
     id: 'rapier',
-    description: 'Rapier 0.21 (@dimforge/rapier3d-compat, wasm, f32): spherical impulse joints; iterations = its TGS substeps; beta, warmStart not mapped',
+    description: 'Rapier 0.21 (@dimforge/rapier3d-compat, wasm, f32): impulse joints (spherical, revolute, fixed, rope); iterations = its TGS substeps',
     device: 'cpu',
-    unsupported: (world) => rapierSoftJointReason(world),
+    reads: rapierReads,
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    unsupported: (world, options) => rapierSoftJointReason(world, options) ?? rapierJointReason(world, 'impulse'),
     create: (world, options) => RapierSolver.create(world, options, 'impulse'),
   },
   {
     id: 'rapier-multibody',
-    description: 'Rapier 0.21 (@dimforge/rapier3d-compat, wasm, f32): spherical multibody joints, reduced coordinates, no drift (trees only; Rapier damps joints 0.1 N·m·s)',
+    description: 'Rapier 0.21 (@dimforge/rapier3d-compat, wasm, f32): multibody joints (spherical, revolute, fixed), reduced coordinates, no drift (trees only; Rapier damps joints 0.1 N·m·s)',
     device: 'cpu',
-    unsupported: (world) => rapierSoftJointReason(world) ?? multibodyLoopReason(world),
+    reads: rapierReads,
+    supports: { constraints: ['point', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    unsupported: (world, options) => rapierSoftJointReason(world, options) ?? rapierJointReason(world, 'multibody') ?? multibodyLoopReason(world),
     create: (world, options) => RapierSolver.create(world, options, 'multibody'),
   },
 ];
 
-/** A rigid solver's entry as a SolverInfo: it declines particle systems with the reason. */
+/**
+ * A rigid solver's entry as a SolverInfo: it declines particle systems, then constraint types and
+ * shapes outside its declared `supports`, each with the reason, then whatever its own `unsupported` says.
+ */
 function forAnyScene(info: RigidSolverInfo): SolverInfo {
   const particles = (id: string) => `${id} solves rigid bodies; this scene is a particle system (use ${particleSolvers.map((p) => p.id).join(', ')})`;
   return {
     ...info,
-    unsupported: (desc) => (isParticleSystem(desc) ? particles(info.id) : (info.unsupported?.(desc) ?? null)),
+    unsupported: (desc, options) =>
+      isParticleSystem(desc) ? particles(info.id) : (supportReason(info.id, info.supports, desc) ?? info.unsupported?.(desc, options) ?? null),
     create: (desc, options, gpu) => {
       if (isParticleSystem(desc)) throw new Error(particles(info.id));
       return info.create(desc, options, gpu);

@@ -6,7 +6,8 @@
  * hands back a Snapshot: plain f64 arrays of the desc's bodies, from which the
  * metrics module recomputes everything it reports.
  */
-import type { WorldDesc } from '../model/world.js';
+import type { WorldDesc, ConstraintDesc, Shape } from '../model/world.js';
+import type { Snapshot, StepTimings, AdapterDescription } from '../model/snapshot.js';
 import type { SceneDesc } from '../model/scene-desc.js';
 import type { ConstraintForce } from '../particles/system.js';
 import type { GpuContext } from '../gpu/device.js';
@@ -57,18 +58,21 @@ export interface SolverOptionSpec {
   help: string;
 }
 
-/** Ranges, flags and meaning of each option: the one place the CLI, `solvers` listing and checks read. */
+/**
+ * Ranges, flags and meaning of each option: the one place the CLI, `solvers` listing and checks read.
+ * Which solvers read an option is not written here but declared by each solver (SolverInfo.reads).
+ */
 export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = {
   dt: { flag: 'dt', min: 1e-9, help: 'frame time step h in seconds' },
   iterations: { flag: 'iterations', min: 0, integer: true, help: 'solver iterations per (sub)step' },
   substeps: { flag: 'substeps', min: 1, integer: true, help: 'solver steps per frame (h = dt / substeps)' },
-  beta: { flag: 'beta', min: 0, help: 'Baumgarte β in units of 1/h (stable for 0 ≤ β ≤ 2, smooth for ≤ 1); velocity-level solvers' },
-  warmStart: { flag: 'warm-start', min: 0, max: 1, help: "warm-start factor on the previous step's multipliers (0 = cold); velocity-level solvers" },
-  compliance: { flag: 'compliance', min: 0, help: 'joint compliance α in m/N (1/stiffness) where the scene sets none; 0 = rigid (not rapier)' },
-  linearDamping: { flag: 'linear-damping', min: 0, help: 'linear velocity damping in 1/s: v ← v·max(0, 1 − μh) each step (not rapier)' },
-  angularDamping: { flag: 'angular-damping', min: 0, help: 'angular velocity damping in 1/s (not rapier)' },
-  feedbackStiffness: { flag: 'ks', min: 0, help: 'constraint feedback k_s in 1/s² (C̈ = −k_s C − k_d Ċ); particle (witkin-*) solvers; 0 = off' },
-  feedbackDamping: { flag: 'kd', min: 0, help: 'constraint feedback k_d in 1/s; particle (witkin-*) solvers; 0 = off' },
+  beta: { flag: 'beta', min: 0, help: 'Baumgarte β in units of 1/h (stable for 0 ≤ β ≤ 2, smooth for ≤ 1)' },
+  warmStart: { flag: 'warm-start', min: 0, max: 1, help: "warm-start factor on the previous step's multipliers (0 = cold)" },
+  compliance: { flag: 'compliance', min: 0, help: 'joint compliance α in m/N (1/stiffness) where the scene sets none; 0 = rigid' },
+  linearDamping: { flag: 'linear-damping', min: 0, help: 'linear velocity damping in 1/s: v ← v·max(0, 1 − μh) each step' },
+  angularDamping: { flag: 'angular-damping', min: 0, help: 'angular velocity damping in 1/s: ω ← ω·max(0, 1 − μh) each step' },
+  feedbackStiffness: { flag: 'ks', min: 0, help: 'constraint feedback k_s in 1/s² (C̈ = −k_s C − k_d Ċ); 0 = off' },
+  feedbackDamping: { flag: 'kd', min: 0, help: 'constraint feedback k_d in 1/s; 0 = off' },
 };
 
 /** The options a solver runs with: shared defaults, then the solver's own, then what was asked for. */
@@ -76,36 +80,9 @@ export function resolveOptions(info: Pick<SolverInfo, 'defaults'>, asked: Partia
   return { ...defaultSolverOptions, ...info.defaults, ...asked };
 }
 
-export interface Snapshot {
-  /** frames stepped since creation */
-  frame: number;
-  /** simulated time, s */
-  time: number;
-  /** the desc's bodies only (anchor bodies are left out) */
-  bodyCount: number;
-  position: Float64Array; // 3·bodyCount
-  orientation: Float64Array; // 4·bodyCount [x y z w]
-  linearVelocity: Float64Array; // 3·bodyCount
-  angularVelocity: Float64Array; // 3·bodyCount
-}
-
-export interface StepTimings {
-  /** which clock the per-step times come from */
-  clock: 'gpu-timestamp' | 'wall';
-  /** per-frame times in milliseconds, one entry per stepped frame (or per batch average) */
-  msPerFrame: number[];
-  /** wall-clock ms per frame, without readbacks (batch wall time / frames in the batch) */
-  wallMsPerFrame: number[];
-}
-
-export interface AdapterDescription {
-  /** e.g. "nvidia / hopper / NVIDIA H100" or "cpu" */
-  name: string;
-  /** true for a software adapter (SwiftShader) */
-  software: boolean;
-  /** GPU timestamp queries available */
-  timestamps: boolean;
-}
+// Snapshot, StepTimings and AdapterDescription are the model's (model/snapshot.ts): what a solver hands
+// back, which metrics, runs and the viewer read without importing any solver.
+export type { Snapshot, StepTimings, AdapterDescription } from '../model/snapshot.js';
 
 /**
  * What a step costs, as counts (the measured time turns them into rates).
@@ -183,23 +160,76 @@ export function iterationsText(mode: IterationMode | undefined, iterations: numb
   return mode === 'tolerance' ? 'CG' : mode === 'cap' ? `CG≤${iterations}` : mode === 'direct' ? 'LDLᵀ' : String(iterations);
 }
 
+/** A constraint type of the scene format (`constraints[i].type`; absent = 'point'). */
+export type ConstraintType = NonNullable<ConstraintDesc['type']>;
+/** A body shape of the scene format (`bodies[i].shape.type`). */
+export type ShapeType = Shape['type'];
+
+/**
+ * What a rigid solver can run, declared: the constraint types and body shapes it implements.
+ * A scene with anything else is refused with the reason derived from this list (supportReason).
+ */
+export interface SolverSupport {
+  constraints: readonly ConstraintType[];
+  shapes: readonly ShapeType[];
+}
+
+/** How a constraint type reads in a sentence: 'point' → 'point joints'. */
+const constraintNoun: Record<ConstraintType, string> = { point: 'point joints', distance: 'distance constraints', hinge: 'hinge joints', fixed: 'fixed joints' };
+
+/**
+ * Why `support` cannot run `world` (its first constraint or body outside the declared lists), or null:
+ * e.g. "gs-cpu does not support hinge joints (constraints[3])".
+ */
+export function supportReason(id: string, support: SolverSupport, world: WorldDesc): string | null {
+  const ic = world.constraints.findIndex((c) => !support.constraints.includes(c.type ?? 'point'));
+  if (ic >= 0) {
+    const type = world.constraints[ic].type ?? 'point';
+    return `${id} does not support ${constraintNoun[type] ?? `${type} constraints`} (constraints[${ic}])`;
+  }
+  const ib = world.bodies.findIndex((b) => !support.shapes.includes(b.shape.type));
+  if (ib >= 0) return `${id} does not support ${world.bodies[ib].shape.type} shapes (bodies[${ib}])`;
+  return null;
+}
+
+/** The options `info` reads, in solverOptionSpecs' order (what a run of it shows). */
+export function optionsRead(info: Pick<SolverInfo, 'reads'>): (keyof SolverOptions)[] {
+  return (Object.keys(solverOptionSpecs) as (keyof SolverOptions)[]).filter((k) => info.reads.includes(k));
+}
+
 /** What a solver is, as the registry lists it; `create` takes any scene, `unsupported` says which it cannot run. */
 export interface SolverInfo {
   id: string;
   description: string;
   /** 'gpu' solvers need a WebGPU adapter */
   device: 'cpu' | 'gpu';
+  /**
+   * The options this solver reads; the others do nothing for it, and its runs do not show them
+   * (the CLI help, `solverlab solvers`, the viewer's controls and the reports read this list).
+   */
+  reads: readonly (keyof SolverOptions)[];
+  /** rigid solvers: the constraint types and shapes it runs (see SolverSupport); absent for particle solvers */
+  supports?: SolverSupport;
   /** options where this solver's defaults differ from defaultSolverOptions (e.g. xpbd's substeps) */
   defaults?: Partial<SolverOptions>;
   /** what `iterations` means for it (default 'sweeps'; see IterationMode) */
   iterationMode?: IterationMode;
-  /** why this solver cannot run a scene (e.g. a particle system, or a loop in a reduced-coordinate solver), or null if it can */
-  unsupported?(desc: SceneDesc): string | null;
+  /**
+   * why this solver cannot run a scene, or null if it can: in the registry, the declared `supports`
+   * first (a particle system, a constraint type or shape not in the lists), then any reason of the
+   * solver's own (e.g. a loop in a reduced-coordinate solver, or an option asked for that it cannot
+   * honour: `options` are the options given, where known)
+   */
+  unsupported?(desc: SceneDesc, options?: Partial<SolverOptions>): string | null;
   create(desc: SceneDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
 }
 
-/** A rigid-body solver's entry as written in the registry: its `create` and `unsupported` see rigid worlds only. */
-export interface RigidSolverInfo extends Omit<SolverInfo, 'unsupported' | 'create'> {
-  unsupported?(world: WorldDesc): string | null;
+/**
+ * A rigid-body solver's entry as written in the registry: it declares `supports`; its `create` and
+ * `unsupported` (reasons of its own, beyond the declared lists) see rigid worlds only.
+ */
+export interface RigidSolverInfo extends Omit<SolverInfo, 'unsupported' | 'create' | 'supports'> {
+  supports: SolverSupport;
+  unsupported?(world: WorldDesc, options?: Partial<SolverOptions>): string | null;
   create(world: WorldDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
 }

@@ -105,25 +105,25 @@ export interface CgStats {
 export class GlobalCpuSolver extends JacobiCpuSolver implements Solver {
   override readonly id: string = 'global-cpu';
   readonly solve: GlobalSolveOptions;
-  private readonly op: DelassusOperator;
+  private op: DelassusOperator;
   /** b of (8), per step */
-  private readonly rhs: Float64Array;
+  private rhs: Float64Array;
   /** λ⁰ (the warm start), kept for CG where the direct solve hands over; the direct λ, kept meanwhile */
-  private readonly warm: Float64Array;
-  private readonly directLambda: Float64Array;
+  private warm: Float64Array;
+  private directLambda: Float64Array;
   private stats: CgStats = emptyStats();
   /** CG iterations of each solver step since creation or resetTimings, in order */
   private perStep: number[] = [];
 
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}, solve: Partial<GlobalSolveOptions> = {}) {
     super(world, options);
-    const rows = 3 * this.w.constraintCount;
+    const rows = this.rowSolver.rows.count;
     this.solve = { tolerance: defaultGlobalTolerance, lsTolerance: defaultLsTolerance, maxIterations: Math.min(2 * rows + 100, 10_000), method: 'direct', ...solve };
     if (this.solve.method !== 'direct' && this.solve.method !== 'cg') throw new Error(`global-cpu: method must be 'direct' or 'cg', got ${String(this.solve.method)}`);
     if (!(this.solve.tolerance > 0)) throw new Error(`global-cpu: tolerance must be > 0, got ${this.solve.tolerance}`);
     if (!(this.solve.lsTolerance > 0)) throw new Error(`global-cpu: lsTolerance must be > 0, got ${this.solve.lsTolerance}`);
     if (!(this.solve.maxIterations >= 1)) throw new Error(`global-cpu: maxIterations must be ≥ 1, got ${this.solve.maxIterations}`);
-    this.op = new DelassusOperator(this);
+    this.op = new DelassusOperator(this.delassusSource());
     this.rhs = new Float64Array(rows);
     this.warm = new Float64Array(rows);
     this.directLambda = new Float64Array(rows);
@@ -133,21 +133,36 @@ export class GlobalCpuSolver extends JacobiCpuSolver implements Solver {
     this.stepGlobal(null);
   }
 
+  /** The direct solve assembles A from every row's J (delassus.ts assemble). */
+  protected override needsPointJacobian(): boolean {
+    return true;
+  }
+
+  /** The joints changed: the rows, and with them the system's size and sparsity (a new operator and factor ordering). */
+  protected override relayout(): void {
+    super.relayout();
+    const rows = this.rowSolver.rows.count;
+    this.op = new DelassusOperator(this.delassusSource());
+    this.rhs = new Float64Array(rows);
+    this.warm = new Float64Array(rows);
+    this.directLambda = new Float64Array(rows);
+  }
+
   /**
    * One frame; with `record`, the first substep's true residual ‖b − Aλᵏ‖₂ after each CG
    * iteration k = 0.. (k = 0: the warm-start guess) and ‖λᵏ − λ*‖₂/‖λ*‖₂ against a
    * separate solve to REFERENCE_TOLERANCE. Recording evaluates, never changes, the iterates.
    */
   private stepGlobal(record: { point: number[]; error: number[] } | null): void {
-    const { dt, substeps, beta, warmStart } = this.options;
+    const { dt, substeps, warmStart } = this.options;
     const h = dt / substeps;
-    const baumgarte = beta / h; // β in 1/s
+    if (this.rowSolver.stale) this.relayout();
     for (let s = 0; s < substeps; s++) {
       this.computeInertia(); // 1
       this.computeFreeVelocity(h); // 2
-      this.computeViolationAndJacobianAndDelassus(); // 3
+      this.computeViolationAndJacobianAndDelassus(h); // 3
       this.warmStart(warmStart); // λ⁰
-      this.op.rhs(h, baumgarte, this.rhs); // b   (8)
+      this.op.rhs(this.rhs); // b   (8)
       const lambda = this.multiplier;
       const iterates: Float64Array[] = [];
       const points: number[] = [];
@@ -176,7 +191,7 @@ export class GlobalCpuSolver extends JacobiCpuSolver implements Solver {
         record.point.push(...points);
         if (haveReference) for (const x of iterates) record.error.push(relativeError(x, reference));
       }
-      // ΔV = −h M⁻¹ Jᵀ λ   (5), (34)
+      // ΔV = h M⁻¹ Jᵀ λ   (5), (34) in the rows' signs
       this.updateVelocities(h);
       this.computePositions(h); // 5
     }

@@ -1,29 +1,28 @@
 /**
- * The global multiplier system of the Jacobi text, matrix-free, for the solvers
- * that keep jacobi-cpu's per-step data (jacobi-cpu, gs-cpu, global-cpu):
+ * The global multiplier system of the Jacobi text on constraint rows, matrix-free, for the solvers
+ * that keep the rows' per-step data (jacobi-cpu, gs-cpu, global-cpu: rows/block-solver.ts):
  *
- *   A λ = b,   A = J M⁻¹ Jᵀ (+ α̃ I on soft rows)                       (36)
- *              b_ℓ = h⁻¹ (J_ℓ V* + β C_ℓ)        rigid row              (8)
- *              b_ℓ = h⁻¹ (J_ℓ V* + C_ℓ / h)      soft row (α̃ = α/h², see JacobiCpuSolver.softness)
+ *   (A + Γ) λ = b,   A = J M⁻¹ Jᵀ, Γ = diag(γ) (soft rows, rows/softness.ts)      (36)
+ *                    b_r = −h⁻¹ (J_r V* + biasRate_r C_r)                          (8)
  *
- * so that r = b − Aλᵏ is exactly the residual jacobi-cpu reports (30, 33, 37):
- * h⁻¹(J_ℓ Vᵏ + β C_ℓ) − α̃ λ_ℓ with Vᵏ = V* − h M⁻¹ Jᵀ λᵏ (5).
+ * (the rows' signs: impulse +h Jᵀλ; for a point joint both J and C are the negatives of the
+ * text's, so b and λ are the text's), so that r = b − (A + Γ)λᵏ is exactly the residual jacobi-cpu
+ * reports: −h⁻¹(J_r Vᵏ + biasRate_r C_r + h γ_r λ_r) with Vᵏ = V* + h M⁻¹ Jᵀ λᵏ (5).
+ * Bounds are not part of this system: it is the equality solve (every row's λ free).
  *
- * For the iterative solves A is never formed (3N_c × 3N_c, 3×3 blocks, nonzero only where two
- * constraints share a body); global-cpu's direct solve assembles it block by block into the envelope
- * of its LDLᵀ (assemble, solveDirect). A λ is Jᵀ, then M⁻¹, then J, in two passes over the solver's own
- * structures, the same gather as update_velocities (34):
- *   per body i (CSR ic0 / constraint_list):  W_i = M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ λ_ℓ
- *       J_ℓ,iᵀ λ = ( λ, a × λ) for body 0 (i_ℓ),  (−λ, −b × λ) for body 1 (j_ℓ)   (jwᵀ = −jw)
- *   per constraint ℓ:  (A λ)_ℓ = J_ℓ W = W_lin,i − W_lin,j + W_ang,i × a − W_ang,j × b  (+ α̃ λ_ℓ)   (8)
- * with a = R(q_i) r⁰, b = R(q_j) r¹ the lever arms of stage 3.
+ * For the iterative solves A is never formed; global-cpu's direct solve assembles it entry by
+ * entry into the envelope of its LDLᵀ (assemble, solveDirect), in the row blocks' graph. A λ is
+ * Jᵀ, then M⁻¹, then J, in two passes over the rows, the same gather as update_velocities (34):
+ *   per body i (the body → row CSR):  W_i = M_i⁻¹ Σ_r∋i J_r,iᵀ λ_r      (rows.ts gatherImpulse, s = 1)
+ *   per row r:                        (A λ)_r = J_r W + γ_r λ_r          (rows.ts blockVelocity)
  *
- * Invariants: reads the solver's stage-1–3 data (arm, angMassInv, violation,
- * delassusInv, softness) and V* (the compiled world's velocities, which hold V*
- * from stage 2 until stage 5); writes only its own scratch and the caller's
- * output arrays, so it can run in the middle of a Jacobi solve without changing it.
+ * Invariants: reads the rows' stage-3 data (J, C, biasRate, γ, the block inverses) and V* (the
+ * compiled world's velocities, which hold V* from stage 2 until stage 5); writes only its own
+ * scratch and the caller's output arrays, so it can run in the middle of a Jacobi solve without
+ * changing it.
  */
-import type { JacobiCpuSolver } from '../jacobi/cpu.js';
+import type { RowBlockSolver } from '../../rows/block-solver.js';
+import { blockVelocity, entryRows, JACOBIAN_STRIDE } from '../../rows/rows.js';
 import { conjugateGradient, type CgResult } from '../../math/cg.js';
 import { minres, MinresWorkspace, defaultLsTolerance } from '../../math/minres.js';
 import { EnvelopeLdlt } from '../../math/envelope-ldlt.js';
@@ -66,6 +65,19 @@ export function cgStallWindow(rows: number): number {
   return Math.min(1000, Math.max(20, Math.ceil(rows / 2)));
 }
 
+/** What the operator reads of a row-based solver (its step's data). */
+export interface DelassusSource {
+  rowSolver: RowBlockSolver;
+  /** the solver step h = dt / substeps */
+  h: number;
+  /** V* (stage 2's free velocity) */
+  linearVelocity: Float64Array;
+  angularVelocity: Float64Array;
+  /** world-frame I⁻¹, 9 per body (stage 1) */
+  inverseInertia: Float64Array;
+  bodyCount: number;
+}
+
 export class DelassusOperator {
   /** W = M⁻¹ Jᵀ λ: linear then angular, 3 per body each */
   private readonly wLin: Float64Array;
@@ -85,70 +97,57 @@ export class DelassusOperator {
   private ldlt: EnvelopeLdlt | null = null;
   private directScratch: Float64Array | null = null;
 
-  constructor(private readonly s: JacobiCpuSolver) {
-    const w = s.w;
-    this.wLin = new Float64Array(3 * w.bodyCount);
-    this.wAng = new Float64Array(3 * w.bodyCount);
-    this.size = 3 * w.constraintCount;
-    this.h = s.options.dt / s.options.substeps;
+  private readonly zeros: Float64Array;
+  /** J V of one block's rows */
+  private readonly jv: Float64Array;
+
+  constructor(private readonly s: DelassusSource) {
+    this.wLin = new Float64Array(3 * s.bodyCount);
+    this.wAng = new Float64Array(3 * s.bodyCount);
+    this.zeros = new Float64Array(3 * s.bodyCount);
+    this.jv = new Float64Array(Math.max(1, s.rowSolver.rows.largestBlock()));
+    this.size = s.rowSolver.rows.count;
+    this.h = s.h;
     this.scratch = new Float64Array(this.size);
   }
 
-  /**
-   * out = b, b_ℓ = h⁻¹ (J_ℓ V* + β C_ℓ) (8), or h⁻¹ (J_ℓ V* + C_ℓ/h) on a soft row;
-   * J_ℓ V = v_i − v_j + ω_i × a − ω_j × b. `baumgarte` is β in 1/s.
-   */
-  rhs(h: number, baumgarte: number, out: Float64Array): void {
-    const { linearVelocity: v, angularVelocity: w, ib0, ib1, constraintCount } = this.s.w;
-    const arm = this.s.arm, C = this.s.violation, softness = this.s.softness;
-    const invH = 1 / h;
-    for (let ic = 0; ic < constraintCount; ic++) {
-      const o0 = 3 * ib0[ic], o1 = 3 * ib1[ic];
-      const ro = 6 * ic, co = 3 * ic;
-      const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
-      const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
-      const bias = softness[ic] > 0 ? invH : baumgarte;
-      const w0x = w[o0], w0y = w[o0 + 1], w0z = w[o0 + 2];
-      const w1x = w[o1], w1y = w[o1 + 1], w1z = w[o1 + 2];
-      out[co] = invH * (v[o0] - v[o1] + w0y * az - w0z * ay - w1y * bz + w1z * by + bias * C[co]);
-      out[co + 1] = invH * (v[o0 + 1] - v[o1 + 1] + w0z * ax - w0x * az + w1x * bz - w1z * bx + bias * C[co + 1]);
-      out[co + 2] = invH * (v[o0 + 2] - v[o1 + 2] + w0x * ay - w0y * ax - w1x * by + w1y * bx + bias * C[co + 2]);
+  /** out = b, b_r = −h⁻¹ (J_r V* + biasRate_r C_r) (8; header). */
+  rhs(out: Float64Array): void {
+    const rows = this.s.rowSolver.rows;
+    const invH = 1 / this.h;
+    const z = this.zeros;
+    for (let b = 0; b < rows.blockCount; b++) {
+      const r0 = rows.blockStart[b], r1 = rows.blockStart[b + 1];
+      blockVelocity(rows, b, this.s.linearVelocity, this.s.angularVelocity, z, z, this.jv);
+      for (let r = r0; r < r1; r++) out[r] = -invH * (this.jv[r - r0] + rows.biasRate[r] * rows.error[r]);
     }
   }
 
-  /** out = A λ = J M⁻¹ Jᵀ λ + α̃ λ (soft rows), in two sparse passes (see the header). */
+  /** out = (A + Γ) λ = J M⁻¹ Jᵀ λ + γ λ, in two sparse passes (see the header). */
   apply(lambda: Float64Array, out: Float64Array): void {
-    const { ib0, ib1, constraintCount } = this.s.w;
-    const arm = this.s.arm, softness = this.s.softness;
-    const wl = this.wLin, wa = this.wAng;
-    // W_i = M_i⁻¹ Σ_ℓ∋i J_ℓ,iᵀ λ_ℓ: update_velocities' gather (34) with −1 in place of its h
-    this.s.gatherImpulses(lambda, -1, wl, wa);
-    // (A λ)_ℓ = J_ℓ W + α̃ λ_ℓ, α̃ = α/h² = softness/h (softness holds h·α̃ = α/h)
-    const h = this.h;
-    for (let ic = 0; ic < constraintCount; ic++) {
-      const o0 = 3 * ib0[ic], o1 = 3 * ib1[ic];
-      const ro = 6 * ic, co = 3 * ic;
-      const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
-      const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
-      const w0x = wa[o0], w0y = wa[o0 + 1], w0z = wa[o0 + 2];
-      const w1x = wa[o1], w1y = wa[o1 + 1], w1z = wa[o1 + 2];
-      const alpha = softness[ic] / h;
-      out[co] = wl[o0] - wl[o1] + w0y * az - w0z * ay - w1y * bz + w1z * by + alpha * lambda[co];
-      out[co + 1] = wl[o0 + 1] - wl[o1 + 1] + w0z * ax - w0x * az + w1x * bz - w1z * bx + alpha * lambda[co + 1];
-      out[co + 2] = wl[o0 + 2] - wl[o1 + 2] + w0x * ay - w0y * ax - w1x * by + w1y * bx + alpha * lambda[co + 2];
+    const rows = this.s.rowSolver.rows;
+    const wl = this.wLin, wa = this.wAng, z = this.zeros;
+    // W_i = M_i⁻¹ Σ_r∋i J_r,iᵀ λ_r: update_velocities' gather (34) with 1 in place of its h
+    this.s.rowSolver.gather(1, this.s.inverseInertia, wl, wa, lambda);
+    for (let b = 0; b < rows.blockCount; b++) {
+      const r0 = rows.blockStart[b], r1 = rows.blockStart[b + 1];
+      blockVelocity(rows, b, wl, wa, z, z, this.jv);
+      for (let r = r0; r < r1; r++) out[r] = this.jv[r - r0] + rows.gamma[r] * lambda[r];
     }
   }
 
-  /** z = D⁻¹ r, D the block diagonal A_ℓℓ (+ α̃ I), whose inverses stage 3 stored (delassusInv). */
+  /** z = D⁻¹ r, D the block diagonal A_bb + Γ_b, whose inverses stage 3 stored (RowBlockSolver.blockMatrix). */
   precondition(r: Float64Array, z: Float64Array): void {
-    const Ai = this.s.delassusInv;
-    const n = this.s.w.constraintCount;
-    for (let ic = 0; ic < n; ic++) {
-      const co = 3 * ic, ao = 9 * ic;
-      const r0 = r[co], r1 = r[co + 1], r2 = r[co + 2];
-      z[co] = Ai[ao] * r0 + Ai[ao + 1] * r1 + Ai[ao + 2] * r2;
-      z[co + 1] = Ai[ao + 3] * r0 + Ai[ao + 4] * r1 + Ai[ao + 5] * r2;
-      z[co + 2] = Ai[ao + 6] * r0 + Ai[ao + 7] * r1 + Ai[ao + 8] * r2;
+    const rs = this.s.rowSolver;
+    const { blockStart, blockCount } = rs.rows;
+    const M = rs.blockMatrix;
+    for (let b = 0; b < blockCount; b++) {
+      const r0 = blockStart[b], n = blockStart[b + 1] - r0, o = rs.blockMatrixStart[b];
+      for (let p = 0; p < n; p++) {
+        let sum = 0;
+        for (let q = 0; q < n; q++) sum += M[o + p * n + q] * r[r0 + q];
+        z[r0 + p] = sum;
+      }
     }
   }
 
@@ -248,106 +247,86 @@ export class DelassusOperator {
   }
 
   /**
-   * The block graph of A: joints ℓ ≠ m are adjacent where they share a dynamic body (A_ℓm = Σ_k J_ℓ,k M_k⁻¹ J_m,kᵀ
-   * over their common bodies k; a fixed body or world anchor has M_k⁻¹ = 0 and couples nothing). CSR, both
+   * The block graph of A over the rows' blocks: blocks b ≠ c are adjacent where a row of each acts on a
+   * common dynamic body (A_pq = Σ_k J_p,k M_k⁻¹ J_q,kᵀ over their common bodies k; a fixed body or world
+   * anchor has M_k⁻¹ = 0 and couples nothing — it has no entries in the body → row CSR). CSR, both
    * directions. Fixed per topology.
    */
   blockGraph(): { adjStart: Int32Array; adj: Int32Array } {
-    const { ib0, ib1, constraintCount: nc, connectivity } = this.s.w;
-    const { ic0, constraintList } = connectivity;
-    const dynamic = (b: number) => this.isDynamic(b);
-    const mark = new Int32Array(nc).fill(-1);
-    const adjStart = new Int32Array(nc + 1);
+    const rs = this.s.rowSolver;
+    const rows = rs.rows;
+    const { start, entry } = rs.conn;
+    const blockOfRow = new Int32Array(rows.count);
+    for (let b = 0; b < rows.blockCount; b++) blockOfRow.fill(b, rows.blockStart[b], rows.blockStart[b + 1]);
+    const nb = rows.blockCount;
+    const mark = new Int32Array(nb).fill(-1);
+    const adjStart = new Int32Array(nb + 1);
     const adj: number[] = [];
-    for (let ic = 0; ic < nc; ic++) {
-      mark[ic] = ic;
-      for (const b of [ib0[ic], ib1[ic]]) {
-        if (!dynamic(b)) continue;
-        for (let k = ic0[b]; k < ic0[b + 1]; k++) {
-          const m = constraintList[k];
-          if (mark[m] === ic) continue;
-          mark[m] = ic;
-          adj.push(m);
-        }
-      }
-      adjStart[ic + 1] = adj.length;
+    for (let b = 0; b < nb; b++) {
+      mark[b] = b;
+      for (let r = rows.blockStart[b]; r < rows.blockStart[b + 1]; r++)
+        for (const body of [rows.bodyA[r], rows.bodyB[r]])
+          for (let k = start[body]; k < start[body + 1]; k++) {
+            const c = blockOfRow[entryRows(rows, entry[k])[0]];
+            if (mark[c] === b) continue;
+            mark[c] = b;
+            adj.push(c);
+          }
+      adjStart[b + 1] = adj.length;
     }
     return { adjStart, adj: Int32Array.from(adj) };
-  }
-
-  private isDynamic(b: number): boolean {
-    const { inverseMass, inverseInertiaLocal } = this.s.w;
-    if (inverseMass[b] > 0) return true;
-    for (let k = 0; k < 9; k++) if (inverseInertiaLocal[9 * b + k] !== 0) return true;
-    return false;
   }
 
   /** The factor of A (its ordering and envelope computed on the first call). */
   factorization(): EnvelopeLdlt {
     if (!this.ldlt) {
       const { adjStart, adj } = this.blockGraph();
-      this.ldlt = new EnvelopeLdlt(adjStart, adj);
+      const rows = this.s.rowSolver.rows;
+      this.ldlt = new EnvelopeLdlt(adjStart, adj, undefined, rows.blockStart.slice(0, rows.blockCount + 1));
     }
     return this.ldlt;
   }
 
   /**
-   * A = J M⁻¹ Jᵀ (+ α̃ I on soft rows) into the factor's envelope, block by block, from stage 1–3's data:
-   * with J_ℓ,k = s [I₃, −[r]×] on body k of joint ℓ (s = +1, r = a on i_ℓ; s = −1, r = b on j_ℓ: the
-   * header's J_ℓ V = v_i − v_j + ω_i × a − ω_j × b), each body k adds to every pair ℓ, m of its joints
-   *   A_ℓm += s_ℓ s_m (m_k⁻¹ I₃ − [r_ℓ]× I_k⁻¹ [r_m]×)          (J_ℓ,k M_k⁻¹ J_m,kᵀ, [r]×ᵀ = −[r]×)
-   * whose ℓ = m terms are stage 3's A_ℓℓ (9) before its inversion.
+   * A + Γ into the factor's envelope, entry by entry, from stage 1–3's data: each dynamic body k adds
+   * to every pair of its rows p, q (sides s_p, s_q: J_vA, J_ωA or J_vB, J_ωB)
+   *   A_pq += J_v,p · J_v,q m_k⁻¹ + J_ω,p · I_k⁻¹ J_ω,q          (J_p,k M_k⁻¹ J_q,kᵀ)
+   * whose p, q within one block are stage 3's A_bb before its inversion; then γ_p on the diagonal.
    */
   assemble(f: EnvelopeLdlt): void {
-    const { ib0, inverseMass, bodyCount, connectivity } = this.s.w;
-    const { ic0, constraintList } = connectivity;
-    const arm = this.s.arm, Ii = this.s.angMassInv, softness = this.s.softness, h = this.h;
-    const blk = new Float64Array(9);
+    const rs = this.s.rowSolver;
+    const rows = rs.rows;
+    const J = rows.jacobian;
+    const I = this.s.inverseInertia;
+    const inverseMass = rs.inverseMass;
+    const { start, entry } = rs.conn;
     f.clear();
-    for (let ib = 0; ib < bodyCount; ib++) {
-      if (!this.isDynamic(ib)) continue;
-      const mi = inverseMass[ib], io = 9 * ib;
-      const i00 = Ii[io], i01 = Ii[io + 1], i02 = Ii[io + 2];
-      const i10 = Ii[io + 3], i11 = Ii[io + 4], i12 = Ii[io + 5];
-      const i20 = Ii[io + 6], i21 = Ii[io + 7], i22 = Ii[io + 8];
-      for (let k1 = ic0[ib]; k1 < ic0[ib + 1]; k1++) {
-        const l = constraintList[k1];
-        const s1 = ib0[l] === ib ? 1 : -1;
-        const uo = 6 * l + (s1 > 0 ? 0 : 3);
-        const ux = arm[uo], uy = arm[uo + 1], uz = arm[uo + 2];
-        // T = [u]× I⁻¹
-        const t00 = uy * i20 - uz * i10, t01 = uy * i21 - uz * i11, t02 = uy * i22 - uz * i12;
-        const t10 = uz * i00 - ux * i20, t11 = uz * i01 - ux * i21, t12 = uz * i02 - ux * i22;
-        const t20 = ux * i10 - uy * i00, t21 = ux * i11 - uy * i01, t22 = ux * i12 - uy * i02;
-        for (let k2 = k1; k2 < ic0[ib + 1]; k2++) {
-          const m = constraintList[k2];
-          if (k2 > k1 && m === l) continue;
-          const s2 = ib0[m] === ib ? 1 : -1;
-          const vo = 6 * m + (s2 > 0 ? 0 : 3);
-          const vx = arm[vo], vy = arm[vo + 1], vz = arm[vo + 2];
-          const s = s1 * s2;
-          // s (m⁻¹ I − T [v]×); (T [v]×)_{a0} = t_a1 vz − t_a2 vy, _{a1} = t_a2 vx − t_a0 vz, _{a2} = t_a0 vy − t_a1 vx
-          blk[0] = s * (mi - (t01 * vz - t02 * vy));
-          blk[1] = -s * (t02 * vx - t00 * vz);
-          blk[2] = -s * (t00 * vy - t01 * vx);
-          blk[3] = -s * (t11 * vz - t12 * vy);
-          blk[4] = s * (mi - (t12 * vx - t10 * vz));
-          blk[5] = -s * (t10 * vy - t11 * vx);
-          blk[6] = -s * (t21 * vz - t22 * vy);
-          blk[7] = -s * (t22 * vx - t20 * vz);
-          blk[8] = s * (mi - (t20 * vy - t21 * vx));
-          f.addBlock(l, m, blk);
+    const side: number[] = [], row: number[] = []; // the body's rows, expanded from its CSR entries
+    for (let body = 0; body < this.s.bodyCount; body++) {
+      const mi = inverseMass[body], io = 9 * body;
+      const i00 = I[io], i01 = I[io + 1], i02 = I[io + 2];
+      const i10 = I[io + 3], i11 = I[io + 4], i12 = I[io + 5];
+      const i20 = I[io + 6], i21 = I[io + 7], i22 = I[io + 8];
+      side.length = row.length = 0;
+      for (let k = start[body]; k < start[body + 1]; k++) {
+        const [first, n, s] = entryRows(rows, entry[k]);
+        for (let r = first; r < first + n; r++) (row.push(r), side.push(s));
+      }
+      for (let k1 = 0; k1 < row.length; k1++) {
+        const p = row[k1], jp = JACOBIAN_STRIDE * p + 6 * side[k1];
+        // u = I⁻¹ J_ω,p
+        const ux = i00 * J[jp + 3] + i01 * J[jp + 4] + i02 * J[jp + 5];
+        const uy = i10 * J[jp + 3] + i11 * J[jp + 4] + i12 * J[jp + 5];
+        const uz = i20 * J[jp + 3] + i21 * J[jp + 4] + i22 * J[jp + 5];
+        for (let k2 = k1; k2 < row.length; k2++) {
+          const q = row[k2], jq = JACOBIAN_STRIDE * q + 6 * side[k2];
+          const v = mi * (J[jp] * J[jq] + J[jp + 1] * J[jq + 1] + J[jp + 2] * J[jq + 2]) + ux * J[jq + 3] + uy * J[jq + 4] + uz * J[jq + 5];
+          f.addEntry(p, q, v);
         }
       }
     }
-    // soft rows: + α̃ I₃, α̃ = softness / h
-    blk.fill(0);
-    for (let l = 0; l < this.s.w.constraintCount; l++) {
-      const alpha = softness[l] / h;
-      if (alpha === 0) continue;
-      blk[0] = blk[4] = blk[8] = alpha;
-      f.addBlock(l, l, blk);
-    }
+    // soft rows: + γ on the diagonal
+    for (let r = 0; r < rows.count; r++) if (rows.gamma[r] !== 0) f.addEntry(r, r, rows.gamma[r]);
   }
 
   /**

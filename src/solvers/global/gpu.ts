@@ -1,18 +1,21 @@
 /**
- * global-gpu — host side of the conjugate-gradient solve on the GPU (f32); global-cpu
- * is its f64 reference. Everything but stage 4 is jacobi-gpu's: the same buffers and
- * the same kernels for stages 1–3 (with the warm start), the impulses
- * (update_velocities) and stage 5. Stage 4 is the preconditioned CG of
- * kernels.wgsl.ts: `iterations` CG iterations are recorded per solver step, each
- * dispatched indirectly from workgroup counts the GPU zeroes once the solve has
- * converged (‖r‖ ≤ tolerance · ‖b‖, the recurrence's residual): the iterations after
- * convergence run no workgroups, and a step needs no readback. One frame is one compute pass,
- * many frames one submission, as for every GPU solver.
+ * global-gpu — host side of the global solve on the GPU (f32); global-cpu is its f64
+ * reference. Everything but stage 4 is jacobi-gpu's: the same buffers and the same
+ * kernels for stages 1–3 (with the warm start), the impulses (update_velocities) and
+ * stage 5. Stage 4 is the preconditioned conjugate residual method (CR) of
+ * kernels.wgsl.ts — a Krylov solve of A λ = b that, unlike CG, also converges to a
+ * least-squares λ where redundant joints leave b outside range(A) (see there):
+ * `iterations` iterations are recorded per solver step, each dispatched indirectly from
+ * workgroup counts the GPU zeroes once the solve is done (‖r‖ ≤ tolerance · ‖b‖, the
+ * least-squares test, a null direction, or stagnation): the iterations after that run no
+ * workgroups, and a step needs no readback. One frame is one compute pass, many frames
+ * one submission, as for every GPU solver.
  *
- * `iterations` is the cap on CG iterations per step (the solver's default: 64; the 40-bead
- * necklace uses 41–50 of them, a swinging 100-bead chain needs ~104); the iterations each solve used, and the
- * solves that ended above the tolerance, are counted on the GPU (cgStats(), read back
- * with every snapshot, and cost()).
+ * `iterations` is the cap on iterations per step (the solver's default: 64; the 40-bead
+ * necklace uses 41–50 of them, a swinging 100-bead chain needs ~104); the iterations each solve used,
+ * the solves that ended above the tolerance, those that ended at a least-squares λ and those
+ * stopped on a null direction or stagnation are counted on the GPU (cgStats(), read back with
+ * every snapshot, and cost()).
  */
 import type { WorldDesc } from '../../model/world.js';
 import type { GpuContext } from '../../gpu/device.js';
@@ -27,6 +30,21 @@ import { cgKernelSpecs, cgKernelSource, cgCounter, cgIndirectOffset, CG_PARAMS_B
  * f32 λ sits higher, at the rounding of A and b in f32 (ε ≈ 6e-8 times ‖A‖‖λ‖: ~4e-5 ‖b‖ on a small necklace).
  */
 export const defaultGpuTolerance = 1e-6;
+
+/**
+ * Least-squares tolerance τ: a solve ends at a least-squares λ where ‖Â r̂‖ ≤ τ ‖Â‖ ‖r̂‖ (as global-cpu's MINRES
+ * with its lsTolerance). 2⁻¹⁷ ≈ 7.6e-6 = 128 u (u = 2⁻²⁴, f32): eight times the rounding floor of the computed
+ * ratio, ~16 u (s = A z in f32 is a sum of ≲ 16 terms per row); low enough that a consistent system can pass the
+ * test only with its residual in eigenvalues σ̂ < τ ‖Â‖, i.e. a spectrum wider than 1.3e5 (a chain of ~570 beads).
+ */
+export const gpuLsTolerance = 2 ** -17;
+/** η: a direction p with ‖Â p̂‖ ≤ η ‖Â‖ ‖p̂‖ is numerically null (16 u, the rounding of q = A p in f32), and the solve stops before stepping along it */
+export const gpuNullFloor = 16 * 2 ** -24;
+/** stagnation: m = 16 iterations in a row that bring neither ‖r̂‖² nor ‖Â r̂‖² below (1 − θ) of its least so far, θ = 1e-3, end the solve */
+export const gpuStallLimit = 16;
+export const gpuStallDecrease = 1e-3;
+/** θ_p: λ's part along r̂ (the null direction b̂_N of a least-squares residual) is removed where that changes ‖r‖ by at most θ_p ‖r‖ */
+export const gpuProjectChange = 1e-3;
 
 /** the CG iterations dispatched per step by default (the `iterations` option) */
 export const defaultGpuCgIterations = 64;
@@ -43,8 +61,12 @@ export interface GpuCgStats {
   steps: number;
   /** CG iterations used, summed over those solves */
   iterations: number;
-  /** solves that ended above the tolerance (the cap reached, or a breakdown) */
+  /** solves that ended above the tolerance without a least-squares λ (the cap, a null direction, stagnation) */
   unconvergedSteps: number;
+  /** solves that ended at a least-squares λ (b ∉ range(A): drifted redundant joints); counted converged */
+  leastSquaresSteps: number;
+  /** solves stopped before a step along a numerically null direction, or on stagnation (among the unconverged) */
+  stoppedSteps: number;
 }
 
 export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
@@ -52,9 +74,9 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
   readonly tolerance: number;
   private readonly cgBuffers = new Map<string, GPUBuffer>();
   private readonly cgKernels = new Map<string, CgKernel>();
-  private stats: GpuCgStats = { steps: 0, iterations: 0, unconvergedSteps: 0 };
+  private stats: GpuCgStats = emptyGpuStats();
   /** the counters at the last resetTimings (cost() reports what came after) */
-  private statsAtReset: GpuCgStats = { steps: 0, iterations: 0, unconvergedSteps: 0 };
+  private statsAtReset: GpuCgStats = emptyGpuStats();
 
   protected constructor(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, tolerance: number) {
     super(world, options, {}, gpu);
@@ -78,6 +100,8 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
       cg_r: 16 * nc,
       cg_d: 16 * nc,
       cg_q: 16 * nc,
+      cg_z: 16 * nc,
+      cg_s: 16 * nc,
       cg_w: 32 * nb,
       cg_partials: 16 * partials,
     };
@@ -100,6 +124,11 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     f[4] = h;
     f[5] = beta / h;
     f[6] = this.tolerance * this.tolerance;
+    f[7] = gpuLsTolerance * gpuLsTolerance;
+    f[12] = gpuNullFloor * gpuNullFloor;
+    u[13] = gpuStallLimit;
+    f[14] = gpuStallDecrease;
+    f[15] = gpuProjectChange;
     const bodyGroups = this.groupsFor(this.w.bodyCount);
     u.set([gx, gy, bodyGroups[0], bodyGroups[1]], 8);
     this.device.queue.writeBuffer(cg, 0, params);
@@ -141,29 +170,39 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     else pass.dispatchWorkgroups(x, y);
   }
 
-  /** Stages 1–3 and the warm start (jacobi-gpu's kernels), then the CG's start: r = b − Aλ⁰, z, d, δ. */
+  /** Stages 1–3 and the warm start (jacobi-gpu's kernels), then the solve's start: r = b − Aλ⁰, ξ, λ₀ = ξ λ⁰, r₀, z₀. */
   private encodeCgStart(pass: GPUComputePassEncoder): void {
     this.dispatch(pass, 'compute_inertia');
     this.dispatch(pass, 'compute_free_velocity');
     this.dispatch(pass, 'compute_violation_and_jacobian_and_delassus'); // also λ⁰ = f λ_prev
     this.dispatch(pass, 'update_velocities'); // ΔV = −h M⁻¹ Jᵀ λ⁰
     this.cgDispatch(pass, 'cg_start');
-    this.cgDispatch(pass, 'cg_start_d');
     this.cgDispatch(pass, 'cg_init');
+    this.cgDispatch(pass, 'cg_start_d');
   }
 
-  /** One CG iteration: q = A d, α, λ and r, β, d; dispatched indirectly, so nothing runs once the solve is done. */
+  /** One iteration: the tests on r_k and β (encodeCheck), p and q = A p, α, then λ, r and z; dispatched indirectly, so nothing runs once the solve is done. */
   protected override encodeIteration(pass: GPUComputePassEncoder): void {
+    this.encodeCheck(pass);
+    this.cgDispatch(pass, 'cr_update_pq', true);
+    this.cgDispatch(pass, 'cr_alpha'); // (the one-workgroup kernels write cg_indirect: dispatched directly)
+    this.cgDispatch(pass, 'cr_update_xr', true);
+  }
+
+  /** The tests on the current residual (tolerance, least squares, stagnation) and β: s = A z, then cr_beta. */
+  private encodeCheck(pass: GPUComputePassEncoder): void {
     this.cgDispatch(pass, 'cg_apply_jt', true);
     this.cgDispatch(pass, 'cg_apply_j', true);
-    this.cgDispatch(pass, 'cg_alpha'); // (the one-workgroup kernels write cg_indirect: dispatched directly)
-    this.cgDispatch(pass, 'cg_update_xr', true);
-    this.cgDispatch(pass, 'cg_beta');
-    this.cgDispatch(pass, 'cg_update_d', true);
+    this.cgDispatch(pass, 'cr_beta');
   }
 
   /** The counters, then the impulses ΔV = −h M⁻¹ Jᵀ λ (5), (34), and stage 5. */
   private encodeCgEnd(pass: GPUComputePassEncoder): void {
+    this.encodeCheck(pass); // the last iterate's tests
+    // a least-squares λ: its part along r̂ ≈ b̂_N (null(Â)) removed
+    this.cgDispatch(pass, 'cr_project_sums');
+    this.cgDispatch(pass, 'cr_project_c');
+    this.cgDispatch(pass, 'cr_project');
     this.cgDispatch(pass, 'cg_finish');
     this.dispatch(pass, 'update_velocities');
     this.dispatch(pass, 'compute_positions');
@@ -214,11 +253,14 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
   }
 
-  /** Reads the GPU's counters (one 48-byte buffer); also done with every snapshot. */
+  /** Reads the GPU's counters (one 96-byte buffer); also done with every snapshot. */
   async readCgStats(): Promise<GpuCgStats> {
     const [data] = await readBuffers(this.device, [this.bufferOf('cg_scalars')]);
     const u = new Uint32Array(data);
-    this.stats = { steps: u[cgCounter.steps], iterations: u[cgCounter.totalIterations], unconvergedSteps: u[cgCounter.unconverged] };
+    this.stats = {
+      steps: u[cgCounter.steps], iterations: u[cgCounter.totalIterations], unconvergedSteps: u[cgCounter.unconverged],
+      leastSquaresSteps: u[cgCounter.totalLeastSquares], stoppedSteps: u[cgCounter.totalStopped],
+    };
     return { ...this.stats };
   }
 
@@ -239,20 +281,22 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
   }
 
   /**
-   * The CG iterations used per frame since the last resetTimings (as of the last snapshot; the
-   * GPU counts them), and the row solves (3 N_c per CG iteration: one application of A) and bytes
+   * The iterations used per frame since the last resetTimings (as of the last snapshot; the
+   * GPU counts them), and the row solves (3 N_c per iteration: one application of A) and bytes
    * they moved; before any snapshot, the work of `iterations` iterations. Dispatches: as recorded
-   * (the iterations after convergence are recorded but run no workgroups). The solves (one per step)
-   * and those that ended above the tolerance, as of the last snapshot (none before one).
+   * (the iterations after the solve is done are recorded but run no workgroups). The solves (one per
+   * step) and those that ended above the tolerance without a least-squares λ, as of the last snapshot
+   * (none before one).
    */
   override cost(): SolverCost {
     const { substeps } = this.options;
     const steps = this.stats.steps - this.statsAtReset.steps;
     const used = this.stats.iterations - this.statsAtReset.iterations;
     const iterations = steps > 0 ? used / steps : this.options.iterations;
-    // per step (encodeFrame): 7 to start (stages 1–3, update_velocities, cg_start, cg_start_d, cg_init),
-    // 6 per CG iteration, 3 to end (cg_finish, update_velocities, compute_positions)
-    const perStep = 7 + 6 * this.options.iterations + 3;
+    // per step (encodeFrame): 7 to start (stages 1–3, update_velocities, cg_start, cg_init, cg_start_d),
+    // 6 per iteration, 9 to end (the last tests: cg_apply_jt, cg_apply_j, cr_beta; cr_project_sums, cr_project_c, cr_project;
+    // cg_finish, update_velocities, compute_positions)
+    const perStep = 7 + 6 * this.options.iterations + 9;
     return {
       rowSolvesPerFrame: 3 * this.constraintCount * iterations * substeps,
       dispatchesPerFrame: perStep * substeps,
@@ -269,14 +313,19 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
 }
 
 /**
- * Bytes one CG iteration moves at the f32 layout of kernels.wgsl.ts, each element once:
+ * Bytes one iteration moves at the f32 layout of kernels.wgsl.ts, each element once:
  *   cg_apply_jt, per body: ic0 8, inverse_mass 64, cg_w 32 written = 104; per (body, constraint)
- *     entry (2 per constraint): constraint_list 4, bodies 8, jacobian 16, cg_d 16 = 44
- *   cg_apply_j, per constraint: bodies 8, jacobian 32, violation 16, cg_w 2×32, cg_d 16, cg_q 16 = 152
- *   cg_update_xr: cg_d 16, cg_q 16, delassus_inv 48, multiplier 16 + 16, cg_r 16 + 16 = 144
- *   cg_update_d: delassus_inv 48, cg_r 16, cg_d 16 + 16 = 96
+ *     entry (2 per constraint): constraint_list 4, bodies 8, jacobian 16, cg_z 16 = 44
+ *   cg_apply_j, per constraint: bodies 8, jacobian 32, violation 16, cg_w 2×32, cg_z 16, cg_r 16,
+ *     delassus_inv 48, cg_s 16 = 216
+ *   cr_update_pq: cg_z 16, cg_s 16, cg_d 16 + 16, cg_q 16 + 16, delassus_inv 48 = 144
+ *   cr_update_xr: cg_d 16, cg_q 16, delassus_inv 48, multiplier 16 + 16, cg_r 16 + 16, cg_z 16 = 160
  *   (partials and the one-workgroup kernels: 16 per 64 constraints, left out)
  */
 export function cgIterationBytes(bodyCount: number, constraintCount: number): number {
-  return 104 * bodyCount + (2 * 44 + 152 + 144 + 96) * constraintCount;
+  return 104 * bodyCount + (2 * 44 + 216 + 144 + 160) * constraintCount;
+}
+
+function emptyGpuStats(): GpuCgStats {
+  return { steps: 0, iterations: 0, unconvergedSteps: 0, leastSquaresSteps: 0, stoppedSteps: 0 };
 }

@@ -16,13 +16,13 @@
  * Jacobi per iteration on a chain (Jacobi's spectral radius ρ, Gauss-Seidel's ≈ ρ²).
  */
 import type { WorldDesc } from '../../model/world.js';
-import { colourOrderedWorld, type Colouring } from '../../model/colouring.js';
+import { colourConstraints, colourOrderedWorld, type Colouring } from '../../model/colouring.js';
 import type { SolverOptions } from '../solver.js';
 import { JacobiCpuSolver, type JacobiVariant } from '../jacobi/cpu.js';
 
 export class GaussSeidelCpuSolver extends JacobiCpuSolver {
   override readonly id: string = 'gs-cpu';
-  readonly colouring: Colouring;
+  colouring: Colouring;
 
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}, variant: Partial<JacobiVariant> = {}) {
     const ordered = colourOrderedWorld(world);
@@ -30,9 +30,18 @@ export class GaussSeidelCpuSolver extends JacobiCpuSolver {
     this.colouring = ordered.colouring;
   }
 
-  /** 4. One Gauss-Seidel sweep, colour by colour. */
-  protected override iterate(h: number, baumgarte: number): void {
+  /** The joints changed: colour them again and lay the rows out colour by colour. */
+  protected override relayout(): void {
+    const j = this.joints;
+    this.rigid.markJointed(j.ib0, j.ib1, j.constraintCount);
+    this.colouring = colourConstraints({ constraintCount: j.constraintCount, bodyCount: this.w.bodyCount, ib0: j.ib0, ib1: j.ib1, inverseMass: this.w.inverseMass });
+    this.rowSolver.layout(this.colouring.order);
+  }
+
+  /** 4. One Gauss-Seidel sweep, colour by colour (colour c: the blocks of order[start[c] .. start[c+1])). */
+  protected override iterate(h: number): void {
     const { start, colourCount } = this.colouring;
-    for (let c = 0; c < colourCount; c++) this.updateMultipliers(h, baumgarte, true, start[c], start[c + 1], true);
+    const blockOf = this.rowSolver.orderBlock;
+    for (let c = 0; c < colourCount; c++) this.updateMultipliers(h, true, blockOf[start[c]], blockOf[start[c + 1]], true);
   }
 }

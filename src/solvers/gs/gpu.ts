@@ -1,23 +1,26 @@
 /**
- * gs-gpu — coloured block Gauss-Seidel on the GPU; gs-cpu is its f64 reference,
- * with the same colours in the same order. Everything but the iteration is
+ * gs-gpu — coloured block Gauss-Seidel on the GPU, on constraint rows; gs-cpu is its f64
+ * reference, with the same colours in the same order. Everything but the iteration is
  * jacobi-gpu's (same buffers, same kernels for stages 1–3, the warm start and 5).
  *
- * The constraints are stored colour by colour (colourOrderedWorld), so colour c
- * is one contiguous range. One iteration = one `solve_colour` dispatch per colour,
- * in colour order:
- *   Δλ_ℓ = h⁻¹ A_ℓℓ⁻¹ (J_ℓ V + β C_ℓ)   (37);  λ_ℓ += Δλ_ℓ;  ΔV_i −= h M_i⁻¹ J_ℓ,iᵀ Δλ_ℓ   (34)
- * Invariant: no two constraints of a colour share a dynamic body, so each thread
- * is the only writer of its two bodies' ΔV in its dispatch; fixed bodies and
- * world anchors (which several may share) are never written. WebGPU orders the
- * dispatches of a pass, so colour c + 1 sees every write of colour c.
+ * The constraints are stored colour by colour (colourOrderedWorld), so colour c is one
+ * contiguous range of joints. One iteration = per colour, in colour order, `solve_colour_point`
+ * (its rigid point joints, the fast path) and `solve_colour` (its other joints), rows/rows.wgsl.ts:
+ * a thread per joint, its blocks one after the other,
+ *   λ_b ← clamp(λ_b − h⁻¹ (A_bb + γ)⁻¹ ρ_b);  ΔV_i += h M_i⁻¹ J_b,iᵀ Δλ_b   (37), (34), at once
+ * Invariant: no two constraints of a colour share a dynamic body, so each thread is the only
+ * writer of its two bodies' ΔV in its dispatch; fixed bodies and world anchors (which several may
+ * share) are never written. WebGPU orders the dispatches of a pass, so colour c + 1 sees every
+ * write of colour c.
+ *
+ * With the variant rows: false (not used by the registry) the point-joint kernel below runs instead.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { colourOrderedWorld, type Colouring } from '../../model/colouring.js';
 import type { GpuContext } from '../../gpu/device.js';
 import type { SolverOptions } from '../solver.js';
-import type { JacobiVariant } from '../jacobi/cpu.js';
-import { JacobiGpuSolver } from '../jacobi/gpu.js';
+import { JacobiGpuSolver, type JacobiGpuVariant } from '../jacobi/gpu.js';
+import { solveColourKernels, type RowKernelSpec } from '../../rows/rows.wgsl.js';
 import { kernelSpecs, constraintVelocityError, constraintVelocityBindings, type KernelSpec } from '../jacobi/kernels.wgsl.js';
 
 const solveColour: KernelSpec = {
@@ -51,25 +54,37 @@ export class GaussSeidelGpuSolver extends JacobiGpuSolver {
   override readonly id: string = 'gs-gpu';
   colouring!: Colouring;
 
-  static override async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiVariant> = {}): Promise<GaussSeidelGpuSolver> {
+  static override async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiGpuVariant> = {}): Promise<GaussSeidelGpuSolver> {
     const ordered = colourOrderedWorld(world);
-    const s = new GaussSeidelGpuSolver(ordered.world, options, variant, gpu);
+    const s = new GaussSeidelGpuSolver(ordered.world, options, { rows: true, ...variant }, gpu);
+    const { start, colourCount } = ordered.colouring;
     s.colouring = ordered.colouring;
-    s.colourRanges = ordered.colouring.sizes.map((count, c) => ({ start: ordered.colouring.start[c], count }));
+    // colour c: its constraints start[c] .. start[c+1]−1 (slot order); the row kernels list their blocks from them (init)
+    const joints = Array.from({ length: colourCount }, (_, c) => ({ start: start[c], count: start[c + 1] - start[c] }));
+    if (s.rowSolver) s.colourJoints = joints;
+    else s.colourRanges = joints;
     await s.init();
     return s;
   }
 
   protected override kernelList(): KernelSpec[] {
-    return [...kernelSpecs(), solveColour];
+    return this.rowSolver ? super.kernelList() : [...kernelSpecs(), solveColour];
   }
 
-  /** 4. One Gauss-Seidel sweep: one dispatch per colour, in colour order. */
+  protected override extraRowKernels(): RowKernelSpec[] {
+    return solveColourKernels;
+  }
+
+  /** 4. One Gauss-Seidel sweep: colour by colour (rows: its point joints, then its others; independent within the colour). */
   protected override encodeIteration(pass: GPUComputePassEncoder): void {
-    for (let c = 0; c < this.colourRanges.length; c++) this.dispatch(pass, 'solve_colour', c);
+    for (let c = 0; c < this.colourRanges.length; c++) {
+      if (this.rowSolver) this.dispatch(pass, 'solve_colour_point', c);
+      this.dispatch(pass, 'solve_colour', c);
+    }
   }
 
   protected override dispatchesPerIteration(): number {
+    if (this.rowSolver) return this.colourRanges.reduce((n, r) => n + (r.count > 0 ? 1 : 0) + ((r.generalCount ?? 0) > 0 ? 1 : 0), 0);
     return this.colourRanges.length;
   }
 
@@ -80,6 +95,15 @@ export class GaussSeidelGpuSolver extends JacobiGpuSolver {
    * 32 written: 264 + 2·(64 + 32) = 456. No per-body gather pass.
    */
   protected override iterationBytes(): number {
+    if (this.rowSolver) {
+      // rows: what update_multipliers_point / update_multipliers move (rowJacobiIterationBytes' first
+      // terms) plus, per joint, inverse_mass 2×64 read and velocity_delta 2×32 read and written = 256;
+      // no per-body gather pass
+      const rows = this.rowSolver.rows;
+      const points = this.pointJointCount();
+      const joints = this.w.constraintCount;
+      return 324 * points + 148 * (rows.blockCount - points) + 128 * (rows.count - 3 * points) + 256 * joints;
+    }
     return 456 * this.w.constraintCount;
   }
 }

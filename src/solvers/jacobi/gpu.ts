@@ -1,16 +1,30 @@
 /**
- * jacobi-gpu — host side of the GPU Jacobi point-constraint solver. The kernels
- * and the buffer legend are in kernels.wgsl.ts; the f64 reference with the same
- * stages is cpu.ts.
+ * jacobi-gpu — host side of the GPU Jacobi solver, on constraint rows: every joint type (point,
+ * distance with its rope/strut rows, hinge with its limit rows, fixed) and every shape. The row
+ * kernels and their buffer legend are rows/rows.wgsl.ts (shared with gs-gpu); the body stages and
+ * the body buffers are kernels.wgsl.ts; the f64 reference with the same stages is cpu.ts.
  *
- * One frame = one compute pass (GPU timestamps around it where the adapter has
- * them), holding `substeps` solver steps of h = dt / substeps:
- *   compute_inertia → compute_free_velocity → compute_violation_and_jacobian_and_delassus
- *   → [update_velocities: apply the warm start] → N × (update_multipliers, update_velocities)
- *   → compute_positions
- * Many frames are recorded into one submission; nothing is read back until a
- * snapshot is asked for. Dispatches in one pass run in order, each seeing the
- * previous one's writes (WebGPU orders storage writes between dispatches).
+ * One frame = one compute pass (GPU timestamps around it where the adapter has them), holding
+ * `substeps` solver steps of h = dt / substeps:
+ *   1. compute_inertia → 2. compute_free_velocity
+ *   → 3. compute_violation_and_jacobian_and_delassus = evaluate_point_rigid, evaluate_<type> (one
+ *        dispatch per constraint type present) + prepare_point_blocks, prepare_blocks (biasRate, γ,
+ *        (A_bb + γ)⁻¹ per block, warm start λ ← f λ)
+ *   → [update_velocities: apply the warm start]
+ *   → 4. N × (update_multipliers_point, update_multipliers, update_velocities)   (37), (34)
+ *   → 5. compute_positions
+ * A rigid point joint (the Jacobi text's 3×3 block) takes the *_point kernels, the fast path; every
+ * other block the general ones (rows/rows.wgsl.ts). A kernel with nothing to do is not dispatched.
+ * The rows' layout (bodies, bounds, compliance, blocks, the body → row CSR) comes from the CPU
+ * RowBlockSolver.layout() over the same joints and is uploaded once; per step everything is
+ * computed on the GPU. Many frames are recorded into one submission; nothing is read back until a
+ * snapshot is asked for. Dispatches in one pass run in order, each seeing the previous one's writes
+ * (WebGPU orders storage writes between dispatches).
+ *
+ * `rows: false` (the variant) keeps the point-joint kernels of kernels.wgsl.ts and their buffers
+ * (bodies, jacobian, violation, delassus_inv, multiplier): global-gpu, which builds on this class,
+ * still runs its CG on them (created with variant {}, so false by default); jacobi-gpu and gs-gpu
+ * are created with rows: true.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { compileWorld, complianceOf, type CompiledWorld } from '../../model/compiled.js';
@@ -24,8 +38,18 @@ import {
 } from '../solver.js';
 import { GpuSolverBase } from '../../gpu/solver-base.js';
 import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
-import { RESIDUAL_QUANTITY, dampingFactor, type JacobiVariant } from './cpu.js';
-import { kernelSpecs, kernelSource, type BufferName, type KernelSpec } from './kernels.wgsl.js';
+import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
+import { dampingFactor, freeBodyFlags } from '../../rigid/body.js';
+import { kernelSpecs, kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from './kernels.wgsl.js';
+import { RowBlockSolver } from '../../rows/block-solver.js';
+import { JointKind, jointKindNames } from '../../rows/joint-data.js';
+import { F32_MAX, JOINT_FLAG, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, type RowKernelSpec } from '../../rows/rows.wgsl.js';
+
+/** jacobi-gpu's variant: the CPU's, and which kernel set (module header). */
+export interface JacobiGpuVariant extends JacobiVariant {
+  /** true: the row kernels (every joint type); false: the point-joint kernels (global-gpu) */
+  rows: boolean;
+}
 
 
 interface Kernel {
@@ -41,45 +65,103 @@ export const COLOUR_SLOT = 256;
 
 export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver {
   readonly id: string = 'jacobi-gpu';
-  readonly variant: JacobiVariant;
+  readonly variant: JacobiGpuVariant;
   readonly bodyCount: number;
   readonly constraintCount: number;
 
   protected readonly w: CompiledWorld;
-  /** constraint ranges [start, start + count) swept one after the other by 'colour' kernels (gs-gpu); none for Jacobi */
-  protected colourRanges: { start: number; count: number }[] = [];
+  /**
+   * ranges [start, start + count) swept one after the other by 'colour' kernels (gs-gpu): of
+   * constraints (point kernels) or of row blocks (row kernels); none for Jacobi
+   */
+  protected colourRanges: { start: number; count: number; generalStart?: number; generalCount?: number }[] = [];
+  /** gs-gpu (row kernels): each colour's constraints [start, start + count) in slot order, from which colourRanges is built */
+  protected colourJoints: { start: number; count: number }[] = [];
+  /** row kernels: prepare_list and block_list (rows/rows.wgsl.ts), and how many blocks are rigid point joints' */
+  private prepareList = new Uint32Array(0);
+  private blockList = new Uint32Array(0);
+  private pointBlockCount = 0;
+  /** per constraint: 1 for a rigid point joint (the point fast path) */
+  private rigidPoint = new Uint8Array(0);
   private readonly kernels = new Map<string, Kernel>();
+  /** the rows' layout (row kernels): the CPU RowBlockSolver over the same joints, laid out once */
+  protected rowSolver: RowBlockSolver | null = null;
+  /** joints of each JointKind, and the first record of each in the 'joint' buffer (row kernels) */
+  private jointCount = [0, 0, 0, 0];
+  private jointStart = [0, 0, 0, 0];
 
-  protected constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<JacobiVariant>, gpu: GpuContext) {
+  protected constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<JacobiGpuVariant>, gpu: GpuContext) {
     super({ ...defaultSolverOptions, ...options }, gpu);
-    this.variant = { applyWarmStart: true, ...variant };
+    this.variant = { applyWarmStart: true, rows: false, ...variant };
     this.w = compileWorld(world);
     this.bodyCount = this.w.worldBodyCount;
     this.constraintCount = this.w.constraintCount;
+    if (this.variant.rows) {
+      for (let ic = 0; ic < this.w.constraintCount; ic++)
+        if (!hasEvaluateKernel(this.w.kind[ic])) throw new Error(`${this.id}: constraints[${ic}]: no WGSL evaluate kernel for joint type ${jointKindNames[this.w.kind[ic]] ?? this.w.kind[ic]} (rows/rows.wgsl.ts)`);
+      this.rowSolver = new RowBlockSolver(this.w, this.w.bodyCount, this.w.inverseMass, this.options.compliance);
+      const largest = this.rowSolver.rows.largestBlock();
+      if (largest > MAX_GPU_BLOCK_ROWS) throw new Error(`${this.id}: a block of ${largest} rows; the GPU inverts blocks of at most ${MAX_GPU_BLOCK_ROWS}`);
+    }
   }
 
-  static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiVariant> = {}): Promise<JacobiGpuSolver> {
-    const s = new JacobiGpuSolver(world, options, variant, gpu);
+  static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiGpuVariant> = {}): Promise<JacobiGpuSolver> {
+    const s = new JacobiGpuSolver(world, options, { rows: true, ...variant }, gpu);
     await s.init();
     return s;
   }
 
   protected async init(): Promise<void> {
+    if (this.rowSolver) this.buildLists();
     this.checkLimits(this.sizes());
     this.upload();
     await this.buildPipelines();
   }
 
-  /** The kernels this solver builds (kernels.wgsl.ts). */
+  /** The kernels this solver builds (kernels.wgsl.ts; the row kernels of rows/rows.wgsl.ts). */
   protected kernelList(): KernelSpec[] {
-    return kernelSpecs();
+    return this.rowSolver ? rowKernelSpecs(this.extraRowKernels()) : kernelSpecs();
+  }
+
+  /** Row kernels a subclass adds (gs-gpu: solve_colour). */
+  protected extraRowKernels(): RowKernelSpec[] {
+    return [];
   }
 
   /** Buffer sizes in bytes, from the world's counts. */
-  private sizes(): Record<BufferName, number> {
+  private sizes(): Partial<Record<BufferName, number>> {
     const nb = Math.max(1, this.w.bodyCount), nc = Math.max(1, this.w.constraintCount); // no zero-size bindings
+    const body = {
+      params: PARAMS_BYTES,
+      pose: 32 * nb,
+      velocity: 32 * nb,
+      velocity_delta: 32 * nb,
+      inverse_mass: 64 * nb,
+      inverse_inertia_local: 48 * nb,
+      colour: COLOUR_SLOT * Math.max(1, this.colourRanges.length),
+      midpoint_offset: 16 * nb, // (g, free): g = 0 until a free non-isotropic body's gyroscopic step writes it
+    };
+    if (this.rowSolver) {
+      const rows = this.rowSolver.rows;
+      const nr = Math.max(1, rows.count), nk = Math.max(1, rows.blockCount);
+      return {
+        ...body,
+        row_jacobian: 48 * nr,
+        row_error: 8 * nr,
+        row_params: 16 * nr,
+        row_solve: 48 * nr,
+        point_arm: 32 * nr,
+        row_block: 16 * nk,
+        prepare_list: 4 * nk,
+        block_list: 4 * nk,
+        body_rows: 4 * (2 * nb + 1),
+        row_entries: 4 * Math.max(1, 2 * this.rowSolver.rows.count),
+        joint: 16 * JOINT_STRIDE * nc,
+        residual: 4 * nr,
+      };
+    }
     return {
-      params: 48,
+      params: PARAMS_BYTES,
       pose: 32 * nb,
       velocity: 32 * nb,
       velocity_delta: 32 * nb,
@@ -95,13 +177,14 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
       multiplier: 16 * nc,
       residual: 4 * nc,
       colour: COLOUR_SLOT * Math.max(1, this.colourRanges.length),
+      midpoint_offset: 16 * nb, // (g, free): g = 0 until a free non-isotropic body's gyroscopic step writes it
     };
   }
 
   private upload(): void {
     const w = this.w;
     const nb = w.bodyCount, nc = w.constraintCount;
-    const sizes = this.sizes();
+    const sizes = this.sizes() as Record<BufferName, number>;
     const data: Partial<Record<BufferName, ArrayBuffer>> = {};
 
     const { pose, velocity } = packBodyState(w);
@@ -115,6 +198,18 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     data.velocity = velocity.buffer;
     data.inverse_mass = invMass.buffer;
     data.inverse_inertia_local = invInertiaLocal.buffer;
+    // (g = 0, free): free = 1 where no constraint touches the body (rigid/body.ts, E4)
+    const free = freeBodyFlags(nb, w.ib0, w.ib1, nc);
+    data.midpoint_offset = Float32Array.from({ length: 4 * nb }, (_, k) => (k % 4 === 3 ? free[k >> 2] : 0)).buffer;
+    const colour = new Uint32Array((COLOUR_SLOT / 4) * Math.max(1, this.colourRanges.length));
+    this.colourRanges.forEach((r, c) => colour.set([r.start, r.count, r.generalStart ?? 0, r.generalCount ?? 0], (COLOUR_SLOT / 4) * c));
+    data.colour = colour.buffer;
+    if (this.rowSolver) {
+      this.uploadRows(data);
+      this.createBuffers(sizes, data, ['params', 'colour']);
+      this.writeParams();
+      return;
+    }
     data.ic0 = Uint32Array.from(w.connectivity.ic0).buffer;
     data.constraint_list = Uint32Array.from(w.connectivity.constraintList).buffer;
     const bodies = new Uint32Array(2 * nc);
@@ -131,19 +226,151 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     }
     data.bodies = bodies.buffer;
     data.anchors = anchors.buffer;
-    const colour = new Uint32Array((COLOUR_SLOT / 4) * Math.max(1, this.colourRanges.length));
-    this.colourRanges.forEach((r, c) => colour.set([r.start, r.count], (COLOUR_SLOT / 4) * c));
-    data.colour = colour.buffer;
 
     this.createBuffers(sizes, data, ['params', 'colour']);
     this.writeParams();
+  }
+
+  /**
+   * The row buffers (rows/rows.wgsl.ts legend) from the CPU layout: rows' bounds and compliance,
+   * blocks, the body → row CSR, the joints grouped by type; λ = 0, J, C and the block inverses
+   * are written by the kernels every step.
+   */
+  private uploadRows(data: Partial<Record<BufferName, ArrayBuffer>>): void {
+    const w = this.w;
+    const rs = this.rowSolver!;
+    const rows = rs.rows;
+    const nc = w.constraintCount;
+    const f32 = (x: number) => (x === Infinity ? F32_MAX : x === -Infinity ? -F32_MAX : x);
+    const params = new Float32Array(4 * Math.max(1, rows.count));
+    for (let r = 0; r < rows.count; r++) params.set([f32(rows.lower[r]), f32(rows.upper[r]), rows.compliance[r], 0], 4 * r);
+    data.row_params = params.buffer;
+    // per block: first row, meta = n | plain << 4 | (blocks of its joint, at its first block) << 8, bodies
+    const blocks = new Uint32Array(4 * Math.max(1, rows.blockCount));
+    for (let b = 0; b < rows.blockCount; b++) {
+      const r0 = rows.blockStart[b], n = rows.blockStart[b + 1] - r0;
+      let plain = 1;
+      for (let r = r0; r < r0 + n; r++) if (rows.lower[r] !== -Infinity || rows.upper[r] !== Infinity || rows.compliance[r] !== 0) plain = 0;
+      blocks.set([r0, n | (plain << 4), rows.bodyA[r0], rows.bodyB[r0]], 4 * b);
+    }
+    for (let ic = 0; ic < nc; ic++) {
+      const first = rs.constraintBlock[ic];
+      const count = rs.constraintBlockEnd[ic] - first;
+      if (count > 0) blocks[4 * first + 1] |= (count << 8) | (this.rigidPoint[ic] << 5);
+    }
+    data.row_block = blocks.buffer;
+    data.prepare_list = padded(this.prepareList).buffer;
+    data.block_list = padded(this.blockList).buffer;
+    // the body → row CSR (rows.ts rowConnectivity's, built here in the GPU's entry form): a rigid point
+    // joint's three rows one entry r0 << 2 | 2 | side, every other row r << 2 | side; per body its point
+    // entries from bodyRows[2i], its others from bodyRows[2i + 1]; bodies of zero inverse mass get none
+    const pointFirst = new Uint8Array(rows.count); // 1 at a point block's first row, 2 at its others
+    for (let k = 0; k < this.pointBlockCount; k++) pointFirst.set([1, 2, 2], rows.blockStart[this.prepareList[k]]);
+    const nb = w.bodyCount;
+    const perBody: number[][][] = Array.from({ length: nb }, () => [[], []]);
+    for (let r = 0; r < rows.count; r++) {
+      if (pointFirst[r] === 2) continue;
+      const kind = pointFirst[r] === 1 ? 0 : 1;
+      const tag = (r << 2) | (kind === 0 ? 2 : 0);
+      if (w.inverseMass[rows.bodyA[r]] > 0) perBody[rows.bodyA[r]][kind].push(tag);
+      if (w.inverseMass[rows.bodyB[r]] > 0) perBody[rows.bodyB[r]][kind].push(tag | 1);
+    }
+    const bodyRows = new Uint32Array(2 * nb + 1);
+    const entries: number[] = [];
+    for (let i = 0; i < nb; i++) {
+      bodyRows[2 * i] = entries.length;
+      entries.push(...perBody[i][0]);
+      bodyRows[2 * i + 1] = entries.length;
+      entries.push(...perBody[i][1]);
+    }
+    bodyRows[2 * nb] = entries.length;
+    data.body_rows = bodyRows.buffer;
+    data.row_entries = padded(Uint32Array.from(entries)).buffer;
+    // the joints grouped by type, each JOINT_STRIDE vec4f (rows.wgsl.ts legend)
+    const record = new Float32Array(4 * JOINT_STRIDE * Math.max(1, nc));
+    const bits = new Uint32Array(record.buffer);
+    this.jointCount = [0, 0, 0, 0];
+    for (let ic = 0; ic < nc; ic++) this.jointCount[w.kind[ic]]++;
+    this.jointStart = [0, 0, 0, 0];
+    for (let k = 1; k < 4; k++) this.jointStart[k] = this.jointStart[k - 1] + this.jointCount[k - 1];
+    const fill = this.jointStart.slice();
+    // the rigid point joints first among the point joints (evaluate_point_rigid), then the soft ones
+    const order = Array.from({ length: nc }, (_, ic) => ic).sort((a, b) => this.rigidPoint[b] - this.rigidPoint[a] || a - b);
+    for (const ic of order) {
+      const o = 4 * JOINT_STRIDE * fill[w.kind[ic]]++;
+      for (let d = 0; d < 3; d++) {
+        record[o + d] = w.r0[3 * ic + d];
+        record[o + 4 + d] = w.r1[3 * ic + d];
+        record[o + 8 + d] = w.axisA[3 * ic + d];
+        record[o + 12 + d] = w.axisB[3 * ic + d];
+      }
+      bits[o + 3] = rs.rowStart[ic];
+      bits[o + 7] = w.ib0[ic];
+      bits[o + 11] = w.ib1[ic];
+      let flags = 0;
+      const given = (x: number, flag: number) => (Number.isNaN(x) ? 0 : (flags |= flag, x));
+      record.set([given(w.length[ic], JOINT_FLAG.length), given(w.minLength[ic], JOINT_FLAG.minLength), given(w.maxLength[ic], JOINT_FLAG.maxLength), given(w.lowerAngle[ic], JOINT_FLAG.lowerAngle)], o + 20);
+      record[o + 24] = given(w.upperAngle[ic], JOINT_FLAG.upperAngle);
+      bits[o + 15] = flags;
+      for (let d = 0; d < 4; d++) record[o + 16 + d] = w.referenceOrientation[4 * ic + d];
+    }
+    data.joint = record.buffer;
+  }
+
+  /**
+   * prepare_list and block_list (rows/rows.wgsl.ts legend): the blocks of rigid point joints (a point
+   * joint's one block, no compliance: the point fast path), then the others; gs-gpu's block_list colour
+   * by colour (colourJoints), the point joints' blocks, then the first block of every other joint,
+   * with colourRanges pointing at both.
+   */
+  private buildLists(): void {
+    const rs = this.rowSolver!;
+    const rows = rs.rows;
+    const w = this.w;
+    const nc = w.constraintCount;
+    const pointJoint = (ic: number) =>
+      w.kind[ic] === JointKind.point && rs.constraintBlockEnd[ic] - rs.constraintBlock[ic] === 1 && rows.compliance[rows.blockStart[rs.constraintBlock[ic]]] === 0;
+    this.rigidPoint = Uint8Array.from({ length: nc }, (_, ic) => (pointJoint(ic) ? 1 : 0));
+    const point: number[] = [], general: number[] = [];
+    for (let ic = 0; ic < nc; ic++) {
+      if (pointJoint(ic)) point.push(rs.constraintBlock[ic]);
+      else for (let b = rs.constraintBlock[ic]; b < rs.constraintBlockEnd[ic]; b++) general.push(b);
+    }
+    this.pointBlockCount = point.length;
+    this.prepareList = Uint32Array.from([...point, ...general]);
+    if (this.colourJoints.length === 0) {
+      this.blockList = this.prepareList;
+      return;
+    }
+    const list: number[] = [];
+    this.colourRanges = this.colourJoints.map(({ start, count }) => {
+      const joints = Array.from({ length: count }, (_, k) => start + k);
+      const pointStart = list.length;
+      for (const ic of joints) if (pointJoint(ic)) list.push(rs.constraintBlock[ic]);
+      const generalStart = list.length;
+      for (const ic of joints) if (!pointJoint(ic) && rs.constraintBlockEnd[ic] > rs.constraintBlock[ic]) list.push(rs.constraintBlock[ic]);
+      return { start: pointStart, count: generalStart - pointStart, generalStart, generalCount: list.length - generalStart };
+    });
+    this.blockList = Uint32Array.from(list);
+  }
+
+  /** Rigid point joints (the point fast path; each one block). */
+  protected pointJointCount(): number {
+    return this.pointBlockCount;
+  }
+
+  /** λ of every row (row kernels; rows.wgsl.ts row_solve[3r].z), as jacobi-cpu's `multiplier`. */
+  async multipliers(): Promise<Float64Array> {
+    const rows = this.rowSolver!.rows;
+    const solve = new Float32Array((await this.read(['row_solve'])).get('row_solve')!);
+    return Float64Array.from({ length: rows.count }, (_, r) => solve[12 * r + 2]);
   }
 
   /** Params uniform, matching `struct Params` in kernels.wgsl.ts. */
   private writeParams(): void {
     const { dt, substeps, beta, warmStart } = this.options;
     const h = dt / substeps;
-    const buf = new ArrayBuffer(48);
+    const buf = new ArrayBuffer(PARAMS_BYTES);
     const f = new Float32Array(buf);
     const u = new Uint32Array(buf);
     f.set(this.w.gravity, 0);
@@ -155,6 +382,12 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     u[8] = this.rowWidth();
     f[9] = dampingFactor(this.options.linearDamping, h);
     f[10] = dampingFactor(this.options.angularDamping, h);
+    u[11] = this.rowSolver?.rows.blockCount ?? 0;
+    u.set(this.jointStart, 12);
+    u.set(this.jointCount, 16);
+    u[20] = this.pointBlockCount;
+    u[21] = this.prepareList.length - this.pointBlockCount;
+    u[22] = this.pointBlockCount; // a rigid point joint is one point block
     this.device.queue.writeBuffer(this.buffers.get('params')!, 0, buf);
   }
 
@@ -169,7 +402,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
         compute: { module, entryPoint: spec.name },
       });
       // a 'colour' kernel gets one bind group per colour, its range at offset COLOUR_SLOT·c of the 'colour' buffer
-      const ranges = spec.over === 'colour' ? this.colourRanges : [null];
+      const ranges = spec.over === 'colour' || spec.over === 'colour_point' ? this.colourRanges : [null];
       const bindGroups = ranges.map((_, c) => {
         const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.buffers.get('params')! } }];
         spec.bindings.forEach((b, i) =>
@@ -180,7 +413,26 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
         );
         return this.device.createBindGroup({ label: spec.name, layout: pipeline.getBindGroupLayout(0), entries });
       });
-      const counts = spec.over === 'colour' ? this.colourRanges.map((r) => r.count) : [spec.over === 'body' ? this.w.bodyCount : this.w.constraintCount];
+      const counts =
+        spec.over === 'colour_point' || (spec.over === 'colour' && !this.rowSolver)
+          ? this.colourRanges.map((r) => r.count)
+          : spec.over === 'colour'
+            ? this.colourRanges.map((r) => r.generalCount ?? 0)
+            : [
+                spec.over === 'body'
+                  ? this.w.bodyCount
+                  : spec.over === 'block'
+                    ? this.rowSolver!.rows.blockCount
+                    : spec.over === 'point_block'
+                      ? this.pointBlockCount
+                      : spec.over === 'general_block'
+                        ? this.prepareList.length - this.pointBlockCount
+                        : spec.over === 'joint'
+                          ? spec.jointKind === -1
+                            ? this.pointBlockCount
+                            : this.jointCount[spec.jointKind!] - (spec.jointKind === JointKind.point ? this.pointBlockCount : 0)
+                          : this.w.constraintCount,
+              ];
       this.kernels.set(spec.name, { spec, pipeline, bindGroups, groups: counts.map((n) => this.groupsFor(n)) });
     }
     const err = await this.device.popErrorScope();
@@ -201,12 +453,19 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
   private encodeSolveStart(pass: GPUComputePassEncoder): void {
     this.dispatch(pass, 'compute_inertia');
     this.dispatch(pass, 'compute_free_velocity');
-    this.dispatch(pass, 'compute_violation_and_jacobian_and_delassus');
+    if (this.rowSolver) {
+      // 3. compute_violation_and_jacobian_and_delassus: C, J per constraint type, then per block
+      this.dispatch(pass, 'evaluate_point_rigid');
+      for (const kind of jointKindNames) this.dispatch(pass, `evaluate_${kind}`);
+      this.dispatch(pass, 'prepare_point_blocks');
+      this.dispatch(pass, 'prepare_blocks');
+    } else this.dispatch(pass, 'compute_violation_and_jacobian_and_delassus');
     if (this.variant.applyWarmStart && this.options.warmStart > 0) this.dispatch(pass, 'update_velocities');
   }
 
   /** One Jacobi iteration (37), (34). */
   protected encodeIteration(pass: GPUComputePassEncoder): void {
+    if (this.rowSolver) this.dispatch(pass, 'update_multipliers_point');
     this.dispatch(pass, 'update_multipliers');
     this.dispatch(pass, 'update_velocities');
   }
@@ -249,17 +508,41 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
       this.dispatch(pass, 'compute_positions');
     }
     pass.end();
-    const point = await this.residualNorms(encoder, readback, slot, iterations + 1, this.constraintCount);
+    if (!this.rowSolver) {
+      const point = await this.residualNorms(encoder, readback, slot, iterations + 1, this.constraintCount);
+      this.frame++;
+      return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
+    }
+    // rows: per row ρ² (velocity units); per joint kind ‖b − Aλ‖ = √(Σ ρ²) / h, as jacobi-cpu's channels
+    this.device.queue.submit([encoder.finish()]);
+    await readback.mapAsync(GPUMapMode.READ);
+    const squares = new Float32Array(readback.getMappedRange().slice(0));
+    readback.unmap();
+    readback.destroy();
+    const rows = this.rowSolver.rows;
+    const h = this.options.dt / substeps;
+    const channels: Record<string, number[]> = {};
+    for (let k = 0; k <= iterations; k++) {
+      const sums = new Map<string, number>();
+      for (let r = 0; r < rows.count; r++) {
+        const kind = jointKindNames[this.w.kind[rows.owner[r]]];
+        sums.set(kind, (sums.get(kind) ?? 0) + squares[k * (slot / 4) + r]);
+      }
+      for (const [kind, sum] of sums) (channels[kind] ??= []).push(Math.sqrt(sum) / h);
+    }
     this.frame++;
-    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
+    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
   }
 
-  /** Dispatches as encodeFrame records them; bytes from jacobiIterationBytes. */
+  /** Dispatches as encodeFrame records them; bytes from rowJacobiIterationBytes (rows) or jacobiIterationBytes. */
   cost(): SolverCost {
     const { substeps, iterations, warmStart } = this.options;
-    const perStep = 4 + this.dispatchesPerIteration() * iterations + (this.variant.applyWarmStart && warmStart > 0 ? 1 : 0);
+    // stages 1, 2, 3 (point kernels: one; rows: one per constraint type present and prepare_blocks), 5
+    const evaluates = this.jointCount.filter((n, k) => n - (k === JointKind.point ? this.pointBlockCount : 0) > 0).length + (this.pointBlockCount > 0 ? 1 : 0);
+    const stage3 = this.rowSolver ? evaluates + (this.pointBlockCount > 0 ? 1 : 0) + (this.prepareList.length > this.pointBlockCount ? 1 : 0) : 1;
+    const perStep = 3 + stage3 + this.dispatchesPerIteration() * iterations + (this.variant.applyWarmStart && warmStart > 0 ? 1 : 0);
     return {
-      rowSolvesPerFrame: 3 * this.constraintCount * iterations * substeps,
+      rowSolvesPerFrame: (this.rowSolver ? this.rowSolver.rows.count : 3 * this.constraintCount) * iterations * substeps,
       dispatchesPerFrame: perStep * substeps,
       iterationBytesPerFrame: this.iterationBytes() * iterations * substeps,
     };
@@ -267,18 +550,46 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
 
   /** Dispatches encodeIteration records. */
   protected dispatchesPerIteration(): number {
+    if (this.rowSolver) return 1 + (this.pointBlockCount > 0 ? 1 : 0) + (this.prepareList.length > this.pointBlockCount ? 1 : 0);
     return 2;
   }
 
   /** Bytes one iteration moves (jacobiIterationBytes). */
   protected iterationBytes(): number {
+    if (this.rowSolver) {
+      const rows = this.rowSolver.rows;
+      return rowJacobiIterationBytes(this.w.bodyCount, this.pointBlockCount, rows.blockCount - this.pointBlockCount, rows.count - 3 * this.pointBlockCount);
+    }
     return jacobiIterationBytes(this.w.bodyCount, this.w.constraintCount);
   }
 }
 
+/** Bytes of the Params uniform (struct Params in kernels.wgsl.ts). */
+const PARAMS_BYTES = 96;
+
+/** A copy with at least one entry (no zero-size buffers). */
+function padded(a: Uint32Array): Uint32Array<ArrayBuffer> {
+  return a.length ? Uint32Array.from(a) : new Uint32Array(1);
+}
+
 /**
- * Bytes one Jacobi iteration (update_multipliers + update_velocities) must move,
- * at the buffer layout of kernels.wgsl.ts (f32), counting each element read or
+ * Bytes one Jacobi iteration on rows must move, at the layout of rows/rows.wgsl.ts (f32), each
+ * element read or written once:
+ *   update_multipliers_point, per rigid point joint: block_list 4, row_block 16, velocity 2×32,
+ *     velocity_delta 2×32, point_arm 32, row_solve 3×16 state read + 3×16 written + 3×16 matrix = 324
+ *   update_multipliers, per general block: block_list 4, row_block 16, velocity 2×32, velocity_delta
+ *     2×32 = 148; per row: row_jacobian 48, row_solve 16 read + 16 written + 32 matrix, row_params 16 = 128
+ *   update_velocities, per body: body_rows 8, inverse_mass 64, velocity_delta 32 written = 104;
+ *     per point-joint entry (2 per joint): row_entries 4, row_solve 3×16, point_arm 16 = 68;
+ *     per general-row entry (2 per row): row_entries 4, row_jacobian 2×16, row_solve 16 = 52
+ */
+export function rowJacobiIterationBytes(bodyCount: number, pointJoints: number, generalBlocks: number, generalRows: number): number {
+  return (324 + 2 * 68) * pointJoints + 148 * generalBlocks + (128 + 2 * 52) * generalRows + 104 * bodyCount;
+}
+
+/**
+ * Bytes one Jacobi iteration of the point-joint kernels (update_multipliers + update_velocities;
+ * global-gpu's base) must move, at the buffer layout of kernels.wgsl.ts (f32), counting each element read or
  * written once:
  *   update_multipliers, per constraint: bodies 8, velocity 2×32, velocity_delta 2×32,
  *     jacobian 32, violation 16, delassus_inv 48, multiplier 16 read + 16 written = 264

@@ -5,6 +5,13 @@
  * buffers it binds, so no kernel needs more than 8 storage buffers (the
  * browser's default limit).
  *
+ * Two kernel sets share the header (Params, the body structs, rigid/body.wgsl.ts) and the body
+ * stages 1, 2, 5 below: jacobi-gpu and gs-gpu run the row kernels of rows/rows.wgsl.ts
+ * (rowKernelSpecs: every joint type); the point-joint kernels below (kernelSpecs: stage 3,
+ * update_multipliers, update_velocities, compute_residual on the point-joint buffers) are what
+ * global-gpu's CG still runs on. The buffer legend below is the point kernels'; the row buffers'
+ * is in rows/rows.wgsl.ts.
+ *
  * Buffers (f32; legend: NB bodies incl. world anchors, NC constraints):
  *   pose[2·NB]              [2i] = (x_i, 0), [2i+1] = q_i = (x, y, z, w)
  *   velocity[2·NB]          [2i] = (ẋ_i, 0), [2i+1] = (ω_i, 0); holds V* during the iterations
@@ -19,22 +26,34 @@
  *   violation[NC]           C_ℓ (3), w = h·α̃ = α/h (0: rigid)
  *   delassus_inv[NC]        A_ℓℓ⁻¹
  *   multiplier[NC]          λ_ℓ (force units: V = V* − h M⁻¹ Jᵀ λ)
- *   residual[NC]            |r_ℓ|², r_ℓ = (b − Aλᵏ)_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33): diagnostics only
+ *   residual[NC]            (shared with the row kernels: per row there) |r_ℓ|², r_ℓ = (b − Aλᵏ)_ℓ = h⁻¹ (J_ℓ Vᵏ + β C_ℓ)   (30, 33): diagnostics only
  *   colour (uniform)        { start, count } of one constraint colour, 256-byte slots (gs-gpu)
+ *   midpoint_offset[NB]     (g, free): g = ω_m − ω* of a free body's gyroscopic step (rigid/body.wgsl.ts;
+ *                           0 for spheres and jointed bodies), free = 1 where no constraint touches the body
  */
 
 import { WORKGROUP_SIZE } from '../../gpu/frames.js';
+import { rigidBodyWgsl } from '../../rigid/body.wgsl.js';
+import { rowElementType, rowKernels, type RowBufferName, type RowKernelSpec } from '../../rows/rows.wgsl.js';
 export { WORKGROUP_SIZE };
 
 type Access = 'read' | 'read_write' | 'uniform';
 export interface KernelSpec {
   name: string;
   /**
-   * 'body' kernels run one thread per body, 'constraint' kernels one per constraint,
-   * 'colour' kernels one per constraint of one colour (ic = colour.start + thread; gs-gpu)
+   * 'body' kernels run one thread per body, 'constraint' kernels one per constraint (point kernels),
+   * 'block' kernels one per row block, 'point_block' / 'general_block' one per listed block of a
+   * rigid point joint / of the others (rows/rows.wgsl.ts), 'joint' kernels one per joint of type
+   * `jointKind`, 'colour' kernels one per constraint of one colour (point kernels: ic = colour.start
+   * + thread) or one per listed block of a colour's general range, 'colour_point' of its point range (gs-gpu)
    */
-  over: 'body' | 'constraint' | 'colour';
+  over: 'body' | 'constraint' | 'colour' | 'block' | 'joint' | 'point_block' | 'general_block' | 'colour_point';
+  jointKind?: number;
+  /** the block list of a 'point_block' / 'general_block' kernel (row kernels) */
+  list?: 'prepare_list' | 'block_list';
   bindings: { name: BufferName; access: Access }[];
+  /** module-scope WGSL the body calls (row kernels) */
+  helpers?: string;
   body: string;
 }
 
@@ -53,8 +72,9 @@ export type BufferName =
   | 'violation'
   | 'delassus_inv'
   | 'multiplier'
-  | 'residual'
-  | 'colour';
+  | 'colour'
+  | 'midpoint_offset'
+  | RowBufferName;
 
 const elementType: Record<BufferName, string> = {
   params: 'Params',
@@ -71,8 +91,9 @@ const elementType: Record<BufferName, string> = {
   violation: 'array<vec4f>',
   delassus_inv: 'array<mat3x3f>',
   multiplier: 'array<vec4f>',
-  residual: 'array<f32>',
   colour: 'ColourRange',
+  midpoint_offset: 'array<vec4f>',
+  ...rowElementType,
 };
 
 /**
@@ -134,37 +155,25 @@ struct Params {
   row_width: u32,    // threads per dispatch row (2-D dispatch for big scenes)
   linear_damping: f32,   // v ← v · linear_damping per step: max(0, 1 − μ_lin h)
   angular_damping: f32,  // ω ← ω · angular_damping per step: max(0, 1 − μ_ang h)
+  block_count: u32,      // row blocks (row kernels; rows/rows.wgsl.ts)
+  joint_start: vec4u,    // first joint record of each type (point, distance, hinge, fixed) in 'joint'
+  joint_count: vec4u,    // joints of each type
+  point_block_count: u32,   // blocks of rigid point joints: prepare_list / block_list[0 ..)
+  general_block_count: u32, // the other blocks: prepare_list / block_list[point_block_count ..)
+  rigid_point_count: u32,   // the first point-joint records that are rigid (evaluate_point_rigid; the rest: evaluate_point)
 };
 struct ColourRange {
-  start: u32,        // first constraint of the colour (constraints are stored colour by colour)
-  count: u32,        // constraints in the colour
-  pad0: u32,
-  pad1: u32,
+  start: u32,        // first constraint of the colour (constraints are stored colour by colour); row kernels: first of its point blocks in block_list
+  count: u32,        // constraints in the colour; row kernels: its point blocks
+  general_start: u32, // row kernels: first of the colour's other joints' first blocks in block_list
+  general_count: u32, // row kernels: those blocks
 };
 struct InverseMass {
   inertia: mat3x3f,  // I⁻¹ in the world frame
   mass: f32,         // m⁻¹ (0 for fixed bodies and world anchors)
 };
 
-fn quat_rotate(q: vec4f, v: vec3f) -> vec3f {
-  // R(q) v = v + 2 q_v × (q_v × v + w v)
-  let t = cross(q.xyz, v) + q.w * v;
-  return v + 2.0 * cross(q.xyz, t);
-}
-
-fn quat_to_mat3(q: vec4f) -> mat3x3f {
-  // columns of R(q)
-  return mat3x3f(
-    vec3f(1.0 - 2.0 * (q.y * q.y + q.z * q.z), 2.0 * (q.x * q.y + q.z * q.w), 2.0 * (q.x * q.z - q.y * q.w)),
-    vec3f(2.0 * (q.x * q.y - q.z * q.w), 1.0 - 2.0 * (q.x * q.x + q.z * q.z), 2.0 * (q.y * q.z + q.x * q.w)),
-    vec3f(2.0 * (q.x * q.z + q.y * q.w), 2.0 * (q.y * q.z - q.x * q.w), 1.0 - 2.0 * (q.x * q.x + q.y * q.y)));
-}
-
-fn cross_mat(v: vec3f) -> mat3x3f {
-  // [v]×, column-major: [v]× u = v × u
-  return mat3x3f(vec3f(0.0, v.z, -v.y), vec3f(-v.z, 0.0, v.x), vec3f(v.y, -v.x, 0.0));
-}
-`;
+${rigidBodyWgsl}`;
 
 const kernels: KernelSpec[] = [
   {
@@ -177,8 +186,7 @@ const kernels: KernelSpec[] = [
     ],
     body: /* wgsl */ `
   // I⁻¹_world = R I⁻¹_local Rᵀ
-  let R = quat_to_mat3(pose[2u * ib + 1u]);
-  inverse_mass[ib].inertia = R * inverse_inertia_local[ib] * transpose(R);`,
+  inverse_mass[ib].inertia = world_inverse_inertia(pose[2u * ib + 1u], inverse_inertia_local[ib]);`,
   },
   {
     name: 'compute_free_velocity',
@@ -187,12 +195,24 @@ const kernels: KernelSpec[] = [
       { name: 'velocity', access: 'read_write' },
       { name: 'velocity_delta', access: 'read_write' },
       { name: 'inverse_mass', access: 'read' },
+      { name: 'pose', access: 'read' },
+      { name: 'inverse_inertia_local', access: 'read' },
+      { name: 'midpoint_offset', access: 'read_write' },
     ],
     body: /* wgsl */ `
-  // V* = d V + h M⁻¹ F: gravity on every body that can move; no torques; d = damping factor
+  // V* = d V + h M⁻¹ F: gravity on every body that can move; d = damping factor; then the
+  // gyroscopic step (E2) of a body that is not isotropic, keeping g = ω_m − ω* of a free one for compute_positions
   if (inverse_mass[ib].mass > 0.0) {
     velocity[2u * ib] = vec4f(params.linear_damping * velocity[2u * ib].xyz + params.h * params.gravity, 0.0);
-    velocity[2u * ib + 1u] = vec4f(params.angular_damping * velocity[2u * ib + 1u].xyz, 0.0);
+    let w = params.angular_damping * velocity[2u * ib + 1u].xyz;
+    let inv_local = inverse_inertia_local[ib];
+    if (is_isotropic(inv_local)) {
+      velocity[2u * ib + 1u] = vec4f(w, 0.0);
+    } else {
+      let w_star = gyroscopic_step(w, pose[2u * ib + 1u], inv_local, params.h);
+      velocity[2u * ib + 1u] = vec4f(w_star, 0.0);
+      if (midpoint_offset[ib].w != 0.0) { midpoint_offset[ib] = vec4f(0.5 * (w - w_star), 1.0); }
+    }
   }
   velocity_delta[2u * ib] = vec4f(0.0);
   velocity_delta[2u * ib + 1u] = vec4f(0.0);`,
@@ -281,23 +301,36 @@ const kernels: KernelSpec[] = [
       { name: 'velocity', access: 'read_write' },
       { name: 'velocity_delta', access: 'read' },
       { name: 'inverse_mass', access: 'read' },
+      { name: 'midpoint_offset', access: 'read' },
     ],
     body: /* wgsl */ `
   if (inverse_mass[ib].mass == 0.0) { return; } // fixed: never moves
-  // V = V* + ΔV; x += h v; q += ½ h (0, ω) ⊗ q, then normalise
+  // V = V* + ΔV; x += h v; q += ½ h (0, ω_orient) ⊗ q, then normalise; ω_orient = ω + g (E4)
   let v = velocity[2u * ib].xyz + velocity_delta[2u * ib].xyz;
   let w = velocity[2u * ib + 1u].xyz + velocity_delta[2u * ib + 1u].xyz;
   velocity[2u * ib] = vec4f(v, 0.0);
-  velocity[2u * ib + 1u] = vec4f(w, 0.0);
   pose[2u * ib] = vec4f(pose[2u * ib].xyz + params.h * v, 0.0);
-  let q = pose[2u * ib + 1u];
-  let dq = vec4f(q.w * w + cross(w, q.xyz), -dot(w, q.xyz)); // (0, ω) ⊗ q
-  pose[2u * ib + 1u] = normalize(q + 0.5 * params.h * dq);`,
+  let turn = integrate_body_orientation(pose[2u * ib + 1u], w, midpoint_offset[ib].xyz, params.h);
+  velocity[2u * ib + 1u] = vec4f(turn.w, 0.0);
+  pose[2u * ib + 1u] = turn.q;`,
   },
 ];
 
+/** The point-joint kernels (global-gpu's CG runs on their buffers). */
 export function kernelSpecs(): KernelSpec[] {
   return kernels;
+}
+
+/** The stage names of the body kernels (stages 1, 2, 5), shared by both kernel sets. */
+const bodyStages = ['compute_inertia', 'compute_free_velocity', 'compute_positions'];
+
+/**
+ * jacobi-gpu's kernels on rows: the body stages 1, 2, 5 above and the row kernels of
+ * rows/rows.wgsl.ts (evaluate_<type>, prepare_blocks, update_multipliers, update_velocities,
+ * compute_residual), plus `extra` (gs-gpu's solve_colour).
+ */
+export function rowKernelSpecs(extra: RowKernelSpec[] = []): KernelSpec[] {
+  return [...kernels.filter((k) => bodyStages.includes(k.name)), ...([...rowKernels(), ...extra] as KernelSpec[])];
 }
 
 /** Full WGSL of one kernel: shared header, its bindings, and its entry point. */
@@ -308,14 +341,32 @@ export function kernelSource(k: KernelSpec): string {
     decls.push(`@group(0) @binding(${i + 1}) var<${space}> ${b.name}: ${elementType[b.name]};`);
   });
   const thread = 'gid.y * params.row_width + gid.x';
+  const rowKernel = k.helpers !== undefined;
   const index =
     k.over === 'body'
       ? `let ib = ${thread};\n  if (ib >= params.body_count) { return; }`
       : k.over === 'constraint'
         ? `let ic = ${thread};\n  if (ic >= params.constraint_count) { return; }`
-        : `let t = ${thread};\n  if (t >= colour.count) { return; }\n  let ic = colour.start + t;`;
+        : k.over === 'block'
+          ? `let ib_block = ${thread};\n  if (ib_block >= params.block_count) { return; }`
+          : k.over === 'joint' && k.jointKind === -1
+            ? `let t = ${thread};\n  if (t >= params.rigid_point_count) { return; }\n  let j = params.joint_start[0] + t;`
+            : k.over === 'joint' && k.jointKind === 0
+            ? `let t = ${thread};\n  if (t >= params.joint_count[0] - params.rigid_point_count) { return; }\n  let j = params.joint_start[0] + params.rigid_point_count + t;`
+            : k.over === 'joint'
+            ? `let t = ${thread};\n  if (t >= params.joint_count[${k.jointKind}]) { return; }\n  let j = params.joint_start[${k.jointKind}] + t;`
+            : k.over === 'point_block'
+              ? `let t = ${thread};\n  if (t >= params.point_block_count) { return; }\n  let ib_block = ${k.list}[t];`
+              : k.over === 'general_block'
+                ? `let t = ${thread};\n  if (t >= params.general_block_count) { return; }\n  let ib_block = ${k.list}[params.point_block_count + t];`
+                : k.over === 'colour_point'
+                  ? `let t = ${thread};\n  if (t >= colour.count) { return; }\n  let ib_block = block_list[colour.start + t];`
+                  : rowKernel
+                    ? `let t = ${thread};\n  if (t >= colour.general_count) { return; }\n  let ib_block = block_list[colour.general_start + t];`
+                    : `let t = ${thread};\n  if (t >= colour.count) { return; }\n  let ic = colour.start + t;`;
   return `${header}
 ${decls.join('\n')}
+${k.helpers ?? ''}
 
 @compute @workgroup_size(${WORKGROUP_SIZE})
 fn ${k.name}(@builtin(global_invocation_id) gid: vec3u) {

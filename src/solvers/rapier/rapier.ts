@@ -3,10 +3,12 @@
  * 0.21 WebAssembly build, f32) as the outside baseline, on the same WorldDesc and Snapshot
  * as every other solver.
  *
- *   rapier            every point constraint is a spherical *impulse* joint (3 linear rows
- *                     between the anchors, maximal coordinates, solved by Rapier's soft-TGS/PGS
- *                     solver), so it drifts and converges like any iterative joint solver.
- *   rapier-multibody  every point constraint is a spherical *multibody* joint: reduced
+ *   rapier            every joint is an *impulse* joint (point: spherical, 3 linear rows
+ *                     between the anchors; hinge: revolute, with its limits; fixed: fixed; a
+ *                     rope: rope; maximal coordinates, solved by Rapier's soft-TGS/PGS solver),
+ *                     so it drifts and converges like any iterative joint solver.
+ *   rapier-multibody  every joint is a *multibody* joint (point: spherical, hinge without
+ *                     limits: revolute, fixed: fixed): reduced
  *                     coordinates (Featherstone-style articulations), a joint is exact by
  *                     construction, so |C| stays at f32 rounding — a drift-free reference.
  *                     Needs a forest: a loop in the joint graph is refused (`unsupported`).
@@ -25,8 +27,10 @@
  *                    rotation [x y z w] (normalised), linvel, angvel (world frame, as Rapier
  *                    stores them). No colliders (collisions are off; the scenes have no
  *                    contacts), so mass and inertia come only from setAdditionalMassProperties:
- *                    m and the principal inertia (I, I, I), I = 2/5 m r² (massProperties()),
- *                    centre of mass at the body origin, identity inertia frame.
+ *                    m and the principal inertia (Ix, Iy, Iz) of the shape (massProperties():
+ *                    sphere 2/5 m r², box m/3 (b² + c²) …, capsule with its caps), centre of
+ *                    mass at the body origin, identity inertia frame (the shapes' local axes
+ *                    are their principal axes).
  *                    setCanSleep(false) on every body (a resting chain must keep being solved,
  *                    else a comparison would measure a frozen state); linear and angular damping
  *                    set to 0 and gravity scale to 1 explicitly (Rapier's defaults, stated here
@@ -39,11 +43,33 @@
  *                    every tree hanging from the ground is its own small multibody with a fixed
  *                    root (one multibody holding all 2,500 necklace chains would have a dense
  *                    300k-dof mass matrix). Anchor bodies are never part of the snapshot.
- *   3. joints        JointData.spherical(anchorA, anchorB) between bodyA and bodyB (or the
- *                    anchor body). Multibody: the edges are oriented away from the ground (a
+ *   3. joints        between bodyA and bodyB (or the anchor body), each type mapped to the
+ *                    Rapier joint that holds the same set of poses, with the starting pose as
+ *                    the joint's zero:
+ *                      point     JointData.spherical(anchorA, anchorB)
+ *                      hinge     JointData.revoluteWithAxes, its two local frames then set so
+ *                                they coincide in the starting pose, x along the axis; Rapier's
+ *                                angle is then ours (derivation at buildImpulseJoints), so
+ *                                lowerAngle/upperAngle go to setLimits unchanged
+ *                      fixed     JointData.fixed with the frames q_A⁻¹, q_B⁻¹ (the starting
+ *                                relative orientation is held)
+ *                      distance  maxLength alone (a rope): JointData.rope(maxLength, …). A
+ *                                `length` or `minLength` is refused (rapierJointReason): Rapier's
+ *                                rope is its only distance joint and pulls only — measured, its
+ *                                lower limit set to 1 m through the raw limit setter does not hold
+ *                                a bead above its pivot — and a generic joint locks axes of a
+ *                                frame, not the distance between two points, so no faithful rod
+ *                                or strut exists (an extra massive link would change the dynamics)
+ *                    Multibody: the edges are oriented away from the ground (a
  *                    breadth-first walk from the fixed bodies, then from body 0 of each floating
  *                    tree, whose root gets Rapier's free 6-dof root joint); a joint's parent is
- *                    the side nearer the root, its anchors swapped when that is bodyB.
+ *                    the side nearer the root, its anchors swapped when that is bodyB. Rapier
+ *                    builds a link at joint coordinates 0 and velocity 0, so each child is held
+ *                    in its parent's Rapier orientation by a constant change of body frame
+ *                    (frameOffsets; coordinates 0 are then the starting pose, and snapshots
+ *                    are turned back), and a child's initial velocity is not carried over.
+ *                    No distance (multibody links take no rope) and no hinge limits (the JS
+ *                    API sets limits on impulse joints only): refused (rapierJointReason).
  *
  * Options (SolverOptions) → Rapier:
  *   dt          one frame = `substeps` calls of world.step() with world.timestep = dt / substeps.
@@ -75,7 +101,7 @@
  * read back. step() only calls world.step(); snapshot() only reads.
  */
 import RAPIER from '@dimforge/rapier3d-compat';
-import { massProperties, type WorldDesc } from '../../model/world.js';
+import { massProperties, type DistanceConstraintDesc, type HingeConstraintDesc, type WorldDesc } from '../../model/world.js';
 import {
   type Solver,
   type SolverOptions,
@@ -144,8 +170,72 @@ export function multibodyLoopReason(world: WorldDesc): string | null {
   return null;
 }
 
+/**
+ * Why Rapier cannot take one of `world`'s joints, or null (the joint types it maps, rapier.ts header):
+ *   both kinds:  a distance with `length` or `minLength` (or neither bound: the starting distance).
+ *                Rapier's only distance joint is its rope, one coupled linear limit whose row can
+ *                only pull: the lower limit is not enforced (measured: a bead balanced on a
+ *                rope with limits [1, 1] m, or [1, 10] m, above its pivot falls through the pivot
+ *                to 1 cm from it), so it cannot hold a rod or a strut, which must push.
+ *   multibody:   any distance (its links take no rope: measured, a bead on a multibody rope falls
+ *                freely), and a hinge with limits (the 0.21 JS API sets limits on impulse joints only).
+ */
+export function rapierJointReason(world: WorldDesc, kind: RapierJointKind): string | null {
+  const id = kind === 'impulse' ? 'rapier' : 'rapier-multibody';
+  for (let ic = 0; ic < world.constraints.length; ic++) {
+    const c = world.constraints[ic];
+    if (c.type === 'distance') {
+      if (kind === 'multibody')
+        return `rapier-multibody has no distance joint (constraints[${ic}]): Rapier's multibody links do not take its rope joint (use rapier for a rope)`;
+      if (c.maxLength === undefined || c.minLength !== undefined)
+        return `rapier has no rigid distance joint (constraints[${ic}]): Rapier's rope, its only distance joint, pulls only, so it cannot hold a length or a minLength (a rod or strut must push); only a rope (maxLength alone) maps`;
+    }
+    if (c.type === 'hinge' && kind === 'multibody' && (c.lowerAngle !== undefined || c.upperAngle !== undefined))
+      return `${id} cannot limit a hinge (constraints[${ic}]): Rapier 0.21's JS API sets joint limits on impulse joints only (use rapier)`;
+  }
+  return null;
+}
+
+// ---- quaternions {x y z w} for building the joints (set-up only, not the step) -------------------
+
+type Quat = { x: number; y: number; z: number; w: number };
+type Vec = { x: number; y: number; z: number };
 const ZERO = { x: 0, y: 0, z: 0 };
-const IDENTITY = { x: 0, y: 0, z: 0, w: 1 };
+const IDENTITY: Quat = { x: 0, y: 0, z: 0, w: 1 };
+const vec = (v: readonly number[]): Vec => ({ x: v[0], y: v[1], z: v[2] });
+const unit = (v: Vec): Vec => {
+  const n = 1 / Math.hypot(v.x, v.y, v.z);
+  return { x: v.x * n, y: v.y * n, z: v.z * n };
+};
+/** a ⊗ b */
+function qmul(a: Quat, b: Quat): Quat {
+  return {
+    x: a.w * b.x + b.w * a.x + a.y * b.z - a.z * b.y,
+    y: a.w * b.y + b.w * a.y + a.z * b.x - a.x * b.z,
+    z: a.w * b.z + b.w * a.z + a.x * b.y - a.y * b.x,
+    w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+  };
+}
+const qconj = (q: Quat): Quat => ({ x: -q.x, y: -q.y, z: -q.z, w: q.w });
+/** R(q) v = v + 2 q_v × (q_v × v + w v) */
+function qrot(q: Quat, v: Vec): Vec {
+  const tx = q.y * v.z - q.z * v.y + q.w * v.x, ty = q.z * v.x - q.x * v.z + q.w * v.y, tz = q.x * v.y - q.y * v.x + q.w * v.z;
+  return { x: v.x + 2 * (q.y * tz - q.z * ty), y: v.y + 2 * (q.z * tx - q.x * tz), z: v.z + 2 * (q.x * ty - q.y * tx) };
+}
+/** A body's orientation in the desc, normalised (identity when omitted). */
+function descRotation(orientation: readonly number[] | undefined): Quat {
+  const [x, y, z, w] = orientation ?? [0, 0, 0, 1];
+  const n = 1 / Math.sqrt(x * x + y * y + z * z + w * w);
+  return { x: x * n, y: y * n, z: z * n, w: w * n };
+}
+/** The shortest rotation taking unit u onto unit v: q = normalise(1 + u·v, u × v); about any ⟂ axis when v = −u. */
+function rotationBetween(u: Vec, v: Vec): Quat {
+  const d = u.x * v.x + u.y * v.y + u.z * v.z;
+  let q: Quat = { x: u.y * v.z - u.z * v.y, y: u.z * v.x - u.x * v.z, z: u.x * v.y - u.y * v.x, w: 1 + d };
+  if (q.w < 1e-9) q = Math.abs(u.x) < 0.9 ? { x: 0, y: u.z, z: -u.y, w: 0 } : { x: -u.z, y: 0, z: u.x, w: 0 }; // u × e_x or u × e_y
+  const n = 1 / Math.hypot(q.x, q.y, q.z, q.w);
+  return { x: q.x * n, y: q.y * n, z: q.z * n, w: q.w * n };
+}
 
 export class RapierSolver implements Solver {
   readonly id: string;
@@ -157,6 +247,14 @@ export class RapierSolver implements Solver {
 
   private world: RAPIER.World | null;
   private readonly bodies: RAPIER.RigidBody[] = [];
+  /**
+   * rapier-multibody only: per desc body, C_i = q_i⁻¹ ⊗ q'_i, the turn from our body frame to the
+   * frame Rapier holds the body in (q' = q ⊗ C, identity for roots and fixed bodies; see
+   * buildMultibodyJoints); snapshot() hands back q = q' ⊗ C⁻¹. Null for rapier (C = 1).
+   */
+  private frameOffsets: Float64Array | null = null;
+  /** rows of the joints (cost()): point 3, hinge 5 + its limits, fixed 6, rope 1 */
+  private jointRows = 0;
   private frame = 0;
   private msPerFrame: number[] = [];
 
@@ -196,10 +294,12 @@ export class RapierSolver implements Solver {
           const v = b.linearVelocity ?? [0, 0, 0];
           const w = b.angularVelocity ?? [0, 0, 0];
           const mp = massProperties(b);
-          const inertia = mp.inertiaLocal[0]; // isotropic: I = 2/5 m r² on the diagonal
+          // principal moments (diagonal of the local tensor: sphere, box and capsule are symmetric
+          // about their local axes, so the local frame is the principal frame)
+          const principal = { x: mp.inertiaLocal[0], y: mp.inertiaLocal[4], z: mp.inertiaLocal[8] };
           rb.setLinvel(v[0], v[1], v[2])
             .setAngvel({ x: w[0], y: w[1], z: w[2] })
-            .setAdditionalMassProperties(mp.mass, ZERO, { x: inertia, y: inertia, z: inertia }, IDENTITY);
+            .setAdditionalMassProperties(mp.mass, ZERO, principal, IDENTITY);
         }
         this.bodies.push(world.createRigidBody(rb));
       }
@@ -220,6 +320,8 @@ export class RapierSolver implements Solver {
       throw new Error(`Rapier needs iterations ≥ 1 (its solver iterations are its substeps), got ${o.iterations}`);
     const soft = rapierSoftJointReason(desc, o);
     if (soft) throw new Error(`rapier: ${soft}`);
+    const joint = rapierJointReason(desc, kind);
+    if (joint) throw new Error(joint);
     if (kind === 'multibody') {
       const reason = multibodyLoopReason(desc);
       if (reason) throw new Error(`rapier-multibody: ${reason}`);
@@ -232,16 +334,66 @@ export class RapierSolver implements Solver {
     return world.createRigidBody(RAPIER.RigidBodyDesc.fixed().setTranslation(x, y, z).setRotation(q).setCanSleep(false));
   }
 
+  /**
+   * One impulse joint per constraint (header, 3.). Rapier's joints hold two local frames, F₁ on
+   * body 1 and F₂ on body 2, and constrain the relative pose of the world frames q₁F₁ and q₂F₂;
+   * the frames are chosen here so that the starting pose is the joint's zero:
+   *   fixed  F₁ = q_A⁻¹, F₂ = q_B⁻¹ (the starting orientations, q_B = 1 for the world): q_A F₁ =
+   *          q_B F₂ = 1 at the start, and the weld holds q_A⁻¹ q_B = q_A0⁻¹ q_B0 = q_ref, our
+   *          fixed joint's target (rows/fixed.ts).
+   *   hinge  Rapier's revolute leaves the angle about F's x axis free. W: a world rotation with
+   *          W e_x = a = R_A axisA (unit); W' = rot(a → b) W with b = R_B axisB (W' = W when the
+   *          axes start aligned). F₁ = q_A⁻¹ W, F₂ = q_B⁻¹ W', so F₁ e_x = axisA, F₂ e_x = axisB and
+   *          the frames coincide at the start. Angle: Rapier's θ is the turn of q_B F₂ relative to
+   *          q_A F₁ about its x axis, (q_A F₁)⁻¹ (q_B F₂) = W⁻¹ q_A0 q_d q_A0⁻¹ W with our
+   *          q_d = q_A⁻¹ q_B q_ref⁻¹ (rows/hinge.ts), a turn by our θ about axisA; conjugated it
+   *          is the same θ about e_x, right-hand rule. So our limits pass unchanged:
+   *          setLimits(lowerAngle ?? −π, upperAngle ?? π) (±π: no limit on that side).
+   *   rope   (distance with maxLength alone) Rapier's rope joint, |p_A − p_B| ≤ maxLength.
+   * Rapier's revolute JointData takes only the axes (its frames are completed from them), so
+   * the frames are set on the created joint (setFrameX1/X2: the same anchors, new rotations).
+   */
   private buildImpulseJoints(desc: WorldDesc, world: RAPIER.World): void {
     let ground: RAPIER.RigidBody | null = null;
     for (const c of desc.constraints) {
-      const [ax, ay, az] = c.anchorA;
-      const [bx, by, bz] = c.anchorB;
-      const data = RAPIER.JointData.spherical({ x: ax, y: ay, z: az }, { x: bx, y: by, z: bz });
-      let other: RAPIER.RigidBody;
-      if (c.bodyB === null) other = ground ??= this.newAnchorBody(world);
-      else other = this.bodies[c.bodyB];
-      world.createImpulseJoint(data, this.bodies[c.bodyA], other, true);
+      const anchorA = vec(c.anchorA), anchorB = vec(c.anchorB);
+      const other = c.bodyB === null ? (ground ??= this.newAnchorBody(world)) : this.bodies[c.bodyB];
+      const qA = descRotation(desc.bodies[c.bodyA].orientation);
+      const qB = c.bodyB === null ? IDENTITY : descRotation(desc.bodies[c.bodyB].orientation);
+      switch (c.type ?? 'point') {
+        case 'point':
+          world.createImpulseJoint(RAPIER.JointData.spherical(anchorA, anchorB), this.bodies[c.bodyA], other, true);
+          this.jointRows += 3;
+          break;
+        case 'fixed':
+          world.createImpulseJoint(RAPIER.JointData.fixed(anchorA, qconj(qA), anchorB, qconj(qB)), this.bodies[c.bodyA], other, true);
+          this.jointRows += 6;
+          break;
+        case 'hinge': {
+          const h = c as HingeConstraintDesc;
+          const axisA = unit(vec(h.axisA)), axisB = unit(vec(h.axisB));
+          const a = qrot(qA, axisA), b = qrot(qB, axisB);
+          const W = rotationBetween({ x: 1, y: 0, z: 0 }, a);
+          const W2 = qmul(rotationBetween(a, b), W);
+          const joint = world.createImpulseJoint(RAPIER.JointData.revoluteWithAxes(anchorA, anchorB, axisA, axisB), this.bodies[c.bodyA], other, true) as RAPIER.RevoluteImpulseJoint;
+          joint.setFrameX1(qmul(qconj(qA), W));
+          joint.setFrameX2(qmul(qconj(qB), W2));
+          this.jointRows += 5;
+          if (h.lowerAngle !== undefined || h.upperAngle !== undefined) {
+            joint.setLimits(h.lowerAngle ?? -Math.PI, h.upperAngle ?? Math.PI);
+            this.jointRows += (h.lowerAngle !== undefined ? 1 : 0) + (h.upperAngle !== undefined ? 1 : 0);
+          }
+          break;
+        }
+        case 'distance': {
+          const d = c as DistanceConstraintDesc;
+          // rapierJointReason refused every other distance (create() checks it first)
+          if (d.maxLength === undefined || d.minLength !== undefined || d.length !== undefined) throw new Error('rapier: only a rope (maxLength alone) maps to Rapier');
+          world.createImpulseJoint(RAPIER.JointData.rope(d.maxLength, anchorA, anchorB), this.bodies[c.bodyA], other, true);
+          this.jointRows += 1;
+          break;
+        }
+      }
     }
   }
 
@@ -261,12 +413,50 @@ export class RapierSolver implements Solver {
     const visited = new Uint8Array(n);
     const usedConstraint = new Uint8Array(desc.constraints.length);
     const queue: number[] = [];
-    const attach = (ic: number, child: number, parentBody: RAPIER.RigidBody, parentAnchor: number[], childAnchor: number[]) => {
-      const data = RAPIER.JointData.spherical(
-        { x: parentAnchor[0], y: parentAnchor[1], z: parentAnchor[2] },
-        { x: childAnchor[0], y: childAnchor[1], z: childAnchor[2] },
-      );
-      world.createMultibodyJoint(data, parentBody, this.bodies[child], true);
+    // Rapier builds a multibody link at joint coordinates 0: it places the child where the two
+    // joint frames coincide (measured: a child turned 0.7 rad about a revolute axis is snapped back).
+    // So every child is held in Rapier in its parent's Rapier orientation at the start, q'_K = q'_P,
+    // by a constant change of its body frame, C_K = q_K⁻¹ ⊗ q'_P (q' = q ⊗ C): its anchor and axis
+    // become C_K⁻¹ r, its principal inertia frame C_K⁻¹; the joint frames are then the identity
+    // (spherical, fixed) or completed by Rapier from equal axes (revolute: the axes start aligned,
+    // C_P⁻¹ axis_P = C_K⁻¹ axis_K), and coordinates 0 are the starting pose. snapshot() undoes C.
+    const offsets = new Float64Array(4 * n);
+    for (let i = 0; i < n; i++) offsets[4 * i + 3] = 1;
+    this.frameOffsets = offsets;
+    const offsetOf = (i: number | null): Quat => (i === null ? IDENTITY : { x: offsets[4 * i], y: offsets[4 * i + 1], z: offsets[4 * i + 2], w: offsets[4 * i + 3] });
+    const attach = (ic: number, child: number, parentBody: RAPIER.RigidBody, parent: number | null, parentIsA: boolean) => {
+      const c = desc.constraints[ic];
+      const qP = parentBody.rotation();
+      const qK = descRotation(desc.bodies[child].orientation);
+      const CK = qmul(qconj(qK), { x: qP.x, y: qP.y, z: qP.z, w: qP.w });
+      offsets[4 * child] = CK.x; offsets[4 * child + 1] = CK.y; offsets[4 * child + 2] = CK.z; offsets[4 * child + 3] = CK.w;
+      const body = this.bodies[child];
+      if (CK.x !== 0 || CK.y !== 0 || CK.z !== 0) {
+        // (C = 1 exactly, the chains of spheres: the body stays as created, bit for bit)
+        const mp = massProperties(desc.bodies[child]);
+        body.setRotation(qP, true);
+        body.setAdditionalMassProperties(mp.mass, ZERO, { x: mp.inertiaLocal[0], y: mp.inertiaLocal[4], z: mp.inertiaLocal[8] }, qconj(CK), true);
+      }
+      const toParent = (v: readonly number[]) => qrot(qconj(offsetOf(parent)), vec(v));
+      const toChild = (v: readonly number[]) => qrot(qconj(CK), vec(v));
+      const anchorP = toParent(parentIsA ? c.anchorA : c.anchorB), anchorK = toChild(parentIsA ? c.anchorB : c.anchorA);
+      let data: RAPIER.JointData;
+      switch (c.type ?? 'point') {
+        case 'point':
+          data = RAPIER.JointData.spherical(anchorP, anchorK);
+          break;
+        case 'fixed':
+          data = RAPIER.JointData.fixed(anchorP, IDENTITY, anchorK, IDENTITY);
+          break;
+        case 'hinge': {
+          const h = c as HingeConstraintDesc;
+          data = RAPIER.JointData.revoluteWithAxes(anchorP, anchorK, unit(toParent(parentIsA ? h.axisA : h.axisB)), unit(toChild(parentIsA ? h.axisB : h.axisA)));
+          break;
+        }
+        default: // distance: refused by rapierJointReason
+          throw new Error(`rapier-multibody: no multibody joint for a ${c.type} constraint`);
+      }
+      world.createMultibodyJoint(data, parentBody, body, true);
       usedConstraint[ic] = 1;
       visited[child] = 1;
       queue.push(child);
@@ -281,8 +471,7 @@ export class RapierSolver implements Solver {
           const pIsA = c.bodyA === p;
           const child = pIsA ? c.bodyB : c.bodyA;
           if (desc.bodies[child].fixed) continue; // a fixed body is ground: attached from there
-          if (pIsA) attach(ic, child, this.bodies[p], c.anchorA, c.anchorB);
-          else attach(ic, child, this.bodies[p], c.anchorB, c.anchorA);
+          attach(ic, child, this.bodies[p], p, pIsA);
         }
       }
     };
@@ -300,12 +489,10 @@ export class RapierSolver implements Solver {
       if (groundSide === null) anchorBody = this.newAnchorBody(world);
       else {
         const g = desc.bodies[groundSide];
-        const [qx, qy, qz, qw] = g.orientation ?? [0, 0, 0, 1];
-        const qn = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
-        anchorBody = this.newAnchorBody(world, g.position[0], g.position[1], g.position[2], { x: qx * qn, y: qy * qn, z: qz * qn, w: qw * qn });
+        anchorBody = this.newAnchorBody(world, g.position[0], g.position[1], g.position[2], descRotation(g.orientation));
       }
-      if (fixedA) attach(ic, child, anchorBody, c.anchorA, c.anchorB);
-      else attach(ic, child, anchorBody, c.anchorB, c.anchorA);
+      // the anchor body stands in for the ground side with its own pose: no frame change (C = 1)
+      attach(ic, child, anchorBody, null, fixedA);
     });
     walk();
     // floating trees: rooted at their lowest-numbered body (Rapier gives the root a free joint)
@@ -337,12 +524,23 @@ export class RapierSolver implements Solver {
     const angularVelocity = new Float64Array(3 * n);
     const v = { x: 0, y: 0, z: 0 };
     const q = { x: 0, y: 0, z: 0, w: 1 };
+    const offsets = this.frameOffsets;
     for (let i = 0; i < n; i++) {
       const b = this.bodies[i];
       b.translation(v as RAPIER.Vector);
       position[3 * i] = v.x; position[3 * i + 1] = v.y; position[3 * i + 2] = v.z;
       b.rotation(q as RAPIER.Rotation);
-      orientation[4 * i] = q.x; orientation[4 * i + 1] = q.y; orientation[4 * i + 2] = q.z; orientation[4 * i + 3] = q.w;
+      const o = 4 * i;
+      if (offsets && (offsets[o] !== 0 || offsets[o + 1] !== 0 || offsets[o + 2] !== 0)) {
+        // q = q' ⊗ C⁻¹ (the body frame Rapier holds, turned back to ours; buildMultibodyJoints)
+        const cx = -offsets[o], cy = -offsets[o + 1], cz = -offsets[o + 2], cw = offsets[o + 3];
+        orientation[o] = q.w * cx + cw * q.x + q.y * cz - q.z * cy;
+        orientation[o + 1] = q.w * cy + cw * q.y + q.z * cx - q.x * cz;
+        orientation[o + 2] = q.w * cz + cw * q.z + q.x * cy - q.y * cx;
+        orientation[o + 3] = q.w * cw - q.x * cx - q.y * cy - q.z * cz;
+      } else {
+        orientation[o] = q.x; orientation[o + 1] = q.y; orientation[o + 2] = q.z; orientation[o + 3] = q.w;
+      }
       b.linvel(v as RAPIER.Vector);
       linearVelocity[3 * i] = v.x; linearVelocity[3 * i + 1] = v.y; linearVelocity[3 * i + 2] = v.z;
       b.angvel(v as RAPIER.Vector);
@@ -360,8 +558,9 @@ export class RapierSolver implements Solver {
   }
 
   /**
-   * rapier: 3 rows per joint × iterations × substeps — the biased sweeps, one per Rapier solver
-   * iteration (numInternalPgsIterations = 1), each a 1-D solve of one locked linear axis, the same
+   * rapier: the joints' rows (point 3, hinge 5 and one per limit, fixed 6, rope 1) × iterations ×
+   * substeps — the biased sweeps, one per Rapier solver
+   * iteration (numInternalPgsIterations = 1), each a 1-D solve of one locked axis, the same
    * unit as jacobi-cpu's row. Rapier also runs one unbiased stabilisation sweep per solver iteration
    * (not counted: it has no jacobi-cpu counterpart), so it updates about twice these rows.
    * rapier-multibody: 0 — its joints are coordinates of the articulation, not rows to iterate.
@@ -369,7 +568,7 @@ export class RapierSolver implements Solver {
   cost(): SolverCost {
     if (this.kind === 'multibody') return { rowSolvesPerFrame: 0 };
     const { iterations, substeps } = this.options;
-    return { rowSolvesPerFrame: 3 * this.constraintCount * iterations * substeps };
+    return { rowSolvesPerFrame: this.jointRows * iterations * substeps };
   }
 
   destroy(): void {

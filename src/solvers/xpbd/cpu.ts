@@ -45,14 +45,20 @@
  * angularDamping as above. beta and warmStart are ignored: XPBD projects positions
  * (no Baumgarte term: the projection is the drift correction), and λ restarts at 0
  * every substep, which needs no warm start (the text: "it isn't helped by warm starting").
- * No torques (spheres): the only angular motion is what the constraints make.
+ * No external torques; the gyroscopic torque −ω × Iω of a non-isotropic body is the rigid-body
+ * core's (rigid/body.ts), zero for spheres.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { complianceOf } from '../../model/compiled.js';
 import { colourConstraints, type Colouring } from '../../model/colouring.js';
 import type { Solver, SolverOptions, SolverCost, ResidualCurve } from '../solver.js';
-import { integrateOrientation, dampingFactor } from '../jacobi/cpu.js';
+import { RigidBodyCore, dampingFactor } from '../../rigid/body.js';
+import { integrateOrientation, rotateByQuat } from '../../rigid/quat.js';
 import { CpuSolverBase } from '../cpu-base.js';
+import { RowBlockSolver } from '../../rows/block-solver.js';
+import { blockDelassus, invertBlock, JACOBIAN_STRIDE } from '../../rows/rows.js';
+import { JointKind, jointKindNames } from '../../rows/joint-data.js';
+import { compliancePerStep } from '../../rows/softness.js';
 
 /** What the XPBD solvers' residual curves hold (ResidualCurve.quantity). */
 export const XPBD_RESIDUAL_QUANTITY = '‖(C(x) + α̃λ)/h²‖₂ over constraint rows, m/s² (XPBD equation residual; h²·r is the position error left)';
@@ -85,16 +91,21 @@ export function xpbdRows(variant: XpbdVariant): number {
 export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   readonly id = 'xpbd-cpu';
   readonly variant: XpbdVariant;
-  readonly colouring: Colouring;
+  colouring: Colouring;
   // per body
   readonly positionPrev: Float64Array; // x_prev (3)
   readonly orientationPrev: Float64Array; // q_prev (4)
-  /** s where I_local⁻¹ = s I₃ (every sphere; then I⁻¹ = R s I₃ Rᵀ = s I₃ at any orientation), else NaN */
-  private readonly isotropicInertia: Float64Array;
+  /** the body stages (rigid/body.ts) over this.w: gyroscopic term, orientation update, world inverse inertia */
+  readonly rigid: RigidBodyCore;
   // per constraint (by constraint index)
-  /** λ_ℓ (3; N·s²): the vector λ ('point'), or the scalar along n in [3ℓ] ('distance') */
-  readonly multiplier: Float64Array;
+  /** λ_ℓ (3; N·s²) of the 'distance' form of point joints: the scalar along n in [3ℓ] */
+  private readonly distanceMultiplier: Float64Array;
   readonly compliance: Float64Array; // α_ℓ (m/N)
+  /** every joint's rows (rows/): C, J, bounds, compliance; λ (N·s², position level) restarts each substep */
+  readonly rowSolver: RowBlockSolver;
+  /** world-frame I⁻¹ of the bodies of the constraint being solved (9 per body, written just before use) */
+  private readonly inverseInertiaWorld: Float64Array;
+  private rowScratch = new Float64Array(0);
 
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}, variant: Partial<XpbdVariant> = {}) {
     super(world, options);
@@ -103,14 +114,33 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     this.colouring = colourConstraints(this.w);
     this.positionPrev = new Float64Array(3 * nb);
     this.orientationPrev = new Float64Array(4 * nb);
-    this.multiplier = new Float64Array(3 * nc);
+    this.distanceMultiplier = new Float64Array(3 * nc);
     this.compliance = complianceOf(this.w, this.options.compliance);
-    const L = this.w.inverseInertiaLocal;
-    this.isotropicInertia = new Float64Array(nb).map((_, ib) => {
-      const o = 9 * ib;
-      const off = L[o + 1] === 0 && L[o + 2] === 0 && L[o + 3] === 0 && L[o + 5] === 0 && L[o + 6] === 0 && L[o + 7] === 0;
-      return off && L[o + 4] === L[o] && L[o + 8] === L[o] ? L[o] : NaN;
-    });
+    this.rigid = new RigidBodyCore(this.w, this.w); // bodies, and the constraints that make some of them jointed
+    this.rowSolver = new RowBlockSolver(this.joints, nb, this.w.inverseMass, this.options.compliance);
+    this.inverseInertiaWorld = new Float64Array(9 * nb);
+    const n = this.rowSolver.rows.largestBlock();
+    this.rowScratch = new Float64Array(2 * n * n + 2 * n);
+  }
+
+  /**
+   * λ of every row (N·s²; for point joints 3 per constraint in constraint order, the negative of
+   * the text's λ = the point form's p, as the rows' C = p_B − p_A is the negative of d). Under the
+   * 'distance' form, point joints' λ along n in [3ℓ] instead.
+   */
+  get multiplier(): Float64Array {
+    return this.variant.form === 'distance' ? this.distanceMultiplier : this.rowSolver.rows.lambda.subarray(0, this.rowSolver.rows.count);
+  }
+
+  /** The joints changed between steps: colour them again and lay their rows out (λ restarts each substep anyway). */
+  private relayout(): void {
+    if (this.variant.form === 'distance') throw new Error("xpbd-cpu: joints added or removed between steps need form 'point'");
+    const j = this.joints;
+    this.rigid.markJointed(j.ib0, j.ib1, j.constraintCount);
+    this.colouring = colourConstraints({ constraintCount: j.constraintCount, bodyCount: this.w.bodyCount, ib0: j.ib0, ib1: j.ib1, inverseMass: this.w.inverseMass });
+    this.rowSolver.layout();
+    const n = this.rowSolver.rows.largestBlock();
+    if (this.rowScratch.length < 2 * n * n + 2 * n) this.rowScratch = new Float64Array(2 * n * n + 2 * n);
   }
 
   /** One frame: `substeps` steps of h = dt / substeps. */
@@ -119,32 +149,43 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   }
 
   /** One frame, recording into `residual` (when given) the residual after k = 0..N iterations of the first substep. */
-  private stepFrameRecording(residual: number[] | null): void {
+  private stepFrameRecording(residual: Record<string, number[]> | null): void {
     const { dt, substeps, iterations } = this.options;
     const h = dt / substeps;
+    if (this.rowSolver.stale) this.relayout();
     const { colourCount } = this.colouring;
     for (let s = 0; s < substeps; s++) {
       this.integrate(h);
       const record = residual !== null && s === 0;
-      if (record) residual.push(this.residual(h));
+      if (record) this.recordResidual(h, residual);
       for (let k = 0; k < iterations; k++) {
         for (let c = 0; c < colourCount; c++) this.solveColour(c, h);
-        if (record) residual.push(this.residual(h));
+        if (record) this.recordResidual(h, residual);
       }
       this.updateVelocities(h);
     }
     this.frame++;
   }
 
+  /** The residual after k = 0..N iterations of the first substep, one channel per joint kind present. */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
-    const point: number[] = [];
-    this.stepFrameRecording(point);
-    return { frame: this.frame, substep: 0, quantity: XPBD_RESIDUAL_QUANTITY, channels: { point } };
+    const channels: Record<string, number[]> = {};
+    this.stepFrameRecording(channels);
+    return { frame: this.frame, substep: 0, quantity: XPBD_RESIDUAL_QUANTITY, channels };
   }
 
-  /** 1. x_prev = x, q_prev = q; dynamic bodies: v += h g, x += h v, q += ½ h (0, ω) ⊗ q; λ = 0. */
+  private recordResidual(h: number, channels: Record<string, number[]>): void {
+    for (const [kind, squares] of this.residualByKind(h)) (channels[kind] ??= []).push(Math.sqrt(squares));
+  }
+
+  /**
+   * 1. x_prev = x, q_prev = q; dynamic bodies: v += h g, x += h v, the gyroscopic step of a
+   *    non-isotropic body (ω ← ω*, implicit midpoint), q += ½ h (0, ω_orient) ⊗ q (ω_orient = ω
+   *    for spheres, the midpoint ω otherwise; rigid/body.ts); λ = 0.
+   */
   integrate(h: number): void {
-    const { position: x, orientation: q, linearVelocity: v, angularVelocity: w, inverseMass, gravity: g, bodyCount } = this.w;
+    const { position: x, orientation: q, linearVelocity: v, inverseMass, gravity: g, bodyCount } = this.w;
+    const rigid = this.rigid, iso = rigid.isotropicScale;
     this.positionPrev.set(x);
     this.orientationPrev.set(q);
     const gx = h * g[0], gy = h * g[1], gz = h * g[2];
@@ -154,9 +195,11 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       x[o] += h * (v[o] += gx);
       x[o + 1] += h * (v[o + 1] += gy);
       x[o + 2] += h * (v[o + 2] += gz);
-      integrateOrientation(q, 4 * ib, w[o], w[o + 1], w[o + 2], h);
+      if (iso[ib] !== iso[ib]) rigid.gyroscopicStep(ib, h);
+      rigid.integrateBodyOrientation(ib, h);
     }
-    this.multiplier.fill(0);
+    this.distanceMultiplier.fill(0);
+    this.rowSolver.rows.lambda.fill(0);
   }
 
   /**
@@ -166,64 +209,98 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   solveColour(c: number, h: number): void {
     const { order, start } = this.colouring;
     const invH2 = 1 / (h * h);
-    const point = this.variant.form === 'point';
+    const distanceForm = this.variant.form === 'distance';
+    const kind = this.joints.kind;
     for (let k = start[c]; k < start[c + 1]; k++) {
-      if (point) this.solvePoint(order[k], invH2);
-      else this.solveDistance(order[k], invH2);
+      const ic = order[k];
+      if (distanceForm && kind[ic] === JointKind.point) this.solveDistance(ic, invH2);
+      else this.solveRows(ic, invH2);
     }
   }
 
-  /** 'point' form: Δλ = −K⁻¹ (d + α̃ λ), K = A₁ + A₂ + α̃ I₃, p = Δλ (λ ∈ R³). */
-  private solvePoint(ic: number, invH2: number): void {
-    const { position: x, inverseMass, ib0, ib1 } = this.w;
-    const a = scratch; // [0..6) lever arms r₁, r₂; [6..15), [15..24) I₁⁻¹, I₂⁻¹ (world); [24..27) p
-    const b0 = ib0[ic], b1 = ib1[ic];
-    const o0 = 3 * b0, o1 = 3 * b1;
-    this.leverArms(ic);
-    const alphaTilde = this.compliance[ic] * invH2;
-    // K = α̃ I₃ + Σᵢ Aᵢ,  Aᵢ = mᵢ⁻¹ I₃ − [rᵢ]× Iᵢ⁻¹ [rᵢ]×  (symmetric: six entries)
-    let k00 = alphaTilde, k01 = 0, k02 = 0, k11 = alphaTilde, k12 = 0, k22 = alphaTilde;
-    for (let side = 0; side < 2; side++) {
-      const ib = side === 0 ? b0 : b1;
-      const m = inverseMass[ib];
-      if (m === 0) continue; // fixed: no mobility, never written
-      const ro = 3 * side, io = 6 + 9 * side;
-      this.worldInverseInertia(ib, a, io);
-      const rx = a[ro], ry = a[ro + 1], rz = a[ro + 2];
-      const i00 = a[io], i01 = a[io + 1], i02 = a[io + 2];
-      const i10 = a[io + 3], i11 = a[io + 4], i12 = a[io + 5];
-      const i20 = a[io + 6], i21 = a[io + 7], i22 = a[io + 8];
-      // T = [r]× I⁻¹;  A = m I₃ − T [r]×  (lower triangle from symmetry)
-      const t00 = ry * i20 - rz * i10, t01 = ry * i21 - rz * i11, t02 = ry * i22 - rz * i12;
-      const t10 = rz * i00 - rx * i20, t11 = rz * i01 - rx * i21, t12 = rz * i02 - rx * i22;
-      const t20 = rx * i10 - ry * i00, t21 = rx * i11 - ry * i01;
-      k00 += m - (t01 * rz - t02 * ry);
-      k01 -= t02 * rx - t00 * rz;
-      k02 -= t00 * ry - t01 * rx;
-      k11 += m - (t12 * rx - t10 * rz);
-      k12 -= t10 * ry - t11 * rx;
-      k22 += m - (t20 * ry - t21 * rx);
+  /**
+   * One constraint on its rows (rows/; the 'point' form of a point joint is its three rows as one
+   * block): per block b of the constraint, at the current pose (re-evaluated before each block),
+   *   K = J_b M⁻¹ J_bᵀ + α̃ I,  Δλ = −K⁻¹ (C_b + α̃ λ_b),  α̃ = α / h²    (the text's Δλ, as a block)
+   *   λ ← clamp(λ + Δλ, lower, upper) (a one-sided row: the projection keeps λ ≥ 0, so a rope that
+   *   is slack, C > 0, is left alone), then with the clamped Δλ:
+   *   x += M⁻¹ J_vᵀ Δλ,  q += ½ (0, I⁻¹ J_ωᵀ Δλ) ⊗ q, normalise      (per body of the block)
+   * I⁻¹ = R I_local⁻¹ Rᵀ at the bodies' current orientation.
+   */
+  private solveRows(ic: number, invH2: number): void {
+    const rs = this.rowSolver, rows = rs.rows;
+    const { inverseMass } = this.w;
+    const { ib0, ib1 } = this.joints;
+    const Iw = this.inverseInertiaWorld;
+    const K = this.rowScratch;
+    const firstBlock = rs.constraintBlock[ic], endBlock = rs.constraintBlockEnd[ic];
+    for (let b = firstBlock; b < endBlock; b++) {
+      rs.evaluateConstraint(ic, this.w);
+      this.rigid.worldInverseInertiaOf(ib0[ic], Iw, 9 * ib0[ic]);
+      this.rigid.worldInverseInertiaOf(ib1[ic], Iw, 9 * ib1[ic]);
+      const r0 = rows.blockStart[b], r1 = rows.blockStart[b + 1], n = r1 - r0;
+      blockDelassus(rows, r0, r1, inverseMass, Iw, K, 0);
+      const e = 2 * n * n; // −(C + α̃ λ) at K[e ..], Δλ at K[e + n ..] (the inverse's scratch is K[n² ..])
+      for (let p = 0; p < n; p++) {
+        const at = compliancePerStep(rows.compliance[r0 + p], invH2);
+        K[p * (n + 1)] += at;
+        K[e + p] = -(rows.error[r0 + p] + at * rows.lambda[r0 + p]);
+      }
+      invertBlock(K, 0, n, this.inverseScratch(n));
+      let moved = false;
+      for (let p = 0; p < n; p++) {
+        let s = 0;
+        for (let q = 0; q < n; q++) s += K[p * n + q] * K[e + q];
+        const r = r0 + p;
+        const old = rows.lambda[r];
+        let next = old + s;
+        if (next < rows.lower[r]) next = rows.lower[r];
+        else if (next > rows.upper[r]) next = rows.upper[r];
+        rows.lambda[r] = next;
+        K[e + n + p] = next - old;
+        if (next !== old) moved = true;
+      }
+      if (!moved) continue;
+      this.applyRows(r0, r1, K, e + n);
     }
-    // −(d + α̃ λ), d = x₁ + r₁ − x₂ − r₂
-    const lam = this.multiplier, lo = 3 * ic;
-    const e0 = -(x[o0] + a[0] - x[o1] - a[3] + alphaTilde * lam[lo]);
-    const e1 = -(x[o0 + 1] + a[1] - x[o1 + 1] - a[4] + alphaTilde * lam[lo + 1]);
-    const e2 = -(x[o0 + 2] + a[2] - x[o1 + 2] - a[5] + alphaTilde * lam[lo + 2]);
-    // Δλ = K⁻¹ e by the adjugate of the symmetric K (det > 0: K ≥ mᵢ⁻¹ I₃ for a dynamic body)
-    const c00 = k11 * k22 - k12 * k12, c01 = k02 * k12 - k01 * k22, c02 = k01 * k12 - k02 * k11;
-    const c11 = k00 * k22 - k02 * k02, c12 = k01 * k02 - k00 * k12, c22 = k00 * k11 - k01 * k01;
-    const inv = 1 / (k00 * c00 + k01 * c01 + k02 * c02);
-    const px = (c00 * e0 + c01 * e1 + c02 * e2) * inv;
-    const py = (c01 * e0 + c11 * e1 + c12 * e2) * inv;
-    const pz = (c02 * e0 + c12 * e1 + c22 * e2) * inv;
-    lam[lo] += px;
-    lam[lo + 1] += py;
-    lam[lo + 2] += pz;
-    a[24] = px;
-    a[25] = py;
-    a[26] = pz;
-    this.applyImpulse(b0, 0, 1);
-    this.applyImpulse(b1, 1, -1);
+  }
+
+  /** scratch for invertBlock of an n-block: 2n² + n entries, apart from the caller's (allocated once per size) */
+  private inverseScratch(n: number): Float64Array {
+    if (this.invScratch.length < 2 * n * n + n) this.invScratch = new Float64Array(2 * n * n + n);
+    return this.invScratch;
+  }
+  private invScratch = new Float64Array(0);
+
+  /** x += M⁻¹ J_vᵀ Δλ, q += ½ (0, I⁻¹ J_ωᵀ Δλ) ⊗ q for both bodies of rows r0..r1−1, Δλ at d[o ..]. */
+  private applyRows(r0: number, r1: number, d: Float64Array, o: number): void {
+    const rows = this.rowSolver.rows, J = rows.jacobian;
+    const { position: x, orientation: q, inverseMass } = this.w;
+    const Iw = this.inverseInertiaWorld;
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? rows.bodyA[r0] : rows.bodyB[r0];
+      const m = inverseMass[body];
+      if (m === 0) continue; // fixed: never written
+      let px = 0, py = 0, pz = 0, tx = 0, ty = 0, tz = 0;
+      for (let r = r0; r < r1; r++) {
+        const l = d[o + r - r0];
+        const j = JACOBIAN_STRIDE * r + 6 * side;
+        px += J[j] * l; py += J[j + 1] * l; pz += J[j + 2] * l;
+        tx += J[j + 3] * l; ty += J[j + 4] * l; tz += J[j + 5] * l;
+      }
+      const xo = 3 * body, io = 9 * body;
+      x[xo] += m * px;
+      x[xo + 1] += m * py;
+      x[xo + 2] += m * pz;
+      integrateOrientation(
+        q,
+        4 * body,
+        Iw[io] * tx + Iw[io + 1] * ty + Iw[io + 2] * tz,
+        Iw[io + 3] * tx + Iw[io + 4] * ty + Iw[io + 5] * tz,
+        Iw[io + 6] * tx + Iw[io + 7] * ty + Iw[io + 8] * tz,
+        1,
+      );
+    }
   }
 
   /** 'distance' form: C = |d|, n = d/C, Δλ = (−C − α̃ λ)/(w₁ + w₂ + α̃), p = Δλ n. */
@@ -255,10 +332,10 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       wSum += cz * (a[io + 6] * cx + a[io + 7] * cy + a[io + 8] * cz);
     }
     // Δλ = (−C − α̃ λ) / (w₁ + w₂ + α̃),  α̃ = α / h²;  λ += Δλ
-    const alphaTilde = this.compliance[ic] * invH2;
+    const alphaTilde = compliancePerStep(this.compliance[ic], invH2);
     const lo = 3 * ic;
-    const dl = (-C - alphaTilde * this.multiplier[lo]) / (wSum + alphaTilde);
-    this.multiplier[lo] += dl;
+    const dl = (-C - alphaTilde * this.distanceMultiplier[lo]) / (wSum + alphaTilde);
+    this.distanceMultiplier[lo] += dl;
     a[24] = dl * nx;
     a[25] = dl * ny;
     a[26] = dl * nz;
@@ -273,32 +350,9 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     rotateByQuat(q, 4 * ib1[ic], r1, 3 * ic, scratch, 3);
   }
 
-  /**
-   * Iᵢ⁻¹ = R I_local⁻¹ Rᵀ of body ib, row-major into out[o..o+9): s I₃ when I_local⁻¹ = s I₃,
-   * else the product with R = R(q) written out.
-   */
+  /** Iᵢ⁻¹ = R I_local⁻¹ Rᵀ of body ib at its current orientation, row-major into out[o..o+9) (rigid/body.ts). */
   private worldInverseInertia(ib: number, out: Float64Array, o: number): void {
-    const s = this.isotropicInertia[ib];
-    if (s === s) {
-      out[o] = s; out[o + 1] = 0; out[o + 2] = 0;
-      out[o + 3] = 0; out[o + 4] = s; out[o + 5] = 0;
-      out[o + 6] = 0; out[o + 7] = 0; out[o + 8] = s;
-      return;
-    }
-    const q = this.w.orientation, L = this.w.inverseInertiaLocal;
-    const qo = 4 * ib, lo = 9 * ib;
-    const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
-    const R = [
-      1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
-      2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-      2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y),
-    ]; // general inertia only (no sphere comes here): the allocation does not matter
-    for (let i = 0; i < 3; i++)
-      for (let j = 0; j < 3; j++) {
-        let sum = 0;
-        for (let k = 0; k < 3; k++) for (let l = 0; l < 3; l++) sum += R[3 * i + k] * L[lo + 3 * k + l] * R[3 * j + l];
-        out[o + 3 * i + j] = sum;
-      }
+    this.rigid.worldInverseInertiaOf(ib, out, o);
   }
 
   /**
@@ -327,7 +381,13 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     );
   }
 
-  /** 3. v = (x − x_prev)/h; ω = ±2 Δq_v / h, Δq = q q_prev⁻¹; then damping. */
+  /**
+   * 3. v = (x − x_prev)/h; ω = ±2 Δq_v / h, Δq = q q_prev⁻¹ (spheres); then damping. A body that
+   *    is not isotropic takes the exact inverse of its orientation update instead
+   *    (rigid/body.ts angularVelocityFromRotation: ω_orient = 2 Δq_v / (h Δq_w), less the
+   *    midpoint offset, carried with the body): 2 Δq_v / h returns ω / √(1 + (h|ω|/2)²), which
+   *    loses energy every substep (e.g. 3.7 % over 10 s at 3 rad/s and h = 1/600).
+   */
   updateVelocities(h: number): void {
     const { position: x, orientation: q, linearVelocity: v, angularVelocity: w, inverseMass, bodyCount } = this.w;
     const { linearDamping, angularDamping } = this.options;
@@ -335,12 +395,18 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     const invH = 1 / h;
     const linScale = invH * dampingFactor(linearDamping, h);
     const angScale = 2 * invH * dampingFactor(angularDamping, h);
+    const iso = this.rigid.isotropicScale;
+    const angFactor = dampingFactor(angularDamping, h);
     for (let ib = 0; ib < bodyCount; ib++) {
       if (inverseMass[ib] === 0) continue;
       const o = 3 * ib;
       v[o] = (x[o] - xp[o]) * linScale;
       v[o + 1] = (x[o + 1] - xp[o + 1]) * linScale;
       v[o + 2] = (x[o + 2] - xp[o + 2]) * linScale;
+      if (iso[ib] !== iso[ib]) {
+        this.rigid.angularVelocityFromRotation(ib, h, qp, angFactor);
+        continue;
+      }
       // Δq = q ⊗ q_prev*:  Δq_v = w_p q_v − w q_v,p − q_v × q_v,p,  Δq_w = w w_p + q_v · q_v,p
       const qo = 4 * ib;
       const x1 = q[qo], y1 = q[qo + 1], z1 = q[qo + 2], w1 = q[qo + 3];
@@ -355,51 +421,63 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
 
   /**
    * ‖r‖₂ over constraint rows, r = (C(x) + α̃ λ) / h²: the XPBD equation C + α̃λ = 0 at the
-   * current positions and multipliers (m/s²; h² r is the position error left), with
-   * C = d ∈ R³ ('point') or C = |d| ('distance').
+   * current positions and multipliers (m/s²; h² r is the position error left); a one-sided row at
+   * λ = 0 that is apart (C > 0) counts 0. Per joint kind (channel = the kind's name); the 'distance'
+   * form's point joints, C = |d|, in channel 'point'.
    */
-  residual(h: number): number {
-    const { position: x, ib0, ib1, constraintCount } = this.w;
-    const a = scratch, lam = this.multiplier;
+  residualByKind(h: number): Map<string, number> {
+    const { position: x } = this.w;
+    const { ib0, ib1, constraintCount, kind } = this.joints;
+    const a = scratch;
     const invH2 = 1 / (h * h);
-    const point = this.variant.form === 'point';
-    let squares = 0;
+    const distanceForm = this.variant.form === 'distance';
+    const rs = this.rowSolver, rows = rs.rows;
+    const sums = new Map<string, number>();
     for (let ic = 0; ic < constraintCount; ic++) {
-      const o0 = 3 * ib0[ic], o1 = 3 * ib1[ic], lo = 3 * ic;
-      this.leverArms(ic);
-      const at = this.compliance[ic] * invH2;
-      const dx = x[o0] + a[0] - x[o1] - a[3];
-      const dy = x[o0 + 1] + a[1] - x[o1 + 1] - a[4];
-      const dz = x[o0 + 2] + a[2] - x[o1 + 2] - a[5];
-      if (point) squares += ((dx + at * lam[lo]) ** 2 + (dy + at * lam[lo + 1]) ** 2 + (dz + at * lam[lo + 2]) ** 2) * invH2 * invH2;
-      else squares += ((Math.sqrt(dx * dx + dy * dy + dz * dz) + at * lam[lo]) * invH2) ** 2;
+      const name = jointKindNames[kind[ic]];
+      const at = compliancePerStep(this.compliance[ic], invH2);
+      let squares = 0;
+      if (distanceForm && kind[ic] === JointKind.point) {
+        const o0 = 3 * ib0[ic], o1 = 3 * ib1[ic];
+        this.leverArms(ic);
+        const dx = x[o0] + a[0] - x[o1] - a[3];
+        const dy = x[o0 + 1] + a[1] - x[o1 + 1] - a[4];
+        const dz = x[o0 + 2] + a[2] - x[o1 + 2] - a[5];
+        squares = ((Math.sqrt(dx * dx + dy * dy + dz * dz) + at * this.distanceMultiplier[3 * ic]) * invH2) ** 2;
+      } else {
+        rs.evaluateConstraint(ic, this.w);
+        for (let r = rs.rowStart[ic]; r < rs.rowStart[ic] + rs.rowCount[ic]; r++) {
+          const e = rows.error[r] + compliancePerStep(rows.compliance[r], invH2) * rows.lambda[r];
+          if (rows.lower[r] === 0 && rows.lambda[r] <= 0 && e > 0) continue;
+          squares += (e * invH2) ** 2;
+        }
+      }
+      sums.set(name, (sums.get(name) ?? 0) + squares);
     }
-    return Math.sqrt(squares);
+    return sums;
   }
 
+  /** ‖r‖₂ over every row (residualByKind, all kinds together). */
+  residual(h: number): number {
+    let total = 0;
+    for (const v of this.residualByKind(h).values()) total += v;
+    return Math.sqrt(total);
+  }
 
   /** Rows per constraint (3 'point', 1 'distance'), solved once per iteration per substep. */
   cost(): SolverCost {
     const { substeps, iterations } = this.options;
-    return { rowSolvesPerFrame: xpbdRows(this.variant) * this.constraintCount * iterations * substeps };
+    const rowsPerStep = this.variant.form === 'distance' ? this.rowSolver.rows.count - 2 * this.countKind(JointKind.point) : this.rowSolver.rows.count;
+    return { rowSolvesPerFrame: rowsPerStep * iterations * substeps };
+  }
+
+  private countKind(k: number): number {
+    let n = 0;
+    for (let ic = 0; ic < this.joints.constraintCount; ic++) if (this.joints.kind[ic] === k) n++;
+    return n;
   }
 
 }
 
 /** Scratch for lever arms, world inverse inertias (no allocation in the loops). */
 const scratch = new Float64Array(27);
-
-/**
- * out[oo..oo+3) = R(q) v with q = q[qo..qo+4), v = v[vo..vo+3), as R(q) v = v + 2 q_v × (q_v × v + w v).
- * Arrays and offsets, not loose numbers: were the call not inlined, every f64 argument would be boxed.
- */
-function rotateByQuat(q: Float64Array, qo: number, v: Float64Array, vo: number, out: Float64Array, oo: number): void {
-  const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
-  const vx = v[vo], vy = v[vo + 1], vz = v[vo + 2];
-  const tx = y * vz - z * vy + w * vx;
-  const ty = z * vx - x * vz + w * vy;
-  const tz = x * vy - y * vx + w * vz;
-  out[oo] = vx + 2 * (y * tz - z * ty);
-  out[oo + 1] = vy + 2 * (z * tx - x * tz);
-  out[oo + 2] = vz + 2 * (x * ty - y * tx);
-}

@@ -31,7 +31,7 @@ import {
 } from '../solver.js';
 import { GpuSolverBase } from '../../gpu/solver-base.js';
 import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
-import { dampingFactor } from '../jacobi/cpu.js';
+import { dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { XPBD_MIN_DISTANCE, XPBD_RESIDUAL_QUANTITY, defaultXpbdVariant, xpbdRows, type XpbdVariant } from './cpu.js';
 import { kernelSpecs, kernelSource, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 
@@ -91,6 +91,7 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
       compliance: 4 * nc,
       multiplier: 16 * nc,
       residual: 4 * nc,
+      midpoint_offset: 16 * nb, // (g, free): g = 0 until a free non-isotropic body's gyroscopic step writes it
     };
   }
 
@@ -108,6 +109,9 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
     data.pose_prev = pose.slice().buffer;
     data.velocity = velocity.buffer;
     data.body_mass = bodyMass.buffer;
+    // (g = 0, free): free = 1 where no constraint touches the body (rigid/body.ts, E4)
+    const free = freeBodyFlags(nb, w.ib0, w.ib1, nc);
+    data.midpoint_offset = Float32Array.from({ length: 4 * nb }, (_, k) => (k % 4 === 3 ? free[k >> 2] : 0)).buffer;
     // constraint data by slot: slot s holds constraint order[s]
     const alpha = complianceOf(w, this.options.compliance);
     const bodies = new Uint32Array(2 * nc);

@@ -17,6 +17,8 @@
  *   multiplier[NC]        per slot: λ ∈ R³ ('point'; the scalar along n in .x for 'distance'),
  *                         restarted each substep
  *   residual[NC]          per slot: |r|² with r = (C(x) + α̃λ)/h²: diagnostics only
+ *   midpoint_offset[NB]   (g, free): g = ω_m − ω* of a free body's gyroscopic step (rigid/body.wgsl.ts;
+ *                         0 for spheres and jointed bodies), free = 1 where no constraint touches the body
  *   pass_info (uniform)   one 256-byte-aligned record per pass: (start, count, first) —
  *                         records 2c, 2c+1: colour c in the first / a later iteration;
  *                         records 2K, 2K+1: every slot, for compute_residual
@@ -26,6 +28,8 @@
 import type { XpbdVariant } from './cpu.js';
 
 import { WORKGROUP_SIZE } from '../../gpu/frames.js';
+import { rigidBodyWgsl } from '../../rigid/body.wgsl.js';
+import { softnessWgsl } from '../../rows/softness.js';
 export { WORKGROUP_SIZE };
 
 type Access = 'read' | 'read_write';
@@ -46,7 +50,8 @@ export type BufferName =
   | 'anchors'
   | 'compliance'
   | 'multiplier'
-  | 'residual';
+  | 'residual'
+  | 'midpoint_offset';
 
 const elementType: Record<BufferName, string> = {
   pose: 'array<vec4f>',
@@ -58,6 +63,7 @@ const elementType: Record<BufferName, string> = {
   compliance: 'array<f32>',
   multiplier: 'array<vec4f>',
   residual: 'array<f32>',
+  midpoint_offset: 'array<vec4f>',
 };
 
 /** Params uniform: must match XpbdGpuSolver.writeParams. */
@@ -82,20 +88,8 @@ struct BodyMass {
   mass: f32,            // m⁻¹
 };
 
-fn quat_rotate(q: vec4f, v: vec3f) -> vec3f {
-  // R(q) v = v + 2 q_v × (q_v × v + w v)
-  let t = cross(q.xyz, v) + q.w * v;
-  return v + 2.0 * cross(q.xyz, t);
-}
-
-fn world_inverse_inertia(q: vec4f, inv_local: mat3x3f) -> mat3x3f {
-  // I⁻¹ = R I_local⁻¹ Rᵀ, column by column: I⁻¹ e_j = R (I_local⁻¹ (Rᵀ e_j)), Rᵀ = R(q*)
-  let c = vec4f(-q.xyz, q.w);
-  return mat3x3f(quat_rotate(q, inv_local * quat_rotate(c, vec3f(1.0, 0.0, 0.0))),
-                 quat_rotate(q, inv_local * quat_rotate(c, vec3f(0.0, 1.0, 0.0))),
-                 quat_rotate(q, inv_local * quat_rotate(c, vec3f(0.0, 0.0, 1.0))));
-}
-
+${rigidBodyWgsl}
+${softnessWgsl}
 fn point_mobility(inv_mass: f32, inv_inertia: mat3x3f, r: vec3f) -> mat3x3f {
   // A = m⁻¹ I₃ − [r]× I⁻¹ [r]×: how p₁ moves per unit impulse at it, column j = m⁻¹ e_j − r × (I⁻¹ (r × e_j))
   let e0 = vec3f(1.0, 0.0, 0.0);
@@ -104,11 +98,6 @@ fn point_mobility(inv_mass: f32, inv_inertia: mat3x3f, r: vec3f) -> mat3x3f {
   return mat3x3f(inv_mass * e0 - cross(r, inv_inertia * cross(r, e0)),
                  inv_mass * e1 - cross(r, inv_inertia * cross(r, e1)),
                  inv_mass * e2 - cross(r, inv_inertia * cross(r, e2)));
-}
-
-fn quat_add_rotation(q: vec4f, theta: vec3f) -> vec4f {
-  // q + ½ (0, θ) ⊗ q, normalised;  (0, θ) ⊗ q = (q_w θ + θ × q_v, −θ · q_v)
-  return normalize(q + 0.5 * vec4f(q.w * theta + cross(theta, q.xyz), -dot(theta, q.xyz)));
 }
 `;
 
@@ -124,7 +113,7 @@ const joint = /* wgsl */ `
   let r0 = quat_rotate(q0, anchors[2u * k].xyz);
   let r1 = quat_rotate(q1, anchors[2u * k + 1u].xyz);
   let d = pose[2u * b.x].xyz + r0 - pose[2u * b.y].xyz - r1;
-  let alpha_tilde = compliance[k] * params.inv_h2;
+  let alpha_tilde = compliance_per_step(compliance[k], params.inv_h2);
   var lambda = multiplier[k].xyz;
   if (pass_info.first != 0u) { lambda = vec3f(0.0); } // λ = 0 at the start of the substep`;
 
@@ -195,6 +184,7 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
       { name: 'pose_prev', access: 'read_write' },
       { name: 'velocity', access: 'read_write' },
       { name: 'body_mass', access: 'read' },
+      { name: 'midpoint_offset', access: 'read_write' },
     ],
     body: /* wgsl */ `
   if (body_mass[ib].mass == 0.0) { return; } // fixed: never moves
@@ -206,7 +196,19 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
   let v = velocity[2u * ib].xyz + params.h * params.gravity;
   velocity[2u * ib] = vec4f(v, 0.0);
   pose[2u * ib] = vec4f(x.xyz + params.h * v, 0.0);
-  pose[2u * ib + 1u] = quat_add_rotation(q, params.h * velocity[2u * ib + 1u].xyz);`,
+  let inv_local = body_mass[ib].inertia;
+  if (is_isotropic(inv_local)) {
+    pose[2u * ib + 1u] = quat_add_rotation(q, params.h * velocity[2u * ib + 1u].xyz);
+    return;
+  }
+  // not isotropic: the gyroscopic step ω ← ω* (E2); a free body keeps g = ω_m − ω* and turns by ω_m (E4)
+  let w = velocity[2u * ib + 1u].xyz;
+  let w_star = gyroscopic_step(w, q, inv_local, params.h);
+  let free = midpoint_offset[ib].w;
+  let g = select(vec3f(0.0), 0.5 * (w - w_star), free != 0.0);
+  velocity[2u * ib + 1u] = vec4f(w_star, 0.0);
+  midpoint_offset[ib] = vec4f(g, free);
+  pose[2u * ib + 1u] = integrate_body_orientation(q, w_star, g, params.h).q;`,
   },
   {
     name: 'solve_colour',
@@ -226,6 +228,7 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
       { name: 'pose_prev', access: 'read' },
       { name: 'velocity', access: 'read_write' },
       { name: 'body_mass', access: 'read' },
+      { name: 'midpoint_offset', access: 'read' },
     ],
     body: /* wgsl */ `
   if (body_mass[ib].mass == 0.0) { return; }
@@ -235,6 +238,11 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
   // Δq = q q_prev⁻¹: Δq_v = w_p q_v − w q_v,p − q_v × q_v,p, Δq_w = q · q_prev; ω = ±2 Δq_v / h, damped
   let q = pose[2u * ib + 1u];
   let p = pose_prev[2u * ib + 1u];
+  if (!is_isotropic(body_mass[ib].inertia)) {
+    // the exact inverse of integrate's orientation update (rigid/body.wgsl.ts), damped
+    velocity[2u * ib + 1u] = vec4f(params.angular_factor * angular_velocity_from_rotation(q, p, midpoint_offset[ib].xyz, params.h), 0.0);
+    return;
+  }
   let dq = p.w * q.xyz - q.w * p.xyz - cross(q.xyz, p.xyz);
   var a = 2.0 * params.angular_factor / params.h;
   if (dot(q, p) < 0.0) { a = -a; } // the shorter way round

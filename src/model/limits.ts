@@ -1,0 +1,452 @@
+/**
+ * What a machine and a solver's arithmetic can hold, checked before anything is allocated.
+ *
+ * 1. Memory. A scene is counted (bodies, constraints) before it is built — built-in scenes
+ *    by their `count(params)`, scene files by their arrays — and its footprint estimated:
+ *      JS heap:   the description's objects (measured with process.memoryUsage on built
+ *                 scenes: ≈ 190 B per sphere body, 210 B per point joint, 130 B per particle,
+ *                 150 B per particle constraint), twice for a scene file (the parsed JSON
+ *                 and the checked copy live together);
+ *      off heap:  the typed arrays each solver family allocates, counted from its code
+ *                 (bytes per body and per constraint, `solverFootprints` below);
+ *      wasm:      Rapier's wasm memory (≈ 1.7 kB per body and joint, measured).
+ *    Limits, and why these:
+ *      JS heap  — v8.getHeapStatistics().heap_size_limit less what is in use (in the browser
+ *                 viewer: the heap limit the engine reports, else 4 GiB): objects live in
+ *                 V8's heap, and V8 *aborts* the process (exit 134, a native stack) when it is
+ *                 full; it cannot be caught. `node --max-old-space-size` raises it.
+ *      off heap — the machine's physical memory, os.totalmem() (or the cgroup's limit,
+ *                 process.constrainedMemory(), when lower), less the heap limit: typed arrays
+ *                 live outside the heap and beyond physical memory the kernel's OOM killer or
+ *                 endless swapping ends the run. Not os.freemem(): a moment's reading that
+ *                 other processes move, so the same command would pass or fail by chance.
+ *      wasm     — 4 GiB, the 32-bit address space of a wasm32 module (Rapier).
+ *    A single typed array can be as long as memory allows in Node ≥ 20 (ArrayBuffers up to
+ *    2⁵³ bytes), so per-array length limits never bind before physical memory does.
+ *
+ * 2. Arithmetic. Per solver precision (f64: the CPU solvers; f32: the GPU solvers and Rapier's
+ *    wasm) the ranges of mass, mass ratio, size and position it carries meaningfully, derived
+ *    below (`checkRanges`); outside them a run is refused, or warned about where its result may
+ *    still be of use.
+ */
+import { massProperties, type WorldDesc } from './world.js';
+import { isParticleSystem, type SceneDesc } from './scene-desc.js';
+import { InputError } from '../scenes/input-error.js';
+
+/** Bodies (or particles) and constraints of a scene: all that its memory depends on. */
+export interface SceneCount {
+  kind: 'rigid' | 'particles';
+  bodies: number;
+  constraints: number;
+}
+
+export function countScene(desc: SceneDesc): SceneCount {
+  return isParticleSystem(desc)
+    ? { kind: 'particles', bodies: desc.particles.length, constraints: desc.constraints.length }
+    : { kind: 'rigid', bodies: desc.bodies.length, constraints: desc.constraints.length };
+}
+
+/** Bytes per body and per constraint, in the JS heap, off the heap (typed arrays) and in wasm memory. */
+interface Footprint {
+  heapBody: number;
+  heapConstraint: number;
+  body: number;
+  constraint: number;
+  wasmBody?: number;
+  wasmConstraint?: number;
+}
+
+const F64 = 8, F32 = 4, I32 = 4;
+
+/** The description's objects in the JS heap (measured: built necklace, joint-grid and cloth scenes). */
+const descriptionHeap = {
+  rigid: { body: 190, constraint: 210 },
+  particles: { body: 130, constraint: 150 },
+};
+
+/**
+ * The compiled world every rigid solver builds (model/compiled.ts, connectivity.ts): per body
+ * position 3, orientation 4, velocities 3 + 3, mass, inverse mass, inertia 9 and its inverse 9
+ * = 33 f64, and a CSR offset i32; per constraint body indices 2 i32, kind u8, anchors 3 + 3,
+ * axes 3 + 3, compliance, length, min and max length, lower and upper angle, reference
+ * orientation 4 = 22 f64, and 2 CSR entries i32.
+ */
+const compiledWorld: Footprint = { heapBody: 0, heapConstraint: 0, body: 33 * F64 + I32, constraint: 4 * I32 + 1 + 22 * F64 };
+
+/**
+ * What a run adds for any rigid solver: metrics (metrics/metrics.ts: mass 1 + inertia 9 f64 per
+ * body; compliance 1, reference orientation 4 and rest length 1 f64 per constraint) and snapshots
+ * (run/run.ts keeps the first, the last good and the current one: 3 × 13 f64 per body).
+ */
+const rigidRun: Footprint = { heapBody: 0, heapConstraint: 0, body: 10 * F64 + 3 * 13 * F64, constraint: 6 * F64 };
+
+/**
+ * The constraint rows of the velocity-level CPU solvers (rows/rows.ts RowSet): per row body
+ * indices 2 i32, J 12 f64, C, bounds 2, compliance, key, λ, bias rate, γ = 8 f64, angular u8,
+ * owner i32. The set grows by doubling from 4, so it holds 4·2ᵏ ≥ rows; the arrays it grew out of
+ * stay until collected, another (less than) as much. A point joint is 3 rows (the count does not
+ * tell joint types apart; hinge 5 and fixed 6 rows would be more).
+ */
+const ROW_BYTES = 2 * I32 + 20 * F64 + 1 + I32 + F64; // and the block solver's bias per row (at the first step)
+const ROWS_PER_CONSTRAINT = 3;
+function rowCapacity(rows: number): number {
+  return rows <= 4 ? 4 : 4 * 2 ** Math.ceil(Math.log2(rows / 4));
+}
+function rowSetBytes(constraints: number): number {
+  return rowCapacity(ROWS_PER_CONSTRAINT * constraints) * ROW_BYTES + (rowCapacity(constraints) + 1) * I32;
+}
+
+/**
+ * Typed arrays of each solver family, beyond the compiled world (counted from each solver's
+ * constructor). `rows`: it also holds a RowSet (rowSetBytes). Every CPU solver also copies its
+ * joints into a JointSet (rows/joint-set.ts: per joint kind u8, bodies 2 i32, id i32, and the
+ * compiled world's 22 f64), JOINT_SET below.
+ */
+const JOINT_SET = 1 + 3 * I32 + 22 * F64;
+/** The row block solver (rows/block-solver.ts) per point joint: first row, row count, first and
+ * last block, order 5 i32; the 3×3 block matrix 9 f64; the row CSR's entries (2 per row) i32. */
+const BLOCK_SOLVER = 5 * I32 + 9 * F64 + 2 * ROWS_PER_CONSTRAINT * I32;
+const solverFootprints: Record<string, Footprint & { rows?: boolean }> = {
+  // jacobi/cpu.ts: per body ΔV 3 + ΔΩ 3 + I_world⁻¹ 9 f64, the rigid core's isotropic scale 1 and
+  // midpoint offset 3 f64 and free flag u8 (rigid/body.ts), the row CSR's offset i32; per joint
+  // the JointSet and the row block solver — and the rows.
+  'jacobi-cpu': { heapBody: 0, heapConstraint: 0, body: 19 * F64 + I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER, rows: true },
+  // gs-cpu: jacobi-cpu over a colour-ordered copy of the constraint list (one pointer per constraint
+  // in the heap), plus the colouring's degree, colour, order and CSR lists (≈ 6 i32 per constraint).
+  'gs-cpu': { heapBody: 0, heapConstraint: 8, body: 19 * F64 + 3 * I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER + 6 * I32, rows: true },
+  // global-cpu: jacobi-cpu, plus the Delassus operator (per body 9 f64; per row scratch, right-hand
+  // side, warm start, direct λ, refinement scratch 2 = 6 f64, a block index i32), the block graph's
+  // neighbour lists (≈ 4 per joint in a chain, i32), and the envelope LDLᵀ's diagonal 3×3 blocks and
+  // per-row vectors. The envelope's off-diagonal part depends on the ordering's bandwidth and is
+  // not known before the world is built: this is a lower bound.
+  'global-cpu': {
+    heapBody: 0,
+    heapConstraint: 0,
+    body: 19 * F64 + I32 + 1 + 9 * F64 + I32,
+    constraint: JOINT_SET + BLOCK_SOLVER + ROWS_PER_CONSTRAINT * (6 * F64 + I32) + 4 * I32 + 9 * F64 + ROWS_PER_CONSTRAINT * (4 * F64 + 3 * I32),
+    rows: true,
+  },
+  // xpbd/cpu.ts: per body previous position 3, orientation 4, world inverse inertia 9, the rigid
+  // core's 4 f64 and u8; per joint the JointSet, the row block solver, the distance form's λ 3 f64,
+  // and the colouring (≈ 6 i32) — and the rows.
+  'xpbd-cpu': { heapBody: 0, heapConstraint: 0, body: 20 * F64 + 2 * I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER + 3 * F64 + 6 * I32, rows: true },
+  // GPU solvers, host side (GPU memory is checked against the adapter's limits when buffers are made):
+  // f32 staging of masses 16 + inertia 12 per body, pose and velocity 16 f32 per body
+  // (gpu/frames.ts), body indices 2 u32 + anchors 8 f32 per constraint, colour order.
+  'jacobi-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 },
+  'gs-gpu': { heapBody: 0, heapConstraint: 8, body: 44 * F32 + 2 * I32, constraint: 2 * I32 + 8 * F32 + 8 * I32 },
+  'global-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 },
+  'xpbd-gpu': { heapBody: 0, heapConstraint: 0, body: 32 * F32 + 2 * I32, constraint: 2 * I32 + 9 * F32 + 6 * I32 },
+  // Rapier: a rigid body and a joint in wasm memory (measured ≈ 1.7 kB per body with its joint),
+  // and the f64 snapshot arrays on our side.
+  rapier: { heapBody: 0, heapConstraint: 0, body: 13 * F64, constraint: 0, wasmBody: 1200, wasmConstraint: 500 },
+  'rapier-multibody': { heapBody: 0, heapConstraint: 0, body: 13 * F64, constraint: 0, wasmBody: 1200, wasmConstraint: 500 },
+};
+
+/**
+ * Particle systems (particles/system.ts, integrators.ts, cg.ts), d = 3: per particle the state y
+ * (2d), force, work copies and Jᵀλ (5d), the integrator's stages (RK4: 4 × 2d) and a temporary (2d),
+ * mass 1, metrics 1, snapshots 3 × 13 f64; per constraint (up to d rows) C, λ, J̇q̇, Jw, Ċ, rhs,
+ * diagonal (7 per row), J and J̇ blocks (2 × 2 particles × d per row), CG's 4 vectors per row, f64;
+ * and the constraint's evaluator object in the heap (≈ 150 B).
+ */
+const particleRun: Footprint = {
+  heapBody: 0,
+  heapConstraint: 150,
+  body: (2 * 3 + 5 * 3 + 4 * 6 + 6 + 2 + 3 * 13) * F64,
+  constraint: 3 * (7 + 12 + 4) * F64,
+};
+
+export interface MemoryEstimate {
+  heap: number;
+  offHeap: number;
+  wasm: number;
+}
+
+export interface MemoryLimits {
+  /** JS heap left: the heap's limit less what is in use now */
+  heap: number;
+  /** physical memory (or the cgroup's limit) less the heap limit */
+  offHeap: number;
+  /** wasm32 address space */
+  wasm: number;
+}
+
+/**
+ * Node's v8 and os modules, reached through process.getBuiltinModule (Node ≥ 20.16) rather than
+ * imported: the browser viewer bundles the scenes, and with them this module, where `node:*`
+ * cannot be loaded.
+ */
+function nodeModules(): { v8: typeof import('node:v8'); os: typeof import('node:os') } | null {
+  const p = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  if (!p?.getBuiltinModule) return null;
+  return { v8: p.getBuiltinModule('node:v8') as typeof import('node:v8'), os: p.getBuiltinModule('node:os') as typeof import('node:os') };
+}
+
+/**
+ * This process's limits. In a browser (the viewer) or a Node without getBuiltinModule: the
+ * heap limit the engine reports (Chrome's performance.memory) or V8's usual 4 GiB, and 4 GiB
+ * of arrays — a browser tab gets no more than that.
+ */
+export function machineLimits(): MemoryLimits {
+  const node = nodeModules();
+  if (!node) {
+    const reported = (globalThis as { performance?: { memory?: { jsHeapSizeLimit?: number; usedJSHeapSize?: number } } }).performance?.memory;
+    const heap = reported?.jsHeapSizeLimit ? reported.jsHeapSizeLimit - (reported.usedJSHeapSize ?? 0) : 2 ** 32;
+    return { heap, offHeap: 2 ** 32, wasm: 2 ** 32 };
+  }
+  const stats = node.v8.getHeapStatistics();
+  const constrained = (process as { constrainedMemory?: () => number | undefined }).constrainedMemory?.() ?? 0;
+  const physical = constrained > 0 ? Math.min(constrained, node.os.totalmem()) : node.os.totalmem();
+  return {
+    heap: stats.heap_size_limit - stats.used_heap_size,
+    offHeap: Math.max(0, physical - stats.heap_size_limit),
+    wasm: 2 ** 32,
+  };
+}
+
+/**
+ * Bytes a scene needs: its description alone (no solver: a scene built, exported or loaded), or
+ * with a solver's run (the solver's arrays, the compiled world, metrics, snapshots).
+ * @param fromFile the description exists twice while a scene file is checked (parsed JSON and its copy)
+ */
+export function estimateMemory(count: SceneCount, solverId?: string, fromFile = false): MemoryEstimate {
+  const desc = descriptionHeap[count.kind];
+  const copies = fromFile ? 2 : 1;
+  const est: MemoryEstimate = { heap: copies * (count.bodies * desc.body + count.constraints * desc.constraint), offHeap: 0, wasm: 0 };
+  if (solverId === undefined) return est;
+  const parts: Footprint[] = [];
+  if (count.kind === 'particles') parts.push(particleRun);
+  else {
+    parts.push(compiledWorld, rigidRun);
+    const own = solverFootprints[solverId];
+    if (own) parts.push(own);
+    // the rows, twice: the set and the arrays it grew out of (until collected)
+    if (own?.rows) est.offHeap += 2 * rowSetBytes(count.constraints);
+  }
+  for (const f of parts) {
+    est.heap += count.bodies * f.heapBody + count.constraints * f.heapConstraint;
+    est.offHeap += count.bodies * f.body + count.constraints * f.constraint;
+    est.wasm += count.bodies * (f.wasmBody ?? 0) + count.constraints * (f.wasmConstraint ?? 0);
+  }
+  return est;
+}
+
+/** Bytes of typed arrays a rigid solver's constructor leaves allocated (once the arrays its rows grew out of are collected). */
+export function solverArrayBytes(count: Omit<SceneCount, 'kind'>, solverId: string): number {
+  const own = solverFootprints[solverId];
+  if (!own) throw new Error(`no memory footprint for solver '${solverId}'`);
+  const linear = [compiledWorld, own].reduce((sum, f) => sum + count.bodies * f.body + count.constraints * f.constraint, 0);
+  return linear + (own.rows ? rowSetBytes(count.constraints) : 0);
+}
+
+/** 1.23 GB (decimal units). */
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n)) return 'more than 1.8e308 bytes';
+  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+  let u = 0;
+  while (n >= 1000 && u < units.length - 1) {
+    n /= 1000;
+    u++;
+  }
+  if (n >= 1000) return `${(n * 1000 ** u).toExponential(2)} bytes`;
+  return `${n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0)} ${units[u]}`;
+}
+
+/** "about 1.23 GB", or "more than 1.8e308 bytes" for sizes past f64's range. */
+function approx(n: number): string {
+  return Number.isFinite(n) ? `about ${formatBytes(n)}` : formatBytes(n);
+}
+
+function formatCount(n: number): string {
+  if (!Number.isFinite(n)) return 'more than 1.8e308';
+  return n < 1e15 ? Math.round(n).toLocaleString('en-US') : n.toExponential(2);
+}
+
+/**
+ * Throws an InputError (one line: the estimate and the limit) when `count` does not fit.
+ * @param what names the scene in the message, e.g. "scene 'necklace'"
+ */
+export function checkMemory(what: string, count: SceneCount, solverId?: string, fromFile = false, limits: MemoryLimits = machineLimits()): void {
+  const est = estimateMemory(count, solverId, fromFile);
+  const items = count.kind === 'particles' ? 'particles' : 'bodies';
+  const size = `${formatCount(count.bodies)} ${items}, ${formatCount(count.constraints)} constraints`;
+  const by = solverId ? ` under ${solverId}` : '';
+  if (!(est.heap <= limits.heap))
+    throw new InputError(
+      `${what} (${size}) needs ${approx(est.heap)} of JS heap${by}, beyond the ${formatBytes(limits.heap)} this Node process has left (node --max-old-space-size raises it)`,
+    );
+  if (!(est.offHeap <= limits.offHeap))
+    throw new InputError(`${what} (${size}) needs ${approx(est.offHeap)} of arrays${by}, beyond the ${formatBytes(limits.offHeap)} of this machine's memory outside the JS heap`);
+  if (!(est.wasm <= limits.wasm))
+    throw new InputError(`${what} (${size}) needs ${approx(est.wasm)} of wasm memory${by}, beyond the ${formatBytes(limits.wasm)} a wasm32 module can address`);
+}
+
+// ───────────────────────────── 2. arithmetic ─────────────────────────────
+
+/** The floating-point format a solver computes in. */
+export interface Arithmetic {
+  name: 'f64' | 'f32';
+  /** significand bits p, counting the implicit one (53, 24) */
+  bits: number;
+  /** unit roundoff u = 2⁻ᵖ: the relative rounding error of one operation */
+  unitRoundoff: number;
+  /** largest finite value */
+  max: number;
+  /** smallest normal value (below it, precision is lost; GPUs may flush it to zero) */
+  minNormal: number;
+}
+
+export const f64: Arithmetic = { name: 'f64', bits: 53, unitRoundoff: 2 ** -53, max: Number.MAX_VALUE, minNormal: 2 ** -1022 };
+export const f32: Arithmetic = { name: 'f32', bits: 24, unitRoundoff: 2 ** -24, max: (2 - 2 ** -23) * 2 ** 127, minNormal: 2 ** -126 };
+
+/** f32 for the GPU solvers (WGSL f32) and Rapier (f32 wasm build); f64 for the CPU solvers. */
+export function arithmeticOf(solverId: string): Arithmetic {
+  return solverId.endsWith('-gpu') || solverId.startsWith('rapier') ? f32 : f64;
+}
+
+/** Spacing of the representable numbers at |x| (its ulp): 2^(⌊log₂|x|⌋ − (p − 1)); 0 at 0. */
+export function ulp(x: number, a: Arithmetic): number {
+  const ax = Math.abs(x);
+  if (ax === 0) return 0;
+  return 2 ** (Math.floor(Math.log2(ax)) - (a.bits - 1));
+}
+
+export interface RangeOptions {
+  dt: number;
+  substeps: number;
+}
+
+/**
+ * The ranges a solver's arithmetic carries, checked body by body and joint by joint. Returns the
+ * warnings; throws an InputError naming the field for what it cannot carry at all.
+ *
+ * Mass (refused). Every rigid solver forms, per joint, the 3×3 effective-mass (Delassus) block
+ *   K = Σ_sides (m⁻¹ I₃ − [a]× I⁻¹ [a]×)                        (a: the anchor's lever arm)
+ * and inverts it by its adjugate over det K (jacobi and xpbd on CPU and GPU, global-gpu's block
+ * preconditioner; Rapier's own f32 arithmetic is taken to share the bounds). K's eigenvalues per
+ * side lie between m⁻¹ and k = m⁻¹ + |a|²/I_min (and 1/I_min for the angular rows of hinge and
+ * fixed joints), so every entry |K_ij| ≤ k_A + k_B, and det K and the adjugate are sums of products
+ * of three entries, formed before they cancel. So
+ *   - det K overflows (then K⁻¹ = 0 and the joint is silently lost: the bead free-falls) for some
+ *     orientation unless (k_A + k_B)³ ≤ max; per side, k ≤ ∛max / 2, i.e. a lightest mass
+ *         m_min = 2 (1 + |a|²/ρ²) / ∛max,    ρ² = I_min/m (the gyration radius, a property of shape);
+ *     f64: ∛max = 5.6e102; f32: 7.0e12. Sufficient, not tight: the pendulum (|a|²/ρ² = 250) keeps
+ *     its joint at m_min and loses it between 0.09 and 0.25 m_min in f64, below 0.1 m_min in f32.
+ *   - det K underflows below the smallest normal number (then 1/det overflows, or a GPU flushes det
+ *     to zero) unless (m_A⁻¹ + m_B⁻¹)³ ≥ minNormal (K ≥ (m_A⁻¹ + m_B⁻¹) I₃), i.e. the lighter body
+ *     of a joint weighs at most 1/∛minNormal: f64 3.6e102 kg, f32 4.4e12 kg.
+ *   A body's mass and inertia must themselves be finite normal numbers (f32: 1.2e-38 .. 3.4e38).
+ * Mass ratio (warned). K's linear part is m_light⁻¹ + m_heavy⁻¹. Where m_light/m_heavy < u (the unit
+ *   roundoff), the heavy body's share rounds away: the joint moves the light body as if the heavy one
+ *   were fixed, and the solve's matrix has a condition number ≥ m_heavy/m_light ≥ 1/u, so an iterative
+ *   or global solve resolves nothing of the heavy body's reaction. f64: 9.0e15; f32: 1.7e7.
+ * Position and size. A coordinate x is stored to its ulp, 2^(⌊log₂|x|⌋ − (p − 1)) (f32 at 10⁴ m:
+ *   2⁻¹⁰ ≈ 1 mm). Refused where a body's size (the radius of the sphere with its smallest moment per
+ *   mass, √(2.5 I_min/m), = the radius for a sphere) is not above the ulp of its position: it cannot
+ *   even be placed. Warned where the ulp exceeds 2⁻¹⁰ of its size (joint errors under 0.1 % of a body
+ *   are rounding), and where a body falling from rest moves less than half an ulp in one substep,
+ *   g h² < ulp/2 (its first steps of free motion round away; motion comes in ulp-sized jumps).
+ */
+export function checkRanges(world: WorldDesc, solverId: string, options: RangeOptions): string[] {
+  const a = arithmeticOf(solverId);
+  const who = `${solverId} (${a.name})`;
+  const warnings: string[] = [];
+  const cbrtMax = Math.cbrt(a.max);
+  const heaviest = 1 / Math.cbrt(a.minNormal);
+  const n = world.bodies.length;
+  const mass = new Float64Array(n);
+  const inertiaMin = new Float64Array(n);
+  const field = (i: number) => {
+    const b = world.bodies[i];
+    return b.mass !== undefined ? `bodies[${i}].mass: ${fmt(mass[i])} kg is` : `bodies[${i}].density: ${fmt(b.density ?? NaN)} gives a mass of ${fmt(mass[i])} kg,`;
+  };
+
+  // per body: mass, inertia, position against size
+  const h = options.dt / options.substeps;
+  const g = Math.hypot(...world.gravity);
+  let worstSize: { i: number; ratio: number; ulp: number; size: number; at: number } | null = null;
+  let worstFall: { i: number; ulp: number; at: number } | null = null;
+  for (let i = 0; i < n; i++) {
+    const b = world.bodies[i];
+    if (b.fixed) continue;
+    const mp = massProperties(b);
+    mass[i] = mp.mass;
+    inertiaMin[i] = Math.min(mp.inertiaLocal[0], mp.inertiaLocal[4], mp.inertiaLocal[8]);
+    if (!(mass[i] >= a.minNormal && mass[i] <= a.max))
+      throw new InputError(`${field(i)} outside the ${fmt(a.minNormal)} .. ${fmt(a.max)} kg ${who} can represent`);
+    if (!(inertiaMin[i] >= a.minNormal && inertiaMin[i] <= a.max))
+      throw new InputError(`bodies[${i}].shape: with its mass of ${fmt(mass[i])} kg it has a moment of inertia ${fmt(inertiaMin[i])} kg·m², outside the ${fmt(a.minNormal)} .. ${fmt(a.max)} ${who} can represent`);
+    const size = Math.sqrt((2.5 * inertiaMin[i]) / mass[i]);
+    const at = Math.max(...b.position.map(Math.abs));
+    const u = ulp(at, a);
+    if (!(u < size))
+      throw new InputError(`bodies[${i}].position: at ${fmt(at)} m from the origin ${who} stores positions to ${fmt(u)} m, not below the body's size of ${fmt(size)} m`);
+    if (u > 2 ** -10 * size && (!worstSize || u / size > worstSize.ratio)) worstSize = { i, ratio: u / size, ulp: u, size, at };
+    if (g > 0 && g * h * h < u / 2 && (!worstFall || u > worstFall.ulp)) worstFall = { i, ulp: u, at };
+  }
+  if (worstSize)
+    warnings.push(
+      `bodies[${worstSize.i}].position: at ${fmt(worstSize.at)} m from the origin ${who} stores positions to ${fmt(worstSize.ulp)} m, ${fmt(100 * worstSize.ratio)} % of the body's size (${fmt(worstSize.size)} m): joint errors below that are rounding`,
+    );
+  if (worstFall)
+    warnings.push(
+      `bodies[${worstFall.i}].position: at ${fmt(worstFall.at)} m ${who} stores positions to ${fmt(worstFall.ulp)} m, more than twice the g·h² = ${fmt(g * h * h)} m a body falls from rest in one substep (h = ${fmt(h)} s): slow motion there rounds away`,
+    );
+
+  // per joint: the effective-mass block's determinant, and the mass ratio
+  let ratioWarned = false;
+  world.constraints.forEach((c, ic) => {
+    const sides: [number, number[]][] = [[c.bodyA, c.anchorA]];
+    if (c.bodyB !== null) sides.push([c.bodyB, c.anchorB]);
+    let inverseMassSum = 0;
+    const dynamic: number[] = [];
+    for (const [ib, anchor] of sides) {
+      if (world.bodies[ib].fixed) continue;
+      dynamic.push(ib);
+      inverseMassSum += 1 / mass[ib];
+      const arm2 = anchor[0] * anchor[0] + anchor[1] * anchor[1] + anchor[2] * anchor[2];
+      // the side's largest eigenvalue of K in units of 1/m: (1 + |a|²/ρ²), or of 1/I (angular rows)
+      const angularRows = (c.type as string) === 'hinge' || (c.type as string) === 'fixed';
+      const spread = Math.max(1 + arm2 / (inertiaMin[ib] / mass[ib]), angularRows ? mass[ib] / inertiaMin[ib] : 0);
+      const lightest = (2 * spread) / cbrtMax;
+      if (!(mass[ib] >= lightest))
+        throw new InputError(
+          `${field(ib)} below the ${fmt(lightest)} kg ${who} can carry through constraints[${ic}]'s effective mass (the determinant of its 3×3 block overflows and the joint is lost)`,
+        );
+    }
+    if (dynamic.length && !(inverseMassSum >= 1 / heaviest)) {
+      const ib = dynamic.reduce((x, y) => (mass[x] < mass[y] ? x : y));
+      throw new InputError(
+        `${field(ib)} above the ${fmt(heaviest)} kg ${who} can carry through constraints[${ic}]'s effective mass (the determinant of its 3×3 block underflows)`,
+      );
+    }
+    if (dynamic.length === 2 && !ratioWarned) {
+      const [p, q] = dynamic;
+      const ratio = Math.max(mass[p], mass[q]) / Math.min(mass[p], mass[q]);
+      if (ratio * a.unitRoundoff > 1) {
+        ratioWarned = true;
+        const heavy = mass[p] > mass[q] ? p : q, light = heavy === p ? q : p;
+        warnings.push(
+          `constraints[${ic}]: bodies[${heavy}] is ${fmt(ratio)} times as heavy as bodies[${light}], beyond the 1/u = ${fmt(1 / a.unitRoundoff)} ${who} resolves: the heavy body's share of the joint's effective mass rounds away`,
+        );
+      }
+    }
+  });
+  return warnings;
+}
+
+function fmt(x: number): string {
+  if (x === 0) return '0';
+  const r = +x.toPrecision(3), ar = Math.abs(r);
+  return (ar >= 1e-3 && ar < 1e6 ? String(r) : r.toExponential()).replace('e+', 'e');
+}
+
+/**
+ * Everything a run checks before its solver allocates: memory for this solver, then the arithmetic's
+ * ranges (rigid worlds). Throws an InputError for a refusal; returns warning lines.
+ */
+export function preflight(what: string, desc: SceneDesc, solverId: string, options: RangeOptions): string[] {
+  checkMemory(what, countScene(desc), solverId);
+  return isParticleSystem(desc) ? [] : checkRanges(desc, solverId, options);
+}

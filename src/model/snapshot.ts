@@ -1,0 +1,38 @@
+/**
+ * What a solver hands back, as plain data: its state (Snapshot: f64 arrays of the world's bodies, from
+ * which the metrics recompute everything they report), its step times (StepTimings) and the adapter it
+ * ran on (AdapterDescription). In the model, so that metrics, runs, reports and the viewer read them
+ * without importing a solver (design: arrows point down only).
+ */
+
+export interface Snapshot {
+  /** frames stepped since creation */
+  frame: number;
+  /** simulated time, s */
+  time: number;
+  /** the desc's bodies only (anchor bodies are left out) */
+  bodyCount: number;
+  position: Float64Array; // 3·bodyCount
+  orientation: Float64Array; // 4·bodyCount [x y z w]
+  linearVelocity: Float64Array; // 3·bodyCount
+  angularVelocity: Float64Array; // 3·bodyCount
+}
+
+export interface StepTimings {
+  /** which clock the per-step times come from */
+  clock: 'gpu-timestamp' | 'wall';
+  /** per-frame times in milliseconds, one entry per stepped frame (or per batch average) */
+  msPerFrame: number[];
+  /** wall-clock ms per frame, without readbacks (batch wall time / frames in the batch) */
+  wallMsPerFrame: number[];
+}
+
+export interface AdapterDescription {
+  /** e.g. "nvidia / hopper / NVIDIA H100" or "cpu" */
+  name: string;
+  /** true for a software adapter (SwiftShader) */
+  software: boolean;
+  /** GPU timestamp queries available */
+  timestamps: boolean;
+}
+

@@ -1,0 +1,70 @@
+/**
+ * Quaternion helpers of the rigid-body core (f64; the WGSL twins are in body.wgsl.ts).
+ * Quaternions are [x y z w] (model/world.ts), stored 4 per body in a Float64Array; vectors
+ * 3 per entry. Out-parameters and offsets, no allocation: these run in the solvers' hot loops
+ * (were a call not inlined, every loose f64 argument would be boxed, so arrays + offsets).
+ *
+ *   rotate                out = R(q) v, R(q) written out row by row (jacobi's lever arms)
+ *   rotateByQuat          out = R(q) v as v + 2 q_v × (q_v × v + w v) (xpbd's lever arms, as WGSL)
+ *   integrateOrientation  q ← normalise(q + ½ h (0, ω) ⊗ q)
+ *
+ * integrateOrientation is the Cayley map, not a truncated exponential: q + ½h(0,ω)⊗q =
+ * (1, ½hω) ⊗ q, and (1, ½hω)/|(1, ½hω)| = (cos θ/2, sin θ/2 ω̂) with tan(θ/2) = h|ω|/2, the
+ * rotation Cay(hω) = (I − ½h[ω]×)⁻¹(I + ½h[ω]×) by θ = 2 atan(h|ω|/2) about ω. That is the
+ * rotation the implicit midpoint rule of Euler's equations makes of L in the body frame, which
+ * is why body.ts can make a free body's world angular momentum exact with it (see there).
+ */
+
+/** out[oo..oo+3) = R(q[qo..qo+4)) · v[vo..vo+3). */
+export function rotate(q: Float64Array, qo: number, v: Float64Array, vo: number, out: Float64Array, oo: number): void {
+  const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
+  const vx = v[vo], vy = v[vo + 1], vz = v[vo + 2];
+  out[oo] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y - z * w) * vy + 2 * (x * z + y * w) * vz;
+  out[oo + 1] = 2 * (x * y + z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z - x * w) * vz;
+  out[oo + 2] = 2 * (x * z - y * w) * vx + 2 * (y * z + x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
+}
+
+/**
+ * q ← normalise(q + ½ h (0, ω) ⊗ q) (ω in the world frame; q = [x y z w]): the rotation Cay(hω)
+ * applied on the world side (header). With h = 1 and ω = θ it adds a small rotation θ (xpbd).
+ */
+export function integrateOrientation(q: Float64Array, o: number, wx: number, wy: number, wz: number, h: number): void {
+  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
+  // (0, ω) ⊗ q = ( q_w ω + ω × q_v ,  −ω · q_v )
+  const hh = 0.5 * h;
+  const nx = x + hh * (w * wx + (wy * z - wz * y));
+  const ny = y + hh * (w * wy + (wz * x - wx * z));
+  const nz = z + hh * (w * wz + (wx * y - wy * x));
+  const nw = w - hh * (wx * x + wy * y + wz * z);
+  const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw); // (Math.hypot allocates in V8)
+  q[o] = nx * inv;
+  q[o + 1] = ny * inv;
+  q[o + 2] = nz * inv;
+  q[o + 3] = nw * inv;
+}
+
+/**
+ * out[oo..oo+3) = R(q) v with q = q[qo..qo+4), v = v[vo..vo+3), as R(q) v = v + 2 q_v × (q_v × v + w v):
+ * the same rotation as `rotate` in another order of operations (xpbd's lever arms, the WGSL
+ * quat_rotate); each solver keeps the form it had so its state hashes stay those of before.
+ */
+export function rotateByQuat(q: Float64Array, qo: number, v: Float64Array, vo: number, out: Float64Array, oo: number): void {
+  const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
+  const vx = v[vo], vy = v[vo + 1], vz = v[vo + 2];
+  const tx = y * vz - z * vy + w * vx;
+  const ty = z * vx - x * vz + w * vy;
+  const tz = x * vy - y * vx + w * vz;
+  out[oo] = vx + 2 * (y * tz - z * ty);
+  out[oo + 1] = vy + 2 * (z * tx - x * tz);
+  out[oo + 2] = vz + 2 * (x * ty - y * tx);
+}
+
+/** out[oo..oo+4) = a ⊗ b = (a_w b_v + b_w a_v + a_v × b_v, a_w b_w − a_v · b_v). out may alias a or b (the rows' joint frames). */
+export function quatMultiply(a: Float64Array, ao: number, b: Float64Array, bo: number, out: Float64Array, oo: number): void {
+  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3];
+  const bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3];
+  out[oo] = aw * bx + bw * ax + (ay * bz - az * by);
+  out[oo + 1] = aw * by + bw * ay + (az * bx - ax * bz);
+  out[oo + 2] = aw * bz + bw * az + (ax * by - ay * bx);
+  out[oo + 3] = aw * bw - (ax * bx + ay * by + az * bz);
+}
