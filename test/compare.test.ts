@@ -204,3 +204,20 @@ test('formatNumber: one style for every figure', () => {
   assert.equal(countText(1, 'body', 'bodies'), '1 body');
   assert.equal(countText(12000, 'body', 'bodies'), '12,000 bodies');
 });
+
+test("compare refuses a pair the pre-run checks refuse (as run does), skipping it with the reason, and runs the rest", async () => {
+  const { runCompare } = await import('../src/bench/compare.js');
+  const file = join(mkdtempSync(join(tmpdir(), 'solverlab-preflight-')), 'light.json');
+  // a bead of density 1e-100 on a world pin: its joint's effective mass overflows f64 (model/limits.ts)
+  writeFileSync(file, JSON.stringify({
+    gravity: [0, -9.81, 0],
+    bodies: [{ shape: { type: 'sphere', radius: 0.05 }, density: 1e-100, position: [0, 0, 0] }],
+    constraints: [{ type: 'point', bodyA: 0, bodyB: null, anchorA: [0, 0.05, 0], anchorB: [0, 0.05, 0] }],
+  }));
+  const warnings: string[] = [];
+  const results = await runCompare({ scenes: [file, 'pendulum'], solvers: ['gs-cpu'], frames: 5, onWarning: (w) => warnings.push(w) });
+  const [light, pendulum] = results.runs;
+  assert.ok('skipped' in light, 'the light bead is skipped');
+  assert.match((light as SkippedRun).skipped, /^bodies\[0\]\.density: 1e-100 gives a mass of .* below .* gs-cpu \(f64\)/);
+  assert.ok(!('skipped' in pendulum), 'the pendulum still runs');
+});

@@ -20,6 +20,7 @@ import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver } from '../run/run.js';
 import { runRecord, isSkipped, type CompareResults, type RunRecord, type SkippedRun, type MachineInfo } from './results.js';
 import { VERSION } from '../version.js';
+import { preflight } from '../model/limits.js';
 
 export interface CompareProgress {
   scene: string;
@@ -44,6 +45,8 @@ export interface CompareOptions {
   onProgress?: (p: CompareProgress) => void;
   /** called when a run (or skip) is done */
   onRun?: (r: RunRecord | SkippedRun) => void;
+  /** a warning of the pre-run checks (model/limits.ts preflight: a result that may still be useful) */
+  onWarning?: (line: string) => void;
   command?: string;
 }
 
@@ -124,6 +127,15 @@ export async function runCompare(opts: CompareOptions): Promise<CompareResults> 
         const reason = info.unsupported?.(scene.world, options) ?? null;
         if (reason) {
           skip(reason);
+          continue;
+        }
+        // what `run` checks before its solver allocates: memory for this solver, the arithmetic's ranges;
+        // a refusal skips this pair with its reason, the others still run
+        try {
+          for (const w of preflight(`scene '${scene.name}'`, scene.world, id, options)) opts.onWarning?.(`${id} on ${scene.name}: ${w}`);
+        } catch (e) {
+          if (!(e instanceof InputError)) throw e;
+          skip(e.message);
           continue;
         }
         if (info.device === 'gpu' && !gpu) {

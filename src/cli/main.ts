@@ -334,6 +334,10 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
     ...opts,
     command: ['solverlab', ...argv].join(' '),
     onProgress: progress,
+    onWarning: (line) => {
+      if (progress) process.stderr.write('\r\x1b[K');
+      process.stderr.write(`solverlab: warning: ${line}\n`);
+    },
     onRun: (r) => {
       if (quiet) return;
       if (progress) process.stderr.write('\r\x1b[K');
