@@ -22,7 +22,7 @@
  * Warm start follows the rows' keys: `layout` keeps λ of every row whose key the previous
  * layout had, and a new row starts at 0.
  */
-import { RowSet, rowConnectivity, blockVelocity, gatherImpulse, invertBlock, blockDelassus, pointBlockDelassus, JACOBIAN_STRIDE, type RowConnectivity } from './rows.js';
+import { RowSet, rowConnectivity, blockVelocity, pointBlockVelocity, gatherImpulse, invertBlock, blockDelassus, pointBlockDelassus, JACOBIAN_STRIDE, type RowConnectivity } from './rows.js';
 import { constraintTypes } from './constraint-types.js';
 import { MAX_ROWS_PER_CONSTRAINT } from './constraint-type.js';
 import type { BodyPose, JointTable } from './joint-data.js';
@@ -214,11 +214,28 @@ export class RowBlockSolver {
     const invH = 1 / h;
     const invMass = this.inverseMass;
     let squares = 0;
+    const point = rows.pointBlock, plainBlock = this.plainBlock, matrixStart = this.blockMatrixStart;
     for (let b = from; b < to; b++) {
-      const r0 = blockStart[b], r1 = blockStart[b + 1], n = r1 - r0;
-      const o = this.blockMatrixStart[b];
-      if (n === 3 && this.plainBlock[b] === 1 && perRow === null) {
-        // a rigid equality 3-block (a point joint): ρ = J V + β C, Δλ = −h⁻¹ A⁻¹ ρ, no bounds
+      const r0 = blockStart[b];
+      const o = matrixStart[b];
+      if (point[b] === 1 && perRow === null) {
+        // a rigid point joint (the Jacobi text's 3×3 block): ρ = J V + β C, Δλ = −h⁻¹ A⁻¹ ρ, no bounds
+        pointBlockVelocity(rows, b, v, w, dv, dw, rho, bias);
+        const p0 = rho[0], p1 = rho[1], p2 = rho[2];
+        squares += p0 * p0 + p1 * p1 + p2 * p2;
+        if (!apply) continue;
+        const l0 = -invH * (M[o] * p0 + M[o + 1] * p1 + M[o + 2] * p2);
+        const l1 = -invH * (M[o + 3] * p0 + M[o + 4] * p1 + M[o + 5] * p2);
+        const l2 = -invH * (M[o + 6] * p0 + M[o + 7] * p1 + M[o + 8] * p2);
+        lam[r0] += l0;
+        lam[r0 + 1] += l1;
+        lam[r0 + 2] += l2;
+        if (immediate) applyPointImpulse(rows, b, l0, l1, l2, h, invMass, inverseInertia, dv, dw);
+        continue;
+      }
+      const r1 = blockStart[b + 1], n = r1 - r0;
+      if (n === 3 && plainBlock[b] === 1 && perRow === null) {
+        // any other rigid equality 3-block: the same, with its J
         blockVelocity(rows, b, v, w, dv, dw, rho, bias);
         const p0 = rho[0], p1 = rho[1], p2 = rho[2];
         squares += p0 * p0 + p1 * p1 + p2 * p2;
@@ -230,12 +247,9 @@ export class RowBlockSolver {
         lam[r0 + 1] += l1;
         lam[r0 + 2] += l2;
         if (immediate) {
-          if (rows.pointBlock[b] === 1) applyPointImpulse(rows, b, l0, l1, l2, h, invMass, inverseInertia, dv, dw);
-          else {
-            applyImpulse(rows, r0, h * l0, invMass, inverseInertia, dv, dw);
-            applyImpulse(rows, r0 + 1, h * l1, invMass, inverseInertia, dv, dw);
-            applyImpulse(rows, r0 + 2, h * l2, invMass, inverseInertia, dv, dw);
-          }
+          applyImpulse(rows, r0, h * l0, invMass, inverseInertia, dv, dw);
+          applyImpulse(rows, r0 + 1, h * l1, invMass, inverseInertia, dv, dw);
+          applyImpulse(rows, r0 + 2, h * l2, invMass, inverseInertia, dv, dw);
         }
         continue;
       }

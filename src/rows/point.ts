@@ -15,10 +15,10 @@ import type { BodyPose, JointTable } from './joint-data.js';
 import type { ConstraintType } from './constraint-type.js';
 import { rotate } from '../rigid/quat.js';
 
-/** World-frame lever arms a = R_A r_A (arm[0..3)) and b = R_B r_B (arm[3..6)) of constraint ic. */
-export function leverArms(j: JointTable, ic: number, pose: BodyPose, arm: Float64Array): void {
-  rotate(pose.orientation, 4 * j.ib0[ic], j.r0, 3 * ic, arm, 0);
-  rotate(pose.orientation, 4 * j.ib1[ic], j.r1, 3 * ic, arm, 3);
+/** World-frame lever arms a = R_A r_A (arm[o..o+3)) and b = R_B r_B (arm[o+3..o+6)) of constraint ic. */
+export function leverArms(j: JointTable, ic: number, pose: BodyPose, arm: Float64Array, o = 0): void {
+  rotate(pose.orientation, 4 * j.ib0[ic], j.r0, 3 * ic, arm, o);
+  rotate(pose.orientation, 4 * j.ib1[ic], j.r1, 3 * ic, arm, o + 3);
 }
 
 const arm = new Float64Array(6);
@@ -30,20 +30,20 @@ const arm = new Float64Array(6);
  * Jacobi text's order (so it is that text's c to the bit, negated).
  */
 export function evaluatePointRows(j: JointTable, ic: number, pose: BodyPose, rows: RowSet, first: number): void {
-  leverArms(j, ic, pose, arm);
+  const block = rows.rowBlock[first];
+  const point = rows.pointBlock[block] === 1;
+  // a point block keeps its arms in blockArm; a hinge's or weld's point rows take them from scratch
+  const out = point ? rows.blockArm : arm, ao = point ? 6 * block : 0;
+  leverArms(j, ic, pose, out, ao);
   const x = pose.position;
   const pa = 3 * j.ib0[ic], pb = 3 * j.ib1[ic];
-  const ax = arm[0], ay = arm[1], az = arm[2];
-  const bx = arm[3], by = arm[4], bz = arm[5];
-  const J = rows.jacobian;
+  const ax = out[ao], ay = out[ao + 1], az = out[ao + 2];
+  const bx = out[ao + 3], by = out[ao + 4], bz = out[ao + 5];
   rows.error[first] = -(x[pa] - x[pb] + ax - bx);
   rows.error[first + 1] = -(x[pa + 1] - x[pb + 1] + ay - by);
   rows.error[first + 2] = -(x[pa + 2] - x[pb + 2] + az - bz);
-  const block = rows.rowBlock[first];
-  if (rows.pointBlock[block] === 1) {
-    rows.blockArm.set(arm, 6 * block);
-    if (!rows.pointJacobian) return;
-  }
+  if (point && !rows.pointJacobian) return;
+  const J = rows.jacobian;
   // row k: J_vA = −e_k, J_ωA = −(a × e_k), J_vB = e_k, J_ωB = b × e_k, with
   // a × e_x = (0, a_z, −a_y), a × e_y = (−a_z, 0, a_x), a × e_z = (a_y, −a_x, 0)
   let o = JACOBIAN_STRIDE * first;

@@ -159,6 +159,37 @@ function grow<T extends Int32Array | Float64Array | Uint8Array>(old: T, fresh: T
   return fresh;
 }
 
+/** blockVelocity of a rigid point joint's block (RowSet.pointBlock), from its lever arms: see there. */
+export function pointBlockVelocity(
+  rows: RowSet,
+  block: number,
+  v: Float64Array,
+  w: Float64Array,
+  dv: Float64Array,
+  dw: Float64Array,
+  out: Float64Array,
+  bias: Float64Array | null,
+): void {
+  const r0 = rows.blockStart[block];
+  const a = 3 * rows.bodyA[r0];
+  const b = 3 * rows.bodyB[r0];
+  const arm = rows.blockArm, ro = 6 * block;
+  const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
+  const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
+  const w0x = w[a] + dw[a], w0y = w[a + 1] + dw[a + 1], w0z = w[a + 2] + dw[a + 2];
+  const w1x = w[b] + dw[b], w1y = w[b + 1] + dw[b + 1], w1z = w[b + 2] + dw[b + 2];
+  const c0 = bias ? bias[r0] : 0, c1 = bias ? bias[r0 + 1] : 0, c2 = bias ? bias[r0 + 2] : 0;
+  let cv0 = v[a] + dv[a] - v[b] - dv[b] + -c0;
+  let cv1 = v[a + 1] + dv[a + 1] - v[b + 1] - dv[b + 1] + -c1;
+  let cv2 = v[a + 2] + dv[a + 2] - v[b + 2] - dv[b + 2] + -c2;
+  cv0 += w0y * az - w0z * ay - w1y * bz + w1z * by;
+  cv1 += w0z * ax - w0x * az + w1x * bz - w1z * bx;
+  cv2 += w0x * ay - w0y * ax - w1x * by + w1y * bx;
+  out[0] = -cv0;
+  out[1] = -cv1;
+  out[2] = -cv2;
+}
+
 /**
  * J_r V (R2) for the rows of block `block` (they join the same two bodies, RowSet.addBlock) into
  * out[0 .. n), V = (v, ω) + (Δv, Δω): the velocity plus a pending change (the Jacobi text's V* + ΔV;
@@ -180,27 +211,13 @@ export function blockVelocity(
   out: Float64Array,
   bias: Float64Array | null = null,
 ): void {
+  if (rows.pointBlock[block] === 1) {
+    pointBlockVelocity(rows, block, v, w, dv, dw, out, bias);
+    return;
+  }
   const r0 = rows.blockStart[block], r1 = rows.blockStart[block + 1];
   const a = 3 * rows.bodyA[r0];
   const b = 3 * rows.bodyB[r0];
-  if (rows.pointBlock[block] === 1) {
-    const arm = rows.blockArm, ro = 6 * block;
-    const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
-    const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
-    const w0x = w[a] + dw[a], w0y = w[a + 1] + dw[a + 1], w0z = w[a + 2] + dw[a + 2];
-    const w1x = w[b] + dw[b], w1y = w[b + 1] + dw[b + 1], w1z = w[b + 2] + dw[b + 2];
-    const c0 = bias ? bias[r0] : 0, c1 = bias ? bias[r0 + 1] : 0, c2 = bias ? bias[r0 + 2] : 0;
-    let cv0 = v[a] + dv[a] - v[b] - dv[b] + -c0;
-    let cv1 = v[a + 1] + dv[a + 1] - v[b + 1] - dv[b + 1] + -c1;
-    let cv2 = v[a + 2] + dv[a + 2] - v[b + 2] - dv[b + 2] + -c2;
-    cv0 += w0y * az - w0z * ay - w1y * bz + w1z * by;
-    cv1 += w0z * ax - w0x * az + w1x * bz - w1z * bx;
-    cv2 += w0x * ay - w0y * ax - w1x * by + w1y * bx;
-    out[0] = -cv0;
-    out[1] = -cv1;
-    out[2] = -cv2;
-    return;
-  }
   const J = rows.jacobian;
   const vax = v[a] + dv[a], vay = v[a + 1] + dv[a + 1], vaz = v[a + 2] + dv[a + 2];
   const wax = w[a] + dw[a], way = w[a + 1] + dw[a + 1], waz = w[a + 2] + dw[a + 2];
