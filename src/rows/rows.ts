@@ -159,7 +159,10 @@ function grow<T extends Int32Array | Float64Array | Uint8Array>(old: T, fresh: T
   return fresh;
 }
 
-/** blockVelocity of a rigid point joint's block (RowSet.pointBlock), from its lever arms: see there. */
+/**
+ * blockVelocity of a rigid point joint's block (RowSet.pointBlock), from its lever arms (see there),
+ * plus bias[r] (pass an array of zeros for none). Kept small so that the solvers' sweep inlines it.
+ */
 export function pointBlockVelocity(
   rows: RowSet,
   block: number,
@@ -168,27 +171,22 @@ export function pointBlockVelocity(
   dv: Float64Array,
   dw: Float64Array,
   out: Float64Array,
-  bias: Float64Array | null,
+  bias: Float64Array,
 ): void {
   const r0 = rows.blockStart[block];
-  const a = 3 * rows.bodyA[r0];
-  const b = 3 * rows.bodyB[r0];
+  const a = 3 * rows.bodyA[r0], b = 3 * rows.bodyB[r0];
   const arm = rows.blockArm, ro = 6 * block;
   const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
   const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
   const w0x = w[a] + dw[a], w0y = w[a + 1] + dw[a + 1], w0z = w[a + 2] + dw[a + 2];
   const w1x = w[b] + dw[b], w1y = w[b + 1] + dw[b + 1], w1z = w[b + 2] + dw[b + 2];
-  const c0 = bias ? bias[r0] : 0, c1 = bias ? bias[r0 + 1] : 0, c2 = bias ? bias[r0 + 2] : 0;
-  let cv0 = v[a] + dv[a] - v[b] - dv[b] + -c0;
-  let cv1 = v[a + 1] + dv[a + 1] - v[b + 1] - dv[b + 1] + -c1;
-  let cv2 = v[a + 2] + dv[a + 2] - v[b + 2] - dv[b + 2] + -c2;
-  cv0 += w0y * az - w0z * ay - w1y * bz + w1z * by;
-  cv1 += w0z * ax - w0x * az + w1x * bz - w1z * bx;
-  cv2 += w0x * ay - w0y * ax - w1x * by + w1y * bx;
-  out[0] = -cv0;
-  out[1] = -cv1;
-  out[2] = -cv2;
+  out[0] = -(v[a] + dv[a] - v[b] - dv[b] + -bias[r0] + (w0y * az - w0z * ay - w1y * bz + w1z * by));
+  out[1] = -(v[a + 1] + dv[a + 1] - v[b + 1] - dv[b + 1] + -bias[r0 + 1] + (w0z * ax - w0x * az + w1x * bz - w1z * bx));
+  out[2] = -(v[a + 2] + dv[a + 2] - v[b + 2] - dv[b + 2] + -bias[r0 + 2] + (w0x * ay - w0y * ax - w1x * by + w1y * bx));
 }
+
+/** zeros for pointBlockVelocity's bias where the caller has none (grown with the row sets it serves) */
+let zeroBias = new Float64Array(0);
 
 /**
  * J_r V (R2) for the rows of block `block` (they join the same two bodies, RowSet.addBlock) into
@@ -212,7 +210,7 @@ export function blockVelocity(
   bias: Float64Array | null = null,
 ): void {
   if (rows.pointBlock[block] === 1) {
-    pointBlockVelocity(rows, block, v, w, dv, dw, out, bias);
+    pointBlockVelocity(rows, block, v, w, dv, dw, out, bias ?? (zeroBias.length >= rows.count ? zeroBias : (zeroBias = new Float64Array(rows.capacity))));
     return;
   }
   const r0 = rows.blockStart[block], r1 = rows.blockStart[block + 1];
