@@ -14,7 +14,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { rigidScenes, scenes, findRigidScene } from '../src/scenes/registry.js';
 import { loadScene, InputError } from '../src/scenes/load.js';
-import { checkMemory, checkRanges, estimateMemory, solverArrayBytes, ulp, f32, f64, machineLimits } from '../src/model/limits.js';
+import { checkMemory, checkRanges, estimateMemory, solverArrayBytes, ulp, f32, f64, machineLimits, countScene } from '../src/model/limits.js';
 import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { XpbdCpuSolver } from '../src/solvers/xpbd/cpu.js';
 import { GaussSeidelCpuSolver } from '../src/solvers/gs/cpu.js';
@@ -37,6 +37,7 @@ test('every built-in scene counts exactly what it builds, at its defaults and at
     'stretched-chain': { beads: 5 },
     'joint-grid': { columns: 3, rows: 6 },
     'far-from-origin': { chains: 2, beads: 3 },
+    'hinge-chain': { links: 4, limit: 0.5 },
     rope: { particles: 7 },
     cloth: { columns: 3, rows: 5 },
   };
@@ -46,6 +47,12 @@ test('every built-in scene counts exactly what it builds, at its defaults and at
       const count = scene.count(p);
       const bodies = 'particles' in built ? built.particles.length : built.bodies.length;
       assert.deepEqual([count.bodies, count.constraints], [bodies, built.constraints.length], `${scene.name} ${JSON.stringify(p)}`);
+      // a scene that counts its rows counts what the rows' layout makes of its joints
+      if (count.rows !== undefined && !('particles' in built)) {
+        const solver = new JacobiCpuSolver(built, {});
+        assert.equal(count.rows, solver.rowSolver.rows.count, `${scene.name} rows`);
+        assert.equal(countScene(built).rows, solver.rowSolver.rows.count, `${scene.name}: countScene's rows`);
+      }
     }
 });
 

@@ -38,12 +38,29 @@ export interface SceneCount {
   kind: 'rigid' | 'particles';
   bodies: number;
   constraints: number;
+  /** constraint rows of a rigid scene (src/rows/: point 3, distance 1 or 2, hinge 5 + 1 per limit, fixed 6); 3 per constraint where not given */
+  rows?: number;
+}
+
+/** Rows of one joint (the constraint types' layouts in src/rows/). */
+export function jointRows(c: WorldDesc['constraints'][number]): number {
+  switch (c.type) {
+    case 'point':
+      return 3;
+    case 'distance':
+      return c.minLength !== undefined || c.maxLength !== undefined ? (c.minLength !== undefined ? 1 : 0) + (c.maxLength !== undefined ? 1 : 0) : 1;
+    case 'hinge':
+      return 5 + (c.lowerAngle !== undefined ? 1 : 0) + (c.upperAngle !== undefined ? 1 : 0);
+    case 'fixed':
+      return 6;
+  }
 }
 
 export function countScene(desc: SceneDesc): SceneCount {
-  return isParticleSystem(desc)
-    ? { kind: 'particles', bodies: desc.particles.length, constraints: desc.constraints.length }
-    : { kind: 'rigid', bodies: desc.bodies.length, constraints: desc.constraints.length };
+  if (isParticleSystem(desc)) return { kind: 'particles', bodies: desc.particles.length, constraints: desc.constraints.length };
+  let rows = 0;
+  for (const c of desc.constraints) rows += c && typeof c === 'object' && 'type' in c ? jointRows(c) : 3;
+  return { kind: 'rigid', bodies: desc.bodies.length, constraints: desc.constraints.length, rows };
 }
 
 /** Bytes per body and per constraint, in the JS heap, off the heap (typed arrays) and in wasm memory. */
@@ -84,16 +101,17 @@ const rigidRun: Footprint = { heapBody: 0, heapConstraint: 0, body: 10 * F64 + 3
  * The constraint rows of the velocity-level CPU solvers (rows/rows.ts RowSet): per row body
  * indices 2 i32, J 12 f64, C, bounds 2, compliance, key, λ, bias rate, γ = 8 f64, angular u8,
  * owner i32. The set grows by doubling from 4, so it holds 4·2ᵏ ≥ rows; the arrays it grew out of
- * stay until collected, another (less than) as much. A point joint is 3 rows (the count does not
- * tell joint types apart; hinge 5 and fixed 6 rows would be more).
+ * stay until collected, another (less than) as much. The rows are the scene's own count (SceneCount.rows,
+ * by joint type) where it is known, else 3 per joint (a point joint).
  */
 const ROW_BYTES = 2 * I32 + 20 * F64 + 1 + I32 + F64; // and the block solver's bias per row (at the first step)
 const ROWS_PER_CONSTRAINT = 3;
 function rowCapacity(rows: number): number {
   return rows <= 4 ? 4 : 4 * 2 ** Math.ceil(Math.log2(rows / 4));
 }
-function rowSetBytes(constraints: number): number {
-  return rowCapacity(ROWS_PER_CONSTRAINT * constraints) * ROW_BYTES + (rowCapacity(constraints) + 1) * I32;
+function rowSetBytes(count: Omit<SceneCount, 'kind'>): number {
+  const rows = count.rows ?? ROWS_PER_CONSTRAINT * count.constraints;
+  return rowCapacity(rows) * ROW_BYTES + (rowCapacity(count.constraints) + 1) * I32;
 }
 
 /**
@@ -222,7 +240,7 @@ export function estimateMemory(count: SceneCount, solverId?: string, fromFile = 
     const own = solverFootprints[solverId];
     if (own) parts.push(own);
     // the rows, twice: the set and the arrays it grew out of (until collected)
-    if (own?.rows) est.offHeap += 2 * rowSetBytes(count.constraints);
+    if (own?.rows) est.offHeap += 2 * rowSetBytes(count);
   }
   for (const f of parts) {
     est.heap += count.bodies * f.heapBody + count.constraints * f.heapConstraint;
@@ -237,7 +255,7 @@ export function solverArrayBytes(count: Omit<SceneCount, 'kind'>, solverId: stri
   const own = solverFootprints[solverId];
   if (!own) throw new Error(`no memory footprint for solver '${solverId}'`);
   const linear = [compiledWorld, own].reduce((sum, f) => sum + count.bodies * f.body + count.constraints * f.constraint, 0);
-  return linear + (own.rows ? rowSetBytes(count.constraints) : 0);
+  return linear + (own.rows ? rowSetBytes(count) : 0);
 }
 
 /** 1.23 GB (decimal units). */

@@ -17,7 +17,7 @@ const g = -9.81;
 
 export const hingeChain: RigidSceneInfo = defineScene({
   kind: 'rigid',
-  count: (p) => ({ bodies: p.links, constraints: p.links }),
+  count: (p) => ({ bodies: p.links, constraints: p.links, rows: 5 * p.links + (p.limit > 0 ? 2 * (p.links - 1) : 0) }),
   name: 'hinge-chain',
   description: 'boxes held out in a row, hinged edge to edge about z, the first to the world, released: a chain of planks',
   params: {
@@ -47,7 +47,7 @@ export const hingeChain: RigidSceneInfo = defineScene({
 
 export const cantilever: RigidSceneInfo = defineScene({
   kind: 'rigid',
-  count: (p) => ({ bodies: p.boxes, constraints: p.boxes }),
+  count: (p) => ({ bodies: p.boxes, constraints: p.boxes, rows: 6 * p.boxes }),
   name: 'cantilever',
   description: 'boxes welded end to end (fixed joints), the first to the world, held out level against gravity',
   params: {
@@ -74,7 +74,7 @@ export const cantilever: RigidSceneInfo = defineScene({
 
 export const ropeSwing: RigidSceneInfo = defineScene({
   kind: 'rigid',
-  count: () => ({ bodies: 1, constraints: 1 }),
+  count: () => ({ bodies: 1, constraints: 1, rows: 1 }),
   name: 'rope-swing',
   description: 'a capsule on a rope (distance joint with maxLength) to a world point, thrown up so the rope goes slack and snaps taut',
   params: {
