@@ -10,7 +10,7 @@ import { mkdtempSync, mkdirSync, existsSync, readFileSync, writeFileSync } from 
 import { solvers } from '../src/solvers/registry.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hingeSceneFile } from './support/hinge-scene.js';
+import { jointSceneFile, undeclaredJoint } from './support/hinge-scene.js';
 
 const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { encoding: 'utf8' });
 const dir = mkdtempSync(join(tmpdir(), 'solverlab-cli-'));
@@ -192,16 +192,16 @@ test("a run shows only the options its solver reads; options it does not read ar
 });
 
 test('a scene with a constraint type or shape a solver does not declare is refused with the reason from its declaration', (t) => {
-  // a two-body scene joined by a hinge
-  const file = join(dir, 'hinge.json');
-  writeFileSync(file, JSON.stringify(hingeSceneFile));
-  // a solver that does not declare hinges (the lists grow as solvers gain joints: whichever does not, today)
-  const info = solvers.find((x) => x.supports && !x.supports.constraints.includes('hinge'));
-  if (!info) return t.skip('every rigid solver declares hinge joints');
+  // a solver and a joint type it does not declare (the lists grow as solvers gain joints: whichever, today)
+  const lack = undeclaredJoint(solvers);
+  if (!lack) return t.skip('every rigid solver declares every joint type');
+  const { info, type } = lack;
+  const file = join(dir, 'joint.json');
+  writeFileSync(file, JSON.stringify(jointSceneFile(type)));
   const declared = info.supports!;
   const r = cli('run', '--scene', file, '--solver', info.id, '--frames', '1');
   assert.equal(r.status, 2, r.stderr);
-  assert.match(r.stderr.trim(), new RegExp(`^solverlab: ${info.id} cannot run scene 'hinge': ${info.id} does not support hinge joints \\(constraints\\[1\\]\\)$`));
+  assert.match(r.stderr.trim(), new RegExp(`^solverlab: ${info.id} cannot run scene 'joint': ${info.id} does not support ${type} joints \\(constraints\\[1\\]\\)$`));
   // `solverlab solvers` prints the same declaration
   const listing = cli('solvers').stdout;
   assert.ok(listing.includes(`supports constraints: ${declared.constraints.join(', ')}; shapes: ${declared.shapes.join(', ')}`), listing);

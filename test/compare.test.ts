@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { CompareResults, RunRecord, SkippedRun } from '../src/bench/results.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { formatNumber, countText } from '../src/bench/table.js';
-import { hingeSceneFile } from './support/hinge-scene.js';
+import { jointSceneFile } from './support/hinge-scene.js';
 
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
@@ -155,17 +155,17 @@ test('compare: global-gpu at an iteration cap too low for its tolerance reports 
 
 test('compare: each run shows only the options its solver reads (table, CSV); skip reasons come from the declarations; one number style', () => {
   const out = join(dir, 'declared');
-  // a scene file with a hinge: a solver that does not declare hinges is skipped with the reason its declaration gives
-  const hinge = join(dir, 'hinge.json');
-  writeFileSync(hinge, JSON.stringify(hingeSceneFile));
+  // a scene file with a distance joint: a solver that does not declare it (rapier-multibody) is skipped with the reason its declaration gives
+  const hinge = join(dir, 'joint.json');
+  writeFileSync(hinge, JSON.stringify(jointSceneFile('distance')));
   const ids = ['jacobi-cpu', 'global-cpu', 'rapier-multibody'];
   const r = cli(['compare', '--scenes', `pendulum,${hinge}`, '--solvers', ids.join(','), '--frames', '30', '--out', out, '--quiet']);
   assert.equal(r.status, 0, r.stderr);
   const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as CompareResults;
   for (const id of ids) {
-    const run = results.runs.find((x) => x.scene === 'hinge' && x.solver === id)!;
-    if (findSolver(id)!.supports!.constraints.includes('hinge')) continue;
-    assert.equal((run as SkippedRun).skipped, `${id} does not support hinge joints (constraints[1])`);
+    const run = results.runs.find((x) => x.scene === 'joint' && x.solver === id)!;
+    if (findSolver(id)!.supports!.constraints.includes('distance')) continue;
+    assert.equal((run as SkippedRun).skipped, `${id} does not support distance joints (constraints[1])`);
   }
   // results.csv: an option's column is empty where the run's solver does not read it
   const csv = readFileSync(join(out, 'results.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
@@ -184,7 +184,7 @@ test('compare: each run shows only the options its solver reads (table, CSV); sk
   assert.equal(cell('rapier-multibody', 'iterations'), '8');
   assert.equal(cell('jacobi-cpu', 'ks_per_s2'), '', 'the feedback gains are the particle solvers\'');
   // the printed table: every count and figure of four digits or more has its thousands grouped
-  const rows = r.stdout.split('\n').filter((l) => /^(pendulum|hinge) /.test(l));
+  const rows = r.stdout.split('\n').filter((l) => /^(pendulum|joint) /.test(l));
   assert.equal(rows.length, 6);
   // (a run of four digits that is not a fraction's: '13152' or '3043', but not the '0798' of 0.0798)
   for (const row of rows) assert.doesNotMatch(row, /(?<![\d.])\d{4,}/, `ungrouped number in: ${row}`);

@@ -992,10 +992,9 @@ function worldAt(world: WorldDesc, snap: Snapshot): WorldDesc {
   };
 }
 
-/** λ of a GPU solver, f32 → f64, 3 per constraint */
+/** λ of a GPU solver, f32 → f64, one per row (3 per point joint, in the CPU's row order) */
 async function gpuMultipliers(s: GlobalGpuSolver): Promise<Float64Array> {
-  const m = new Float32Array((await s.read(['multiplier'])).get('multiplier')!);
-  return Float64Array.from({ length: 3 * s.constraintCount }, (_, k) => m[4 * Math.floor(k / 3) + (k % 3)]);
+  return s.multipliers();
 }
 
 /**

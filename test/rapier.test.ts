@@ -674,7 +674,7 @@ test('refusals: rapier has no rigid distance (length, minLength), rapier-multibo
   assert.equal(impulse.unsupported!(rope), null);
   assert.equal(impulse.unsupported!(limited), null);
   for (const w of [rod, rope]) {
-    assert.match(multibody.unsupported!(w)!, /rapier-multibody does not support distance constraints \(constraints\[0\]\)/);
+    assert.match(multibody.unsupported!(w)!, /rapier-multibody does not support distance joints \(constraints\[0\]\)/);
     await assert.rejects(RapierSolver.create(w, {}, 'multibody'), /rapier-multibody has no distance joint \(constraints\[0\]\): Rapier's multibody links do not take its rope/);
   }
   assert.match(multibody.unsupported!(limited)!, /rapier-multibody cannot limit a hinge \(constraints\[0\]\): Rapier 0\.21's JS API sets joint limits on impulse joints only/);

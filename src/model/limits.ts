@@ -154,7 +154,8 @@ const solverFootprints: Record<string, Footprint & { rows?: boolean }> = {
   'jacobi-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 },
   'gs-gpu': { heapBody: 0, heapConstraint: 8, body: 44 * F32 + 2 * I32, constraint: 2 * I32 + 8 * F32 + 8 * I32 },
   'global-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 },
-  'xpbd-gpu': { heapBody: 0, heapConstraint: 0, body: 32 * F32 + 2 * I32, constraint: 2 * I32 + 9 * F32 + 6 * I32 },
+  // xpbd-gpu also lays its joints' rows out on the host (a RowBlockSolver over the compiled world): the rows.
+  'xpbd-gpu': { heapBody: 0, heapConstraint: 0, body: 32 * F32 + 2 * I32, constraint: 2 * I32 + 9 * F32 + 6 * I32 + BLOCK_SOLVER, rows: true },
   // Rapier: a rigid body and a joint in wasm memory (measured ≈ 1.7 kB per body with its joint),
   // and the f64 snapshot arrays on our side.
   rapier: { heapBody: 0, heapConstraint: 0, body: 13 * F64, constraint: 0, wasmBody: 1200, wasmConstraint: 500 },

@@ -295,7 +295,8 @@ const evaluateBodies: Record<number, { name: string; body: string }> = {
   [JointKind.hinge]: {
     name: 'evaluate_hinge',
     body: /* wgsl */ `
-  // hinge.ts: the point rows; a = R_A axisA, b = R_B axisB, t₁ ⟂ a, t₂ = a × t₁;
+  // hinge.ts: the point rows; a = R_A axisA, b = R_B axisB, t_k = R_A t_k⁰ with t₁⁰ ⟂ axisA (from its smaller
+  // components) and t₂⁰ = axisA × t₁⁰ in A's frame, so that the t_k turn with A (ṫ_k = ω_A × t_k, which J assumes);
   // C_k = t_k · b, J_ωA = t_k × b, J_ωB = −(t_k × b); limits on θ = 2 atan2(v · axisA, w) of
   // q_d = q_A⁻¹ ⊗ q_B ⊗ q_ref⁻¹ (w ≥ 0): lower C = θ − lowerAngle, J_ωA = −a; upper C = upperAngle − θ, J negated
   let jp = joint_pose(j);
@@ -304,13 +305,14 @@ const evaluateBodies: Record<number, { name: string; body: string }> = {
   let axis_a = joint[o + 2u].xyz;
   let a = quat_rotate(jp.qa, axis_a);
   let b = quat_rotate(jp.qb, joint[o + 3u].xyz);
-  var t1: vec3f;
-  if (abs(a.x) > 0.57735) {
-    t1 = vec3f(a.y, -a.x, 0.0) * (1.0 / sqrt(a.x * a.x + a.y * a.y));
+  var t10: vec3f;
+  if (abs(axis_a.x) > 0.57735) {
+    t10 = vec3f(axis_a.y, -axis_a.x, 0.0) * (1.0 / sqrt(axis_a.x * axis_a.x + axis_a.y * axis_a.y));
   } else {
-    t1 = vec3f(0.0, a.z, -a.y) * (1.0 / sqrt(a.y * a.y + a.z * a.z));
+    t10 = vec3f(0.0, axis_a.z, -axis_a.y) * (1.0 / sqrt(axis_a.y * axis_a.y + axis_a.z * axis_a.z));
   }
-  let t2 = cross(a, t1);
+  let t1 = quat_rotate(jp.qa, t10);
+  let t2 = quat_rotate(jp.qa, cross(axis_a, t10));
   write_angular_row(jp.first + 3u, cross(t1, b), dot(t1, b));
   write_angular_row(jp.first + 4u, cross(t2, b), dot(t2, b));
   if ((jp.flags & ${F.lowerAngle | F.upperAngle}u) == 0u) { return; }
@@ -749,3 +751,84 @@ const updateVelocities: RowKernelSpec = {
 export function rowKernels(): RowKernelSpec[] {
   return [...evaluateKernels(), preparePoint, prepareGeneral, updateMultipliersPoint, updateMultipliers, updateVelocities, computeResidual];
 }
+
+// ---------------------------------------------------------------- position-level pieces (xpbd-gpu)
+/*
+ * Appended for xpbd-gpu (src/solvers/xpbd/kernels.wgsl.ts, solve_colour_rows), the WGSL twin of
+ * xpbd-cpu's solveRows: a thread per joint of a colour evaluates its rows at the current pose
+ * (the evaluate_<type> bodies above, as functions) and projects them block by block. What it uses
+ * of the legend above: joint (the same records; xpbd-gpu sets bits 8.. of the flags to the joint's
+ * JointKind, which the evaluate bodies never test), row_jacobian and row_error.x as written by
+ * write_row, row_params (lower, upper, α, meta) with meta = n + 8·more at a block's first row
+ * (n rows, more = 1 when another block of the joint follows; 0 elsewhere: the xpbd rows' own use of
+ * the fourth entry, which the velocity-level kernels leave 0).
+ */
+
+/** Bit shift of the JointKind in a joint record's flags (xpbd-gpu's records). */
+export const JOINT_KIND_SHIFT = 8;
+
+/**
+ * Module-scope WGSL: fn evaluate_rows(j, kind) — C and J of joint record j's rows at the pose, by
+ * the evaluate_<type> body of its kind (every type but the point joint, which xpbd-gpu solves with
+ * its own 3×3 kernel) — and the row accessors row_jva … row_jwb. Binds joint, pose (the xpbd /
+ * jacobi layout: [2i] x, [2i+1] q), row_jacobian and row_error (read_write). Needs rigidBodyWgsl's
+ * quat_rotate in the module.
+ */
+export function rowEvaluateFunctionsWgsl(): string {
+  const kinds = Object.entries(evaluateBodies).filter(([kind]) => Number(kind) !== JointKind.point);
+  const fns = kinds.map(([, k]) => `fn ${k.name}_rows(j: u32) {${k.body}\n}\n`).join('\n');
+  const cases = kinds.map(([kind, k]) => `    case ${kind}u: { ${k.name}_rows(j); }`).join('\n');
+  return `${rowWrite}${jacobianAccess}
+${fns}
+fn evaluate_rows(j: u32, kind: u32) {
+  switch kind {
+${cases}
+    default: { }
+  }
+}
+`;
+}
+
+/**
+ * Module-scope WGSL: fn invert_block(A, n) -> A⁻¹ of an n×n block (row-major, n ≤ 6) by rows.ts
+ * invertBlock's rules: n = 1 directly (0 unless positive), n = 3 by the adjugate, else Gauss–Jordan
+ * with diagonal pivots, a dependent row (pivot ≤ GPU_DEPENDENT_PIVOT · max diag) getting a zero row
+ * and column. Needs rigidBodyWgsl's mat3_inverse.
+ */
+export const invertBlockWgsl = /* wgsl */ `
+fn invert_block(A_in: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>, n: u32) -> array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}> {
+  var A = A_in;
+  var inv: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>;
+  if (n == 1u) {
+    inv[0] = select(0.0, 1.0 / A[0], A[0] > 0.0);
+    return inv;
+  }
+  if (n == 3u) {
+    let m = mat3_inverse(mat3x3f(A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8]));
+    for (var p = 0u; p < 3u; p++) { for (var q = 0u; q < 3u; q++) { inv[p * 3u + q] = m[q][p]; } }
+    return inv;
+  }
+  var scale = 0.0;
+  for (var i = 0u; i < n; i++) { scale = max(scale, abs(A[i * n + i])); }
+  let tiny = ${GPU_DEPENDENT_PIVOT} * scale;
+  var dropped: array<bool, ${MAX_GPU_BLOCK_ROWS}>;
+  for (var i = 0u; i < n; i++) {
+    dropped[i] = false;
+    for (var j = 0u; j < n; j++) { inv[i * n + j] = select(0.0, 1.0, i == j); }
+  }
+  for (var c = 0u; c < n; c++) {
+    let piv = A[c * n + c];
+    if (!(piv > tiny)) { dropped[c] = true; continue; }
+    let ip = 1.0 / piv;
+    for (var j = 0u; j < n; j++) { A[c * n + j] *= ip; inv[c * n + j] *= ip; }
+    for (var i = 0u; i < n; i++) {
+      if (i == c) { continue; }
+      let f = A[i * n + c];
+      if (f == 0.0) { continue; }
+      for (var j = 0u; j < n; j++) { A[i * n + j] -= f * A[c * n + j]; inv[i * n + j] -= f * inv[c * n + j]; }
+    }
+  }
+  for (var i = 0u; i < n; i++) { for (var j = 0u; j < n; j++) { if (dropped[i] || dropped[j]) { inv[i * n + j] = 0.0; } } }
+  return inv;
+}
+`;

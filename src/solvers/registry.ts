@@ -93,7 +93,8 @@ const rigidSolvers: RigidSolverInfo[] = [
     description: 'global-cpu\'s A λ = b by preconditioned conjugate residuals in WGSL kernels (f32; least squares where redundant joints leave no solution): --iterations iterations per step (default 64), an on-GPU flag stops at ‖r‖ ≤ 1e-6 ‖b‖, a least-squares λ, a null direction or stagnation; α, β and the reductions on the GPU, no readback',
     device: 'gpu',
     reads: velocityLevel,
-    supports: { constraints: ['point'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    unsupported: (world) => oneSidedRowsReason('global-gpu', world),
     defaults: { iterations: defaultGpuCgIterations },
     iterationMode: 'cap',
     create: async (world, options, gpu) => {
@@ -103,10 +104,10 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'xpbd-gpu',
-    description: 'XPBD (Müller et al. 2020, via the Starframe text): substeps of position projection, each joint C = p₁ − p₂ as one 3×3 block, one dispatch per constraint colour (WGSL, f32)',
+    description: 'XPBD (Müller et al. 2020, via the Starframe text): substeps of position projection on constraint rows (a point joint C = p₁ − p₂ as one 3×3 block, every other joint block by block), one dispatch per constraint colour and kernel (WGSL, f32)',
     device: 'gpu',
     reads: positionLevel,
-    supports: { constraints: ['point'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
     defaults: { iterations: 1, substeps: 10 },
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('xpbd-gpu needs a WebGPU device');

@@ -175,7 +175,7 @@ export interface SolverSupport {
 }
 
 /** How a constraint type reads in a sentence: 'point' → 'point joints'. */
-const constraintNoun: Record<ConstraintType, string> = { point: 'point joints', distance: 'distance constraints', hinge: 'hinge joints', fixed: 'fixed joints' };
+const constraintNoun: Record<ConstraintType, string> = { point: 'point joints', distance: 'distance joints', hinge: 'hinge joints', fixed: 'fixed joints' };
 
 /**
  * Why `support` cannot run `world` (its first constraint or body outside the declared lists), or null:

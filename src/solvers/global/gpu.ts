@@ -1,8 +1,10 @@
 /**
  * global-gpu — host side of the global solve on the GPU (f32); global-cpu is its f64
- * reference. Everything but stage 4 is jacobi-gpu's: the same buffers and the same
- * kernels for stages 1–3 (with the warm start), the impulses (update_velocities) and
- * stage 5. Stage 4 is the preconditioned conjugate residual method (CR) of
+ * reference, over the same constraint rows (every joint type's equality rows; a world with a
+ * one-sided row, a rope, strut or hinge limit, is refused in the registry with global-cpu's
+ * reason). Everything but stage 4 is jacobi-gpu's on rows: the same buffers and the same
+ * kernels for stages 1–3 (with the warm start λ⁰ = f λ_prev), the impulses (update_velocities)
+ * and stage 5. Stage 4 is the preconditioned conjugate residual method (CR) of
  * kernels.wgsl.ts — a Krylov solve of A λ = b that, unlike CG, also converges to a
  * least-squares λ where redundant joints leave b outside range(A) (see there):
  * `iterations` iterations are recorded per solver step, each dispatched indirectly from
@@ -79,7 +81,8 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
   private statsAtReset: GpuCgStats = emptyGpuStats();
 
   protected constructor(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, tolerance: number) {
-    super(world, options, {}, gpu);
+    // jacobi-gpu's rows (every equality joint type); its warm-start dispatch is encodeCgStart's own
+    super(world, options, { rows: true, applyWarmStart: false }, gpu);
     this.tolerance = tolerance;
   }
 
@@ -93,15 +96,14 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
 
   protected override async init(): Promise<void> {
     await super.init();
-    const nb = Math.max(1, this.w.bodyCount), nc = Math.max(1, this.w.constraintCount);
-    const [gx, gy] = this.groupsFor(this.w.constraintCount);
+    const rows = this.rowSolver!.rows;
+    const nb = Math.max(1, this.w.bodyCount), nr = Math.max(1, rows.count);
+    const [gx, gy] = this.groupsFor(rows.blockCount);
     const partials = Math.max(1, gx * gy);
     const sizes: Record<string, number> = {
-      cg_r: 16 * nc,
-      cg_d: 16 * nc,
-      cg_q: 16 * nc,
-      cg_z: 16 * nc,
-      cg_s: 16 * nc,
+      cg_rzs: 16 * nr,
+      cg_pq: 8 * nr,
+      cg_dmat: 32 * nr,
       cg_w: 32 * nb,
       cg_partials: 16 * partials,
     };
@@ -117,7 +119,7 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     const h = dt / substeps;
     const params = new ArrayBuffer(CG_PARAMS_BYTES);
     const u = new Uint32Array(params), f = new Float32Array(params);
-    u[0] = this.w.constraintCount;
+    u[0] = rows.blockCount;
     u[1] = this.w.bodyCount;
     u[2] = this.rowWidth();
     u[3] = partials;
@@ -152,7 +154,7 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
       spec.bindings.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: this.bufferOf(b.name) } }));
       const bindGroup = this.device.createBindGroup({ label: spec.name, layout: pipeline.getBindGroupLayout(0), entries });
       const groups: [number, number] =
-        spec.over === 'single' ? [1, 1] : this.groupsFor(spec.over === 'body' ? this.w.bodyCount : this.w.constraintCount);
+        spec.over === 'single' ? [1, 1] : this.groupsFor(spec.over === 'body' ? this.w.bodyCount : this.rowSolver!.rows.blockCount);
       this.cgKernels.set(spec.name, { spec, pipeline, bindGroup, groups });
     }
     const err = await this.device.popErrorScope();
@@ -170,12 +172,11 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     else pass.dispatchWorkgroups(x, y);
   }
 
-  /** Stages 1–3 and the warm start (jacobi-gpu's kernels), then the solve's start: r = b − Aλ⁰, ξ, λ₀ = ξ λ⁰, r₀, z₀. */
+  /** Stages 1–3 and the warm start (jacobi-gpu's row kernels), then the solve's start: D, r = b − Aλ⁰, ξ, λ₀ = ξ λ⁰, r₀, z₀. */
   private encodeCgStart(pass: GPUComputePassEncoder): void {
-    this.dispatch(pass, 'compute_inertia');
-    this.dispatch(pass, 'compute_free_velocity');
-    this.dispatch(pass, 'compute_violation_and_jacobian_and_delassus'); // also λ⁰ = f λ_prev
-    this.dispatch(pass, 'update_velocities'); // ΔV = −h M⁻¹ Jᵀ λ⁰
+    this.encodeSolveStart(pass); // stages 1–3: C, J, biasRate, γ, D⁻¹ = (A_bb + γ)⁻¹ per block, λ⁰ = f λ_prev
+    this.dispatch(pass, 'update_velocities'); // ΔV = h M⁻¹ Jᵀ λ⁰ (R1)
+    this.cgDispatch(pass, 'cg_block_matrix');
     this.cgDispatch(pass, 'cg_start');
     this.cgDispatch(pass, 'cg_init');
     this.cgDispatch(pass, 'cg_start_d');
@@ -196,7 +197,7 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     this.cgDispatch(pass, 'cr_beta');
   }
 
-  /** The counters, then the impulses ΔV = −h M⁻¹ Jᵀ λ (5), (34), and stage 5. */
+  /** The counters, then the impulses ΔV = h M⁻¹ Jᵀ λ (R1), and stage 5. */
   private encodeCgEnd(pass: GPUComputePassEncoder): void {
     this.encodeCheck(pass); // the last iterate's tests
     // a least-squares λ: its part along r̂ ≈ b̂_N (null(Â)) removed
@@ -221,7 +222,7 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
 
   /**
    * One frame, as step(1), recording the true residual ‖b − Aλᵏ‖₂ (f32, jacobi-gpu's
-   * compute_residual after update_velocities puts ΔV = −h M⁻¹ Jᵀ λᵏ) at the start and after
+   * compute_residual after update_velocities puts ΔV = h M⁻¹ Jᵀ λᵏ; per joint type, as jacobi-gpu on rows) at the start and after
    * each dispatched CG iteration of the first substep (constant once converged). Not timed.
    */
   override async stepRecordingResiduals(): Promise<ResidualCurve> {
@@ -248,9 +249,9 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
       this.encodeCgEnd(pass);
     }
     pass.end();
-    const point = await this.residualNorms(encoder, readback, slot, iterations + 1, this.constraintCount);
+    const channels = await this.rowResidualChannels(encoder, readback, slot, iterations + 1);
     this.frame++;
-    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
+    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
   }
 
   /** Reads the GPU's counters (one 96-byte buffer); also done with every snapshot. */
@@ -282,7 +283,7 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
 
   /**
    * The iterations used per frame since the last resetTimings (as of the last snapshot; the
-   * GPU counts them), and the row solves (3 N_c per iteration: one application of A) and bytes
+   * GPU counts them), and the row solves (N_r per iteration: one application of A) and bytes
    * they moved; before any snapshot, the work of `iterations` iterations. Dispatches: as recorded
    * (the iterations after the solve is done are recorded but run no workgroups). The solves (one per
    * step) and those that ended above the tolerance without a least-squares λ, as of the last snapshot
@@ -293,14 +294,15 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     const steps = this.stats.steps - this.statsAtReset.steps;
     const used = this.stats.iterations - this.statsAtReset.iterations;
     const iterations = steps > 0 ? used / steps : this.options.iterations;
-    // per step (encodeFrame): 7 to start (stages 1–3, update_velocities, cg_start, cg_init, cg_start_d),
-    // 6 per iteration, 9 to end (the last tests: cg_apply_jt, cg_apply_j, cr_beta; cr_project_sums, cr_project_c, cr_project;
-    // cg_finish, update_velocities, compute_positions)
-    const perStep = 7 + 6 * this.options.iterations + 9;
+    // per step (encodeFrame): stages 1–3 (jacobi-gpu's: 2 + its stage-3 dispatches) and 5 to start (update_velocities,
+    // cg_block_matrix, cg_start, cg_init, cg_start_d), 6 per iteration, 9 to end (the last tests: cg_apply_jt, cg_apply_j,
+    // cr_beta; cr_project_sums, cr_project_c, cr_project; cg_finish, update_velocities, compute_positions)
+    const perStep = 2 + this.stage3Dispatches() + 5 + 6 * this.options.iterations + 9;
+    const rows = this.rowSolver!.rows;
     return {
-      rowSolvesPerFrame: 3 * this.constraintCount * iterations * substeps,
+      rowSolvesPerFrame: rows.count * iterations * substeps,
       dispatchesPerFrame: perStep * substeps,
-      iterationBytesPerFrame: cgIterationBytes(this.w.bodyCount, this.w.constraintCount) * iterations * substeps,
+      iterationBytesPerFrame: cgIterationBytes(this.w.bodyCount, rows.blockCount, rows.count, 2 * rows.count) * iterations * substeps,
       ...(steps > 0 ? { cgIterationsPerFrame: (used / steps) * substeps } : {}),
       ...(steps > 0 ? { solves: steps, unconvergedSolves: this.stats.unconvergedSteps - this.statsAtReset.unconvergedSteps } : {}),
     };
@@ -313,17 +315,18 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
 }
 
 /**
- * Bytes one iteration moves at the f32 layout of kernels.wgsl.ts, each element once:
- *   cg_apply_jt, per body: ic0 8, inverse_mass 64, cg_w 32 written = 104; per (body, constraint)
- *     entry (2 per constraint): constraint_list 4, bodies 8, jacobian 16, cg_z 16 = 44
- *   cg_apply_j, per constraint: bodies 8, jacobian 32, violation 16, cg_w 2×32, cg_z 16, cg_r 16,
- *     delassus_inv 48, cg_s 16 = 216
- *   cr_update_pq: cg_z 16, cg_s 16, cg_d 16 + 16, cg_q 16 + 16, delassus_inv 48 = 144
- *   cr_update_xr: cg_d 16, cg_q 16, delassus_inv 48, multiplier 16 + 16, cg_r 16 + 16, cg_z 16 = 160
- *   (partials and the one-workgroup kernels: 16 per 64 constraints, left out)
+ * Bytes one iteration moves at the f32 layout of kernels.wgsl.ts, each element once (an upper figure: a rigid
+ * point joint's rows read its lever arms, 32 bytes per block, instead of 48 per row of J):
+ *   cg_apply_jt, per body: body_rows 8, inverse_mass 64, cg_w 32 written = 104; per (body, row) entry
+ *     (`entries`, 2 per row): row_entries 4, row_jacobian 32, cg_rzs 16 = 52
+ *   cg_apply_j, per block: row_block 16, cg_w 4×16 = 80; per row: row_jacobian 48, row_solve 16 + 32 (γ, D⁻¹ row),
+ *     cg_rzs 16 + 16 = 128
+ *   cr_update_pq, per block: row_block 16; per row: cg_rzs 16, cg_pq 8 + 8, row_solve 32, cg_dmat 32 = 96
+ *   cr_update_xr, per block: row_block 16; per row: cg_pq 8, row_solve 16 + 16 + 32, cg_rzs 16 + 16 = 104
+ *   (partials and the one-workgroup kernels: 16 per 64 blocks, left out)
  */
-export function cgIterationBytes(bodyCount: number, constraintCount: number): number {
-  return 104 * bodyCount + (2 * 44 + 216 + 144 + 160) * constraintCount;
+export function cgIterationBytes(bodyCount: number, blockCount: number, rowCount: number, entries: number): number {
+  return 104 * bodyCount + 52 * entries + (80 + 16 + 16) * blockCount + (128 + 96 + 104) * rowCount;
 }
 
 function emptyGpuStats(): GpuCgStats {

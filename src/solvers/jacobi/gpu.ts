@@ -22,9 +22,9 @@
  * (WebGPU orders storage writes between dispatches).
  *
  * `rows: false` (the variant) keeps the point-joint kernels of kernels.wgsl.ts and their buffers
- * (bodies, jacobian, violation, delassus_inv, multiplier): global-gpu, which builds on this class,
- * still runs its CG on them (created with variant {}, so false by default); jacobi-gpu and gs-gpu
- * are created with rows: true.
+ * (bodies, jacobian, violation, delassus_inv, multiplier); no registered solver uses it any more
+ * (jacobi-gpu, gs-gpu and global-gpu are created with rows: true; gs-gpu's rows: false variant
+ * still has its point-joint colour kernel).
  */
 import type { WorldDesc } from '../../model/world.js';
 import { compileWorld, complianceOf, type CompiledWorld } from '../../model/compiled.js';
@@ -449,8 +449,8 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     pass.dispatchWorkgroups(x, y);
   }
 
-  /** Stages 1–3 of a step and the warm start: everything before the iterations. */
-  private encodeSolveStart(pass: GPUComputePassEncoder): void {
+  /** Stages 1–3 of a step and the warm start: everything before the iterations (global-gpu: stages 1–3 with applyWarmStart false). */
+  protected encodeSolveStart(pass: GPUComputePassEncoder): void {
     this.dispatch(pass, 'compute_inertia');
     this.dispatch(pass, 'compute_free_velocity');
     if (this.rowSolver) {
@@ -513,16 +513,25 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
       this.frame++;
       return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
     }
-    // rows: per row ρ² (velocity units); per joint kind ‖b − Aλ‖ = √(Σ ρ²) / h, as jacobi-cpu's channels
+    const channels = await this.rowResidualChannels(encoder, readback, slot, iterations + 1);
+    this.frame++;
+    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
+  }
+
+  /**
+   * Rows: submits `encoder`, reads `records` copies of compute_residual's per-row ρ² (velocity units)
+   * `slot` bytes apart from `readback`; per joint kind ‖b − Aλ‖ = √(Σ ρ²) / h, as jacobi-cpu's channels.
+   */
+  protected async rowResidualChannels(encoder: GPUCommandEncoder, readback: GPUBuffer, slot: number, records: number): Promise<Record<string, number[]>> {
     this.device.queue.submit([encoder.finish()]);
     await readback.mapAsync(GPUMapMode.READ);
     const squares = new Float32Array(readback.getMappedRange().slice(0));
     readback.unmap();
     readback.destroy();
-    const rows = this.rowSolver.rows;
-    const h = this.options.dt / substeps;
+    const rows = this.rowSolver!.rows;
+    const h = this.options.dt / this.options.substeps;
     const channels: Record<string, number[]> = {};
-    for (let k = 0; k <= iterations; k++) {
+    for (let k = 0; k < records; k++) {
       const sums = new Map<string, number>();
       for (let r = 0; r < rows.count; r++) {
         const kind = jointKindNames[this.w.kind[rows.owner[r]]];
@@ -530,22 +539,27 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
       }
       for (const [kind, sum] of sums) (channels[kind] ??= []).push(Math.sqrt(sum) / h);
     }
-    this.frame++;
-    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
+    return channels;
   }
 
   /** Dispatches as encodeFrame records them; bytes from rowJacobiIterationBytes (rows) or jacobiIterationBytes. */
   cost(): SolverCost {
     const { substeps, iterations, warmStart } = this.options;
-    // stages 1, 2, 3 (point kernels: one; rows: one per constraint type present and prepare_blocks), 5
-    const evaluates = this.jointCount.filter((n, k) => n - (k === JointKind.point ? this.pointBlockCount : 0) > 0).length + (this.pointBlockCount > 0 ? 1 : 0);
-    const stage3 = this.rowSolver ? evaluates + (this.pointBlockCount > 0 ? 1 : 0) + (this.prepareList.length > this.pointBlockCount ? 1 : 0) : 1;
+    // stages 1, 2, 3, 5
+    const stage3 = this.stage3Dispatches();
     const perStep = 3 + stage3 + this.dispatchesPerIteration() * iterations + (this.variant.applyWarmStart && warmStart > 0 ? 1 : 0);
     return {
       rowSolvesPerFrame: (this.rowSolver ? this.rowSolver.rows.count : 3 * this.constraintCount) * iterations * substeps,
       dispatchesPerFrame: perStep * substeps,
       iterationBytesPerFrame: this.iterationBytes() * iterations * substeps,
     };
+  }
+
+  /** Dispatches of stage 3 (point kernels: one; rows: one per constraint type present and the prepare kernels with blocks). */
+  protected stage3Dispatches(): number {
+    if (!this.rowSolver) return 1;
+    const evaluates = this.jointCount.filter((n, k) => n - (k === JointKind.point ? this.pointBlockCount : 0) > 0).length + (this.pointBlockCount > 0 ? 1 : 0);
+    return evaluates + (this.pointBlockCount > 0 ? 1 : 0) + (this.prepareList.length > this.pointBlockCount ? 1 : 0);
   }
 
   /** Dispatches encodeIteration records. */

@@ -1,12 +1,14 @@
 /**
  * WGSL kernels of xpbd-gpu, one per stage of cpu.ts (the f64 reference, same
  * stage names; equations, references and the two forms 'point' / 'distance' in its
- * header). Each kernel is its own module that declares only the buffers it binds
- * (≤ 6 storage buffers each).
+ * header); solve_colour is the point joints' (cpu.ts solveRows of a point joint's one
+ * 3×3 block, or solveDistance), solve_colour_rows every other joint's (cpu.ts solveRows).
+ * Each kernel is its own module that declares only the buffers it binds (≤ 7 storage
+ * buffers each).
  *
- * Buffers (f32; legend: NB bodies incl. world anchors, NC constraints, K colours;
- * a "slot" s is a position in the colouring's `order`: constraint order[s]; the
- * slots of colour c are start[c] .. start[c+1)):
+ * Buffers (f32; legend: NB bodies incl. world anchors, NC point joints, NJ other joints,
+ * NR rows, K colours; a "slot" s is a point joint's position in the colouring's `order`
+ * with the other joints left out; a record k likewise for the other joints):
  *   pose[2·NB]            [2i] = (x_i, 0), [2i+1] = q_i = (x, y, z, w)
  *   pose_prev[2·NB]       x_prev, q_prev of the substep (dynamic bodies only)
  *   velocity[2·NB]        [2i] = (v_i, 0), [2i+1] = (ω_i, 0)
@@ -17,11 +19,18 @@
  *   multiplier[NC]        per slot: λ ∈ R³ ('point'; the scalar along n in .x for 'distance'),
  *                         restarted each substep
  *   residual[NC]          per slot: |r|² with r = (C(x) + α̃λ)/h²: diagnostics only
+ *   joint[7·NJ], row_jacobian[3·NR], row_error[NR], row_params[NR]   the other joints' records and
+ *                         rows, rows/rows.wgsl.ts's legend (its xpbd part: the JointKind in the
+ *                         flags' bits 8.., row_params.w = n + 8·more at a block's first row)
+ *   row_lambda[NR]        λ of each row (N·s²), read as 0 in a substep's first iteration
+ *   row_residual[NR]      |r|² per row (diagnostics; 0 for a one-sided row apart)
  *   midpoint_offset[NB]   (g, free): g = ω_m − ω* of a free body's gyroscopic step (rigid/body.wgsl.ts;
  *                         0 for spheres and jointed bodies), free = 1 where no constraint touches the body
  *   pass_info (uniform)   one 256-byte-aligned record per pass: (start, count, first) —
  *                         records 2c, 2c+1: colour c in the first / a later iteration;
- *                         records 2K, 2K+1: every slot, for compute_residual
+ *                         records 2K, 2K+1: every slot, for compute_residual;
+ *                         records 2K+2+2c, 2K+3+2c: colour c's other-joint records;
+ *                         records 4K+2, 4K+3: every such record, for compute_residual_rows
  * `first` = 1 reads λ as 0: XPBD's λ = 0 at the start of a substep, with no pass of its own.
  */
 
@@ -30,6 +39,7 @@ import type { XpbdVariant } from './cpu.js';
 import { WORKGROUP_SIZE } from '../../gpu/frames.js';
 import { rigidBodyWgsl } from '../../rigid/body.wgsl.js';
 import { softnessWgsl } from '../../rows/softness.js';
+import { JOINT_KIND_SHIFT, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, invertBlockWgsl, rowEvaluateFunctionsWgsl } from '../../rows/rows.wgsl.js';
 export { WORKGROUP_SIZE };
 
 type Access = 'read' | 'read_write';
@@ -39,6 +49,8 @@ export interface KernelSpec {
   over: 'body' | 'slot';
   bindings: { name: BufferName; access: Access }[];
   body: string;
+  /** module-scope WGSL the body calls beyond the shared header */
+  helpers?: string;
 }
 
 export type BufferName =
@@ -51,7 +63,13 @@ export type BufferName =
   | 'compliance'
   | 'multiplier'
   | 'residual'
-  | 'midpoint_offset';
+  | 'midpoint_offset'
+  | 'joint'
+  | 'row_jacobian'
+  | 'row_error'
+  | 'row_params'
+  | 'row_lambda'
+  | 'row_residual';
 
 const elementType: Record<BufferName, string> = {
   pose: 'array<vec4f>',
@@ -64,6 +82,12 @@ const elementType: Record<BufferName, string> = {
   multiplier: 'array<vec4f>',
   residual: 'array<f32>',
   midpoint_offset: 'array<vec4f>',
+  joint: 'array<vec4f>',
+  row_jacobian: 'array<vec4f>',
+  row_error: 'array<vec2f>',
+  row_params: 'array<vec4f>',
+  row_lambda: 'array<f32>',
+  row_residual: 'array<f32>',
 };
 
 /** Params uniform: must match XpbdGpuSolver.writeParams. */
@@ -175,6 +199,108 @@ const residualBody: Record<XpbdVariant['form'], string> = {
   residual[k] = r * r;`,
 };
 
+/**
+ * solve_colour_rows: xpbd-cpu's solveRows for the joints of one colour that are not point joints
+ * (distance, hinge, fixed; rows/rows.wgsl.ts's evaluate functions), one thread per joint record
+ * k (records laid out colour by colour: pass_info's slots are records). Per block b of the joint,
+ * at the current pose (evaluated again before each block):
+ *   K = J_b M⁻¹ J_bᵀ + α̃ I,  Δλ = −K⁻¹ (C_b + α̃ λ_b),  α̃ = α / h²      (the text's Δλ, as a block)
+ *   λ ← clamp(λ + Δλ, lower, upper), then with the clamped Δλ (nothing when every Δλ is 0):
+ *   x += M⁻¹ J_vᵀ Δλ,  q += ½ (0, I⁻¹ J_ωᵀ Δλ) ⊗ q, normalise   (per body; fixed bodies never written)
+ * I⁻¹ = R I_local⁻¹ Rᵀ at the current orientation. λ of the rows in row_lambda, read as 0 in a
+ * substep's first iteration.
+ */
+const solveRowsBody = /* wgsl */ `
+  let o = ${JOINT_STRIDE}u * k;
+  let ia = bitcast<u32>(joint[o + 1u].w);
+  let ib = bitcast<u32>(joint[o + 2u].w);
+  let kind = bitcast<u32>(joint[o + 3u].w) >> ${JOINT_KIND_SHIFT}u;
+  let ma = body_mass[ia];
+  let mb = body_mass[ib];
+  var r0 = bitcast<u32>(joint[o].w);
+  loop {
+    let block_meta = u32(row_params[r0].w);
+    let n = block_meta & 7u;
+    evaluate_rows(k, kind);
+    let qa = pose[2u * ia + 1u];
+    let qb = pose[2u * ib + 1u];
+    let Wa = world_inverse_inertia(qa, ma.inertia);
+    let Wb = world_inverse_inertia(qb, mb.inertia);
+    // K = J_b M⁻¹ J_bᵀ + α̃ I (rows.ts blockDelassus), e = −(C + α̃ λ)
+    var K: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>;
+    var e: array<f32, ${MAX_GPU_BLOCK_ROWS}>;
+    var lam: array<f32, ${MAX_GPU_BLOCK_ROWS}>;
+    for (var p = 0u; p < n; p++) {
+      for (var q = p; q < n; q++) {
+        var a = 0.0;
+        if (ma.mass > 0.0) { a += ma.mass * dot(row_jva(r0 + p), row_jva(r0 + q)) + dot(row_jwa(r0 + p), Wa * row_jwa(r0 + q)); }
+        if (mb.mass > 0.0) { a += mb.mass * dot(row_jvb(r0 + p), row_jvb(r0 + q)) + dot(row_jwb(r0 + p), Wb * row_jwb(r0 + q)); }
+        K[p * n + q] = a;
+        K[q * n + p] = a;
+      }
+      let at = compliance_per_step(row_params[r0 + p].z, params.inv_h2);
+      K[p * n + p] += at;
+      lam[p] = select(row_lambda[r0 + p], 0.0, pass_info.first != 0u); // λ = 0 at the start of the substep
+      e[p] = -(row_error[r0 + p].x + at * lam[p]);
+    }
+    let inv = invert_block(K, n);
+    var lin_a = vec3f(0.0);
+    var ang_a = vec3f(0.0);
+    var lin_b = vec3f(0.0);
+    var ang_b = vec3f(0.0);
+    var moved = false;
+    for (var p = 0u; p < n; p++) {
+      var s = 0.0;
+      for (var q = 0u; q < n; q++) { s += inv[p * n + q] * e[q]; }
+      let r = r0 + p;
+      let bounds = row_params[r];
+      let next = clamp(lam[p] + s, bounds.x, bounds.y);
+      row_lambda[r] = next;
+      let dl = next - lam[p];
+      if (dl != 0.0) { moved = true; }
+      lin_a += dl * row_jva(r);
+      ang_a += dl * row_jwa(r);
+      lin_b += dl * row_jvb(r);
+      ang_b += dl * row_jwb(r);
+    }
+    if (moved) {
+      // no other joint of this colour shares a dynamic body with this one (colouring)
+      if (ma.mass > 0.0) {
+        pose[2u * ia] = vec4f(pose[2u * ia].xyz + ma.mass * lin_a, 0.0);
+        pose[2u * ia + 1u] = quat_add_rotation(qa, Wa * ang_a);
+      }
+      if (mb.mass > 0.0) {
+        pose[2u * ib] = vec4f(pose[2u * ib].xyz + mb.mass * lin_b, 0.0);
+        pose[2u * ib + 1u] = quat_add_rotation(qb, Wb * ang_b);
+      }
+    }
+    if ((block_meta & 8u) == 0u) { break; }
+    r0 += n;
+  }`;
+
+/**
+ * compute_residual_rows (diagnostics): per row of joint record k, r² with r = (C(x) + α̃ λ)/h² at the
+ * current pose (xpbd-cpu residualByKind); 0 for a one-sided row at λ ≤ 0 that is apart (C + α̃λ > 0).
+ */
+const residualRowsBody = /* wgsl */ `
+  let o = ${JOINT_STRIDE}u * k;
+  evaluate_rows(k, bitcast<u32>(joint[o + 3u].w) >> ${JOINT_KIND_SHIFT}u);
+  var r0 = bitcast<u32>(joint[o].w);
+  loop {
+    let block_meta = u32(row_params[r0].w);
+    let n = block_meta & 7u;
+    for (var r = r0; r < r0 + n; r++) {
+      let bounds = row_params[r];
+      let lam = select(row_lambda[r], 0.0, pass_info.first != 0u);
+      let e = row_error[r].x + compliance_per_step(bounds.z, params.inv_h2) * lam;
+      let apart = bounds.x == 0.0 && lam <= 0.0 && e > 0.0;
+      let res = e * params.inv_h2;
+      row_residual[r] = select(res * res, 0.0, apart);
+    }
+    if ((block_meta & 8u) == 0u) { break; }
+    r0 += n;
+  }`;
+
 const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
   {
     name: 'integrate',
@@ -221,6 +347,36 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
     body: solveBody[form],
   },
   {
+    name: 'solve_colour_rows',
+    over: 'slot',
+    bindings: [
+      { name: 'pose', access: 'read_write' },
+      { name: 'body_mass', access: 'read' },
+      { name: 'joint', access: 'read' },
+      { name: 'row_jacobian', access: 'read_write' },
+      { name: 'row_error', access: 'read_write' },
+      { name: 'row_params', access: 'read' },
+      { name: 'row_lambda', access: 'read_write' },
+    ],
+    helpers: rowEvaluateFunctionsWgsl() + invertBlockWgsl,
+    body: solveRowsBody,
+  },
+  {
+    name: 'compute_residual_rows',
+    over: 'slot',
+    bindings: [
+      { name: 'pose', access: 'read' },
+      { name: 'joint', access: 'read' },
+      { name: 'row_jacobian', access: 'read_write' },
+      { name: 'row_error', access: 'read_write' },
+      { name: 'row_params', access: 'read' },
+      { name: 'row_lambda', access: 'read' },
+      { name: 'row_residual', access: 'read_write' },
+    ],
+    helpers: rowEvaluateFunctionsWgsl(),
+    body: residualRowsBody,
+  },
+  {
     name: 'update_velocities',
     over: 'body',
     bindings: [
@@ -257,9 +413,12 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
   },
 ];
 
-/** The kernels of one form ('point' or 'distance': only solve_colour and compute_residual differ). */
-export function kernelSpecs(variant: XpbdVariant): KernelSpec[] {
-  return kernels(variant.form);
+/**
+ * The kernels of one form ('point' or 'distance': only solve_colour and compute_residual differ);
+ * solve_colour_rows and compute_residual_rows only when some joint is not a point joint (`rows`).
+ */
+export function kernelSpecs(variant: XpbdVariant, rows = true): KernelSpec[] {
+  return kernels(variant.form).filter((k) => rows || !k.name.endsWith('_rows'));
 }
 
 /** Full WGSL of one kernel: shared header, its bindings, and its entry point. */
@@ -274,6 +433,7 @@ export function kernelSource(k: KernelSpec): string {
       : `  let index = gid.y * params.row_width + gid.x;\n  if (index >= pass_info.count) { return; }\n  let k = pass_info.start + index;`;
   return `${decls.join('\n')}
 ${header}
+${k.helpers ?? ''}
 @compute @workgroup_size(${WORKGROUP_SIZE})
 fn ${k.name}(@builtin(global_invocation_id) gid: vec3u) {
 ${entry}
