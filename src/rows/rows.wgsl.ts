@@ -472,12 +472,56 @@ const preparePoint: RowKernelSpec = {
   row_solve[3u * r0 + 7u] = vec4f(inv[2], 0.0);`,
 };
 
+/**
+ * Module-scope WGSL: fn invert_block(A, n) -> A⁻¹ of an n×n block (row-major, n ≤ 6) by rows.ts
+ * invertBlock's rules: n = 1 directly (0 unless positive), n = 3 by the adjugate, else Gauss–Jordan
+ * with diagonal pivots, a dependent row (pivot ≤ GPU_DEPENDENT_PIVOT · max diag) getting a zero row
+ * and column. Needs rigidBodyWgsl's mat3_inverse.
+ */
+export const invertBlockWgsl = /* wgsl */ `
+fn invert_block(A_in: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>, n: u32) -> array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}> {
+  var A = A_in;
+  var inv: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>;
+  if (n == 1u) {
+    inv[0] = select(0.0, 1.0 / A[0], A[0] > 0.0);
+    return inv;
+  }
+  if (n == 3u) {
+    let m = mat3_inverse(mat3x3f(A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8]));
+    for (var p = 0u; p < 3u; p++) { for (var q = 0u; q < 3u; q++) { inv[p * 3u + q] = m[q][p]; } }
+    return inv;
+  }
+  var scale = 0.0;
+  for (var i = 0u; i < n; i++) { scale = max(scale, abs(A[i * n + i])); }
+  let tiny = ${GPU_DEPENDENT_PIVOT} * scale;
+  var dropped: array<bool, ${MAX_GPU_BLOCK_ROWS}>;
+  for (var i = 0u; i < n; i++) {
+    dropped[i] = false;
+    for (var j = 0u; j < n; j++) { inv[i * n + j] = select(0.0, 1.0, i == j); }
+  }
+  for (var c = 0u; c < n; c++) {
+    let piv = A[c * n + c];
+    if (!(piv > tiny)) { dropped[c] = true; continue; }
+    let ip = 1.0 / piv;
+    for (var j = 0u; j < n; j++) { A[c * n + j] *= ip; inv[c * n + j] *= ip; }
+    for (var i = 0u; i < n; i++) {
+      if (i == c) { continue; }
+      let f = A[i * n + c];
+      if (f == 0.0) { continue; }
+      for (var j = 0u; j < n; j++) { A[i * n + j] -= f * A[c * n + j]; inv[i * n + j] -= f * inv[c * n + j]; }
+    }
+  }
+  for (var i = 0u; i < n; i++) { for (var j = 0u; j < n; j++) { if (dropped[i] || dropped[j]) { inv[i * n + j] = 0.0; } } }
+  return inv;
+}
+`;
+
 const prepareGeneral: RowKernelSpec = {
   name: 'prepare_blocks',
   over: 'general_block',
   list: 'prepare_list',
   bindings: [...prepareBindings, { name: 'row_jacobian', access: 'read' }],
-  helpers: jacobianAccess + softnessWgsl + rowSoftness,
+  helpers: jacobianAccess + softnessWgsl + rowSoftness + invertBlockWgsl,
   body: /* wgsl */ `
   let blk = row_block[ib_block];
   let r0 = blk.x;
@@ -498,38 +542,8 @@ const prepareGeneral: RowKernelSpec = {
     }
     A[p * n + p] += gamma[p];
   }
-  // (A_bb + γ)⁻¹ (rows.ts invertBlock): n = 1 directly, n = 3 by the adjugate (zero when singular),
-  // else Gauss–Jordan with diagonal pivots, a dependent row (pivot ≤ τ · max diag) getting a zero row and column
-  var inv: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>;
-  if (n == 1u) {
-    inv[0] = select(0.0, 1.0 / A[0], A[0] > 0.0);
-  } else if (n == 3u) {
-    let m = mat3_inverse(mat3x3f(A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8]));
-    for (var p = 0u; p < 3u; p++) { for (var q = 0u; q < 3u; q++) { inv[p * 3u + q] = m[q][p]; } }
-  } else {
-    var scale = 0.0;
-    for (var i = 0u; i < n; i++) { scale = max(scale, abs(A[i * n + i])); }
-    let tiny = ${GPU_DEPENDENT_PIVOT} * scale;
-    // inv starts as I; the row operations on A are repeated on inv
-    var dropped: array<bool, ${MAX_GPU_BLOCK_ROWS}>;
-    for (var i = 0u; i < n; i++) {
-      dropped[i] = false;
-      for (var j = 0u; j < n; j++) { inv[i * n + j] = select(0.0, 1.0, i == j); }
-    }
-    for (var c = 0u; c < n; c++) {
-      let piv = A[c * n + c];
-      if (!(piv > tiny)) { dropped[c] = true; continue; }
-      let ip = 1.0 / piv;
-      for (var j = 0u; j < n; j++) { A[c * n + j] *= ip; inv[c * n + j] *= ip; }
-      for (var i = 0u; i < n; i++) {
-        if (i == c) { continue; }
-        let f = A[i * n + c];
-        if (f == 0.0) { continue; }
-        for (var j = 0u; j < n; j++) { A[i * n + j] -= f * A[c * n + j]; inv[i * n + j] -= f * inv[c * n + j]; }
-      }
-    }
-    for (var i = 0u; i < n; i++) { for (var j = 0u; j < n; j++) { if (dropped[i] || dropped[j]) { inv[i * n + j] = 0.0; } } }
-  }
+  // (A_bb + γ)⁻¹ by rows.ts invertBlock's rules (invert_block, below)
+  let inv = invert_block(A, n);
   // row p of the inverse at row_solve[3(r0 + p) + 1], [3(r0 + p) + 2]
   for (var p = 0u; p < n; p++) {
     var line: array<f32, 8>;
@@ -789,46 +803,3 @@ ${cases}
 `;
 }
 
-/**
- * Module-scope WGSL: fn invert_block(A, n) -> A⁻¹ of an n×n block (row-major, n ≤ 6) by rows.ts
- * invertBlock's rules: n = 1 directly (0 unless positive), n = 3 by the adjugate, else Gauss–Jordan
- * with diagonal pivots, a dependent row (pivot ≤ GPU_DEPENDENT_PIVOT · max diag) getting a zero row
- * and column. Needs rigidBodyWgsl's mat3_inverse.
- */
-export const invertBlockWgsl = /* wgsl */ `
-fn invert_block(A_in: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>, n: u32) -> array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}> {
-  var A = A_in;
-  var inv: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>;
-  if (n == 1u) {
-    inv[0] = select(0.0, 1.0 / A[0], A[0] > 0.0);
-    return inv;
-  }
-  if (n == 3u) {
-    let m = mat3_inverse(mat3x3f(A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8]));
-    for (var p = 0u; p < 3u; p++) { for (var q = 0u; q < 3u; q++) { inv[p * 3u + q] = m[q][p]; } }
-    return inv;
-  }
-  var scale = 0.0;
-  for (var i = 0u; i < n; i++) { scale = max(scale, abs(A[i * n + i])); }
-  let tiny = ${GPU_DEPENDENT_PIVOT} * scale;
-  var dropped: array<bool, ${MAX_GPU_BLOCK_ROWS}>;
-  for (var i = 0u; i < n; i++) {
-    dropped[i] = false;
-    for (var j = 0u; j < n; j++) { inv[i * n + j] = select(0.0, 1.0, i == j); }
-  }
-  for (var c = 0u; c < n; c++) {
-    let piv = A[c * n + c];
-    if (!(piv > tiny)) { dropped[c] = true; continue; }
-    let ip = 1.0 / piv;
-    for (var j = 0u; j < n; j++) { A[c * n + j] *= ip; inv[c * n + j] *= ip; }
-    for (var i = 0u; i < n; i++) {
-      if (i == c) { continue; }
-      let f = A[i * n + c];
-      if (f == 0.0) { continue; }
-      for (var j = 0u; j < n; j++) { A[i * n + j] -= f * A[c * n + j]; inv[i * n + j] -= f * inv[c * n + j]; }
-    }
-  }
-  for (var i = 0u; i < n; i++) { for (var j = 0u; j < n; j++) { if (dropped[i] || dropped[j]) { inv[i * n + j] = 0.0; } } }
-  return inv;
-}
-`;
