@@ -126,14 +126,12 @@ export class RowBlockSolver {
 
   /**
    * Per row biasRate and γ (header) and the bias biasRate · C (velocity units), per block
-   * (A_bb + diag γ)⁻¹ and whether it is a rigid equality block (no bounds, γ = 0: the fast path of
-   * solveBlocks). `beta` in units of 1/h (the solvers' --beta), `inverseInertia` the world-frame I⁻¹
+   * (A_bb + diag γ)⁻¹ (a rigid point joint's A from its lever arms: pointBlockDelassus). `beta` in units of 1/h (the solvers' --beta), `inverseInertia` the world-frame I⁻¹
    * of stage 1 (9 per body).
    */
   prepare(h: number, beta: number, inverseInertia: Float64Array): void {
     const rows = this.rows;
     const M = this.blockMatrix;
-    if (this.plainBlock.length < rows.blockCount) this.plainBlock = new Uint8Array(rows.blockCapacity);
     if (this.bias.length < rows.count) this.bias = new Float64Array(rows.capacity);
     // rows/softness.ts for each distinct compliance (the rows of a joint share theirs)
     let lastAlpha = NaN;
@@ -150,16 +148,13 @@ export class RowBlockSolver {
           rows.gamma[p] = 0;
           this.bias[p] = rigid.biasRate * rows.error[p];
         }
-        this.plainBlock[b] = 1;
         invertBlock(M, o, 3, this.scratch);
         continue;
       }
       blockDelassus(rows, r0, r1, this.inverseMass, inverseInertia, M, o);
-      let plain = 1;
       for (let p = r0; p < r1; p++) {
         const alpha = rows.compliance[p];
         const oneSided = rows.lower[p] === 0 && rows.upper[p] === Infinity;
-        if (rows.lower[p] !== -Infinity || rows.upper[p] !== Infinity) plain = 0;
         if (oneSided && rows.error[p] > 0) {
           // apart: the speculative row, no spring
           rows.biasRate[p] = 1 / h;
@@ -171,18 +166,14 @@ export class RowBlockSolver {
           }
           rows.biasRate[p] = soft.biasRate;
           rows.gamma[p] = soft.gamma;
-          if (soft.gamma !== 0) plain = 0;
         }
         this.bias[p] = rows.biasRate[p] * rows.error[p];
         M[o + (p - r0) * (n + 1)] += rows.gamma[p];
       }
-      this.plainBlock[b] = plain;
       invertBlock(M, o, n, this.scratch);
     }
   }
 
-  /** per block: 1 for a rigid equality block (no bounds, γ = 0) */
-  private plainBlock = new Uint8Array(0);
   /** per row: biasRate · C, m/s (or rad/s) */
   private bias = new Float64Array(0);
 
@@ -214,7 +205,7 @@ export class RowBlockSolver {
     const invH = 1 / h;
     const invMass = this.inverseMass;
     let squares = 0;
-    const point = rows.pointBlock, plainBlock = this.plainBlock, matrixStart = this.blockMatrixStart;
+    const point = rows.pointBlock, matrixStart = this.blockMatrixStart;
     for (let b = from; b < to; b++) {
       const r0 = blockStart[b];
       const o = matrixStart[b];
@@ -234,25 +225,6 @@ export class RowBlockSolver {
         continue;
       }
       const r1 = blockStart[b + 1], n = r1 - r0;
-      if (n === 3 && plainBlock[b] === 1 && perRow === null) {
-        // any other rigid equality 3-block: the same, with its J
-        blockVelocity(rows, b, v, w, dv, dw, rho, bias);
-        const p0 = rho[0], p1 = rho[1], p2 = rho[2];
-        squares += p0 * p0 + p1 * p1 + p2 * p2;
-        if (!apply) continue;
-        const l0 = -invH * (M[o] * p0 + M[o + 1] * p1 + M[o + 2] * p2);
-        const l1 = -invH * (M[o + 3] * p0 + M[o + 4] * p1 + M[o + 5] * p2);
-        const l2 = -invH * (M[o + 6] * p0 + M[o + 7] * p1 + M[o + 8] * p2);
-        lam[r0] += l0;
-        lam[r0 + 1] += l1;
-        lam[r0 + 2] += l2;
-        if (immediate) {
-          applyImpulse(rows, r0, h * l0, invMass, inverseInertia, dv, dw);
-          applyImpulse(rows, r0 + 1, h * l1, invMass, inverseInertia, dv, dw);
-          applyImpulse(rows, r0 + 2, h * l2, invMass, inverseInertia, dv, dw);
-        }
-        continue;
-      }
       blockVelocity(rows, b, v, w, dv, dw, rho, bias);
       for (let p = r0; p < r1; p++) {
         const r = rho[p - r0] + h * gamma[p] * lam[p];

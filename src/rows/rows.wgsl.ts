@@ -70,6 +70,7 @@
  *
  * Storage buffers per kernel ≤ 8 (the browser's default limit): hence the packing above.
  */
+import type { JointTable } from './joint-data.js';
 import { softnessWgsl } from './softness.js';
 import { JointKind } from './joint-data.js';
 
@@ -803,3 +804,26 @@ ${cases}
 `;
 }
 
+/**
+ * Writes joint ic's record (JOINT_STRIDE vec4f, the legend's `joint`) at record[o ..]: anchors, axes,
+ * q_ref, lengths and limits with their "given" flags (JOINT_FLAG), first row, bodies; `extraFlags`
+ * are or-ed into the flags word (xpbd-gpu puts the joint kind there, JOINT_KIND_SHIFT).
+ */
+export function writeJointRecord(w: JointTable, firstRow: number, ic: number, record: Float32Array, o: number, extraFlags = 0): void {
+  const bits = new Uint32Array(record.buffer, record.byteOffset, record.length);
+  for (let d = 0; d < 3; d++) {
+    record[o + d] = w.r0[3 * ic + d];
+    record[o + 4 + d] = w.r1[3 * ic + d];
+    record[o + 8 + d] = w.axisA[3 * ic + d];
+    record[o + 12 + d] = w.axisB[3 * ic + d];
+  }
+  bits[o + 3] = firstRow;
+  bits[o + 7] = w.ib0[ic];
+  bits[o + 11] = w.ib1[ic];
+  let flags = extraFlags;
+  const given = (x: number, flag: number) => (Number.isNaN(x) ? 0 : ((flags |= flag), x));
+  record.set([given(w.length[ic], JOINT_FLAG.length), given(w.minLength[ic], JOINT_FLAG.minLength), given(w.maxLength[ic], JOINT_FLAG.maxLength), given(w.lowerAngle[ic], JOINT_FLAG.lowerAngle)], o + 20);
+  record[o + 24] = given(w.upperAngle[ic], JOINT_FLAG.upperAngle);
+  bits[o + 15] = flags;
+  for (let d = 0; d < 4; d++) record[o + 16 + d] = w.referenceOrientation[4 * ic + d];
+}

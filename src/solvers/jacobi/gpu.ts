@@ -43,7 +43,7 @@ import { dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { kernelSpecs, kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../rows/joint-data.js';
-import { F32_MAX, JOINT_FLAG, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, type RowKernelSpec } from '../../rows/rows.wgsl.js';
+import { F32_MAX, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, writeJointRecord, type RowKernelSpec } from '../../rows/rows.wgsl.js';
 
 /** jacobi-gpu's variant: the CPU's, and which kernel set (module header). */
 export interface JacobiGpuVariant extends JacobiVariant {
@@ -288,7 +288,6 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     data.row_entries = padded(Uint32Array.from(entries)).buffer;
     // the joints grouped by type, each JOINT_STRIDE vec4f (rows.wgsl.ts legend)
     const record = new Float32Array(4 * JOINT_STRIDE * Math.max(1, nc));
-    const bits = new Uint32Array(record.buffer);
     this.jointCount = [0, 0, 0, 0];
     for (let ic = 0; ic < nc; ic++) this.jointCount[w.kind[ic]]++;
     this.jointStart = [0, 0, 0, 0];
@@ -296,24 +295,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     const fill = this.jointStart.slice();
     // the rigid point joints first among the point joints (evaluate_point_rigid), then the soft ones
     const order = Array.from({ length: nc }, (_, ic) => ic).sort((a, b) => this.rigidPoint[b] - this.rigidPoint[a] || a - b);
-    for (const ic of order) {
-      const o = 4 * JOINT_STRIDE * fill[w.kind[ic]]++;
-      for (let d = 0; d < 3; d++) {
-        record[o + d] = w.r0[3 * ic + d];
-        record[o + 4 + d] = w.r1[3 * ic + d];
-        record[o + 8 + d] = w.axisA[3 * ic + d];
-        record[o + 12 + d] = w.axisB[3 * ic + d];
-      }
-      bits[o + 3] = rs.rowStart[ic];
-      bits[o + 7] = w.ib0[ic];
-      bits[o + 11] = w.ib1[ic];
-      let flags = 0;
-      const given = (x: number, flag: number) => (Number.isNaN(x) ? 0 : (flags |= flag, x));
-      record.set([given(w.length[ic], JOINT_FLAG.length), given(w.minLength[ic], JOINT_FLAG.minLength), given(w.maxLength[ic], JOINT_FLAG.maxLength), given(w.lowerAngle[ic], JOINT_FLAG.lowerAngle)], o + 20);
-      record[o + 24] = given(w.upperAngle[ic], JOINT_FLAG.upperAngle);
-      bits[o + 15] = flags;
-      for (let d = 0; d < 4; d++) record[o + 16 + d] = w.referenceOrientation[4 * ic + d];
-    }
+    for (const ic of order) writeJointRecord(w, rs.rowStart[ic], ic, record, 4 * JOINT_STRIDE * fill[w.kind[ic]]++);
     data.joint = record.buffer;
   }
 

@@ -42,7 +42,7 @@ import { XPBD_MIN_DISTANCE, XPBD_RESIDUAL_QUANTITY, defaultXpbdVariant, xpbdRows
 import { kernelSpecs, kernelSource, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../rows/joint-data.js';
-import { F32_MAX, JOINT_FLAG, JOINT_KIND_SHIFT, JOINT_STRIDE } from '../../rows/rows.wgsl.js';
+import { F32_MAX, JOINT_KIND_SHIFT, JOINT_STRIDE, writeJointRecord } from '../../rows/rows.wgsl.js';
 
 const PARAMS_BYTES = 48;
 
@@ -190,25 +190,7 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
     }
     data.row_params = params.buffer;
     const record = new Float32Array(4 * JOINT_STRIDE * Math.max(1, this.rowOrder.length));
-    const bits = new Uint32Array(record.buffer);
-    this.rowOrder.forEach((ic, k) => {
-      const o = 4 * JOINT_STRIDE * k;
-      for (let d = 0; d < 3; d++) {
-        record[o + d] = w.r0[3 * ic + d];
-        record[o + 4 + d] = w.r1[3 * ic + d];
-        record[o + 8 + d] = w.axisA[3 * ic + d];
-        record[o + 12 + d] = w.axisB[3 * ic + d];
-      }
-      bits[o + 3] = rs.rowStart[ic];
-      bits[o + 7] = w.ib0[ic];
-      bits[o + 11] = w.ib1[ic];
-      let flags = w.kind[ic] << JOINT_KIND_SHIFT;
-      const given = (x: number, flag: number) => (Number.isNaN(x) ? 0 : ((flags |= flag), x));
-      record.set([given(w.length[ic], JOINT_FLAG.length), given(w.minLength[ic], JOINT_FLAG.minLength), given(w.maxLength[ic], JOINT_FLAG.maxLength), given(w.lowerAngle[ic], JOINT_FLAG.lowerAngle)], o + 20);
-      record[o + 24] = given(w.upperAngle[ic], JOINT_FLAG.upperAngle);
-      bits[o + 15] = flags;
-      for (let d = 0; d < 4; d++) record[o + 16 + d] = w.referenceOrientation[4 * ic + d];
-    });
+    this.rowOrder.forEach((ic, k) => writeJointRecord(w, rs.rowStart[ic], ic, record, 4 * JOINT_STRIDE * k, w.kind[ic] << JOINT_KIND_SHIFT));
     data.joint = record.buffer;
   }
 
