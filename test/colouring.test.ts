@@ -81,7 +81,8 @@ test('colouringConflict finds a pair that shares a dynamic body, and ignores a s
 
 test('every built-in scene is coloured properly; chains take 2 colours, the grid 4, balanced', () => {
   for (const s of scenes) {
-    const w = compileWorld(s.build(resolveParams(s, s.name === 'necklace' ? { chains: 50 } : {})));
+    const w = compileWorld(s.build(resolveParams(s, s.name === 'necklace' ? { chains: 50 } : s.name === 'pyramid' ? { base: 5 } : {})));
+    if (w.constraintCount === 0) continue; // a contact scene without joints: nothing to colour
     const col = colourConstraints(w);
     assertProper(w, col.colour, s.name);
     const delta = maxDynamicDegree(w);

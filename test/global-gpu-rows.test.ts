@@ -105,6 +105,7 @@ const scenes: Scene[] = [
     name: 'hinge box pendulum',
     world: {
       gravity: [0, -g, 0],
+      collisions: false, // joints only (contacts are test/contacts.test.ts)
       bodies: [{ shape: box([0.1, 0.3, 0.05]), density: 500, position: [0.4 * Math.sin(0.3), 2 - 0.4 * Math.cos(0.3), 0], orientation: [0, 0, Math.sin(0.15), Math.cos(0.15)], angularVelocity: [2, 3, 0] }],
       constraints: [{ type: 'hinge', bodyA: 0, bodyB: null, anchorA: [0, 0.4, 0], anchorB: [0, 2, 0], axisA: [0, 0, 1], axisB: [0, 0, 1] }],
     },
@@ -116,6 +117,7 @@ const scenes: Scene[] = [
     name: 'fixed two-box cantilever',
     world: {
       gravity: [0, -g, 0],
+      collisions: false, // joints only (contacts are test/contacts.test.ts)
       bodies: [
         { shape: box([0.25, 0.05, 0.05]), density: 500, position: [0.25, 2, 0], linearVelocity: [0, 0.2, 0] },
         { shape: box([0.25, 0.05, 0.05]), density: 500, position: [0.75, 2, 0], angularVelocity: [0.5, 0, 1] },
@@ -137,6 +139,7 @@ const scenes: Scene[] = [
     name: 'distance rods (capsule, sphere)',
     world: {
       gravity: [0, -g, 0],
+      collisions: false, // joints only (contacts are test/contacts.test.ts)
       bodies: [
         { shape: { type: 'capsule', radius: 0.05, halfHeight: 0.15 }, density: 800, position: [0.5, 1.8, 0], orientation: [0, 0, Math.sin(-0.4), Math.cos(-0.4)] },
         { shape: { type: 'sphere', radius: 0.06 }, density: 1000, position: [1.1, 1.7, 0.1], linearVelocity: [0, 0, 0.5] },
@@ -224,11 +227,13 @@ test('global-gpu refuses one-sided rows (a rope, a hinge limit) with the reason 
   const info = findSolver('global-gpu')!;
   const rope: WorldDesc = {
     gravity: [0, -g, 0],
+    collisions: false, // joints only (contacts are test/contacts.test.ts)
     bodies: [{ shape: { type: 'sphere', radius: 0.05 }, density: 1000, position: [0, 1, 0] }],
     constraints: [{ type: 'distance', bodyA: 0, bodyB: null, anchorA: [0, 0, 0], anchorB: [0, 2, 0], maxLength: 1.5 }],
   };
   const limited: WorldDesc = {
     gravity: [0, -g, 0],
+    collisions: false, // joints only (contacts are test/contacts.test.ts)
     bodies: [{ shape: box([0.3, 0.05, 0.05]), density: 500, position: [0.3, 2, 0] }],
     constraints: [{ type: 'point', bodyA: 0, bodyB: null, anchorA: [0, 0, 0], anchorB: [0.3, 2, 0] }, { type: 'hinge', bodyA: 0, bodyB: null, anchorA: [-0.3, 0, 0], anchorB: [0, 2, 0], axisA: [0, 0, 1], axisB: [0, 0, 1], upperAngle: 0.5 }],
   };

@@ -428,7 +428,7 @@ function randomWorld(seed: number): { world: WorldDesc; softJoint: number } {
   });
   // a loop 0–1–2–3–0, a branch 2–4, 4 to the fixed body 5, a world pin on 0, body 1 also to 3 (a second loop)
   const constraints = [joint(0, 1), joint(1, 2), joint(2, 3), joint(3, 0), joint(2, 4), joint(4, 5), joint(0, null), joint(1, 3, 2e-4)];
-  return { world: { gravity: [0, -9.81, 0], bodies, constraints }, softJoint: 7 };
+  return { world: { gravity: [0, -9.81, 0], bodies, constraints, collisions: false }, softJoint: 7 }; // joints only
 }
 
 /** Dense A = J M⁻¹ Jᵀ + α̃ I and b of (8) for the world's first step (from its desc, by the text's equations). */

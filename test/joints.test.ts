@@ -53,6 +53,7 @@ async function run(solver: Solver, world: WorldDesc, frames: number, each: (s: A
 function ropeWorld(withRope: boolean): WorldDesc {
   return {
     gravity: [0, -g, 0],
+    collisions: false, // joints only (contacts are test/contacts.test.ts)
     bodies: [{ shape: { type: 'sphere', radius: 0.05 }, density: 1000, position: [0, 1, 0], linearVelocity: [2, 3, 0] }],
     constraints: withRope ? [{ type: 'distance', bodyA: 0, bodyB: null, anchorA: [0, 0, 0], anchorB: [0, 2, 0], maxLength: 1.5 }] : [],
   };
@@ -95,6 +96,7 @@ for (const id of ALL) {
     const L = 1, theta0 = 0.1;
     const world: WorldDesc = {
       gravity: [0, -g, 0],
+      collisions: false, // joints only (contacts are test/contacts.test.ts)
       bodies: [{ shape: { type: 'sphere', radius: 0.05 }, density: 1000, position: [L * Math.sin(theta0), 2 - L * Math.cos(theta0), 0] }],
       constraints: [{ type: 'distance', bodyA: 0, bodyB: null, anchorA: [0, 0, 0], anchorB: [0, 2, 0], length: L }],
     };
@@ -131,6 +133,7 @@ for (const id of ALL) {
     const q = [0, 0, Math.sin(theta0 / 2), Math.cos(theta0 / 2)];
     const world: WorldDesc = {
       gravity: [0, -g, 0],
+      collisions: false, // joints only (contacts are test/contacts.test.ts)
       bodies: [
         {
           shape: { type: 'box', halfExtents: [a, b, c] },
@@ -175,6 +178,7 @@ for (const id of ALL.filter((s) => s !== 'global-cpu')) {
     const limit = -0.5;
     const world: WorldDesc = {
       gravity: [0, -g, 0],
+      collisions: false, // joints only (contacts are test/contacts.test.ts)
       bodies: [{ shape: { type: 'box', halfExtents: [0.3, 0.05, 0.05] }, density: 500, position: [0.3, 2, 0] }],
       constraints: [{ type: 'hinge', bodyA: 0, bodyB: null, anchorA: [-0.3, 0, 0], anchorB: [0, 2, 0], axisA: [0, 0, 1], axisB: [0, 0, 1], upperAngle: -limit }],
     };
@@ -204,6 +208,7 @@ for (const id of ['gs-cpu', 'xpbd-cpu', 'global-cpu', 'jacobi-cpu']) {
     const box = { type: 'box' as const, halfExtents: [0.25, 0.05, 0.05] as [number, number, number] };
     const world: WorldDesc = {
       gravity: [0, -g, 0],
+      collisions: false, // joints only (contacts are test/contacts.test.ts)
       bodies: [
         { shape: box, density: 500, position: [0.25, 2, 0] },
         { shape: box, density: 500, position: [0.75, 2, 0] },
@@ -246,6 +251,7 @@ function beadChain(): WorldDesc {
   const bead = { shape: { type: 'sphere' as const, radius: 0.05 }, density: 1000 };
   return {
     gravity: [0, -g, 0],
+    collisions: false, // joints only (contacts are test/contacts.test.ts)
     bodies: [
       { shape: { type: 'sphere', radius: 0.05 }, fixed: true, position: [0, 2, 0] },
       { ...bead, position: [0, 1.8, 0] },
@@ -329,6 +335,7 @@ test('every row of every joint type has J = ∂C/∂(x, θ): finite differences 
   for (const aligned of [false, true]) {
     const world: WorldDesc = {
       gravity: [0, 0, 0],
+      collisions: false,
       bodies: [
         { shape: box, density: 1, position: [0, 0, 0], orientation: [0.1, 0.2, 0.3, 0.9] },
         { shape: box, density: 1, position: [0.5, 0.1, 0], orientation: [0.1, 0.2, 0.3, 0.9] },

@@ -113,6 +113,7 @@ function monteCarlo(shape: Shape, density: number, e: [number, number, number], 
       const dy = Math.max(0, Math.abs(y) - shape.halfHeight); // distance along the axis past the segment
       return x * x + dy * dy + z * z <= shape.radius * shape.radius;
     }
+    if (shape.type === 'plane') return y <= 0;
     return x * x + y * y + z * z <= shape.radius * shape.radius;
   };
   const rand = mulberry32(seed);

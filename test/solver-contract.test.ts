@@ -22,10 +22,12 @@ const small: Record<string, Record<string, number>> = {
   'joint-grid': { columns: 4, rows: 3 },
   'hinge-chain': { links: 3 },
   cantilever: { boxes: 2 },
+  pyramid: { base: 4 },
+  'vertical-stack': { boxes: 3 },
 };
 
 function uses(world: WorldDesc): { constraints: Set<string>; shapes: Set<string> } {
-  return { constraints: new Set(world.constraints.map((c) => c.type)), shapes: new Set(world.bodies.map((b) => b.shape.type)) };
+  return { constraints: new Set(world.constraints.map((c) => c.type ?? 'point')), shapes: new Set(world.bodies.map((b) => b.shape.type)) };
 }
 
 test('every rigid solver runs each built-in scene its declaration covers, and declines the others with the reason', async (t) => {
@@ -39,6 +41,8 @@ test('every rigid solver runs each built-in scene its declaration covers, and de
       const declared = info.supports!;
       const has = (list: readonly string[], x: string) => list.includes(x);
       const outside = [...used.constraints].filter((c) => !has(declared.constraints, c)).concat([...used.shapes].filter((s) => !has(declared.shapes, s)));
+      // contacts: a world with collisions on and two or more bodies needs a solver that declares them
+      if (!declared.contacts && world.collisions !== false && world.bodies.length >= 2) outside.push('contacts');
       const options = resolveOptions(info, {});
       const why = info.unsupported?.(world, options) ?? null;
       if (outside.length) {

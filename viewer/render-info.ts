@@ -162,7 +162,7 @@ export function renderInfo(desc: SceneDescription): RenderInfo {
     const sh = b.shape;
     if (sh.type === 'sphere') shapes.set([SHAPE_SPHERE, sh.radius, 0, 0], SHAPE_FLOATS * i);
     else if (sh.type === 'box') shapes.set([SHAPE_BOX, ...sh.halfExtents], SHAPE_FLOATS * i);
-    else shapes.set([SHAPE_CAPSULE, sh.radius, sh.halfHeight, 0], SHAPE_FLOATS * i);
+    else if (sh.type === 'capsule') shapes.set([SHAPE_CAPSULE, sh.radius, sh.halfHeight, 0], SHAPE_FLOATS * i);
     const q = b.orientation ?? [0, 0, 0, 1];
     const qn = Math.hypot(...q) || 1;
     initialPoses.set([b.position[0], b.position[1], b.position[2], 0, q[0] / qn, q[1] / qn, q[2] / qn, q[3] / qn], POSE_FLOATS * i);

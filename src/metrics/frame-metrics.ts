@@ -18,6 +18,10 @@ export interface FrameMetrics {
   elastic: number;
   momentum: [number, number, number];
   angularMomentum: [number, number, number];
+  /** worlds with collisions on: the deepest penetration over the contact points, m (metrics.ts) */
+  maxPenetration?: number;
+  /** worlds with collisions on: contact points that touch (separation ≤ 5 mm) */
+  contacts?: number;
   /** false when any position, orientation or velocity is NaN or infinite */
   finite: boolean;
 }

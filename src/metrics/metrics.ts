@@ -15,6 +15,10 @@
  *   energy      E = Σ ½ m |v|² + ½ ωᵀ I_world ω − m g·x + Σ_soft ½ |c_ℓ|²/α_ℓ
  *               (J; fixed bodies excluded; the last sum is the soft joints' elastic energy)
  *   momentum    p = Σ m v;  angular momentum L = Σ x × m v + I_world ω  (about the origin)
+ *   contacts    (worlds with collisions on) collision detection run afresh on the snapshot's pose
+ *               (collision/pipeline.ts, not the solver's contact list): the deepest penetration
+ *               max(0, −s) over every contact point (m), and the number of points that touch
+ *               (separation s ≤ 5 mm, the velocity solvers' slop)
  */
 import type { WorldDesc } from '../model/world.js';
 import { massProperties } from '../model/world.js';
@@ -22,6 +26,9 @@ import type { Snapshot } from '../model/snapshot.js';
 import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
 import { ParticleMetricsContext } from '../particles/metrics.js';
 import type { FrameMetrics } from './frame-metrics.js';
+import { CollisionPipeline } from '../collision/pipeline.js';
+import { ContactList } from '../rows/contact.js';
+import { CONTACT_SLOP } from '../rows/block-solver.js';
 
 export type { FrameMetrics };
 
@@ -59,6 +66,35 @@ export class MetricsContext {
       this.mass[i] = mp.mass;
       this.inertiaLocal.set(mp.inertiaLocal, 9 * i);
     });
+  }
+
+  private collision: CollisionPipeline | null | undefined;
+  private readonly contactList = new ContactList();
+
+  /** The deepest penetration (m) and the touching points at the snapshot's pose (header), or null without collisions. */
+  contactsOf(s: Snapshot): { maxPenetration: number; contacts: number } | null {
+    const world = this.world;
+    if (this.collision === undefined) {
+      if (world.collisions === false || world.bodies.length < 2) this.collision = null;
+      else {
+        const inverseMass = Float64Array.from(world.bodies, (b) => (b.fixed ? 0 : 1));
+        this.collision = new CollisionPipeline(world.bodies, inverseMass);
+        const joined = world.constraints.filter((c) => c.bodyB !== null);
+        this.collision.setJoints(Int32Array.from(joined, (c) => c.bodyA), Int32Array.from(joined, (c) => c.bodyB as number), joined.length);
+      }
+    }
+    if (!this.collision) return null;
+    const n = world.bodies.length;
+    const zeros = new Float64Array(3 * n);
+    this.collision.detect(s.position.subarray(0, 3 * n) as Float64Array, s.orientation.subarray(0, 4 * n) as Float64Array, zeros, zeros, 0, this.contactList);
+    const list = this.contactList;
+    let deepest = 0, touching = 0;
+    for (let c = 0; c < list.count; c++) {
+      const sep = list.separation[c];
+      if (-sep > deepest) deepest = -sep;
+      if (sep <= CONTACT_SLOP) touching++;
+    }
+    return { maxPenetration: deepest, contacts: touching };
   }
 
   measure(s: Snapshot): FrameMetrics {
@@ -132,6 +168,7 @@ export class MetricsContext {
       momentum: p,
       angularMomentum: L,
       finite,
+      ...(finite ? this.contactsOf(s) ?? {} : {}),
     };
   }
 }

@@ -66,14 +66,19 @@ const compliance = finite.refine((x) => x >= 0, { error: 'expected a compliance 
 
 // ---- shapes -------------------------------------------------------------------------------------
 
-const SHAPE_TYPES = ['sphere', 'box', 'capsule'];
+const SHAPE_TYPES = ['sphere', 'box', 'capsule', 'plane'];
 /** A solid sphere about the body's origin. */
 const sphereSchema = z.strictObject({ type: z.literal('sphere'), /** m */ radius: positive });
 /** A solid box about the body's origin, edges along its local axes: |x| ≤ a, |y| ≤ b, |z| ≤ c. */
 const boxSchema = z.strictObject({ type: z.literal('box'), /** [a, b, c], m, each > 0 */ halfExtents: positiveVec3 });
 /** The points within `radius` of the segment (0, −halfHeight, 0)…(0, +halfHeight, 0) of the body's local frame. */
 const capsuleSchema = z.strictObject({ type: z.literal('capsule'), /** m */ radius: positive, /** m, half the length of the segment (the cylinder) */ halfHeight: positive });
-const shapeSchema = z.discriminatedUnion('type', [sphereSchema, boxSchema, capsuleSchema], { error: (i) => shapeOrTypeError(i.input, SHAPE_TYPES) });
+/**
+ * The half-space below the body's local x–z plane (local y ≤ 0), its outward normal the body's local
+ * +y, through the body's `position`: the ground, or a ramp when the body is rotated. Fixed bodies only.
+ */
+const planeSchema = z.strictObject({ type: z.literal('plane') });
+const shapeSchema = z.discriminatedUnion('type', [sphereSchema, boxSchema, capsuleSchema, planeSchema], { error: (i) => shapeOrTypeError(i.input, SHAPE_TYPES) });
 
 // ---- bodies -------------------------------------------------------------------------------------
 
@@ -94,8 +99,13 @@ export const bodySchema = z
     linearVelocity: vec3.optional(),
     /** world frame, rad/s */
     angularVelocity: vec3.optional(),
+    /** Coulomb friction coefficient μ ≥ 0 (default 0.6); a pair takes √(μA μB) */
+    friction: nonNegative.optional(),
+    /** coefficient of restitution e in [0, 1] (default 0); a pair takes max(eA, eB) */
+    restitution: finite.refine((x) => x >= 0 && x <= 1, { error: (i) => `expected a coefficient of restitution in [0, 1], got ${describe(i.input)}` }).optional(),
   })
   .superRefine((b, ctx) => {
+    if (b.shape?.type === 'plane' && b.fixed !== true) return ctx.addIssue({ code: 'custom', path: ['shape'], message: 'a plane is a fixed body only (add "fixed": true)' });
     if (b.mass !== undefined && b.density !== undefined) ctx.addIssue({ code: 'custom', path: [], message: 'give "mass" or "density", not both' });
     else if (!b.fixed && b.mass === undefined && b.density === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'a body that is not fixed needs "mass" or "density"' });
   });
@@ -184,6 +194,8 @@ const worldFields = {
   gravity: vec3,
   bodies: z.array(bodySchema, { error: 'expected an array of bodies' }),
   constraints: z.array(constraintSchema, { error: 'expected an array of constraints' }),
+  /** whether bodies collide (default true); bodies joined by a joint never collide with each other */
+  collisions: z.boolean({ error: 'expected true or false' }).optional(),
 };
 
 /** The checks across bodies and constraints: indices in range, two different bodies, not both fixed. */
@@ -227,6 +239,7 @@ export type Quat = [number, number, number, number];
 export type SphereShape = z.input<typeof sphereSchema>;
 export type BoxShape = z.input<typeof boxSchema>;
 export type CapsuleShape = z.input<typeof capsuleSchema>;
+export type PlaneShape = z.input<typeof planeSchema>;
 export type Shape = z.input<typeof shapeSchema>;
 export type BodyDesc = z.input<typeof bodySchema>;
 export type PointConstraintDesc = z.input<typeof pointSchema>;
@@ -289,6 +302,7 @@ export function worldFromJson(value: unknown): { world: WorldDesc; file: SceneFi
     bodies: f.bodies.map((b) => ({ ...b })),
     constraints: f.constraints.map((c) => ({ ...c })),
   };
+  if (f.collisions !== undefined) world.collisions = f.collisions;
   return { world, file: f };
 }
 
@@ -394,6 +408,7 @@ export function sceneFileJson(world: WorldDesc, meta: { name?: string; descripti
     version: SCENE_FORMAT_VERSION,
     ...meta,
     gravity: world.gravity,
+    ...(world.collisions !== undefined ? { collisions: world.collisions } : {}),
     bodies: world.bodies,
     constraints: world.constraints,
   };

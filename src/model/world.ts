@@ -9,7 +9,7 @@
  * each adds). The description types are inferred from the zod schema in
  * schema.ts; validateWorld runs that schema.
  *
- * Shapes: sphere, box, capsule. Mass properties (mass, and the inertia tensor,
+ * Shapes: sphere, box, capsule, and plane (a half-space, fixed bodies only). Mass properties (mass, and the inertia tensor,
  * diagonal in the body's local frame) are computed once, here, by `massProperties`.
  */
 
@@ -22,6 +22,7 @@ export type {
   SphereShape,
   BoxShape,
   CapsuleShape,
+  PlaneShape,
   Shape,
   BodyDesc,
   PointConstraintDesc,
@@ -56,6 +57,8 @@ export function shapeVolume(shape: Shape): number {
       const { radius: r, halfHeight: h } = shape;
       return Math.PI * r * r * 2 * h + (4 / 3) * Math.PI * r * r * r;
     }
+    case 'plane':
+      return Infinity; // a half-space (fixed bodies only: it has no mass to compute)
   }
 }
 
@@ -68,6 +71,8 @@ export function boundingRadius(shape: Shape): number {
       return Math.hypot(...shape.halfExtents);
     case 'capsule':
       return shape.halfHeight + shape.radius;
+    case 'plane':
+      return 0; // unbounded: framing and bounds take only its position
   }
 }
 
@@ -109,6 +114,8 @@ export function principalInertia(shape: Shape, mass: number): Vec3 {
       const transverse = mCyl * (r * r / 4 + h * h / 3) + mCaps * (0.4 * r * r + h * h + 0.75 * h * r);
       return [transverse, axial, transverse];
     }
+    case 'plane':
+      return [Infinity, Infinity, Infinity]; // fixed bodies only (the schema refuses a movable plane)
   }
 }
 

@@ -26,7 +26,45 @@ import { RowSet, rowConnectivity, blockVelocity, pointBlockVelocity, gatherImpul
 import { constraintTypes } from './constraint-types.js';
 import { MAX_ROWS_PER_CONSTRAINT } from './constraint-type.js';
 import type { BodyPose, JointTable } from './joint-data.js';
-import { softness, type Softness } from './softness.js';
+import { softness, type Softness, type SoftnessSpec } from './softness.js';
+import { CONTACT_FRICTION, CONTACT_NORMAL } from './rows.js';
+import { ContactList, copyContacts, evaluateContact, layoutContacts, tangentOf } from './contact.js';
+
+/** How far (m, in body A's frame) a point may have moved and still take the last step's λ (matchByPosition). */
+export const MATCH_DISTANCE = 0.02;
+
+/**
+ * How a solver treats contact rows' position error and bounce (the Starframe text's "Resolving
+ * overlaps", slop, and "Other uses for bias"; Box2D v3's soft contact). For a normal row with
+ * separation C (K1 of rows/contact.ts):
+ *   C > 0 (apart, speculative)  bias = C / h, γ = 0: the row lets the gap close within the step, no more;
+ *   C ≤ 0 (touching)            bias = max(rate · min(0, C + slop), −maxPushout):
+ *                               the overlap beyond the slop is fed back (Baumgarte: rate = β/h; soft:
+ *                               rate and γ of rows/softness.ts S3 from a frequency and a damping
+ *                               ratio), at most at the push-out speed.
+ * Restitution (applyRestitution) after the solve, for a point that approached faster than
+ * `restitutionThreshold` and was pushed (its λ_n was > 0 at some time in the step):
+ *   target J_n V = −e v₁, v₁ the approach speed when the contact was found (the text's bias −e J V₁).
+ */
+export interface ContactRule {
+  /** how overlap is fed back: Baumgarte ('rigid', β in units of 1/h) or a soft spring ('frequency') */
+  softness: SoftnessSpec;
+  /** overlap left alone, m */
+  slop: number;
+  /** the fastest push-out, m/s */
+  maxPushout: number;
+  /** approach speed below which nothing bounces, m/s */
+  restitutionThreshold: number;
+}
+
+/** The velocity solvers' contact defaults (slop 5 mm, push-out at most 3 m/s, restitution above 1 m/s). */
+export const CONTACT_SLOP = 0.005;
+export const MAX_PUSHOUT = 3;
+export const RESTITUTION_THRESHOLD = 1;
+
+export function baumgarteContacts(beta: number): ContactRule {
+  return { softness: { kind: 'rigid', beta }, slop: CONTACT_SLOP, maxPushout: MAX_PUSHOUT, restitutionThreshold: RESTITUTION_THRESHOLD };
+}
 
 export class RowBlockSolver {
   readonly rows = new RowSet();
@@ -48,6 +86,21 @@ export class RowBlockSolver {
   /** the joints' version (JointSet.version) the rows were laid out for */
   laidOutVersion = -1;
   private scratch = new Float64Array(0);
+  /** rows and blocks of the joints (layout); contact rows and blocks follow them (setContacts) */
+  jointRows = 0;
+  jointBlocks = 0;
+  /** the contacts laid out after the joints (setContacts), or null */
+  contacts: ContactList | null = null;
+  /** per row: the largest λ of the step (a contact pushed: restitution's condition) */
+  peak = new Float64Array(0);
+  /** per row: A_pp = J_p M⁻¹ J_pᵀ without γ (restitution's effective mass 1/A_pp) */
+  private diagonal = new Float64Array(0);
+  /** (A_bb)⁻¹ without γ, for the relax pass (prepare with relax = true) */
+  private blockMatrixRigid = new Float64Array(0);
+  /** per row: the bias of the relax pass (only a speculative contact's C/h) */
+  private relaxBias = new Float64Array(0);
+  /** whether a rigid point joint's block takes the lever-arm fast path (false once a joint spring makes γ ≠ 0) */
+  private pointFast = true;
 
   /**
    * @param joints the compiled joints (a JointSet where they change between steps)
@@ -74,7 +127,8 @@ export class RowBlockSolver {
     const rows = this.rows;
     const j = this.joints;
     const previous = new Map<number, number>();
-    for (let r = 0; r < rows.count; r++) if (rows.lambda[r] !== 0) previous.set(rows.key[r], rows.lambda[r]);
+    for (let r = 0; r < this.jointRows; r++) if (rows.lambda[r] !== 0) previous.set(rows.key[r], rows.lambda[r]);
+    if (this.contacts) this.saveContactLambda();
     rows.clear();
     const nc = j.constraintCount;
     this.rowStart = new Int32Array(nc);
@@ -95,17 +149,130 @@ export class RowBlockSolver {
     }
     this.orderBlock[nc] = rows.blockCount;
     for (let r = 0; r < rows.count; r++) rows.lambda[r] = previous.get(rows.key[r]) ?? 0;
+    this.jointRows = rows.count;
+    this.jointBlocks = rows.blockCount;
+    const contacts = this.contacts;
+    this.contacts = null;
+    if (contacts) this.setContacts(contacts);
+    else this.connect();
+    this.laidOutVersion = j.version ?? 0;
+  }
+
+  /**
+   * Lays out the contacts of this step after the joints' rows (rows/contact.ts: a normal block and
+   * a friction block per point), λ of each carried by its key from the last contacts (or `previous`),
+   * then the connectivity and the block matrices' offsets. Call once per step, after collision.
+   */
+  setContacts(list: ContactList | null): void {
+    const rows = this.rows;
+    if (!this.lambdaSaved) this.saveContactLambda();
+    this.lambdaSaved = false;
+    const oldCount = this.lastCount;
+    rows.truncate(this.jointRows, this.jointBlocks);
+    this.contacts = list && list.count > 0 ? list : null;
+    this.lastCount = 0;
+    if (this.contacts) {
+      layoutContacts(rows, this.contacts);
+      this.carryContactLambda(this.contacts, oldCount);
+      copyContacts(this.contacts, this.lastContacts);
+      this.lastCount = this.contacts.count;
+    }
+    this.connect();
+  }
+
+  /** the contacts of the last step (pair, normal, anchors, key) and their λ (normal, t₁, t₂), for carryContactLambda */
+  private readonly lastContacts = new ContactList();
+  private lastCount = 0;
+  private lastLambda = new Float64Array(0);
+  private lambdaSaved = false;
+
+  /** λ of the contact rows laid out now, into lastLambda (before the rows are cleared). */
+  private saveContactLambda(): void {
+    const n = this.contacts ? this.lastCount : 0;
+    this.lastCount = n;
+    if (this.lastLambda.length < 3 * n) this.lastLambda = new Float64Array(3 * this.lastContacts.capacity);
+    for (let k = 0; k < 3 * n; k++) this.lastLambda[k] = this.rows.lambda[this.jointRows + k];
+    this.lambdaSaved = true;
+  }
+
+  /**
+   * Warm start of the contact rows (the Starframe text's impulse caching): each point takes the λ of
+   * the last step's point with the same key (pair and feature), or else, when its features changed
+   * (two equal boxes face to face, whose clipped corners swap labels as they shift), of the last
+   * step's point of the same pair, with the same normal, whose anchor on A lies within MATCH_DISTANCE
+   * ("contact point positions … with a tolerance region"). The friction λ is carried as the world
+   * vector λ₁ t₁ + λ₂ t₂ and projected on the new tangents, so a change of tangent basis loses nothing.
+   */
+  private carryContactLambda(list: ContactList, oldCount: number): void {
+    if (oldCount === 0) return;
+    const rows = this.rows, old = this.lastContacts, lam = this.lastLambda;
+    const byKey = new Map<number, number>();
+    let byPair: Map<number, number[]> | null = null;
+    for (let k = 0; k < oldCount; k++) byKey.set(old.key[k], k);
+    const t = this.tangentScratch;
+    for (let c = 0; c < list.count; c++) {
+      let k = byKey.get(list.key[c]) ?? -1;
+      if (k < 0) {
+        if (!byPair) {
+          byPair = new Map();
+          for (let q = 0; q < oldCount; q++) {
+            const pair = old.bodyA[q] * this.bodyCount + old.bodyB[q];
+            const at = byPair.get(pair);
+            if (at) at.push(q);
+            else byPair.set(pair, [q]);
+          }
+        }
+        let bestD2 = MATCH_DISTANCE * MATCH_DISTANCE;
+        for (const q of byPair.get(list.bodyA[c] * this.bodyCount + list.bodyB[c]) ?? []) {
+          const dn = list.normal[3 * c] * old.normal[3 * q] + list.normal[3 * c + 1] * old.normal[3 * q + 1] + list.normal[3 * c + 2] * old.normal[3 * q + 2];
+          if (dn < 0.99) continue;
+          const dx = list.anchorA[3 * c] - old.anchorA[3 * q], dy = list.anchorA[3 * c + 1] - old.anchorA[3 * q + 1], dz = list.anchorA[3 * c + 2] - old.anchorA[3 * q + 2];
+          const d2 = dx * dx + dy * dy + dz * dz;
+          if (d2 < bestD2) {
+            bestD2 = d2;
+            k = q;
+          }
+        }
+      }
+      if (k < 0) continue;
+      const row = this.jointRows + 3 * c;
+      rows.lambda[row] = lam[3 * k];
+      // friction as a world vector f = λ₁ t₁ + λ₂ t₂ of the old tangents, projected on the new ones
+      const nx = old.normal[3 * k], ny = old.normal[3 * k + 1], nz = old.normal[3 * k + 2];
+      tangentOf(nx, ny, nz, t, 0);
+      t[3] = ny * t[2] - nz * t[1];
+      t[4] = nz * t[0] - nx * t[2];
+      t[5] = nx * t[1] - ny * t[0];
+      const l1 = lam[3 * k + 1], l2 = lam[3 * k + 2];
+      const fx = l1 * t[0] + l2 * t[3], fy = l1 * t[1] + l2 * t[4], fz = l1 * t[2] + l2 * t[5];
+      const o = 3 * c;
+      rows.lambda[row + 1] = fx * list.tangent1[o] + fy * list.tangent1[o + 1] + fz * list.tangent1[o + 2];
+      rows.lambda[row + 2] = fx * list.tangent2[o] + fy * list.tangent2[o + 1] + fz * list.tangent2[o + 2];
+    }
+  }
+  private readonly tangentScratch = new Float64Array(6);
+
+  /** The body → row CSR and the block matrices' offsets for the rows laid out now. */
+  private connect(): void {
+    const rows = this.rows;
     this.conn = rowConnectivity(rows, this.bodyCount, this.inverseMass);
-    this.blockMatrixStart = new Int32Array(rows.blockCount + 1);
+    if (this.blockMatrixStart.length < rows.blockCount + 1) this.blockMatrixStart = new Int32Array(rows.blockCapacity + 1);
     let largest = 0;
     for (let b = 0; b < rows.blockCount; b++) {
       const n = rows.blockStart[b + 1] - rows.blockStart[b];
       largest = Math.max(largest, n);
       this.blockMatrixStart[b + 1] = this.blockMatrixStart[b] + n * n;
     }
-    this.blockMatrix = new Float64Array(this.blockMatrixStart[rows.blockCount]);
-    this.scratch = new Float64Array(2 * largest * largest + largest);
-    this.laidOutVersion = j.version ?? 0;
+    const size = this.blockMatrixStart[rows.blockCount];
+    if (this.blockMatrix.length < size) this.blockMatrix = new Float64Array(Math.max(size, 2 * this.blockMatrix.length));
+    if (this.scratch.length < 2 * largest * largest + largest) this.scratch = new Float64Array(2 * largest * largest + largest);
+    if (this.peak.length < rows.count) this.peak = new Float64Array(rows.capacity);
+    this.peak.fill(0);
+  }
+
+  /** Contact c's normal row (its friction rows follow it). */
+  contactRow(c: number): number {
+    return this.jointRows + 3 * c;
   }
 
   /** Whether the joints changed since the last layout (a JointSet's version moved on). */
@@ -118,71 +285,192 @@ export class RowBlockSolver {
     constraintTypes[this.joints.kind[ic]].evaluate(this.joints, ic, pose, this.rows, this.rowStart[ic]);
   }
 
-  /** C and J of every row at `pose` (the constraint types' evaluate). */
+  /** C and J of every row at `pose` (the constraint types' evaluate; the contacts' rows/contact.ts). */
   evaluate(pose: BodyPose): void {
     const nc = this.joints.constraintCount;
     for (let ic = 0; ic < nc; ic++) constraintTypes[this.joints.kind[ic]].evaluate(this.joints, ic, pose, this.rows, this.rowStart[ic]);
+    const list = this.contacts;
+    if (list) for (let c = 0; c < list.count; c++) evaluateContact(this.rows, this.jointRows + 3 * c, list, c, pose.position, pose.orientation);
   }
 
   /**
-   * Per row biasRate and γ (header) and the bias biasRate · C (velocity units), per block
-   * (A_bb + diag γ)⁻¹ (a rigid point joint's A from its lever arms: pointBlockDelassus). `beta` in units of 1/h (the solvers' --beta), `inverseInertia` the world-frame I⁻¹
-   * of stage 1 (9 per body).
+   * Per row biasRate and γ (header) and the bias (velocity units), per block (A_bb + diag γ)⁻¹ (a
+   * rigid point joint's A from its lever arms: pointBlockDelassus). `beta` in units of 1/h (the
+   * solvers' --beta), `inverseInertia` the world-frame I⁻¹ of stage 1 (9 per body).
+   *   contact  how contact rows are biased (ContactRule; default Baumgarte β with the slop and cap);
+   *   joint    a spring for the joints' rigid equality rows instead of Baumgarte (soft solvers:
+   *            rows/softness.ts S3 per row from its own A_pp), or null;
+   *   relax    also keep (A_bb)⁻¹ without γ and the relax bias (a soft step's relax pass).
    */
-  prepare(h: number, beta: number, inverseInertia: Float64Array): void {
+  prepare(h: number, beta: number, inverseInertia: Float64Array, contact: ContactRule = baumgarteContacts(beta), joint: SoftnessSpec | null = null, relax = false): void {
     const rows = this.rows;
     const M = this.blockMatrix;
-    if (this.bias.length < rows.count) this.bias = new Float64Array(rows.capacity);
+    if (this.bias.length < rows.count) {
+      this.bias = new Float64Array(rows.capacity);
+      this.diagonal = new Float64Array(rows.capacity);
+      this.relaxBias = new Float64Array(rows.capacity);
+      this.touchRate = new Float64Array(rows.capacity);
+      this.touchGamma = new Float64Array(rows.capacity);
+    }
+    if (relax && this.blockMatrixRigid.length < M.length) this.blockMatrixRigid = new Float64Array(M.length);
+    const rigidJoints = joint === null || joint.kind === 'rigid';
+    this.pointFast = rigidJoints;
+    const jointSpec: SoftnessSpec = joint ?? { kind: 'rigid', beta };
     // rows/softness.ts for each distinct compliance (the rows of a joint share theirs)
     let lastAlpha = NaN;
     let soft: Softness = softness({ kind: 'rigid', beta }, h, 0);
     const rigid = soft;
+    const invH = 1 / h;
+    const { slop, maxPushout } = contact;
+    const contactRigid = contact.softness.kind === 'rigid' ? softness(contact.softness, h, 0) : null;
     for (let b = 0; b < rows.blockCount; b++) {
       const r0 = rows.blockStart[b], r1 = rows.blockStart[b + 1], n = r1 - r0;
       const o = this.blockMatrixStart[b];
-      if (rows.pointBlock[b] === 1) {
+      const kind = rows.contactKind[b];
+      if (rows.pointBlock[b] === 1 && rigidJoints) {
         // a rigid point joint: rigid equality rows (β/h, γ = 0), A from its lever arms
         pointBlockDelassus(rows, b, this.inverseMass, inverseInertia, M, o);
         for (let p = r0; p < r1; p++) {
           rows.biasRate[p] = rigid.biasRate;
           rows.gamma[p] = 0;
           this.bias[p] = rigid.biasRate * rows.error[p];
+          this.relaxBias[p] = 0;
         }
+        if (relax) this.blockMatrixRigid.set(M.subarray(o, o + 9), o);
         invertBlock(M, o, 3, this.scratch);
+        if (relax) invertBlock(this.blockMatrixRigid, o, 3, this.scratch);
         continue;
       }
       blockDelassus(rows, r0, r1, this.inverseMass, inverseInertia, M, o);
-      for (let p = r0; p < r1; p++) {
-        const alpha = rows.compliance[p];
-        const oneSided = rows.lower[p] === 0 && rows.upper[p] === Infinity;
-        if (oneSided && rows.error[p] > 0) {
-          // apart: the speculative row, no spring
-          rows.biasRate[p] = 1 / h;
-          rows.gamma[p] = 0;
+      for (let p = r0; p < r1; p++) this.diagonal[p] = M[o + (p - r0) * (n + 1)];
+      if (relax) this.blockMatrixRigid.set(M.subarray(o, o + n * n), o);
+      if (kind === CONTACT_NORMAL) {
+        // (ContactRule): speculative when apart; else the overlap beyond the slop, capped
+        const C = rows.error[r0];
+        let rate = 0, gamma = 0, bias: number;
+        const s = contactRigid ?? softness(contact.softness, h, 1 / this.diagonal[r0]);
+        this.touchRate[r0] = s.biasRate;
+        this.touchGamma[r0] = s.gamma;
+        if (C > 0) {
+          rate = invH;
+          bias = C * invH;
         } else {
-          if (alpha !== lastAlpha) {
-            soft = alpha > 0 ? softness({ kind: 'compliance', compliance: alpha, damping: 0 }, h, 0) : rigid;
-            lastAlpha = alpha;
-          }
-          rows.biasRate[p] = soft.biasRate;
-          rows.gamma[p] = soft.gamma;
+          rate = s.biasRate;
+          gamma = s.gamma;
+          bias = Math.max(rate * Math.min(0, C + slop), -maxPushout);
         }
-        this.bias[p] = rows.biasRate[p] * rows.error[p];
-        M[o + (p - r0) * (n + 1)] += rows.gamma[p];
+        rows.biasRate[r0] = rate;
+        rows.gamma[r0] = gamma;
+        this.bias[r0] = bias;
+        this.relaxBias[r0] = C > 0 ? C * invH : 0;
+        M[o] += gamma;
+      } else if (kind === CONTACT_FRICTION) {
+        // velocity only: no bias, no spring
+        for (let p = r0; p < r1; p++) {
+          rows.biasRate[p] = 0;
+          rows.gamma[p] = 0;
+          this.bias[p] = 0;
+          this.relaxBias[p] = 0;
+        }
+      } else {
+        for (let p = r0; p < r1; p++) {
+          const alpha = rows.compliance[p];
+          const oneSided = rows.lower[p] === 0 && rows.upper[p] === Infinity;
+          let rate: number, gamma: number;
+          if (alpha > 0 || rigidJoints) {
+            if (alpha !== lastAlpha) {
+              soft = alpha > 0 ? softness({ kind: 'compliance', compliance: alpha, damping: 0 }, h, 0) : rigid;
+              lastAlpha = alpha;
+            }
+            rate = soft.biasRate;
+            gamma = soft.gamma;
+          } else {
+            // a joint spring (soft solvers), per row from its own effective mass 1/A_pp
+            const js = softness(jointSpec, h, 1 / this.diagonal[p]);
+            rate = js.biasRate;
+            gamma = js.gamma;
+          }
+          this.touchRate[p] = rate;
+          this.touchGamma[p] = gamma;
+          if (oneSided && rows.error[p] > 0) {
+            // apart: the speculative row, no spring
+            rows.biasRate[p] = invH;
+            rows.gamma[p] = 0;
+            this.relaxBias[p] = rows.error[p] * invH;
+          } else {
+            rows.biasRate[p] = rate;
+            rows.gamma[p] = gamma;
+            this.relaxBias[p] = 0;
+          }
+          this.bias[p] = rows.biasRate[p] * rows.error[p];
+          M[o + (p - r0) * (n + 1)] += rows.gamma[p];
+        }
       }
       invertBlock(M, o, n, this.scratch);
+      if (relax) invertBlock(this.blockMatrixRigid, o, n, this.scratch);
     }
   }
 
-  /** per row: biasRate · C, m/s (or rad/s) */
+  private readonly disc = new Float64Array(2);
+
+  /** per row: the bias (velocity units) of the solve pass */
   private bias = new Float64Array(0);
+  /** per row (prepare): the bias rate and γ the row takes while touching (not a speculative row) */
+  private touchRate = new Float64Array(0);
+  private touchGamma = new Float64Array(0);
+
+  /**
+   * The bias of every row from C as it is now (call evaluate first), keeping prepare's effective
+   * masses and softness: a soft step prepares once per step and only re-biases at its substeps
+   * (Box2D v3: the separation follows the bodies, the masses do not). A one-row block may switch
+   * between speculative (C > 0: C/h, γ = 0) and touching (prepare's rate and γ); its 1×1 (A + γ)⁻¹
+   * is rewritten to match. Larger blocks are equality rows: bias = rate · C.
+   */
+  updateBias(h: number, contact: ContactRule): void {
+    const rows = this.rows;
+    const M = this.blockMatrix;
+    const invH = 1 / h;
+    for (let b = 0; b < rows.blockCount; b++) {
+      const r0 = rows.blockStart[b], r1 = rows.blockStart[b + 1];
+      const kind = rows.contactKind[b];
+      if (kind === CONTACT_FRICTION) continue;
+      if (r1 - r0 > 1) {
+        for (let p = r0; p < r1; p++) this.bias[p] = rows.biasRate[p] * rows.error[p];
+        continue;
+      }
+      const C = rows.error[r0];
+      const oneSided = kind === CONTACT_NORMAL || (rows.lower[r0] === 0 && rows.upper[r0] === Infinity);
+      let gamma: number;
+      if (oneSided && C > 0) {
+        rows.biasRate[r0] = invH;
+        gamma = 0;
+        this.bias[r0] = C * invH;
+        this.relaxBias[r0] = C * invH;
+      } else {
+        rows.biasRate[r0] = this.touchRate[r0];
+        gamma = this.touchGamma[r0];
+        this.bias[r0] = kind === CONTACT_NORMAL ? Math.max(this.touchRate[r0] * Math.min(0, C + contact.slop), -contact.maxPushout) : this.touchRate[r0] * C;
+        this.relaxBias[r0] = 0;
+      }
+      rows.gamma[r0] = gamma;
+      M[this.blockMatrixStart[b]] = 1 / (this.diagonal[r0] + gamma);
+    }
+  }
 
   /**
    * The projected block update (header) for blocks from .. to−1, V = (v, ω) + (Δv, Δω). Returns the
    * sum of the squared projected ρ before the update (h² ‖b − Aλ‖² over those rows); with apply =
    * false only that sum is computed. With immediate = true (Gauss-Seidel) each block's actual Δλ goes
    * at once into Δv, Δω of its two bodies (R1), so the next block sees it. `perRow`, when given, gets
-   * each row's squared projected ρ.
+   * each row's squared projected ρ. With relax = true (a soft step's relax pass) the rows are rigid
+   * (γ = 0, (A_bb)⁻¹ of prepare(…, relax = true)) and unbiased but for a speculative contact's C/h.
+   *
+   * A contact's friction block (rows/contact.ts K2) is solved as one 2×2 block and λ_t projected
+   * onto the disc |λ_t| ≤ μ λ_n of its normal row (λ_n as it stands at that moment).
+   * reverse = true walks the blocks from the last to the first: a sequential solver that alternates
+   * the direction sweep by sweep is symmetric Gauss-Seidel, whose iteration has no preferred sense of
+   * rotation (one direction only, the four corners of a box face solved always in the same cyclic
+   * order, drives a slow whirl of a tall stack: measured, test/contacts.test.ts).
    */
   solveBlocks(
     h: number,
@@ -196,20 +484,26 @@ export class RowBlockSolver {
     to = this.rows.blockCount,
     immediate = false,
     perRow: Float64Array | null = null,
+    relax = false,
+    reverse = false,
   ): number {
     const rows = this.rows;
-    const { lambda: lam, gamma, lower, upper, blockStart } = rows;
-    const bias = this.bias;
-    const M = this.blockMatrix;
+    const { lambda: lam, lower, upper, blockStart, contactKind } = rows;
+    const gamma = relax ? zeros(rows.capacity) : rows.gamma;
+    const bias = relax ? this.relaxBias : this.bias;
+    const M = relax ? this.blockMatrixRigid : this.blockMatrix;
     const rho = this.scratch;
     const invH = 1 / h;
     const invMass = this.inverseMass;
+    const peak = this.peak;
     let squares = 0;
     const point = rows.pointBlock, matrixStart = this.blockMatrixStart;
-    for (let b = from; b < to; b++) {
+    const pointFast = this.pointFast || relax;
+    for (let k = from; k < to; k++) {
+      const b = reverse ? to - 1 - (k - from) : k;
       const r0 = blockStart[b];
       const o = matrixStart[b];
-      if (point[b] === 1 && perRow === null) {
+      if (point[b] === 1 && perRow === null && pointFast) {
         // a rigid point joint (the Jacobi text's 3×3 block): ρ = J V + β C, Δλ = −h⁻¹ A⁻¹ ρ, no bounds
         pointBlockVelocity(rows, b, v, w, dv, dw, rho, bias);
         const p0 = rho[0], p1 = rho[1], p2 = rho[2];
@@ -226,6 +520,39 @@ export class RowBlockSolver {
       }
       const r1 = blockStart[b + 1], n = r1 - r0;
       blockVelocity(rows, b, v, w, dv, dw, rho, bias);
+      if (contactKind[b] === CONTACT_FRICTION) {
+        // the disc |λ_t| ≤ μ λ_n (rows/contact.ts K2): a 2×2 block solve, then projection
+        const p0 = rho[0], p1 = rho[1];
+        const old0 = lam[r0], old1 = lam[r0 + 1];
+        const radius = rows.blockMu[b] * lam[rows.blockNormalRow[b]];
+        const atEdge = old0 * old0 + old1 * old1 >= radius * radius * (1 - 1e-12) && old0 * p0 + old1 * p1 < 0;
+        const projected = atEdge ? 0 : p0 * p0 + p1 * p1;
+        squares += projected;
+        if (perRow) {
+          perRow[r0] = atEdge ? 0 : p0 * p0;
+          perRow[r0 + 1] = atEdge ? 0 : p1 * p1;
+        }
+        if (!apply) continue;
+        let n0 = old0 - invH * (M[o] * p0 + M[o + 1] * p1);
+        let n1 = old1 - invH * (M[o + 2] * p0 + M[o + 3] * p1);
+        const len2 = n0 * n0 + n1 * n1;
+        if (len2 > radius * radius) {
+          // sliding: project the stick solution onto the disc in the metric of A_tt (frictionDisc):
+          // the friction then opposes the slip that remains after it acts (Coulomb's maximal
+          // dissipation), where scaling it back radially would not (A_tt couples the tangents through
+          // the lever arms: measured on a sliding box, its friction fell 6 % short)
+          frictionDisc(M, o, n0, n1, radius, this.disc);
+          n0 = this.disc[0];
+          n1 = this.disc[1];
+        }
+        lam[r0] = n0;
+        lam[r0 + 1] = n1;
+        if (immediate) {
+          applyImpulse(rows, r0, h * (n0 - old0), invMass, inverseInertia, dv, dw);
+          applyImpulse(rows, r0 + 1, h * (n1 - old1), invMass, inverseInertia, dv, dw);
+        }
+        continue;
+      }
       for (let p = r0; p < r1; p++) {
         const r = rho[p - r0] + h * gamma[p] * lam[p];
         rho[p - r0] = r;
@@ -244,10 +571,33 @@ export class RowBlockSolver {
         if (next < lower[row]) next = lower[row];
         else if (next > upper[row]) next = upper[row];
         lam[row] = next;
+        if (next > peak[row]) peak[row] = next;
         if (immediate) applyImpulse(rows, row, h * (next - old), invMass, inverseInertia, dv, dw);
       }
     }
     return squares;
+  }
+
+  /**
+   * Restitution (ContactRule; Box2D v3's restitution pass, the Starframe text's bias −e J V₁), one
+   * sweep over the contacts after the solve: a point that approached at v₁ < −threshold with e > 0 and
+   * was pushed during the step gets Δλ_n = −h⁻¹ (J_n V + e v₁) / A_nn, λ_n kept ≥ 0, applied at once.
+   */
+  applyRestitution(h: number, threshold: number, v: Float64Array, w: Float64Array, dv: Float64Array, dw: Float64Array, inverseInertia: Float64Array): void {
+    const list = this.contacts;
+    if (!list) return;
+    const rows = this.rows;
+    const rho = this.scratch;
+    for (let c = 0; c < list.count; c++) {
+      const e = list.restitution[c], v1 = list.approach[c];
+      const row = this.jointRows + 3 * c;
+      if (e === 0 || v1 > -threshold || this.peak[row] === 0) continue;
+      blockVelocity(rows, rows.rowBlock[row], v, w, dv, dw, rho, null);
+      const old = rows.lambda[row];
+      const next = Math.max(0, old - (rho[0] + e * v1) / (h * this.diagonal[row]));
+      rows.lambda[row] = next;
+      applyImpulse(rows, row, h * (next - old), this.inverseMass, inverseInertia, dv, dw);
+    }
   }
 
   /** ΔV = s M⁻¹ Jᵀ λ per body (rows.ts gatherImpulse); update_velocities is s = h. */
@@ -290,6 +640,57 @@ function applyPointImpulse(rows: RowSet, block: number, l0: number, l1: number, 
 }
 
 /** (R1) for one row's impulse P = h Δλ: Δv_A += m_A⁻¹ J_vA P, Δω_A += I_A⁻¹ J_ωA P, and the same for B. */
+/**
+ * The friction pair's update on the disc |λ| ≤ r (block-solver.ts solveBlocks): the point of the
+ * disc nearest the stick solution f in the metric of A = A_tt = M⁻¹ (M the block's stored inverse at
+ * M[o..o+4), row-major 2×2):
+ *   minimise (λ − f)ᵀ A (λ − f)  subject to |λ| ≤ r,
+ * the block Gauss-Seidel step for this convex set. Its KKT condition A (λ − f) = −κ λ, κ ≥ 0, says the
+ * slip left after the update, h A (λ − f), points against λ: Coulomb friction opposes the sliding.
+ * In A's eigenbasis (eigenvalues a₁, a₂; f' the components of f) λ'_i = a_i f'_i / (a_i + κ), with
+ * κ the root of φ(κ) = Σ (a_i f'_i / (a_i + κ))² − r² (decreasing and convex for κ ≥ 0: Newton from
+ * κ = 0 converges from below). Writes λ into out[0..2). Requires |f| > r.
+ */
+function frictionDisc(M: Float64Array, o: number, f0: number, f1: number, r: number, out: Float64Array): void {
+  if (!(r > 0)) {
+    out[0] = 0;
+    out[1] = 0;
+    return;
+  }
+  const m00 = M[o], m01 = 0.5 * (M[o + 1] + M[o + 2]), m11 = M[o + 3];
+  const det = m00 * m11 - m01 * m01;
+  // A = M⁻¹ (symmetric)
+  const a00 = m11 / det, a01 = -m01 / det, a11 = m00 / det;
+  // eigenvectors of a symmetric 2×2: rotation by φ with tan 2φ = 2 a01 / (a00 − a11)
+  const phi = 0.5 * Math.atan2(2 * a01, a00 - a11);
+  const c = Math.cos(phi), s = Math.sin(phi);
+  const e1 = c * c * a00 + 2 * c * s * a01 + s * s * a11;
+  const e2 = s * s * a00 - 2 * c * s * a01 + c * c * a11;
+  const g1 = e1 * (c * f0 + s * f1), g2 = e2 * (-s * f0 + c * f1); // a_i f'_i
+  let k = 0;
+  for (let it = 0; it < 30; it++) {
+    const d1 = e1 + k, d2 = e2 + k;
+    const l1 = g1 / d1, l2 = g2 / d2;
+    const phiK = l1 * l1 + l2 * l2 - r * r;
+    if (phiK <= 1e-14 * r * r) break;
+    const slope = -2 * (l1 * l1 / d1 + l2 * l2 / d2);
+    k -= phiK / slope;
+  }
+  const l1 = g1 / (e1 + k), l2 = g2 / (e2 + k);
+  // back to the tangents, and exactly onto the circle (Newton stops a hair inside)
+  const x = c * l1 - s * l2, y = s * l1 + c * l2;
+  const scale = r / Math.sqrt(x * x + y * y);
+  out[0] = x * scale;
+  out[1] = y * scale;
+}
+
+let zeroRows = new Float64Array(0);
+/** zeros for at least n rows (the relax pass's γ) */
+function zeros(n: number): Float64Array {
+  if (zeroRows.length < n) zeroRows = new Float64Array(n);
+  return zeroRows;
+}
+
 function applyImpulse(rows: RowSet, r: number, impulse: number, invMass: Float64Array, inverseInertia: Float64Array, dv: Float64Array, dw: Float64Array): void {
   if (impulse === 0) return;
   const J = rows.jacobian;

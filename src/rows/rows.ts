@@ -31,6 +31,10 @@
  * The WGSL twins are in rows.wgsl.ts.
  */
 
+/** RowSet.contactKind: a contact's normal block, and its friction block. */
+export const CONTACT_NORMAL = 1;
+export const CONTACT_FRICTION = 2;
+
 /** Entries of the Jacobian per row: J_vA (3), J_ωA (3), J_vB (3), J_ωB (3). */
 export const JACOBIAN_STRIDE = 12;
 
@@ -67,6 +71,15 @@ export class RowSet {
    */
   pointBlock = new Uint8Array(0);
   blockArm = new Float64Array(0);
+  /**
+   * per block: what a contact's block is (rows/contact.ts): CONTACT_NORMAL (one row, λ ∈ [0, ∞)),
+   * CONTACT_FRICTION (two tangent rows whose λ_t = (λ₁, λ₂) is held in the disc |λ_t| ≤ μ λ_n of
+   * its normal row: bounds tied to another row's λ), or 0 (a joint's block, plain bounds)
+   */
+  contactKind = new Uint8Array(0);
+  /** per friction block: μ, and the normal row whose λ_n bounds it */
+  blockMu = new Float64Array(0);
+  blockNormalRow = new Int32Array(0);
   /** the block of each row */
   rowBlock = new Int32Array(0);
   /**
@@ -105,15 +118,23 @@ export class RowSet {
       this.blockStart = grow(this.blockStart, new Int32Array(cap + 1), this.blockCount + 1);
       this.pointBlock = grow(this.pointBlock, new Uint8Array(cap), this.blockCount);
       this.blockArm = grow(this.blockArm, new Float64Array(6 * cap), 6 * this.blockCount);
+      this.contactKind = grow(this.contactKind, new Uint8Array(cap), this.blockCount);
+      this.blockMu = grow(this.blockMu, new Float64Array(cap), this.blockCount);
+      this.blockNormalRow = grow(this.blockNormalRow, new Int32Array(cap), this.blockCount);
       this.blockCapacity = cap;
     }
   }
 
   /** Empties the set (capacity kept). */
   clear(): void {
-    this.count = 0;
-    this.blockCount = 0;
-    this.blockStart[0] = 0;
+    this.truncate(0, 0);
+  }
+
+  /** Keeps the first `blocks` blocks (and their rows) and drops the rest (capacity kept). */
+  truncate(rows: number, blocks: number): void {
+    this.count = rows;
+    this.blockCount = blocks;
+    this.blockStart[blocks] = rows;
   }
 
   /**
@@ -126,6 +147,7 @@ export class RowSet {
     this.reserve(this.count + rows, this.blockCount + 1);
     const first = this.count;
     this.pointBlock[this.blockCount] = point ? 1 : 0;
+    this.contactKind[this.blockCount] = 0;
     for (let r = first; r < first + rows; r++) {
       this.rowBlock[r] = this.blockCount;
       this.bodyA[r] = a;

@@ -16,6 +16,15 @@ export const beadParams: Record<'radius' | 'density', ParamSpec> = {
   density: { default: 1000, min: 1e-9, help: 'bead density, kg/m³' },
 };
 
+/**
+ * The switch every joint scene has: its bodies collide (1) or not (0, the default). The joint
+ * scenes are reference problems of joints alone (their numbers and state hashes are those of a
+ * world without contacts), so they build `collisions: false` unless asked.
+ */
+export const collisionsParam: Record<'collisions', ParamSpec> = {
+  collisions: { default: 0, integer: true, min: 0, max: 1, help: '1: bodies collide (the reference scene has no contacts)' },
+};
+
 export interface ChainSpec {
   start: Vec3;
   /** unit vector from the pin along the chain */

@@ -9,7 +9,8 @@ import type { WorldDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
 import { necklace } from './necklace.js';
 
-const { chains: _chains, ...necklaceParams } = necklace.params;
+// the necklace's parameters but its `chains` (a smaller default here) and `collisions` (listed last)
+const { chains: _chains, collisions, ...necklaceParams } = necklace.params;
 
 export const farFromOrigin: RigidSceneInfo = defineScene({
   kind: 'rigid',
@@ -20,10 +21,11 @@ export const farFromOrigin: RigidSceneInfo = defineScene({
     chains: { default: 100, min: 1, integer: true, help: 'number of chains' },
     ...necklaceParams,
     offset: { default: 10_000, help: 'distance from the origin along x, m' },
+    collisions,
   },
   build(p): WorldDesc {
     const { offset, ...rest } = p;
-    const world = necklace.build(rest);
+    const world = necklace.build(rest); // `collisions` too: the necklace's world says it
     for (const b of world.bodies) b.position[0] += offset;
     for (const c of world.constraints) if (c.bodyB === null) c.anchorB[0] += offset;
     return world;

@@ -7,7 +7,7 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
-import { addChain, beadParams } from './chain.js';
+import { addChain, beadParams, collisionsParam } from './chain.js';
 
 export const hangingChain: RigidSceneInfo = defineScene({
   kind: 'rigid',
@@ -17,6 +17,7 @@ export const hangingChain: RigidSceneInfo = defineScene({
   params: {
     beads: { default: 10, min: 1, integer: true, help: 'beads in the chain' },
     ...beadParams,
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const n = p.beads, r = p.radius;
@@ -24,6 +25,6 @@ export const hangingChain: RigidSceneInfo = defineScene({
     const bodies: BodyDesc[] = [];
     const constraints: PointConstraintDesc[] = [];
     addChain(bodies, constraints, { start: [0, top, 0], direction: [0, -1, 0], beads: n, radius: r, density: p.density });
-    return { gravity: [0, -9.81, 0], bodies, constraints };
+    return { gravity: [0, -9.81, 0], collisions: p.collisions === 1, bodies, constraints };
   },
 });

@@ -9,7 +9,7 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
-import { addChain, beadParams } from './chain.js';
+import { addChain, beadParams, collisionsParam } from './chain.js';
 
 export const highMassRatio: RigidSceneInfo = defineScene({
   kind: 'rigid',
@@ -21,6 +21,7 @@ export const highMassRatio: RigidSceneInfo = defineScene({
     ...beadParams,
     ratio: { default: 100, min: 1e-6, help: 'ball mass / bead mass' },
     ballRadius: { default: 0.15, min: 1e-6, help: 'ball radius, m' },
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const r = p.radius, R = p.ballRadius;
@@ -33,6 +34,6 @@ export const highMassRatio: RigidSceneInfo = defineScene({
     // the ball hangs below the last bead, touching it: centre R below the contact point
     bodies.push({ shape: { type: 'sphere', radius: R }, mass: p.ratio * beadMass, position: [0, top - 2 * r * p.beads - R, 0] });
     constraints.push({ type: 'point', bodyA: last, bodyB: last + 1, anchorA: [0, -r, 0], anchorB: [0, R, 0] });
-    return { gravity: [0, -9.81, 0], bodies, constraints };
+    return { gravity: [0, -9.81, 0], collisions: p.collisions === 1, bodies, constraints };
   },
 });

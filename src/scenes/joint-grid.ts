@@ -8,7 +8,7 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
-import { beadParams } from './chain.js';
+import { beadParams, collisionsParam } from './chain.js';
 
 export const jointGrid: RigidSceneInfo = defineScene({
   kind: 'rigid',
@@ -20,6 +20,7 @@ export const jointGrid: RigidSceneInfo = defineScene({
     columns: { default: 20, min: 2, integer: true, help: 'beads along x' },
     rows: { default: 20, min: 2, integer: true, help: 'beads along z' },
     ...beadParams,
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const nx = p.columns, nz = p.rows, r = p.radius;
@@ -38,6 +39,6 @@ export const jointGrid: RigidSceneInfo = defineScene({
       const b = index(i, k);
       constraints.push({ type: 'point', bodyA: b, bodyB: null, anchorA: [0, 0, 0], anchorB: [...bodies[b].position] });
     }
-    return { gravity: [0, -9.81, 0], bodies, constraints };
+    return { gravity: [0, -9.81, 0], collisions: p.collisions === 1, bodies, constraints };
   },
 });

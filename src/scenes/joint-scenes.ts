@@ -12,6 +12,7 @@
  */
 import type { BodyDesc, ConstraintDesc, WorldDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
+import { collisionsParam } from './chain.js';
 
 const g = -9.81;
 
@@ -26,6 +27,7 @@ export const hingeChain: RigidSceneInfo = defineScene({
     thickness: { default: 0.04, min: 1e-6, help: 'height and depth of each box, m' },
     density: { default: 500, min: 1e-12, help: 'kg/m³' },
     limit: { default: 0, min: 0, max: Math.PI, help: "each hinge's bend limit either way, rad (0: no limit)" },
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const half = p.length / 2, t = p.thickness / 2;
@@ -41,7 +43,7 @@ export const hingeChain: RigidSceneInfo = defineScene({
           : { type: 'hinge', bodyA: i - 1, bodyB: i, anchorA: [half, 0, 0], anchorB: [-half, 0, 0], axisA: [0, 0, 1], axisB: [0, 0, 1], ...limits },
       );
     }
-    return { gravity: [0, g, 0], bodies, constraints };
+    return { gravity: [0, g, 0], collisions: p.collisions === 1, bodies, constraints };
   },
 });
 
@@ -55,6 +57,7 @@ export const cantilever: RigidSceneInfo = defineScene({
     length: { default: 0.5, min: 1e-6, help: 'length of each box along x, m' },
     thickness: { default: 0.1, min: 1e-6, help: 'height and depth of each box, m' },
     density: { default: 500, min: 1e-12, help: 'kg/m³' },
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const half = p.length / 2, t = p.thickness / 2;
@@ -68,7 +71,7 @@ export const cantilever: RigidSceneInfo = defineScene({
           : { type: 'fixed', bodyA: i - 1, bodyB: i, anchorA: [half, 0, 0], anchorB: [-half, 0, 0] },
       );
     }
-    return { gravity: [0, g, 0], bodies, constraints };
+    return { gravity: [0, g, 0], collisions: p.collisions === 1, bodies, constraints };
   },
 });
 
@@ -83,11 +86,13 @@ export const ropeSwing: RigidSceneInfo = defineScene({
     radius: { default: 0.05, min: 1e-6, help: 'capsule radius, m' },
     halfHeight: { default: 0.15, min: 0, help: "capsule's half segment length, m" },
     density: { default: 1000, min: 1e-12, help: 'kg/m³' },
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const v = p.speed / Math.SQRT2;
     return {
       gravity: [0, g, 0],
+      collisions: p.collisions === 1,
       bodies: [{ shape: { type: 'capsule', radius: p.radius, halfHeight: p.halfHeight }, density: p.density, position: [0, 2 - p.rope / 2, 0], linearVelocity: [v, v, 0] }],
       constraints: [{ type: 'distance', bodyA: 0, bodyB: null, anchorA: [0, p.halfHeight + p.radius, 0], anchorB: [0, 2, 0], maxLength: p.rope }],
     };

@@ -8,7 +8,7 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
-import { addChain, fromVertical, beadParams } from './chain.js';
+import { addChain, fromVertical, beadParams, collisionsParam } from './chain.js';
 
 export const longChain: RigidSceneInfo = defineScene({
   kind: 'rigid',
@@ -19,12 +19,13 @@ export const longChain: RigidSceneInfo = defineScene({
     beads: { default: 100, min: 1, integer: true, help: 'beads in the chain' },
     ...beadParams,
     angle: { default: 0, min: -Math.PI, max: Math.PI, help: 'release angle from the vertical, rad (0 = hanging at rest)' },
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const bodies: BodyDesc[] = [];
     const constraints: PointConstraintDesc[] = [];
     const top = 2 * p.radius * p.beads + p.radius;
     addChain(bodies, constraints, { start: [0, top, 0], direction: fromVertical(p.angle), beads: p.beads, radius: p.radius, density: p.density });
-    return { gravity: [0, -9.81, 0], bodies, constraints };
+    return { gravity: [0, -9.81, 0], collisions: p.collisions === 1, bodies, constraints };
   },
 });

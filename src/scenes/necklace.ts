@@ -8,7 +8,7 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
-import { addChain, beadParams } from './chain.js';
+import { addChain, beadParams, collisionsParam } from './chain.js';
 
 export const necklace: RigidSceneInfo = defineScene({
   kind: 'rigid',
@@ -20,6 +20,7 @@ export const necklace: RigidSceneInfo = defineScene({
     beads: { default: 40, min: 1, integer: true, help: 'beads per chain' },
     ...beadParams,
     spacing: { default: 0.5, min: 0, help: 'gap between neighbouring chains, m' },
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const chains = p.chains, beads = p.beads, r = p.radius, gap = p.spacing;
@@ -34,6 +35,6 @@ export const necklace: RigidSceneInfo = defineScene({
       const start: [number, number, number] = [(c % columns) * pitchX, height, Math.floor(c / columns) * pitchZ];
       addChain(bodies, constraints, { start, direction: [1, 0, 0], beads, radius: r, density: p.density });
     }
-    return { gravity: [0, -9.81, 0], bodies, constraints };
+    return { gravity: [0, -9.81, 0], collisions: p.collisions === 1, bodies, constraints };
   },
 });

@@ -12,7 +12,7 @@
  */
 import type { WorldDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
-import { beadParams } from './chain.js';
+import { beadParams, collisionsParam } from './chain.js';
 
 export const pendulum: RigidSceneInfo = defineScene({
   kind: 'rigid',
@@ -23,6 +23,7 @@ export const pendulum: RigidSceneInfo = defineScene({
     length: { default: 0.5, min: 1e-6, help: 'pin to bead centre, m' },
     ...beadParams,
     angle: { default: 0.1, min: -Math.PI, max: Math.PI, help: 'release angle from the vertical, rad (x–y plane)' },
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const L = p.length, r = p.radius, th = p.angle;
@@ -31,6 +32,7 @@ export const pendulum: RigidSceneInfo = defineScene({
     const centre: [number, number, number] = [pin[0] + L * dir[0], pin[1] + L * dir[1], 0];
     return {
       gravity: [0, -9.81, 0],
+      collisions: p.collisions === 1,
       bodies: [{ shape: { type: 'sphere', radius: r }, density: p.density, position: centre }],
       constraints: [{ type: 'point', bodyA: 0, bodyB: null, anchorA: [-L * dir[0], -L * dir[1], 0], anchorB: pin }],
     };

@@ -10,10 +10,11 @@ import { jointGrid } from './joint-grid.js';
 import { farFromOrigin } from './far-from-origin.js';
 import { spring } from './spring.js';
 import { hingeChain, cantilever, ropeSwing } from './joint-scenes.js';
+import { contactScenes } from './contact-scenes.js';
 import { particleScenes } from './particles.js';
 
-/** Scenes of rigid bodies and joints (the rigid solvers). */
-export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring, hingeChain, cantilever, ropeSwing];
+/** Scenes of rigid bodies, joints and contacts (the rigid solvers): the joint scenes, then the contact scenes. */
+export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring, hingeChain, cantilever, ropeSwing, ...contactScenes];
 
 /** Every scene: the rigid ones, then the constrained particle systems (the witkin-* solvers). */
 export const scenes: SceneInfo[] = [...rigidScenes, ...particleScenes];

@@ -9,7 +9,7 @@
  */
 import type { WorldDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
-import { beadParams } from './chain.js';
+import { beadParams, collisionsParam } from './chain.js';
 
 export const spring: RigidSceneInfo = defineScene({
   kind: 'rigid',
@@ -19,11 +19,13 @@ export const spring: RigidSceneInfo = defineScene({
   params: {
     stiffness: { default: 100, min: 1e-9, help: 'spring stiffness k = 1/compliance, N/m' },
     ...beadParams,
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const pin: [number, number, number] = [0, 1, 0];
     return {
       gravity: [0, -9.81, 0],
+      collisions: p.collisions === 1,
       bodies: [{ shape: { type: 'sphere', radius: p.radius }, density: p.density, position: [...pin] }],
       constraints: [{ type: 'point', bodyA: 0, bodyB: null, anchorA: [0, 0, 0], anchorB: pin, compliance: 1 / p.stiffness }],
     };

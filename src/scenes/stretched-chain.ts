@@ -9,7 +9,7 @@
  */
 import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
-import { addChain, beadParams } from './chain.js';
+import { addChain, beadParams, collisionsParam } from './chain.js';
 
 export const stretchedChain: RigidSceneInfo = defineScene({
   kind: 'rigid',
@@ -20,12 +20,13 @@ export const stretchedChain: RigidSceneInfo = defineScene({
     beads: { default: 10, min: 2, integer: true, help: 'beads in the chain' },
     ...beadParams,
     stretch: { default: 2, min: 1, help: 'initial centre spacing over rest spacing' },
+    ...collisionsParam,
   },
   build(p): WorldDesc {
     const bodies: BodyDesc[] = [];
     const constraints: PointConstraintDesc[] = [];
     const top = 2 * p.radius * p.stretch * p.beads;
     addChain(bodies, constraints, { start: [0, top, 0], direction: [0, -1, 0], beads: p.beads, radius: p.radius, density: p.density, stretch: p.stretch });
-    return { gravity: [0, -9.81, 0], bodies, constraints };
+    return { gravity: [0, -9.81, 0], collisions: p.collisions === 1, bodies, constraints };
   },
 });

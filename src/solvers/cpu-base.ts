@@ -7,6 +7,8 @@
 import { WorldError, type ConstraintDesc, type WorldDesc } from '../model/world.js';
 import { JointSet } from '../rows/joint-set.js';
 import { compileWorld, snapshotOf, type CompiledWorld } from '../model/compiled.js';
+import { CollisionPipeline } from '../collision/pipeline.js';
+import { ContactList } from '../rows/contact.js';
 import { defaultSolverOptions, type AdapterDescription, type Snapshot, type SolverOptions, type StepTimings } from './solver.js';
 
 export abstract class WallTimedSolver {
@@ -51,11 +53,44 @@ export abstract class CpuSolverBase extends WallTimedSolver {
    */
   readonly joints: JointSet;
 
+  /**
+   * Collision detection (collision/pipeline.ts), or null when the world has collisions off or fewer
+   * than two bodies; `contacts` holds the points it found at the start of the last step.
+   */
+  readonly collision: CollisionPipeline | null;
+  readonly contacts = new ContactList();
+  private jointsSeenByCollision = -1;
+
   constructor(world: WorldDesc, options: Partial<SolverOptions>) {
     super(options);
     this.w = compileWorld(world);
     this.bodyCount = this.w.worldBodyCount;
     this.joints = new JointSet(this.w);
+    this.collision = this.solvesContacts() && world.collisions !== false && world.bodies.length >= 2 ? new CollisionPipeline(world.bodies, this.w.inverseMass) : null;
+  }
+
+  /**
+   * Whether this solver solves contacts. One that does not leaves a world's collisions out when it is
+   * made directly from the library (its class says so); the registry refuses such a world with the
+   * reason before making it (solver.ts supportReason), so `run` and `compare` never do that silently.
+   */
+  protected solvesContacts(): boolean {
+    return false;
+  }
+
+  /**
+   * The contact points at the state now (collision/pipeline.ts) into `contacts`, or null when the
+   * world has no collisions; `h` the time the contacts must cover (the speculative margin).
+   */
+  protected detectContacts(h: number): ContactList | null {
+    const c = this.collision;
+    if (!c) return null;
+    if (this.joints.version !== this.jointsSeenByCollision) {
+      c.setJoints(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
+      this.jointsSeenByCollision = this.joints.version;
+    }
+    c.detect(this.w.position, this.w.orientation, this.w.linearVelocity, this.w.angularVelocity, h, this.contacts);
+    return this.contacts;
   }
 
   get constraintCount(): number {

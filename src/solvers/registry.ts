@@ -10,6 +10,9 @@ import { GaussSeidelGpuSolver } from './gs/gpu.js';
 import { GlobalCpuSolver } from './global/cpu.js';
 import { GlobalGpuSolver, defaultGpuCgIterations } from './global/gpu.js';
 import { XpbdCpuSolver } from './xpbd/cpu.js';
+import { PgsCpuSolver } from './pgs/cpu.js';
+import { SiSoftCpuSolver } from './si-soft/cpu.js';
+import { SoftStepCpuSolver } from './softstep/cpu.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { RapierSolver, multibodyLoopReason, rapierJointReason, rapierSoftJointReason } from './rapier/rapier.js';
 
@@ -21,6 +24,10 @@ import { RapierSolver, multibodyLoopReason, rapierJointReason, rapierSoftJointRe
 const velocityLevel: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'beta', 'warmStart', 'compliance', 'linearDamping', 'angularDamping'];
 const positionLevel: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'linearDamping', 'angularDamping'];
 const rapierReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps'];
+/** the soft solvers read the springs instead of β */
+const softReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'warmStart', 'compliance', 'linearDamping', 'angularDamping', 'contactHertz', 'contactDampingRatio', 'jointHertz', 'jointDampingRatio'];
+const everyJoint = ['point', 'distance', 'hinge', 'fixed'] as const;
+const everyShape = ['sphere', 'box', 'capsule', 'plane'] as const;
 
 /**
  * Why a solver of the equality system (the global solves) cannot run a world: a rope or strut
@@ -53,10 +60,10 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'jacobi-cpu',
-    description: 'Jacobi point-constraint solver, f64 CPU reference of jacobi-gpu (same stages)',
+    description: 'Jacobi block solver on constraint rows, f64 CPU reference of jacobi-gpu (same stages); contacts too (clamped rows, Baumgarte β with slop)',
     device: 'cpu',
     reads: velocityLevel,
-    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     create: async (world, options) => new JacobiCpuSolver(world, options),
   },
   {
@@ -72,10 +79,10 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'gs-cpu',
-    description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order)',
+    description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order); contacts after the joints, one after the other',
     device: 'cpu',
     reads: velocityLevel,
-    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     create: async (world, options) => new GaussSeidelCpuSolver(world, options),
   },
   {
@@ -124,11 +131,38 @@ const rigidSolvers: RigidSolverInfo[] = [
     create: async (world, options) => new XpbdCpuSolver(world, options),
   },
   {
+    id: 'pgs-cpu',
+    description: 'projected Gauss-Seidel of the Starframe text: every row in turn, clamped to its bounds, Baumgarte β with 5 mm slop, restitution, warm start (f64)',
+    device: 'cpu',
+    reads: velocityLevel,
+    supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
+    defaults: { iterations: 10 },
+    create: async (world, options) => new PgsCpuSolver(world, options),
+  },
+  {
+    id: 'si-soft-cpu',
+    description: 'sequential impulses with soft constraints (the Starframe text, Catto 2011): β and γ from a spring frequency and damping ratio per row (f64)',
+    device: 'cpu',
+    reads: softReads,
+    supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
+    defaults: { iterations: 10 },
+    create: async (world, options) => new SiSoftCpuSolver(world, options),
+  },
+  {
+    id: 'softstep-cpu',
+    description: 'Box2D v3 soft step: substeps of integrate, warm start, soft solve, integrate positions, relax; then restitution (f64)',
+    device: 'cpu',
+    reads: softReads,
+    supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
+    defaults: { iterations: 1, substeps: 4 },
+    create: async (world, options) => new SoftStepCpuSolver(world, options),
+  },
+  {
     id: 'rapier',
     description: 'Rapier 0.21 (@dimforge/rapier3d-compat, wasm, f32): impulse joints (spherical, revolute, fixed, rope); iterations = its TGS substeps',
     device: 'cpu',
     reads: rapierReads,
-    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
     unsupported: (world, options) => rapierSoftJointReason(world, options) ?? rapierJointReason(world, 'impulse'),
     create: (world, options) => RapierSolver.create(world, options, 'impulse'),
   },
@@ -137,7 +171,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     description: 'Rapier 0.21 (@dimforge/rapier3d-compat, wasm, f32): multibody joints (spherical, revolute, fixed), reduced coordinates, no drift (trees only; Rapier damps joints 0.1 N·m·s)',
     device: 'cpu',
     reads: rapierReads,
-    supports: { constraints: ['point', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: ['point', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
     unsupported: (world, options) => rapierSoftJointReason(world, options) ?? rapierJointReason(world, 'multibody') ?? multibodyLoopReason(world),
     create: (world, options) => RapierSolver.create(world, options, 'multibody'),
   },

@@ -33,6 +33,14 @@ export interface SolverOptions {
   feedbackStiffness: number;
   /** constraint feedback damping k_d, 1/s (Witkin solvers; 0 = off) */
   feedbackDamping: number;
+  /** soft contacts: the contact spring's frequency, Hz (si-soft-cpu, softstep-cpu; rows/softness.ts S3) */
+  contactHertz: number;
+  /** soft contacts: the contact spring's damping ratio ζ */
+  contactDampingRatio: number;
+  /** soft joints: the joint spring's frequency, Hz (si-soft-cpu, softstep-cpu) */
+  jointHertz: number;
+  /** soft joints: the joint spring's damping ratio ζ */
+  jointDampingRatio: number;
 }
 
 export const defaultSolverOptions: SolverOptions = {
@@ -46,6 +54,10 @@ export const defaultSolverOptions: SolverOptions = {
   angularDamping: 0,
   feedbackStiffness: 0,
   feedbackDamping: 0,
+  contactHertz: 30,
+  contactDampingRatio: 10,
+  jointHertz: 60,
+  jointDampingRatio: 2,
 };
 
 /** Ranges and meaning of each option, for the CLI, `solvers` listing and checks. */
@@ -73,6 +85,10 @@ export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = 
   angularDamping: { flag: 'angular-damping', min: 0, help: 'angular velocity damping in 1/s: ω ← ω·max(0, 1 − μh) each step' },
   feedbackStiffness: { flag: 'ks', min: 0, help: 'constraint feedback k_s in 1/s² (C̈ = −k_s C − k_d Ċ); 0 = off' },
   feedbackDamping: { flag: 'kd', min: 0, help: 'constraint feedback k_d in 1/s; 0 = off' },
+  contactHertz: { flag: 'contact-hertz', min: 1e-6, help: 'soft contact spring frequency in Hz (Box2D v3: 30, at most a quarter of the substep rate)' },
+  contactDampingRatio: { flag: 'contact-damping', min: 0, help: 'soft contact damping ratio ζ (Box2D v3: 10)' },
+  jointHertz: { flag: 'joint-hertz', min: 1e-6, help: 'soft joint spring frequency in Hz (Box2D v3: 60)' },
+  jointDampingRatio: { flag: 'joint-damping', min: 0, help: 'soft joint damping ratio ζ (Box2D v3.0: 2)' },
 };
 
 /** The options a solver runs with: shared defaults, then the solver's own, then what was asked for. */
@@ -172,7 +188,12 @@ export type ShapeType = Shape['type'];
 export interface SolverSupport {
   constraints: readonly ConstraintType[];
   shapes: readonly ShapeType[];
+  /** whether it solves contacts (a world with `collisions` on and two or more bodies needs it) */
+  contacts?: boolean;
 }
+
+/** The solvers that solve contacts, for the refusal's hint (kept in step with the registry by a test). */
+export const CONTACT_SOLVER_HINT = 'softstep-cpu, pgs-cpu, si-soft-cpu, jacobi-cpu, gs-cpu or rapier';
 
 /** How a constraint type reads in a sentence: 'point' → 'point joints'. */
 const constraintNoun: Record<ConstraintType, string> = { point: 'point joints', distance: 'distance joints', hinge: 'hinge joints', fixed: 'fixed joints' };
@@ -189,6 +210,8 @@ export function supportReason(id: string, support: SolverSupport, world: WorldDe
   }
   const ib = world.bodies.findIndex((b) => !support.shapes.includes(b.shape.type));
   if (ib >= 0) return `${id} does not support ${world.bodies[ib].shape.type} shapes (bodies[${ib}])`;
+  if (!support.contacts && world.collisions !== false && world.bodies.length >= 2)
+    return `${id} does not solve contacts and this scene has collisions on (set "collisions": false, or --param collisions=0 where the scene has it; contact solvers: ${CONTACT_SOLVER_HINT})`;
   return null;
 }
 

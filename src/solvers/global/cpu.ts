@@ -103,6 +103,11 @@ export interface CgStats {
 }
 
 export class GlobalCpuSolver extends JacobiCpuSolver implements Solver {
+  /** The equality solve A λ = b takes no contact rows (one-sided): a world's collisions are left out. */
+  protected override solvesContacts(): boolean {
+    return false;
+  }
+
   override readonly id: string = 'global-cpu';
   readonly solve: GlobalSolveOptions;
   private op: DelassusOperator;

@@ -43,5 +43,9 @@ export class GaussSeidelCpuSolver extends JacobiCpuSolver {
     const { start, colourCount } = this.colouring;
     const blockOf = this.rowSolver.orderBlock;
     for (let c = 0; c < colourCount; c++) this.updateMultipliers(h, true, blockOf[start[c]], blockOf[start[c + 1]], true);
+    // then the contacts, one after the other (the CPU needs no colours for them), in alternating
+    // directions (symmetric Gauss-Seidel: no preferred sense of rotation, block-solver.ts solveBlocks)
+    const rs = this.rowSolver;
+    if (rs.contacts) this.updateMultipliers(h, true, rs.jointBlocks, rs.rows.blockCount, true, null, (this.sweeps++ & 1) === 1);
   }
 }

@@ -37,7 +37,12 @@
 import type { WorldDesc } from '../../model/world.js';
 import { CpuSolverBase } from '../cpu-base.js';
 import { RigidBodyCore } from '../../rigid/body.js';
-import { RowBlockSolver } from '../../rows/block-solver.js';
+import { RowBlockSolver, baumgarteContacts, type ContactRule } from '../../rows/block-solver.js';
+import { CONTACT_FRICTION, CONTACT_NORMAL } from '../../rows/rows.js';
+
+/** Residual channels of contact rows (the one-pager's diagnostics: normal and friction apart). */
+export const CONTACT_NORMAL_CHANNEL = 'contact normal';
+export const FRICTION_CHANNEL = 'friction';
 import { jointKindNames } from '../../rows/joint-data.js';
 import type { Solver, SolverOptions, SolverCost, ResidualCurve } from '../solver.js';
 import { DelassusOperator, relativeError, type DelassusSource } from '../global/delassus.js';
@@ -84,6 +89,11 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     return false;
   }
 
+  /** jacobi-cpu (and gs-cpu, pgs-cpu, si-soft-cpu, softstep-cpu) solve contact rows too. */
+  protected override solvesContacts(): boolean {
+    return true;
+  }
+
   /** The joints changed between steps: lay the rows out again (λ follows each row's key). */
   protected relayout(): void {
     this.rigid.markJointed(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
@@ -106,10 +116,13 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
    * pass that changes nothing (recording is not timed). With `lambdaError` also
    * ‖λᵏ − λ*‖₂ / ‖λ*‖₂, λ* the converged solution of the same A λ = b (convergedMultipliers).
    */
-  private stepFrameRecording(residual: Record<string, number[]> | null, lambdaError: number[] | null = null): void {
+  protected stepFrameRecording(residual: Record<string, number[]> | null, lambdaError: number[] | null = null): void {
     const { dt, substeps, iterations, warmStart } = this.options;
     const h = dt / substeps;
     if (this.rowSolver.stale) this.relayout();
+    // contacts, found once per frame at its start; their rows follow the joints' (rows/contact.ts)
+    if (this.collision) this.rowSolver.setContacts(this.detectContacts(dt));
+    const rule = this.contactRule();
     for (let s = 0; s < substeps; s++) {
       this.computeInertia();
       this.computeFreeVelocity(h);
@@ -117,7 +130,8 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       this.warmStart(warmStart);
       const record = residual !== null && s === 0;
       // λ* of this step's system, before the iterations; diagnostics only (reads, changes nothing)
-      const reference = record && lambdaError !== null ? this.convergedMultipliers(h) : null;
+      // (not with contacts: their bounded rows make it a complementarity problem, which CG does not solve)
+      const reference = record && lambdaError !== null && !this.rowSolver.contacts ? this.convergedMultipliers(h) : null;
       if (this.variant.applyWarmStart && warmStart > 0) this.updateVelocities(h);
       for (let k = 0; k < iterations; k++) {
         if (record) this.recordResidual(h, residual);
@@ -126,19 +140,36 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       }
       if (record) this.recordResidual(h, residual);
       if (reference) lambdaError!.push(relativeError(this.multiplier, reference));
+      // restitution once per frame, after the last solve (block-solver.ts applyRestitution)
+      if (s === substeps - 1 && this.rowSolver.contacts) this.applyRestitution(h, rule);
       this.computePositions(h);
     }
     this.frame++;
   }
 
+  /**
+   * How this solver biases contact rows (block-solver.ts ContactRule): jacobi and gs use their
+   * Baumgarte β (the Jacobi text's β C, eq. 8) with the 5 mm slop and a 3 m/s push-out cap.
+   */
+  protected contactRule(): ContactRule {
+    return baumgarteContacts(this.options.beta);
+  }
+
+  /** Restitution over the contacts (block-solver.ts applyRestitution), sequentially: a velocity pass. */
+  protected applyRestitution(h: number, rule: ContactRule): void {
+    this.rowSolver.applyRestitution(h, rule.restitutionThreshold, this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, this.angMassInv);
+  }
+
   /** ‖b − Aλ‖₂ now, per joint kind (channel = the kind's name), by a pass that changes nothing. */
   private recordResidual(h: number, channels: Record<string, number[]>): void {
     const rows = this.rowSolver.rows;
-    const perRow = (this.residualScratch ??= new Float64Array(rows.count));
+    if (!this.residualScratch || this.residualScratch.length < rows.count) this.residualScratch = new Float64Array(rows.capacity);
+    const perRow = this.residualScratch;
     this.updateMultipliers(h, false, 0, rows.blockCount, false, perRow);
     const sums = new Map<string, number>();
     for (let r = 0; r < rows.count; r++) {
-      const kind = jointKindNames[this.joints.kind[rows.owner[r]]];
+      const contact = rows.contactKind[rows.rowBlock[r]];
+      const kind = contact === CONTACT_NORMAL ? CONTACT_NORMAL_CHANNEL : contact === CONTACT_FRICTION ? FRICTION_CHANNEL : jointKindNames[this.joints.kind[rows.owner[r]]];
       sums.set(kind, (sums.get(kind) ?? 0) + perRow[r]);
     }
     for (const [kind, sum] of sums) (channels[kind] ??= []).push(Math.sqrt(sum) / h);
@@ -202,7 +233,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
    */
   computeViolationAndJacobianAndDelassus(h = this.options.dt / this.options.substeps): void {
     this.rowSolver.evaluate(this.w);
-    this.rowSolver.prepare(h, this.options.beta, this.angMassInv);
+    this.rowSolver.prepare(h, this.options.beta, this.angMassInv, this.contactRule());
   }
 
   /** λ⁰ = f · λ(previous step). */
@@ -218,9 +249,12 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
    *     update; with apply = false only that. With immediate = true (Gauss-Seidel, gs-cpu) each
    *     block's Δλ also goes into ΔV of its two bodies at once, so the next block sees it.
    */
-  updateMultipliers(h: number, apply = true, from = 0, to = this.rowSolver.rows.blockCount, immediate = false, perRow: Float64Array | null = null): number {
-    return this.rowSolver.solveBlocks(h, this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, this.angMassInv, apply, from, to, immediate, perRow);
+  updateMultipliers(h: number, apply = true, from = 0, to = this.rowSolver.rows.blockCount, immediate = false, perRow: Float64Array | null = null, reverse = false): number {
+    return this.rowSolver.solveBlocks(h, this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, this.angMassInv, apply, from, to, immediate, perRow, false, reverse);
   }
+
+  /** sweeps made so far by a sequential solver that alternates direction (symmetric Gauss-Seidel) */
+  protected sweeps = 0;
 
   /** What the global solve's operator reads of this solver (global/delassus.ts DelassusSource). */
   delassusSource(): DelassusSource {

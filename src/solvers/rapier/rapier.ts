@@ -25,17 +25,17 @@
  * Building the Rapier world from a WorldDesc:
  *   1. bodies        RigidBodyDesc.dynamic() or .fixed() (BodyDesc.fixed); translation,
  *                    rotation [x y z w] (normalised), linvel, angvel (world frame, as Rapier
- *                    stores them). No colliders (collisions are off; the scenes have no
- *                    contacts), so mass and inertia come only from setAdditionalMassProperties:
+ *                    stores them). Mass and inertia come only from setAdditionalMassProperties:
  *                    m and the principal inertia (Ix, Iy, Iz) of the shape (massProperties():
  *                    sphere 2/5 m r², box m/3 (b² + c²) …, capsule with its caps), centre of
  *                    mass at the body origin, identity inertia frame (the shapes' local axes
- *                    are their principal axes).
+ *                    are their principal axes); the colliders (4.) have density 0, so they add
+ *                    nothing to them (Rapier's body mass = additional + Σ collider masses).
  *                    setCanSleep(false) on every body (a resting chain must keep being solved,
  *                    else a comparison would measure a frozen state); linear and angular damping
  *                    set to 0 and gravity scale to 1 explicitly (Rapier's defaults, stated here
  *                    so nothing depends on them); additional solver / PGS iterations 0 (Rapier's
- *                    per-island extras, default 0); CCD off (Rapier's default; no colliders).
+ *                    per-island extras, default 0); CCD off (Rapier's default).
  *   2. world anchors rapier: one extra fixed body at the origin with identity rotation, so a
  *                    world point anchorB is its local anchor too; every bodyB = null joint
  *                    attaches to it. rapier-multibody: one such fixed body per joint to the
@@ -70,6 +70,40 @@
  *                    are turned back), and a child's initial velocity is not carried over.
  *                    No distance (multibody links take no rope) and no hinge limits (the JS
  *                    API sets limits on impulse joints only): refused (rapierJointReason).
+ *                    Every joint, of both kinds, gets setContactsEnabled(false): bodies joined by
+ *                    a joint never collide with each other (the scene format's rule).
+ *   4. contacts      world.collisions !== false: one collider per desc body, of its shape, in our
+ *                    body frame (rapier-multibody: turned by C⁻¹, the body-frame change of 3.):
+ *                      sphere   ColliderDesc.ball(r)
+ *                      box      ColliderDesc.cuboid(a, b, c)
+ *                      capsule  ColliderDesc.capsule(h, r) (Rapier's segment is along local y from
+ *                               −h to +h, as ours)
+ *                      plane    new ColliderDesc(new HalfSpace(local +y)): the half-space local
+ *                               y ≤ 0 through the body's position, outward normal local +y
+ *                    density 0 (mass properties stay ours, 1.). Material, combined per pair so that
+ *                    Rapier's pair values equal ours (μ = √(μA μB), e = max(eA, eB)):
+ *                      friction     √μ with CoefficientCombineRule.Multiply: √μA · √μB = √(μA μB)
+ *                      restitution  e with CoefficientCombineRule.Max: max(eA, eB)
+ *                    (every collider has the same rules, so Rapier's choice between two different
+ *                    rules never arises). Checked on Rapier's manifolds (TempContactManifold.friction()
+ *                    / .restitution(), test/rapier-contacts.test.ts). Contacts between two fixed
+ *                    bodies are never computed (Rapier's default ActiveCollisionTypes), nor for
+ *                    the anchor bodies of 2., which have no collider.
+ *                    rapier-multibody's private fixed copies (2.) carry no collider and the joint
+ *                    holds the child to the copy, so setContactsEnabled cannot exclude the pair
+ *                    (child, the desc fixed body): a contact-filter hook does
+ *                    (PhysicsHooks.filterContactPair, set on the child's collider with
+ *                    ActiveHooks.FILTER_CONTACT_PAIRS, passed to world.step with an event queue:
+ *                    the JS step hands hooks to the engine only along with one).
+ *                    world.collisions === false: no colliders at all (no contacts; the mass
+ *                    properties do not depend on them).
+ *                    Rapier's own contact model applies, at its defaults (the 0.21 JS build):
+ *                    soft contacts (contact_erp from its contact natural frequency), an allowed
+ *                    penetration of normalizedAllowedLinearError · lengthUnit = 5 mm that it does
+ *                    not push out, speculative contacts within normalizedPredictionDistance ·
+ *                    lengthUnit = 2 cm, restitution as Rapier applies it,
+ *                    Coulomb friction per manifold; none of these is one of our options, so none
+ *                    is set.
  *
  * Options (SolverOptions) → Rapier:
  *   dt          one frame = `substeps` calls of world.step() with world.timestep = dt / substeps.
@@ -101,7 +135,7 @@
  * read back. step() only calls world.step(); snapshot() only reads.
  */
 import RAPIER from '@dimforge/rapier3d-compat';
-import { massProperties, type DistanceConstraintDesc, type HingeConstraintDesc, type WorldDesc } from '../../model/world.js';
+import { massProperties, type BodyDesc, type DistanceConstraintDesc, type HingeConstraintDesc, type WorldDesc } from '../../model/world.js';
 import {
   type Solver,
   type SolverOptions,
@@ -115,6 +149,12 @@ import {
 export type RapierJointKind = 'impulse' | 'multibody';
 
 let initPromise: Promise<void> | null = null;
+
+/**
+ * colliderDesc for the tests (rapier-contacts.test.ts), typed so the published declarations name no
+ * Rapier type (a consumer then needs none of Rapier's type definitions).
+ */
+export const colliderDescOf: (b: BodyDesc) => object = (b) => colliderDesc(b);
 
 /** RAPIER.init() once per process (it instantiates the inlined WebAssembly module). */
 export function rapierReady(): Promise<void> {
@@ -237,6 +277,42 @@ function rotationBetween(u: Vec, v: Vec): Quat {
   return { x: q.x * n, y: q.y * n, z: q.z * n, w: q.w * n };
 }
 
+/** The scene format's material defaults (schema.ts): μ = 0.6, e = 0. */
+const DEFAULT_FRICTION = 0.6;
+const DEFAULT_RESTITUTION = 0;
+
+/**
+ * Rapier's collider for a desc body (header, 4.): its shape, density 0 (the body's mass properties
+ * stay ours), friction √μ combined by Multiply (pair √μA·√μB = √(μA μB)) and restitution e combined
+ * by Max (pair max(eA, eB)).
+ */
+function colliderDesc(b: BodyDesc): RAPIER.ColliderDesc {
+  const s = b.shape;
+  let cd: RAPIER.ColliderDesc;
+  switch (s.type) {
+    case 'sphere':
+      cd = RAPIER.ColliderDesc.ball(s.radius);
+      break;
+    case 'box':
+      cd = RAPIER.ColliderDesc.cuboid(s.halfExtents[0], s.halfExtents[1], s.halfExtents[2]);
+      break;
+    case 'capsule':
+      cd = RAPIER.ColliderDesc.capsule(s.halfHeight, s.radius); // segment along local y, ±halfHeight
+      break;
+    case 'plane':
+      cd = new RAPIER.ColliderDesc(new RAPIER.HalfSpace({ x: 0, y: 1, z: 0 })); // local y ≤ 0, outward +y
+      break;
+    default:
+      throw new Error(`rapier: no collider for a ${(s as { type: string }).type} shape`);
+  }
+  return cd
+    .setDensity(0)
+    .setFriction(Math.sqrt(b.friction ?? DEFAULT_FRICTION))
+    .setFrictionCombineRule(RAPIER.CoefficientCombineRule.Multiply)
+    .setRestitution(b.restitution ?? DEFAULT_RESTITUTION)
+    .setRestitutionCombineRule(RAPIER.CoefficientCombineRule.Max);
+}
+
 export class RapierSolver implements Solver {
   readonly id: string;
   readonly options: SolverOptions;
@@ -253,6 +329,21 @@ export class RapierSolver implements Solver {
    * buildMultibodyJoints); snapshot() hands back q = q' ⊗ C⁻¹. Null for rapier (C = 1).
    */
   private frameOffsets: Float64Array | null = null;
+  /** per desc body, its collider (header, 4.); empty when world.collisions is false */
+  private readonly colliders: RAPIER.Collider[] = [];
+  /**
+   * rapier-multibody: desc body pairs (child, fixed body) joined through a private fixed copy
+   * (buildMultibodyJoints), whose contacts the filter hook drops (header, 4.)
+   */
+  private readonly noContact: [number, number][] = [];
+  /** the contact-filter hook passed to world.step, or undefined when no pair needs it */
+  private hooks: RAPIER.PhysicsHooks | undefined = undefined;
+  /**
+   * An event queue for world.step, made with the hooks: Rapier's JS step hands the hooks to the
+   * engine only along with an event queue (measured: without one the hook is never called). No
+   * collider asks for events, so it stays empty (auto-drained).
+   */
+  private events: RAPIER.EventQueue | undefined = undefined;
   /** rows of the joints (cost()): point 3, hinge 5 + its limits, fixed 6, rope 1 */
   private jointRows = 0;
   private frame = 0;
@@ -307,8 +398,12 @@ export class RapierSolver implements Solver {
       // 2.–3. anchors and joints
       if (kind === 'impulse') this.buildImpulseJoints(desc, world);
       else this.buildMultibodyJoints(desc, world);
+
+      // 4. colliders, after the joints: rapier-multibody's body-frame changes C are known then
+      if (desc.collisions !== false) this.buildColliders(desc, world);
     } catch (e) {
       world.free();
+      this.events?.free();
       this.world = null;
       throw e;
     }
@@ -328,6 +423,33 @@ export class RapierSolver implements Solver {
     }
     await rapierReady();
     return new RapierSolver(desc, o, kind);
+  }
+
+  /**
+   * One collider per desc body (header, 4.), attached at the body origin (the centre of mass) and
+   * turned by C⁻¹ where rapier-multibody holds the body in a changed frame q' = q ⊗ C: the
+   * collider's world orientation is then q' ⊗ C⁻¹ = q, ours.
+   */
+  private buildColliders(desc: WorldDesc, world: RAPIER.World): void {
+    const filtered = new Set<number>();
+    for (const [child] of this.noContact) filtered.add(child);
+    const offsets = this.frameOffsets;
+    desc.bodies.forEach((b, i) => {
+      const cd = colliderDesc(b);
+      if (offsets) cd.setRotation({ x: -offsets[4 * i], y: -offsets[4 * i + 1], z: -offsets[4 * i + 2], w: offsets[4 * i + 3] });
+      if (filtered.has(i)) cd.setActiveHooks(RAPIER.ActiveHooks.FILTER_CONTACT_PAIRS);
+      this.colliders.push(world.createCollider(cd, this.bodies[i]));
+    });
+    if (this.noContact.length === 0) return;
+    // excluded pairs, keyed by Rapier body handles (the hook is handed handles, not desc indices)
+    const excluded = new Set<string>();
+    const key = (h1: number, h2: number) => (h1 < h2 ? `${h1} ${h2}` : `${h2} ${h1}`);
+    for (const [a, b] of this.noContact) excluded.add(key(this.bodies[a].handle, this.bodies[b].handle));
+    this.hooks = {
+      filterContactPair: (_c1, _c2, b1, b2) => (excluded.has(key(b1, b2)) ? null : RAPIER.SolverFlags.COMPUTE_IMPULSE),
+      filterIntersectionPair: () => true, // no sensors here
+    };
+    this.events = new RAPIER.EventQueue(true);
   }
 
   private newAnchorBody(world: RAPIER.World, x = 0, y = 0, z = 0, q = IDENTITY): RAPIER.RigidBody {
@@ -362,11 +484,11 @@ export class RapierSolver implements Solver {
       const qB = c.bodyB === null ? IDENTITY : descRotation(desc.bodies[c.bodyB].orientation);
       switch (c.type ?? 'point') {
         case 'point':
-          world.createImpulseJoint(RAPIER.JointData.spherical(anchorA, anchorB), this.bodies[c.bodyA], other, true);
+          world.createImpulseJoint(RAPIER.JointData.spherical(anchorA, anchorB), this.bodies[c.bodyA], other, true).setContactsEnabled(false);
           this.jointRows += 3;
           break;
         case 'fixed':
-          world.createImpulseJoint(RAPIER.JointData.fixed(anchorA, qconj(qA), anchorB, qconj(qB)), this.bodies[c.bodyA], other, true);
+          world.createImpulseJoint(RAPIER.JointData.fixed(anchorA, qconj(qA), anchorB, qconj(qB)), this.bodies[c.bodyA], other, true).setContactsEnabled(false);
           this.jointRows += 6;
           break;
         case 'hinge': {
@@ -376,6 +498,7 @@ export class RapierSolver implements Solver {
           const W = rotationBetween({ x: 1, y: 0, z: 0 }, a);
           const W2 = qmul(rotationBetween(a, b), W);
           const joint = world.createImpulseJoint(RAPIER.JointData.revoluteWithAxes(anchorA, anchorB, axisA, axisB), this.bodies[c.bodyA], other, true) as RAPIER.RevoluteImpulseJoint;
+          joint.setContactsEnabled(false);
           joint.setFrameX1(qmul(qconj(qA), W));
           joint.setFrameX2(qmul(qconj(qB), W2));
           this.jointRows += 5;
@@ -389,7 +512,7 @@ export class RapierSolver implements Solver {
           const d = c as DistanceConstraintDesc;
           // rapierJointReason refused every other distance (create() checks it first)
           if (d.maxLength === undefined || d.minLength !== undefined || d.length !== undefined) throw new Error('rapier: only a rope (maxLength alone) maps to Rapier');
-          world.createImpulseJoint(RAPIER.JointData.rope(d.maxLength, anchorA, anchorB), this.bodies[c.bodyA], other, true);
+          world.createImpulseJoint(RAPIER.JointData.rope(d.maxLength, anchorA, anchorB), this.bodies[c.bodyA], other, true).setContactsEnabled(false);
           this.jointRows += 1;
           break;
         }
@@ -456,7 +579,7 @@ export class RapierSolver implements Solver {
         default: // distance: refused by rapierJointReason
           throw new Error(`rapier-multibody: no multibody joint for a ${c.type} constraint`);
       }
-      world.createMultibodyJoint(data, parentBody, body, true);
+      world.createMultibodyJoint(data, parentBody, body, true).setContactsEnabled(false);
       usedConstraint[ic] = 1;
       visited[child] = 1;
       queue.push(child);
@@ -493,6 +616,9 @@ export class RapierSolver implements Solver {
       }
       // the anchor body stands in for the ground side with its own pose: no frame change (C = 1)
       attach(ic, child, anchorBody, null, fixedA);
+      // the joint holds child to the copy, so its setContactsEnabled(false) does not reach the desc
+      // fixed body itself: that pair is filtered out by the contact hook (header, 4.)
+      if (groundSide !== null) this.noContact.push([child, groundSide]);
     });
     walk();
     // floating trees: rooted at their lowest-numbered body (Rapier gives the root a free joint)
@@ -509,7 +635,7 @@ export class RapierSolver implements Solver {
     const substeps = this.options.substeps;
     for (let f = 0; f < frames; f++) {
       const t0 = performance.now();
-      for (let s = 0; s < substeps; s++) world.step();
+      for (let s = 0; s < substeps; s++) world.step(this.events, this.hooks);
       this.msPerFrame.push(performance.now() - t0);
       this.frame++;
     }
@@ -571,10 +697,34 @@ export class RapierSolver implements Solver {
     return { rowSolvesPerFrame: this.jointRows * iterations * substeps };
   }
 
+  /**
+   * The number of active contact points: Rapier's solver contacts (the manifold points within its
+   * prediction distance that go to its solver) summed over every contact pair of the narrow phase,
+   * at the current state (after the last step). 0 when world.collisions is false.
+   */
+  contactCount(): number {
+    const world = this.live();
+    const narrow = world.narrowPhase;
+    let count = 0;
+    for (const c of this.colliders) {
+      const h1 = c.handle;
+      narrow.contactPairsWith(h1, (h2) => {
+        if (h2 <= h1) return; // each unordered pair once (handles are distinct numbers)
+        narrow.contactPair(h1, h2, world.bodies, (manifold) => {
+          count += manifold.numSolverContacts();
+        });
+      });
+    }
+    return count;
+  }
+
   destroy(): void {
     this.world?.free();
     this.world = null;
+    this.events?.free();
+    this.events = undefined;
     this.bodies.length = 0;
+    this.colliders.length = 0;
   }
 
   private live(): RAPIER.World {

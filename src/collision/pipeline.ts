@@ -1,0 +1,168 @@
+/**
+ * Collision detection for one step, from the bodies' state to the step's contact points
+ * (rows/contact.ts ContactList): bounds (aabb.ts) → broad phase (broadphase.ts, sweep and prune,
+ * kept from step to step) → narrow phase per candidate pair (narrow.ts) → contact points with their
+ * local anchors, the pair's μ and e, and their keys (warm start).
+ *
+ * Which pairs collide: the world's `collisions` is not false; not two fixed bodies; not a pair joined
+ * by a joint (model/schema.ts); the world-anchor bodies a compiled world adds for joints to the world
+ * (model/compiled.ts) are not bodies of the scene and never collide.
+ *
+ * Speculative margin: a pair is reported when its separation is below
+ *   margin = SPECULATIVE_DISTANCE + h_frame (s_A + s_B),   s = |v| + |ω| R (R: the shape's bounding radius)
+ * the distance the two can close in the frame at most (to first order) plus a fixed 2 cm (Box2D v3's
+ * speculative distance, 4 × its 5 mm slop). A speculative row (C > 0) lets the gap close and no more
+ * (block-solver.ts ContactRule), so a body at 1/60 s cannot pass through a thin one in one frame.
+ */
+import type { BodyDesc } from '../model/world.js';
+import { boundingRadius } from '../model/world.js';
+import { shapeAabb } from './aabb.js';
+import { SweepAndPrune } from './broadphase.js';
+import { collide } from './narrow.js';
+import type { Pose, CollisionShape as Shape } from './types.js';
+import { ContactList, contactKey, tangentOf } from '../rows/contact.js';
+
+export const SPECULATIVE_DISTANCE = 0.02;
+/** defaults of the scene format (model/schema.ts) */
+export const DEFAULT_FRICTION = 0.6;
+export const DEFAULT_RESTITUTION = 0;
+
+export class CollisionPipeline {
+  /** bodies of the scene (the compiled world's anchor bodies come after them and never collide) */
+  readonly count: number;
+  readonly shapes: Shape[];
+  readonly friction: Float64Array;
+  readonly restitution: Float64Array;
+  readonly radius: Float64Array;
+  readonly isStatic: Uint8Array;
+  readonly broad = new SweepAndPrune();
+  private aabbs: Float64Array;
+  /** pairs joined by a joint: key lo · count + hi */
+  private jointed = new Set<number>();
+  /** candidate pairs of the last step (broad phase) and pairs that touched (narrow phase) */
+  candidates = 0;
+  touching = 0;
+
+  constructor(bodies: readonly BodyDesc[], inverseMass: Float64Array) {
+    const n = bodies.length;
+    this.count = n;
+    this.shapes = bodies.map((b) => b.shape);
+    this.friction = Float64Array.from(bodies, (b) => b.friction ?? DEFAULT_FRICTION);
+    this.restitution = Float64Array.from(bodies, (b) => b.restitution ?? DEFAULT_RESTITUTION);
+    this.radius = Float64Array.from(bodies, (b) => boundingRadius(b.shape));
+    this.isStatic = Uint8Array.from(bodies, (_, i) => (inverseMass[i] === 0 ? 1 : 0));
+    this.aabbs = new Float64Array(6 * n);
+  }
+
+  /** Pairs joined by a joint (ib0/ib1 of the joints now) do not collide. */
+  setJoints(ib0: Int32Array, ib1: Int32Array, count: number): void {
+    this.jointed.clear();
+    for (let k = 0; k < count; k++) {
+      const a = ib0[k], b = ib1[k];
+      if (a >= this.count || b >= this.count) continue; // a joint to the world
+      this.jointed.add(a < b ? a * this.count + b : b * this.count + a);
+    }
+  }
+
+  /**
+   * The contact points at the pose given (3 per body positions, 4 per body orientations, velocities
+   * 3 per body), into `out` (cleared first); h the frame's time step (the speculative margin).
+   */
+  detect(position: Float64Array, orientation: Float64Array, linearVelocity: Float64Array, angularVelocity: Float64Array, h: number, out: ContactList): void {
+    out.clear();
+    const n = this.count;
+    const speed = this.speedScratch.length >= n ? this.speedScratch : (this.speedScratch = new Float64Array(n));
+    for (let i = 0; i < n; i++) {
+      const o = 3 * i;
+      const s = this.isStatic[i] ? 0 : Math.hypot(linearVelocity[o], linearVelocity[o + 1], linearVelocity[o + 2]) + Math.hypot(angularVelocity[o], angularVelocity[o + 1], angularVelocity[o + 2]) * this.radius[i];
+      speed[i] = s;
+      shapeAabb(this.shapes[i], position, o, orientation, 4 * i, SPECULATIVE_DISTANCE / 2 + h * s, this.aabbs, 6 * i);
+    }
+    this.broad.update(this.aabbs, n, this.isStatic);
+    const pairs = this.broad.pairs;
+    this.candidates = this.broad.pairCount;
+    this.touching = 0;
+    const poseA: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
+    const poseB: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
+    for (let k = 0; k < this.broad.pairCount; k++) {
+      const a = pairs[2 * k], b = pairs[2 * k + 1];
+      if (this.jointed.size > 0 && this.jointed.has(a * n + b)) continue;
+      setPose(poseA, position, orientation, a);
+      setPose(poseB, position, orientation, b);
+      const margin = SPECULATIVE_DISTANCE + h * (speed[a] + speed[b]);
+      const m = collide(this.shapes[a], poseA, this.shapes[b], poseB, margin);
+      if (!m || m.points.length === 0) continue;
+      this.touching++;
+      const mu = Math.sqrt(this.friction[a] * this.friction[b]);
+      const e = Math.max(this.restitution[a], this.restitution[b]);
+      out.reserve(out.count + m.points.length);
+      const [nx, ny, nz] = m.normal;
+      for (const p of m.points) {
+        const c = out.count++;
+        out.bodyA[c] = a;
+        out.bodyB[c] = b;
+        const o3 = 3 * c;
+        out.normal[o3] = nx;
+        out.normal[o3 + 1] = ny;
+        out.normal[o3 + 2] = nz;
+        tangentOf(nx, ny, nz, out.tangent1, o3);
+        const t1x = out.tangent1[o3], t1y = out.tangent1[o3 + 1], t1z = out.tangent1[o3 + 2];
+        out.tangent2[o3] = ny * t1z - nz * t1y; // t₂ = n × t₁
+        out.tangent2[o3 + 1] = nz * t1x - nx * t1z;
+        out.tangent2[o3 + 2] = nx * t1y - ny * t1x;
+        // anchors in the bodies' frames: a = Rᵀ (p − x)
+        toLocal(orientation, a, p.pointA[0] - position[3 * a], p.pointA[1] - position[3 * a + 1], p.pointA[2] - position[3 * a + 2], out.anchorA, o3);
+        toLocal(orientation, b, p.pointB[0] - position[3 * b], p.pointB[1] - position[3 * b + 1], p.pointB[2] - position[3 * b + 2], out.anchorB, o3);
+        // lever arms and the bodies' pose at detection (rows/contact.ts K1)
+        for (let k = 0; k < 3; k++) {
+          out.armA[o3 + k] = p.pointA[k] - position[3 * a + k];
+          out.armB[o3 + k] = p.pointB[k] - position[3 * b + k];
+          out.positionA0[o3 + k] = position[3 * a + k];
+          out.positionB0[o3 + k] = position[3 * b + k];
+        }
+        for (let k = 0; k < 4; k++) {
+          out.orientationA0[4 * c + k] = orientation[4 * a + k];
+          out.orientationB0[4 * c + k] = orientation[4 * b + k];
+        }
+        out.separation[c] = p.separation;
+        out.friction[c] = mu;
+        out.restitution[c] = e;
+        out.key[c] = contactKey(a, b, n, p.id);
+        // v₁ = n · (v_B + ω_B × r_B − v_A − ω_A × r_A) at the points (restitution's approach speed)
+        out.approach[c] =
+          nx * (pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 0) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 0)) +
+          ny * (pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 1) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 1)) +
+          nz * (pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 2) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 2));
+      }
+    }
+  }
+  private speedScratch = new Float64Array(0);
+}
+
+function setPose(pose: Pose, position: Float64Array, orientation: Float64Array, i: number): void {
+  pose.position[0] = position[3 * i];
+  pose.position[1] = position[3 * i + 1];
+  pose.position[2] = position[3 * i + 2];
+  pose.orientation[0] = orientation[4 * i];
+  pose.orientation[1] = orientation[4 * i + 1];
+  pose.orientation[2] = orientation[4 * i + 2];
+  pose.orientation[3] = orientation[4 * i + 3];
+}
+
+/** out = R(q_i)ᵀ (x, y, z): the transpose of rigid/quat.ts rotate's matrix. */
+function toLocal(orientation: Float64Array, i: number, vx: number, vy: number, vz: number, out: Float64Array, o: number): void {
+  const qo = 4 * i;
+  const x = orientation[qo], y = orientation[qo + 1], z = orientation[qo + 2], w = orientation[qo + 3];
+  out[o] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y + z * w) * vy + 2 * (x * z - y * w) * vz;
+  out[o + 1] = 2 * (x * y - z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z + x * w) * vz;
+  out[o + 2] = 2 * (x * z + y * w) * vx + 2 * (y * z - x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
+}
+
+/** Component k of the velocity of the world point p carried by body i: v_i + ω_i × (p − x_i). */
+function pointVelocity(v: Float64Array, w: Float64Array, i: number, p: readonly number[], x: Float64Array, k: number): number {
+  const o = 3 * i;
+  const rx = p[0] - x[o], ry = p[1] - x[o + 1], rz = p[2] - x[o + 2];
+  const wx = w[o], wy = w[o + 1], wz = w[o + 2];
+  const cross = k === 0 ? wy * rz - wz * ry : k === 1 ? wz * rx - wx * rz : wx * ry - wy * rx;
+  return v[o + k] + cross;
+}

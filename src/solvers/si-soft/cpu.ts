@@ -1,0 +1,59 @@
+/**
+ * si-soft-cpu — the Starframe text's "Sequential impulses" with "Soft constraints" (Catto, Soft
+ * Constraints, GDC 2011), joints and contacts in one solve, f64.
+ *
+ * The loop is pgs-cpu's (collision once per frame, V_{1+f}, impulse caching, one row block after the
+ * other applied at once, restitution, semi-implicit Euler); what changes is each row's equation:
+ *   J v + (β / h) C + (γ / h) λ = 0,   Δλ = −(J v + (β/h) C + (γ/h) λ) / (J M⁻¹ Jᵀ + γ)
+ * (the text's soft row, in its units), β and γ from a spring of frequency f and damping ratio ζ
+ * on the row's own effective mass (rows/softness.ts S3: k = m_eff ω², c = 2 m_eff ζ ω):
+ *   contacts   f = --contact-hertz (default 30 Hz, at most a quarter of the step rate 1/h so the spring
+ *              stays resolved: 15 Hz at 1/60 s), ζ = --contact-damping (10), on the overlap beyond
+ *              the 5 mm slop, push-out at most 3 m/s; a speculative contact (apart) stays rigid;
+ *   joints     f = --joint-hertz (60 Hz, at most half the step rate), ζ = --joint-damping (2); a joint
+ *              that sets its own compliance keeps it.
+ * The defaults are Box2D v3's (its b2DefaultWorldDef), which this family shares; si-soft-cpu is
+ * the soft step without substeps and without the relax pass (softstep-cpu adds both).
+ */
+import type { WorldDesc } from '../../model/world.js';
+import type { SolverOptions } from '../solver.js';
+import { PgsCpuSolver } from '../pgs/cpu.js';
+import { CONTACT_SLOP, MAX_PUSHOUT, RESTITUTION_THRESHOLD, type ContactRule } from '../../rows/block-solver.js';
+import type { SoftnessSpec } from '../../rows/softness.js';
+
+/** The soft contact rule for a (sub)step h: the spring capped at a quarter of the rate 1/h. */
+export function softContactRule(options: SolverOptions, h: number): ContactRule {
+  return {
+    softness: { kind: 'frequency', hertz: Math.min(options.contactHertz, 0.25 / h), dampingRatio: options.contactDampingRatio },
+    slop: CONTACT_SLOP,
+    maxPushout: MAX_PUSHOUT,
+    restitutionThreshold: RESTITUTION_THRESHOLD,
+  };
+}
+
+/** The soft joint spring for a (sub)step h: capped at half the rate 1/h. */
+export function softJointSpring(options: SolverOptions, h: number): SoftnessSpec {
+  return { kind: 'frequency', hertz: Math.min(options.jointHertz, 0.5 / h), dampingRatio: options.jointDampingRatio };
+}
+
+export class SiSoftCpuSolver extends PgsCpuSolver {
+  override readonly id: string = 'si-soft-cpu';
+
+  constructor(world: WorldDesc, options: Partial<SolverOptions> = {}) {
+    super(world, options);
+  }
+
+  /** Soft joints are solved through J (no lever-arm fast path: γ ≠ 0 on their rows). */
+  protected override needsPointJacobian(): boolean {
+    return true;
+  }
+
+  protected override contactRule(): ContactRule {
+    return softContactRule(this.options, this.options.dt / this.options.substeps);
+  }
+
+  override computeViolationAndJacobianAndDelassus(h = this.options.dt / this.options.substeps): void {
+    this.rowSolver.evaluate(this.w);
+    this.rowSolver.prepare(h, this.options.beta, this.angMassInv, softContactRule(this.options, h), softJointSpring(this.options, h));
+  }
+}
