@@ -49,6 +49,8 @@ export const MATCH_DISTANCE = 0.02;
 export interface ContactRule {
   /** how overlap is fed back: Baumgarte ('rigid', β in units of 1/h) or a soft spring ('frequency') */
   softness: SoftnessSpec;
+  /** the spring against a fixed body, where it differs (Box2D v3: twice the contact frequency) */
+  staticSoftness?: SoftnessSpec;
   /** overlap left alone, m */
   slop: number;
   /** the fastest push-out, m/s */
@@ -348,7 +350,8 @@ export class RowBlockSolver {
         // (ContactRule): speculative when apart; else the overlap beyond the slop, capped
         const C = rows.error[r0];
         let rate = 0, gamma = 0, bias: number;
-        const s = contactRigid ?? softness(contact.softness, h, 1 / this.diagonal[r0]);
+        const toFixed = contact.staticSoftness !== undefined && (this.inverseMass[rows.bodyA[r0]] === 0 || this.inverseMass[rows.bodyB[r0]] === 0);
+        const s = contactRigid ?? softness(toFixed ? contact.staticSoftness! : contact.softness, h, 1 / this.diagonal[r0]);
         this.touchRate[r0] = s.biasRate;
         this.touchGamma[r0] = s.gamma;
         if (C > 0) {
@@ -581,7 +584,8 @@ export class RowBlockSolver {
   /**
    * Restitution (ContactRule; Box2D v3's restitution pass, the Starframe text's bias −e J V₁), one
    * sweep over the contacts after the solve: a point that approached at v₁ < −threshold with e > 0 and
-   * was pushed during the step gets Δλ_n = −h⁻¹ (J_n V + e v₁) / A_nn, λ_n kept ≥ 0, applied at once.
+   * was pushed during the step gets Δλ_n = −h⁻¹ (J_n V − v_target) / A_nn, λ_n kept ≥ 0, applied at
+   * once, v_target = −e v₁.
    */
   applyRestitution(h: number, threshold: number, v: Float64Array, w: Float64Array, dv: Float64Array, dw: Float64Array, inverseInertia: Float64Array): void {
     const list = this.contacts;
@@ -593,8 +597,12 @@ export class RowBlockSolver {
       const row = this.jointRows + 3 * c;
       if (e === 0 || v1 > -threshold || this.peak[row] === 0) continue;
       blockVelocity(rows, rows.rowBlock[row], v, w, dv, dw, rho, null);
+      // the separating speed e |v₁|. A point caught while still apart (a speculative contact, gap C ≤ |v₁| h)
+      // leaves from up to C above the surface: the bounce is then up to C high too (the time step's error;
+      // closing the gap within the step and leaving at e|v₁| cannot both hold for one velocity per step)
+      const target = -e * v1;
       const old = rows.lambda[row];
-      const next = Math.max(0, old - (rho[0] + e * v1) / (h * this.diagonal[row]));
+      const next = Math.max(0, old - (rho[0] - target) / (h * this.diagonal[row]));
       rows.lambda[row] = next;
       applyImpulse(rows, row, h * (next - old), this.inverseMass, inverseInertia, dv, dw);
     }

@@ -8,8 +8,8 @@
  *   prepare contacts, prepare joints
  *                       once per frame: J, C, the effective masses (A_bb)⁻¹ and each row's
  *                       softness at the frame's start pose: contacts from --contact-hertz (30 Hz,
- *                       at most a quarter of the substep rate), --contact-damping (ζ = 10), push-out
- *                       at most 3 m/s, slop 5 mm; joints from --joint-hertz (60 Hz, at most half the
+ *                       at most a quarter of the substep rate; twice that against a fixed body),
+ *                       --contact-damping (ζ = 10), push-out at most 3 m/s, no slop; joints from --joint-hertz (60 Hz, at most half the
  *                       substep rate), --joint-damping (2) (rows/softness.ts S3; Box2D's defaults)
  *   n × ( integrate velocities   v ← v + h g (and the gyroscopic term)          (rigid/body.ts)
  *         warm start             apply h M⁻¹ Jᵀ λ of the accumulated λ
@@ -35,6 +35,17 @@ import type { WorldDesc } from '../../model/world.js';
 import type { SolverOptions } from '../solver.js';
 import { JacobiCpuSolver } from '../jacobi/cpu.js';
 import { softContactRule, softJointSpring } from '../si-soft/cpu.js';
+
+/**
+ * The soft step's contact rule: si-soft-cpu's spring, with Box2D v3's two choices: no slop (the soft
+ * spring leaves its own small, bounded overlap: under a load λ, s = −λ / (m_eff ω²), rows/softness.ts
+ * S3 at rest) and, against a fixed body, twice the frequency (its "static softness").
+ */
+export function softStepContactRule(options: SolverOptions, h: number): ContactRule {
+  const rule = softContactRule(options, h);
+  const spring = rule.softness as { kind: 'frequency'; hertz: number; dampingRatio: number };
+  return { ...rule, slop: 0, staticSoftness: { ...spring, hertz: 2 * spring.hertz } };
+}
 import type { ContactRule } from '../../rows/block-solver.js';
 
 export class SoftStepCpuSolver extends JacobiCpuSolver {
@@ -49,7 +60,7 @@ export class SoftStepCpuSolver extends JacobiCpuSolver {
   }
 
   protected override contactRule(): ContactRule {
-    return softContactRule(this.options, this.options.dt / this.options.substeps);
+    return softStepContactRule(this.options, this.options.dt / this.options.substeps);
   }
 
   override stepFrame(): void {
@@ -59,7 +70,7 @@ export class SoftStepCpuSolver extends JacobiCpuSolver {
     if (rs.stale) this.relayout();
     // collide
     if (this.collision) rs.setContacts(this.detectContacts(dt));
-    const rule = softContactRule(this.options, h);
+    const rule = softStepContactRule(this.options, h);
     // prepare contacts, prepare joints (once per frame)
     this.computeInertia();
     rs.evaluate(this.w);
