@@ -258,3 +258,58 @@ test('a contact scene exported to a file and run from it steps to the same state
     assert.equal(hashes[1], hashes[0], `${name}: the file's run differs`);
   }
 });
+
+/*
+ * Which pairs collide (model/schema.ts): bodies joined by a joint never do, and `collisions: false`
+ * turns all contacts off. Two spheres overlapping by 5 cm, joined by a point joint at their common
+ * centre of overlap, with no gravity: a contact would push them apart at up to 3 m/s; the joint keeps
+ * them where they are. The same pair without the joint is pushed apart; with collisions off it is not.
+ */
+test('bodies joined by a joint do not collide, unjoined ones do, and collisions: false turns contacts off', async () => {
+  const pair = (joined: boolean, collisions?: boolean): WorldDesc => ({
+    gravity: [0, 0, 0],
+    ...(collisions !== undefined ? { collisions } : {}),
+    bodies: [
+      { shape: { type: 'sphere', radius: 0.5 }, density: 1000, position: [0, 0, 0] },
+      { shape: { type: 'sphere', radius: 0.5 }, density: 1000, position: [0.95, 0, 0] },
+    ],
+    constraints: joined ? [{ type: 'point', bodyA: 0, bodyB: 1, anchorA: [0.475, 0, 0], anchorB: [-0.475, 0, 0] }] : [],
+  });
+  for (const id of CONTACT_SOLVERS) {
+    const gap = async (w: WorldDesc) => {
+      let last: Snapshot | null = null;
+      await run(await make(id, w), 30, (_, s) => (last = s));
+      return last!.position[3] - last!.position[0] - 1; // centre distance − 2r
+    };
+    assert.ok(Math.abs((await gap(pair(true))) + 0.05) < 1e-6, `${id}: the joined pair was pushed apart`);
+    assert.ok((await gap(pair(false))) > -0.005, `${id}: the unjoined pair still overlaps beyond the slop`);
+    assert.ok(Math.abs((await gap(pair(false, false))) + 0.05) < 1e-12, `${id}: collisions off, yet the pair moved`);
+  }
+});
+
+/*
+ * Speculative contacts: a small sphere (r = 5 cm) falling at 20 m/s onto a thin box (2 cm thick) moves
+ * 33 cm per frame at 1/60 s, far more than both are thick; without a speculative margin it would pass
+ * through between two frames. Its centre must never get below the box's top face, and it must end up
+ * resting on the box (its lowest point within 1 cm of the top face: the soft solvers' impact sinks
+ * the sphere a few mm into the box before the spring pushes it back out).
+ */
+test('a fast sphere does not tunnel through a thin box at 1/60 s (speculative contacts)', async () => {
+  for (const id of [...CONTACT_SOLVERS, 'jacobi-cpu', 'gs-cpu']) {
+    const world: WorldDesc = {
+      gravity: [0, -g, 0],
+      bodies: [
+        { shape: { type: 'box', halfExtents: [1, 0.01, 1] }, fixed: true, position: [0, 0, 0] },
+        { shape: { type: 'sphere', radius: 0.05 }, density: 1000, position: [0, 1, 0], linearVelocity: [0, -20, 0] },
+      ],
+      constraints: [],
+    };
+    let minY = Infinity, lastY = NaN;
+    await run(await make(id, world), 60, (_, s) => {
+      minY = Math.min(minY, s.position[4]);
+      lastY = s.position[4];
+    });
+    assert.ok(minY > 0.01, `${id}: the sphere's centre reached y = ${minY.toFixed(4)} m, below the box's top face (0.01 m)`);
+    assert.ok(Math.abs(lastY - 0.06) < 0.01, `${id}: the sphere ends at y = ${lastY.toFixed(4)} m, not resting on the box (0.06 m)`);
+  }
+});

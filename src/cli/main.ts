@@ -360,7 +360,7 @@ function cmdSolvers(): number {
     console.log(`${s.id.padEnd(16)} [${s.device}]  ${s.description}`);
     const reads = optionsRead(s).map((k) => `--${solverOptionSpecs[k].flag}${s.defaults?.[k] !== undefined ? ` (default ${s.defaults[k]})` : ''}`);
     console.log(`${''.padEnd(24)}reads ${reads.join(', ')}`);
-    if (s.supports) console.log(`${''.padEnd(24)}supports constraints: ${s.supports.constraints.join(', ')}; shapes: ${s.supports.shapes.join(', ')}`);
+    if (s.supports) console.log(`${''.padEnd(24)}supports constraints: ${s.supports.constraints.join(', ')}; shapes: ${s.supports.shapes.join(', ')}; ${s.supports.contacts ? 'contacts' : 'no contacts (scenes with collisions on are refused)'}`);
     else console.log(`${''.padEnd(24)}supports particle systems`);
   }
   console.log('\noptions:');
