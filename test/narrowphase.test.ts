@@ -11,9 +11,9 @@
  *     point, segment or triangle of points of P (the nearest point of a polytope lies in a face of
  *     dimension ≤ 2, the hull of ≤ 3 of its points; every such simplex lies in the hull): all ≤ 3
  *     subsets are enumerated;
- *   origin inside conv(P): σ = −(R + the distance to conv(P)'s boundary), the least offset over the
- *     hull's facet planes, found by enumerating every plane through 3 points of P and keeping those
- *     with all of P on one side (0 when conv P is flat: its boundary is itself).
+ *   origin inside conv(P): σ = −(R + the distance to conv(P)'s boundary), which is the least support
+ *     max_p p·u over the hull's facet normals u; the normals of all planes through 3 points of P
+ *     include those, and every other direction has a larger support (referenceSigned says more).
  * A plane B (half-space y ≤ 0 of its frame) makes σ = min over A's core vertices of their height − r_A
  * (a linear function's least value over a polytope is at a vertex).
  * This is exact up to rounding: the agreement tolerance TOL = 1e-8 m (shapes of 0.1–1.5 m) is set by
@@ -23,15 +23,17 @@
  *   - B moved along n by (−s_min + 1e−6) no longer meets A: no sample of ~150 points on either
  *     surface lies inside the other solid (exact signed-distance functions).
  * Checked for every manifold: (1)/(2) the deepest separation equals σ (to TOL; apart and overlapping
- * alike); (3) |n| = 1 and n is a separating direction achieving it (the support gap along n ≥ s_min −
- * TOL, so translating B by (−s_min + ε)n separates the solids); (4) pointA on A's surface, pointB on
- * B's (exact SDFs, to TOL; for the two-point capsule–capsule form, within its documented bound);
- * (5) pointB − pointA = s n; every s < margin and ≥ σ − TOL; ≤ 4 points; ids distinct in [0, 2²⁰).
- * null ⇔ σ ≥ margin (cases within TOL of the margin are not judged). collide(B, A) gives the negated
- * normal and swapped points with the same separations and ids.
- * Then fixed configurations: a sphere centre inside a box, ids kept while a box slides on a plane,
- * two points for a capsule lying on a box face, on a plane and on another capsule, the box–plane
- * reduction to 4 points, plane–plane and the dispatcher's box–box swap.
+ * alike); (3) |n| = 1 and n separates by s_min: the support gap along n ≥ s_min − TOL, and B moved by
+ * (−s_min + 1e−6) n is apart by 1e−6 (the reference again, to TOL) and by the samples; (4) pointA on
+ * A's surface, pointB on B's (exact SDFs, to TOL); (5) pointB − pointA = s n; every s < margin and
+ * ≥ σ − TOL; ≤ 4 points; ids distinct in [0, 2²⁰). null ⇔ σ ≥ margin (cases within TOL of the margin
+ * are not judged). collide(B, A): for two shape types, exactly the negated normal and swapped points
+ * with the same separations and ids; for one type (computed afresh), all of the above again.
+ * The random cases (seeded; NARROW_SEED=k draws another sample) cover deep, shallow and about-the-
+ * margin pairs and reach every branch of each routine (read from the ids). Then fixed
+ * configurations: a sphere centre inside a box, degenerate alignments, ids kept while a box slides on
+ * a plane, two points for a capsule lying on a box face, on a plane and on another capsule, the
+ * box–plane reduction to 4 points, plane–plane and the dispatcher's box–box.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -518,22 +520,33 @@ test('box–plane with every vertex within the margin keeps 4: the deepest and a
   assert.equal(m.points.length, 4);
   const deepest = Math.min(...[0, 1, 2, 3, 4, 5, 6, 7].map((i) => toWorld(A.pose, [i & 1 ? 0.3 : -0.3, i & 2 ? 0.1 : -0.1, i & 4 ? 0.2 : -0.2])[1]));
   assert.ok(Math.abs(Math.min(...m.points.map((p) => p.separation)) - deepest) < 1e-12);
-  // the 4 span at least the bottom face's area seen from above (0.6 × 0.4)
-  const pts = m.points.map((p) => p.pointB);
-  const hull = quadArea(pts);
-  assert.ok(hull >= 0.24 * Math.cos(0.03) - 1e-9, `support area ${hull}`);
+  // the 4 enclose the largest area (seen from above) of all 4-subsets of the vertices holding the deepest
+  const verts = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => toWorld(A.pose, [i & 1 ? 0.3 : -0.3, i & 2 ? 0.1 : -0.1, i & 4 ? 0.2 : -0.2]));
+  const i0 = verts.findIndex((v) => v[1] === deepest);
+  let bestArea = 0;
+  for (let a = 0; a < 8; a++) for (let b = a + 1; b < 8; b++) for (let c = b + 1; c < 8; c++) if (![a, b, c].includes(i0)) bestArea = Math.max(bestArea, quadArea([verts[i0], verts[a], verts[b], verts[c]]));
+  const area = quadArea(m.points.map((p) => p.pointA));
+  assert.ok(Math.abs(area - bestArea) < 1e-12 && m.points.some((p) => p.id === i0), `support area ${area}, best ${bestArea}`);
 });
-/** Area of the convex hull of 4 points in the x–z plane (largest |shoelace| of the 3 orders). */
+/** Area of the convex hull of points seen along y (their x–z coordinates): monotone chain, then shoelace. */
 function quadArea(p: V3[]): number {
-  const shoelace = (o: number[]) => {
-    let s = 0;
-    for (let i = 0; i < 4; i++) {
-      const a = p[o[i]], b = p[o[(i + 1) % 4]];
-      s += a[0] * b[2] - b[0] * a[2];
+  const pts = p.map((v) => [v[0], v[2]]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const turn = (o: number[], a: number[], b: number[]) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const half = (list: number[][]) => {
+    const h: number[][] = [];
+    for (const q of list) {
+      while (h.length >= 2 && turn(h[h.length - 2], h[h.length - 1], q) <= 0) h.pop();
+      h.push(q);
     }
-    return Math.abs(s) / 2;
+    return h.slice(0, -1);
   };
-  return Math.max(shoelace([0, 1, 2, 3]), shoelace([0, 1, 3, 2]), shoelace([0, 2, 1, 3]));
+  const hull = [...half(pts), ...half([...pts].reverse())];
+  let s = 0;
+  for (let i = 0; i < hull.length; i++) {
+    const a = hull[i], b = hull[(i + 1) % hull.length];
+    s += a[0] * b[1] - b[0] * a[1];
+  }
+  return Math.abs(s) / 2;
 }
 
 test('a capsule lying on a plane, on a box face, on another capsule: two points', () => {

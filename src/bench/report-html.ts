@@ -4,9 +4,12 @@
  * the plot data (JSON) are all inlined; the page makes no network request.
  *
  *   header   title, when, the command, the machine, adapters, versions
- *   table    one row per scene × solver (skipped and diverged runs say so)
+ *   table    one row per scene × solver (skipped and diverged runs say so); the columns worst
+ *            penetration and contacts only when some run has contacts ('—' for the others)
  *   plots    per scene, one line per solver (one colour per solver across the page):
  *              violation:<scene>    max constraint violation against time, log y
+ *              penetration:<scene>  deepest contact penetration against time, log y (scenes where
+ *                                   some run has contacts: collisions on)
  *              energy:<scene>       total energy against time
  *              time:<scene>         ms per step against frame index
  *              convergence:<scene>  residual against iteration, log y, one line per
@@ -147,7 +150,7 @@ export function solverColours(results: CompareResults): Map<string, string> {
   return new Map(ids.map((id, i) => [id, palette[i % palette.length]]));
 }
 
-export type PlotKind = 'violation' | 'energy' | 'time' | 'convergence';
+export type PlotKind = 'violation' | 'penetration' | 'energy' | 'time' | 'convergence';
 
 export interface PlotLine {
   label: string;
@@ -205,7 +208,10 @@ function spread(lines: PlotLine[]): number {
   return hi > 0 ? hi / lo : 1;
 }
 
-/** The plots of one scene: 4, or 3 when no solver recorded residuals, or 0 when every run was skipped. */
+/**
+ * The plots of one scene: violation, penetration (only where some run has contacts), energy, time and
+ * convergence (only when some solver recorded residuals); none when every run was skipped.
+ */
 export function scenePlots(results: CompareResults, scene: string, colours = solverColours(results)): PlotSpec[] {
   const runs = ranRunsOf(results, scene);
   if (!runs.length) return [];
@@ -219,12 +225,23 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
       title: 'Max constraint violation', xLabel: 'time (s)', yLabel: 'max violation (m)', logY: true,
       lines: runs.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.maxViolation, true)))),
     },
+  ];
+  // the deepest penetration over the contact points (m, recomputed from each snapshot: metrics/metrics.ts);
+  // log y as the violation, zero (no overlap) a gap; only the runs with contacts, only on scenes that have some
+  const contactRuns = runs.filter((r) => r.contacts);
+  if (contactRuns.length)
+    plots.push({
+      id: `penetration:${scene}`, kind: 'penetration', scene,
+      title: 'Max penetration', xLabel: 'time (s)', yLabel: 'max penetration (m)', logY: true,
+      lines: contactRuns.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.maxPenetration, true)))),
+    });
+  plots.push(
     {
       id: `energy:${scene}`, kind: 'energy', scene,
       title: 'Total energy', xLabel: 'time (s)', yLabel: 'energy (J)', logY: false,
       lines: runs.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.energy, false)))),
     },
-  ];
+  );
   const timeLines = runs.map((r) =>
     line(r, r.timing.msPerFrame.map((_, i) => i + 1), r.timing.msPerFrame.map((y) => plotValue(y, false)), `${r.solver} (${clockName(r.timing.clock)})`),
   );
@@ -268,6 +285,7 @@ export function plotSpecs(results: CompareResults): PlotSpec[] {
 
 const captions: Record<PlotKind, string> = {
   violation: 'Max constraint violation |C| (m) against time, log scale; gaps where a value is missing or zero.',
+  penetration: 'Deepest penetration over the contact points (m) against time, recomputed from each frame’s state by collision detection, log scale; gaps where nothing overlaps (zero) or a value is missing.',
   energy: 'Total energy (J: kinetic + gravitational potential) against time.',
   time: 'Milliseconds per step against frame index, on each solver’s clock (GPU: per-submission averages).',
   convergence: 'Residual after each iteration of one recorded solve, log scale; one line per solver × channel. Where a solver records the λ error (the distance of its multipliers from the converged solution, dimensionless), it is drawn against the right-hand axis.',
@@ -305,8 +323,22 @@ function optionsHtml(r: RunRecord): string {
     .join('<span class="sep"> · </span>');
 }
 
+/** The contact columns, after the worst violation, where some run has contacts (RunRecord.contacts). */
+const contactColumns: [string, string?][] = [
+  ['worst penetration (m)', 'the deepest penetration over the contact points, worst over the sampled frames (recomputed from each state by collision detection)'],
+  ['contacts', 'contact points that touch (separation ≤ 5 mm) at the last frame'],
+];
+const afterContacts = columns.findIndex(([name]) => name === 'worst max violation (m)') + 1;
+
 function tableHtml(results: CompareResults, colours: Map<string, string>, optionsVary: boolean): string {
-  const head = [...columns.slice(0, 2), ...(optionsVary ? ([['options']] as [string][]) : []), ...columns.slice(2)];
+  const withContacts = results.runs.some((r) => !isSkipped(r) && r.contacts);
+  const head = [
+    ...columns.slice(0, 2),
+    ...(optionsVary ? ([['options']] as [string][]) : []),
+    ...columns.slice(2, afterContacts),
+    ...(withContacts ? contactColumns : []),
+    ...columns.slice(afterContacts),
+  ];
   const rows: string[] = [];
   for (const scene of scenesOf(results)) {
     const runs = runsOf(results, scene);
@@ -339,6 +371,7 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
         `<td class="text">${escapeHtml(clockName(t.clock))}</td>`,
         `<td>${fmtSci(r.violation.finalMax)}</td>`,
         `<td>${fmtSci(r.violation.worstMax)}</td>`,
+        ...(withContacts ? [`<td class="penetration">${fmtSci(r.contacts?.worstMaxPenetration)}</td>`, `<td class="contacts">${fmt(r.contacts?.finalCount, 15)}</td>`] : []),
         `<td>${fmtSigned(r.energy.driftPercent)}</td>`,
         `<td>${fmt(r.cost.rowSolvesPerFrame)}</td>`,
         `<td>${fmt(r.cost.dispatchesPerFrame)}</td>`,

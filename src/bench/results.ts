@@ -59,6 +59,13 @@ export interface RunRecord {
     unconvergedSolves?: number;
   };
   violation: { finalMax: number | null; finalRms: number | null; worstMax: number | null };
+  /**
+   * Scenes with collisions on only (absent otherwise): the deepest penetration over the contact points (m)
+   * at the last frame and the worst over the sampled frames (frame 0 included), the touching points at the
+   * last frame and their mean over the sampled frames (metrics/metrics.ts; run/run.ts ContactSummary).
+   * The final figures are null when the run diverged.
+   */
+  contacts?: { finalMaxPenetration: number | null; worstMaxPenetration: number | null; finalCount: number | null; meanCount: number | null };
   energy: { start: number | null; end: number | null; driftPercent: number | null };
   momentum: { start: number[]; end: number[] | null };
   diverged: { frame: number; t: number; reason: string } | null;
@@ -71,7 +78,16 @@ export interface RunRecord {
   constraintForces?: ConstraintForce[];
   /** compare only: steps/s ÷ the steps/s of the first solver on the same scene (null if that one did not run) */
   stepsPerSecondRatio?: number | null;
-  series: { t: number; maxViolation: number | null; rmsViolation: number | null; energy: number | null; trace?: Record<string, number[]> }[];
+  /** maxPenetration (m) and contacts (touching points): scenes with collisions on only */
+  series: {
+    t: number;
+    maxViolation: number | null;
+    rmsViolation: number | null;
+    energy: number | null;
+    maxPenetration?: number | null;
+    contacts?: number;
+    trace?: Record<string, number[]>;
+  }[];
 }
 
 /** A scene × solver pair of a compare that was not run, and why. */
@@ -161,6 +177,16 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
       finalRms: r.final ? finiteOrNull(r.final.rmsViolation) : null,
       worstMax: finiteOrNull(r.worstMaxViolation),
     },
+    ...(r.contacts
+      ? {
+          contacts: {
+            finalMaxPenetration: r.final?.maxPenetration !== undefined ? finiteOrNull(r.final.maxPenetration) : null,
+            worstMaxPenetration: finiteOrNull(r.contacts.worstMaxPenetration),
+            finalCount: r.final?.contacts ?? null,
+            meanCount: finiteOrNull(r.contacts.meanContacts),
+          },
+        }
+      : {}),
     energy: {
       start: finiteOrNull(r.initial.energy),
       end: r.final ? finiteOrNull(r.final.energy) : null,
@@ -177,6 +203,8 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
       maxViolation: finiteOrNull(p.maxViolation),
       rmsViolation: finiteOrNull(p.rmsViolation),
       energy: finiteOrNull(p.energy),
+      ...(p.maxPenetration !== undefined ? { maxPenetration: finiteOrNull(p.maxPenetration) } : {}),
+      ...(p.contacts !== undefined ? { contacts: p.contacts } : {}),
       ...(p.trace ? { trace: p.trace } : {}),
     })),
   };

@@ -21,6 +21,15 @@ export interface Column {
   tableOnly?: boolean;
   /** printed only when some run of the table has a value for it */
   optional?: boolean;
+  /** shown (table and CSV) only when some run passes this test, e.g. has contacts; '—' / empty for the others */
+  shownIf?: (r: RunRecord) => boolean;
+}
+
+const hasContacts = (r: RunRecord) => r.contacts !== undefined;
+
+/** The columns of `list` that the runs `ran` show: optional ones with a value, shownIf ones that some run passes. */
+function shownColumns(list: Column[], ran: RunRecord[]): Column[] {
+  return list.filter((c) => (!c.optional || ran.some((r) => c.get(r) !== null)) && (!c.shownIf || ran.some(c.shownIf)));
 }
 
 /** what iterations mean for the solver of a record (particle solvers: to a tolerance, from records before iterationMode) */
@@ -47,6 +56,9 @@ export const columns: Column[] = [
   { csv: 'clock', title: 'clock', get: (r) => (r.timing.clock === 'gpu-timestamp' ? 'gpu' : 'wall') },
   { csv: 'final_max_violation_m', title: 'final max C (m)', get: (r) => r.violation.finalMax },
   { csv: 'worst_max_violation_m', title: 'worst max C (m)', get: (r) => r.violation.worstMax },
+  // scenes with collisions on (RunRecord.contacts); the columns appear only when some run has contacts
+  { csv: 'worst_penetration_m', title: 'worst penetration (m)', get: (r) => r.contacts?.worstMaxPenetration ?? null, shownIf: hasContacts },
+  { csv: 'contacts_final', title: 'contacts', get: (r) => r.contacts?.finalCount ?? null, digits: 15, shownIf: hasContacts },
   { csv: 'energy_drift_percent', title: 'energy %', get: (r) => r.energy.driftPercent },
   { csv: 'unconverged_of_solves', title: 'unconv.', get: unconvergedText, tableOnly: true, optional: true },
   { csv: 'steps_per_s_ratio_to_first', title: 'speed ×', get: (r) => r.stepsPerSecondRatio ?? null },
@@ -76,6 +88,8 @@ const csvOnly: Column[] = [
   })),
   { csv: 'wall_median_ms', title: 'wall median ms', get: (r) => r.timing.wallMedianMs },
   { csv: 'final_rms_violation_m', title: 'final rms C', get: (r) => r.violation.finalRms },
+  { csv: 'final_penetration_m', title: 'final penetration', get: (r) => r.contacts?.finalMaxPenetration ?? null, shownIf: hasContacts },
+  { csv: 'contacts_mean', title: 'mean contacts', get: (r) => r.contacts?.meanCount ?? null, shownIf: hasContacts },
   { csv: 'energy_start_j', title: 'E0', get: (r) => r.energy.start },
   { csv: 'energy_end_j', title: 'E', get: (r) => r.energy.end },
   { csv: 'row_solves_per_frame', title: 'rows/frame', get: (r) => r.cost.rowSolvesPerFrame },
@@ -160,7 +174,7 @@ function status(r: RunRecord | SkippedRun): string {
 /** The printed table: one row per scene × solver, a note line under skipped and diverged runs. */
 export function formatCompareTable(results: CompareResults): string {
   const ran = results.runs.filter((r): r is RunRecord => !isSkipped(r));
-  const shown = columns.filter((c) => !c.optional || ran.some((r) => c.get(r) !== null));
+  const shown = shownColumns(columns, ran);
   const head = ['scene', 'solver', ...shown.map((c) => c.title)];
   const rows: string[][] = [];
   const notes = new Map<number, string>();
@@ -192,9 +206,10 @@ function csvCell(v: number | string | null): string {
   return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
-/** results.csv: one row per scene × solver, numbers at full precision, empty cells for none. */
+/** results.csv: one row per scene × solver, numbers at full precision, empty cells for none; the contact columns only when some run has contacts. */
 export function compareCsv(results: CompareResults): string {
-  const all = [...columns.filter((c) => !c.tableOnly), ...csvOnly];
+  const ran = results.runs.filter((r): r is RunRecord => !isSkipped(r));
+  const all = shownColumns([...columns.filter((c) => !c.tableOnly), ...csvOnly], ran);
   const lines = [['scene', 'params', 'solver', 'status', ...all.map((c) => c.csv)].join(',')];
   for (const r of results.runs) {
     const lead = [r.scene, paramsText(r.params), r.solver, status(r)].map(csvCell);

@@ -69,6 +69,7 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
   if (r.diverged) {
     lines.push(`DIVERGED    at frame ${r.diverged.frame} (t = ${num(r.diverged.t)} s): ${r.diverged.reason}`);
     lines.push(`violation   worst max before divergence ${num(r.worstMaxViolation)} m`);
+    if (r.contacts) lines.push(`contacts    worst max penetration before divergence ${num(r.contacts.worstMaxPenetration)} m`);
     lines.push(`energy      start ${num(r.initial.energy, 6)} J`);
   } else if (r.final) {
     const drift = energyDriftPercent(r);
@@ -76,11 +77,25 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
     lines.push(`violation   final max ${num(r.final.maxViolation)} m (rms ${num(r.final.rmsViolation)} m), worst max ${num(r.worstMaxViolation)} m`);
     if (r.worstMaxAngularViolation || r.final.maxAngularViolation)
       lines.push(`angular     final max ${num(r.final.maxAngularViolation ?? 0)} rad, worst max ${num(r.worstMaxAngularViolation ?? 0)} rad (hinge and fixed joints)`);
+    if (r.contacts) lines.push(contactsLine(r));
     lines.push(`energy      start ${num(r.initial.energy, 6)} J, end ${num(r.final.energy, 6)} J${drift === null ? '' : ` (${drift >= 0 ? '+' : ''}${num(drift)} %)`}`);
     lines.push(`momentum    end (${r.final.momentum.map((x) => num(x)).join(', ')}) kg·m/s`);
     lines.push(`state hash  ${r.finalStateHash} (final positions, orientations and velocities, exact bits)`);
   }
   return lines.join('\n');
+}
+
+/**
+ * Scenes with collisions on: the deepest penetration over the contact points (m) at the last frame and the
+ * worst over the sampled frames, and the touching points (separation ≤ the 5 mm slop) at the last frame and
+ * on average; all recomputed from the snapshots by collision detection (metrics/metrics.ts).
+ */
+function contactsLine(r: RunResult): string {
+  const c = r.contacts!;
+  const final = r.final!;
+  const count = final.contacts ?? 0;
+  return `contacts    max penetration final ${num(final.maxPenetration ?? NaN)} m, worst ${num(c.worstMaxPenetration)} m; ` +
+    `${countText(count, 'touching point')} at the end (mean ${num(c.meanContacts)} over ${countText(c.samples, 'sampled frame')})`;
 }
 
 /** A one-time jump (run/run.ts DivergenceWatch): beyond the divergence bound, then no longer growing. */

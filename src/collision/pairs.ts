@@ -38,6 +38,8 @@ const sD: V3 = [0, 0, 0];
 const sE: V3 = [0, 0, 0];
 const sF: V3 = [0, 0, 0];
 const sN: V3 = [0, 0, 0];
+const sG: V3 = [0, 0, 0];
+const sH: V3 = [0, 0, 0];
 const st: [number, number] = [0, 0];
 const breaks = new Float64Array(8);
 const boxVerts = new Float64Array(24); // 8 vertices × 3 (world)
@@ -259,7 +261,7 @@ export function collideCapsuleCapsule(a: CapsuleShape, poseA: Pose, b: CapsuleSh
     // an overlap shorter than 2·lateralMax (0.1 of the smaller radius) is an end-to-end touch: one point
     if ((hi - lo) * 2 * hA > 2 * lateralMax) {
       let ok = true;
-      const pLo: V3 = [0, 0, 0], pHi: V3 = [0, 0, 0];
+      const pLo = sG, pHi = sH;
       let sLo = 0, sHi = 0;
       const m = sN;
       for (let end = 0; end < 2 && ok; end++) {
@@ -344,9 +346,10 @@ export function collideCapsulePlane(a: CapsuleShape, poseA: Pose, _b: PlaneShape
  *  - apart: the squared distance f(t) = Σ_i max(0, |p_i(t)| − e_i)² is convex and piecewise
  *    quadratic in t, its pieces separated by the (≤ 6) parameters where p(t) crosses a slab plane
  *    x_i = ±e_i. On each piece the set of coordinates outside their slab is fixed, so
- *    f(t) = Σ_active (α_i + t d_i)² and its minimiser is t = −Σ α_i d_i / Σ d_i², clamped to the
- *    piece. The least over the ≤ 7 pieces is the exact closest pair (no tolerance, no iteration
- *    count), and f = 0 on some piece says the segment meets the box.
+ *    f(t) = Σ_active (α_i + t d_i)², and f' is linear there. The minimiser is where the continuous,
+ *    non-decreasing f' reaches 0: found by its sign at the breakpoints and solved on that piece,
+ *    t = −Σ α_i d_i / Σ d_i². That is the exact closest pair (no tolerance, no iteration count), and
+ *    f = 0 there says the segment meets the box.
  *  - overlapping: the Minkowski difference segment ⊕ (−box) is a polytope whose facet normals are
  *    the box's face normals ê_k and the cross products d × ê_k (a box swept along the segment), and
  *    the least translation of a convex polytope holding the origin is its nearest facet's. So the
@@ -355,14 +358,10 @@ export function collideCapsulePlane(a: CapsuleShape, poseA: Pose, _b: PlaneShape
  *    face normal).
  * Contact points:
  *  - the normal is a box face normal (apart: the box's closest point is inside a face, one coordinate
- *    clamped, so n = ∓ê_k exactly; overlapping: a face axis won): the
- *    segment is clipped to the face's rectangle (|p_j(t)| ≤ e_j for the other two axes) and each
- *    clipped end gives a point: s = its height over the face − r, pointB its foot on the face,
- *    pointA = p + r n. A capsule lying on the face gets 2 points (both ends of the clipped segment);
- *    the closest point lies in the clipped part (apart: its foot is on the face; overlapping: the
- *    origin projects inside the winning facet), and the height is linear in t, so the deeper
- *    clipped end is the exact deepest point. Ends closer than 1e-3 r across the face (a capsule
- *    standing upright) give the deeper one only. ids 2·face + end (face = 2k + [outward normal +]).
+ *    clamped, so n = ∓ê_k exactly; overlapping: a face axis won): up to 2 points over that face
+ *    (capsuleBoxFace): the deepest, at the deeper segment end, and the far end of the capsule's
+ *    lowest line clipped to the face's rectangle; a capsule lying on the face gets both ends of its
+ *    segment clipped to the face. ids 2·face + 0/1 (face = 2k + [outward normal along +ê_k]).
  *  - an edge axis d × ê_i won: the box's edge along ê_i that is extreme along −n, and the closest
  *    points of the segment and that edge (interior to both: the facet argument again); id 100 + edge.
  *  - apart, the closest box feature an edge or a vertex: the one closest pair; id 16 + 3·(the box
@@ -542,9 +541,9 @@ function segBoxZero(p0: V3, d: V3, e: readonly number[], t0: number, t1: number)
  * The face manifold of capsule–box (see collideCapsuleBox): n (local) = σ ê_k; the box face touched is
  * x_k = −σ e_k (outward normal −n), and heights over it along −n are z = −σ p_k − e_k.
  *  P1, the deepest point: the deeper segment end e_d (larger p·n; its cap faces n) moved r along n,
- *     s = z(e_d) − r, when e_d lies over the face (always, but for rounding: apart, the closest pair
- *     is there; overlapping, the origin projects into the winning facet); otherwise the clipped end
- *     of the seam line below.
+ *     s = z(e_d) − r, when e_d lies over the face: it does (apart, the closest pair is there;
+ *     overlapping, the origin projects into the winning facet) unless the segment is parallel to
+ *     the face, every point equally deep, or for rounding; then the seam's clipped end (below).
  *  P2: the capsule's lowest cylinder line, the seam q(t) = p(t) + r m with m = (n − (n·u)u)/|…| (on
  *     the surface for every t), clipped to the face's rectangle; its clipped end away from e_d, with
  *     s = z(t) − r m·n, when it lies more than 1e-3 r across the face from P1 (not for a capsule
@@ -577,7 +576,8 @@ function capsuleBoxFace(p0: V3, d: V3, r: number, e: readonly number[], k: numbe
     hi = Math.min(hi, Math.max(ta, tb));
   }
   const clipped = lo <= hi;
-  const height = (t: number) => -sigma * (p0[k] + t * d[k]) - e[k];
+  // heights over the face along −n: z(t) = −σ p_k(t) − e_k
+  const z0 = -sigma * p0[k] - e[k], zd = -sigma * d[k];
   const face = 2 * k + (sigma < 0 ? 1 : 0);
   const normal = rotate([0, 0, 0], poseB.orientation, nl);
   const ed = set(sA, p0[0] + tDeep * d[0], p0[1] + tDeep * d[1], p0[2] + tDeep * d[2]);
@@ -586,16 +586,16 @@ function capsuleBoxFace(p0: V3, d: V3, r: number, e: readonly number[], k: numbe
   const pa1 = sB;
   if (Math.abs(ed[j]) <= e[j] * (1 + 1e-12) && Math.abs(ed[l]) <= e[l] * (1 + 1e-12)) {
     t1 = tDeep;
-    s1 = height(tDeep) - r;
+    s1 = z0 + tDeep * zd - r;
     addScaled(pa1, ed, nl, r);
   } else if (clipped) {
     t1 = tDeep === 1 ? hi : lo;
-    s1 = height(t1) - r * mn;
+    s1 = z0 + t1 * zd - r * mn;
     set(pa1, p0[0] + t1 * d[0] + r * m[0], p0[1] + t1 * d[1] + r * m[1], p0[2] + t1 * d[2] + r * m[2]);
   } else {
     // rounding only: the deep end, its foot clamped onto the face
     t1 = tDeep;
-    s1 = height(tDeep) - r;
+    s1 = z0 + tDeep * zd - r;
     addScaled(pa1, ed, nl, r);
   }
   // P2
@@ -605,7 +605,7 @@ function capsuleBoxFace(p0: V3, d: V3, r: number, e: readonly number[], k: numbe
     const t = tDeep === 1 ? lo : hi;
     set(pa2, p0[0] + t * d[0] + r * m[0], p0[1] + t * d[1] + r * m[1], p0[2] + t * d[2] + r * m[2]);
     const dj = pa2[j] - pa1[j], dlat = pa2[l] - pa1[l];
-    if (dj * dj + dlat * dlat > 1e-6 * r * r) (t2 = t), (s2 = height(t) - r * mn);
+    if (dj * dj + dlat * dlat > 1e-6 * r * r) (t2 = t), (s2 = z0 + t * zd - r * mn);
   }
   const points: ContactPoint[] = [];
   for (let i = 0; i < 2; i++) {
@@ -614,11 +614,11 @@ function capsuleBoxFace(p0: V3, d: V3, r: number, e: readonly number[], k: numbe
     const pa = i === 0 ? pa1 : pa2;
     const end1 = t2 >= 0 ? (t1 < t2 ? 0 : 1) : t1 < 0.5 ? 0 : 1;
     const end = i === 0 ? end1 : 1 - end1;
-    const foot = set(sC, pa[0], pa[1], pa[2]);
+    const foot = set(sG, pa[0], pa[1], pa[2]);
     foot[k] = -sigma * e[k];
     foot[j] = Math.max(-e[j], Math.min(e[j], foot[j]));
     foot[l] = Math.max(-e[l], Math.min(e[l], foot[l]));
-    const wa = toWorldPoint(sD, poseB, pa);
+    const wa = toWorldPoint(sH, poseB, pa);
     toWorldPoint(foot, poseB, foot);
     points.push(point(wa, foot, s, 2 * face + end));
   }
@@ -630,9 +630,8 @@ function capsuleBoxFace(p0: V3, d: V3, r: number, e: readonly number[], k: numbe
 /**
  * Every box vertex v_i (i = bit 0: x sign, bit 1: y, bit 2: z; + when set) at height s_i = (v_i − x_B)·N
  * with s_i < margin gives a point: pointA = v_i, pointB = v_i − s_i N, n = −N, id = i (so a box
- * sliding on its face keeps its ids). More than 4: keep the deepest, then the vertex farthest from
- * it, then the one making the largest triangle with those two, then the one making the largest
- * quadrilateral (the areas in the plane, where the points support the box).
+ * sliding on its face keeps its ids). More than 4: keep the deepest and the 3 that with it enclose
+ * the largest area in the plane (reduceToFour), the widest support.
  */
 export function collideBoxPlane(a: BoxShape, poseA: Pose, _b: PlaneShape, poseB: Pose, margin: number): Manifold | null {
   const N = axisY(sN, poseB.orientation);
@@ -671,36 +670,30 @@ function triArea(ia: number, ib: number, ic: number, N: V3): number {
   return 0.5 * ((uy * vz - uz * vy) * N[0] + (uz * vx - ux * vz) * N[1] + (ux * vy - uy * vx) * N[2]);
 }
 
-/** The 4 of the candidate vertices (bit mask) that collideBoxPlane keeps. */
+/**
+ * The 4 of the candidate vertices (bit mask) that collideBoxPlane keeps: the deepest, and the 3 others
+ * that with it enclose the largest area seen along N (all ≤ C(7, 3) = 35 choices are tried; this runs
+ * only when more than 4 vertices are within the margin). For 4 points in a plane the convex hull's
+ * area is the largest |signed area| of the three quadrilaterals through them (the other two cross
+ * themselves, or, with a point inside the others' triangle, fall short of it).
+ */
 function reduceToFour(mask: number, N: V3): number {
   let i0 = -1;
   for (let i = 0; i < 8; i++) if (mask & (1 << i) && (i0 < 0 || vertS[i] < vertS[i0])) i0 = i;
-  // farthest from i0 across the plane (distance with the N component removed)
-  let i1 = -1, bestD = -1;
-  for (let i = 0; i < 8; i++) {
-    if (!(mask & (1 << i)) || i === i0) continue;
-    const dx = boxVerts[3 * i] - boxVerts[3 * i0], dy = boxVerts[3 * i + 1] - boxVerts[3 * i0 + 1], dz = boxVerts[3 * i + 2] - boxVerts[3 * i0 + 2];
-    const dn = dx * N[0] + dy * N[1] + dz * N[2];
-    const d2 = dx * dx + dy * dy + dz * dz - dn * dn;
-    if (d2 > bestD) (bestD = d2), (i1 = i);
+  let best = -1, bestMask = 1 << i0;
+  for (let a = 0; a < 8; a++) {
+    if (!(mask & (1 << a)) || a === i0) continue;
+    for (let b = a + 1; b < 8; b++) {
+      if (!(mask & (1 << b)) || b === i0) continue;
+      for (let c = b + 1; c < 8; c++) {
+        if (!(mask & (1 << c)) || c === i0) continue;
+        const q1 = Math.abs(triArea(i0, a, b, N) + triArea(i0, b, c, N)); // i0 a b c
+        const q2 = Math.abs(triArea(i0, a, c, N) + triArea(i0, c, b, N)); // i0 a c b
+        const q3 = Math.abs(triArea(i0, b, a, N) + triArea(i0, a, c, N)); // i0 b a c
+        const area = Math.max(q1, q2, q3);
+        if (area > best) (best = area), (bestMask = (1 << i0) | (1 << a) | (1 << b) | (1 << c));
+      }
+    }
   }
-  let i2 = -1, bestA = -1;
-  for (let i = 0; i < 8; i++) {
-    if (!(mask & (1 << i)) || i === i0 || i === i1) continue;
-    const ar = Math.abs(triArea(i0, i1, i, N));
-    if (ar > bestA) (bestA = ar), (i2 = i);
-  }
-  // the fourth: the largest quadrilateral — for 4 points in a plane the convex hull's area is the
-  // largest |signed area| of the three quadrilaterals through them (the two others cross themselves)
-  let i3 = -1;
-  bestA = -1;
-  for (let i = 0; i < 8; i++) {
-    if (!(mask & (1 << i)) || i === i0 || i === i1 || i === i2) continue;
-    const q1 = Math.abs(triArea(i0, i1, i2, N) + triArea(i0, i2, i, N));
-    const q2 = Math.abs(triArea(i0, i1, i, N) + triArea(i0, i, i2, N));
-    const q3 = Math.abs(triArea(i0, i2, i1, N) + triArea(i0, i1, i, N));
-    const ar = Math.max(q1, q2, q3);
-    if (ar > bestA) (bestA = ar), (i3 = i);
-  }
-  return (1 << i0) | (1 << i1) | (1 << i2) | (1 << i3);
+  return bestMask;
 }

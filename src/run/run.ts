@@ -54,7 +54,24 @@ export interface SeriesPoint {
   rmsViolation: number;
   energy: number;
   momentum: [number, number, number];
+  /** worlds with collisions on: the deepest penetration (m) and the touching points at this frame (FrameMetrics) */
+  maxPenetration?: number;
+  contacts?: number;
   trace?: Record<string, [number, number, number]>;
+}
+
+/**
+ * The contact figures of a run, for worlds with collisions on (absent otherwise), from the metrics of
+ * the sampled frames (FrameMetrics.maxPenetration and .contacts: collision detection run afresh on
+ * each snapshot, never the solver's own contact list). The final figures are RunResult.final's.
+ */
+export interface ContactSummary {
+  /** the largest maxPenetration over the sampled frames, the initial one included (as worstMaxViolation), m */
+  worstMaxPenetration: number;
+  /** the mean of the touching-point count over the sampled frames (frame 0 included) */
+  meanContacts: number;
+  /** sampled frames the two figures above are taken over */
+  samples: number;
 }
 
 export interface Divergence {
@@ -86,6 +103,8 @@ export interface RunResult {
   worstMaxViolation: number;
   /** the largest angular violation over the sampled frames, rad (hinge and fixed joints; 0 without them) */
   worstMaxAngularViolation?: number;
+  /** worlds with collisions on: worst penetration and mean contact count over the sampled frames (ContactSummary) */
+  contacts?: ContactSummary;
   diverged: Divergence | null;
   /** one-time jumps: quantities that went beyond the watch's bound and did not keep growing (the largest sample of each) */
   jumps: Jump[];
@@ -397,6 +416,8 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
       energy: m.energy,
       momentum: m.momentum,
     };
+    if (m.maxPenetration !== undefined) p.maxPenetration = m.maxPenetration;
+    if (m.contacts !== undefined) p.contacts = m.contacts;
     if (trace.length) {
       p.trace = {};
       for (const i of trace) p.trace[i] = [pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]];
@@ -461,6 +482,17 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     }
   }
 
+  // contact figures over the same samples as the worst violation (the series: frame 0 and every sample frame)
+  let contacts: ContactSummary | undefined;
+  if (initial.maxPenetration !== undefined) {
+    let worstPen = 0, sumContacts = 0;
+    for (const p of series) {
+      worstPen = Math.max(worstPen, p.maxPenetration ?? 0);
+      sumContacts += p.contacts ?? 0;
+    }
+    contacts = { worstMaxPenetration: worstPen, meanContacts: sumContacts / series.length, samples: series.length };
+  }
+
   const timings = solver.timings();
   return {
     solver: solver.id,
@@ -473,6 +505,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     energyScale: energyScale(world, initial),
     worstMaxViolation: worst,
     worstMaxAngularViolation: worstAngular,
+    ...(contacts ? { contacts } : {}),
     diverged,
     jumps: watch.jumps(),
     timing: summariseTimings(timings),

@@ -49,7 +49,7 @@ import { DelassusOperator, relativeError, type DelassusSource } from '../global/
 import { LAMBDA_ERROR_CHANNEL, REFERENCE_TOLERANCE } from '../global/lambda-error.js';
 
 /** What the Jacobi solvers' residual curves hold (ResidualCurve.quantity). */
-export const RESIDUAL_QUANTITY = '‖b − Aλᵏ‖₂ over each kind of joint\'s rows, m/s² (rad/s² on angular rows; h·r is the velocity error left)';
+export const RESIDUAL_QUANTITY = '‖b − Aλᵏ‖₂ over each kind of joint\'s rows and over the contacts\' normal and friction rows, m/s² (rad/s² on angular rows; h·r is the velocity error left)';
 
 export interface JacobiVariant {
   /** apply the warm-start impulses to the velocities before iterating (default true) */
@@ -161,7 +161,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
   }
 
   /** ‖b − Aλ‖₂ now, per joint kind (channel = the kind's name), by a pass that changes nothing. */
-  private recordResidual(h: number, channels: Record<string, number[]>): void {
+  protected recordResidual(h: number, channels: Record<string, number[]>): void {
     const rows = this.rowSolver.rows;
     if (!this.residualScratch || this.residualScratch.length < rows.count) this.residualScratch = new Float64Array(rows.capacity);
     const perRow = this.residualScratch;

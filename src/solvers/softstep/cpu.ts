@@ -32,8 +32,8 @@
  * constraint types' evaluate) while the effective masses and softness stay the prepared ones.
  */
 import type { WorldDesc } from '../../model/world.js';
-import type { SolverOptions } from '../solver.js';
-import { JacobiCpuSolver } from '../jacobi/cpu.js';
+import type { ResidualCurve, SolverOptions } from '../solver.js';
+import { JacobiCpuSolver, RESIDUAL_QUANTITY } from '../jacobi/cpu.js';
 import { softContactRule, softJointSpring } from '../si-soft/cpu.js';
 
 /**
@@ -64,6 +64,21 @@ export class SoftStepCpuSolver extends JacobiCpuSolver {
   }
 
   override stepFrame(): void {
+    this.softStep(null);
+  }
+
+  /**
+   * One frame, recording the residual of the first substep's solve sweeps (before each and after the
+   * last; channels per joint kind and 'contact normal', 'friction'), by passes that change nothing:
+   * the frame steps to the same bits as stepFrame.
+   */
+  override async stepRecordingResiduals(): Promise<ResidualCurve> {
+    const channels: Record<string, number[]> = {};
+    this.softStep(channels);
+    return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
+  }
+
+  private softStep(residual: Record<string, number[]> | null): void {
     const { dt, substeps, iterations, warmStart } = this.options;
     const h = dt / substeps;
     const rs = this.rowSolver;
@@ -84,7 +99,12 @@ export class SoftStepCpuSolver extends JacobiCpuSolver {
       // warm start
       if (warmStart > 0) this.updateVelocities(h);
       // solve (soft, biased)
-      for (let k = 0; k < iterations; k++) this.updateMultipliers(h, true, 0, blocks, true, null, (k & 1) === 1);
+      const record = residual !== null && s === 0;
+      for (let k = 0; k < iterations; k++) {
+        if (record) this.recordResidual(h, residual);
+        this.updateMultipliers(h, true, 0, blocks, true, null, (k & 1) === 1);
+      }
+      if (record) this.recordResidual(h, residual);
       // integrate positions (V ← V + ΔV, then x, q)
       this.computePositions(h);
       // relax (rigid, unbiased) at the new pose, from ΔV = 0
