@@ -7,7 +7,8 @@
  * with the command line's own message; a diverging solver is stopped and flagged while the page
  * goes on; a browser without WebGPU gets a page that says how to enable it. A particle scene is
  * drawn (beads, rods, its wire) and its numbers are the ones `solverlab run` measures. No test page
- * logs an error or asks anything of another origin. Bad input to the command is one line, exit
+ * logs an error or asks anything of another origin. A contact scene draws its ground plane (a ramp
+ * tilted as its plane is) and, on demand (checkbox, key c, contacts=1), its contact points. Bad input to the command is one line, exit
  * status 2.
  *
  * The browser is /usr/bin/chromium (Debian's `chromium`, installed by scripts/setup.sh).
@@ -29,7 +30,8 @@ import { findScene } from '../src/scenes/registry.js';
 import { resolveParams } from '../src/scenes/scene.js';
 import type { WorldDesc } from '../src/model/world.js';
 import { chromiumPath, haveBrowser } from './support/browser.js';
-import { renderInfo, JOINT_BYTES, JOINT_POINT, JOINT_ROD, POSE_FLOATS, type Drawable } from '../viewer/render-info.js';
+import { renderInfo, GROUND_FLOATS, GROUND_HALF_EXTENTS, JOINT_BYTES, JOINT_POINT, JOINT_ROD, POSE_FLOATS, SHAPE_FLOATS, SHAPE_PLANE, type Drawable } from '../viewer/render-info.js';
+import { configQuery, parseConfig } from '../viewer/config.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';
 import { metricsFor } from '../src/metrics/metrics.js';
@@ -681,5 +683,138 @@ test("the option controls are the main solver's declared options (SolverInfo.rea
     } finally {
       await page.close();
     }
+  }
+});
+
+// --- contact scenes -----------------------------------------------------------------------------
+
+/** the ground's colour (viewer/shaders.wgsl.ts GROUND (0.36, 0.45, 0.35)) and the contacts' (viewer/renderer.ts CONTACT_COLOUR (1, 0.13, 0.32)), 8-bit hex */
+const groundHex = '#5c7359';
+const contactHex = '#ff2152';
+
+test('a plane is drawn as a square of its own surface under the bodies, outside the framing bounds; a ramp tilts with its orientation', () => {
+  const pyramid = loadScene('pyramid', { base: 3 }).world as WorldDesc;
+  const info = renderInfo(pyramid) as Drawable;
+  assert.equal(info.drawable, true, (info as unknown as { reason?: string }).reason);
+  assert.equal(info.shapes[0], SHAPE_PLANE, 'body 0, the ground, has no impostor');
+  // the boxes' own bounds: centres ± bounding radius (√3 h for a cube of half extent h)
+  const boxes = pyramid.bodies.slice(1);
+  const r = Math.sqrt(3) * 0.5;
+  const lo = [0, 1, 2].map((d) => Math.min(...boxes.map((b) => b.position[d])) - r);
+  const hi = [0, 1, 2].map((d) => Math.max(...boxes.map((b) => b.position[d])) + r);
+  const extent = Math.max(...[0, 1, 2].map((d) => hi[d] - lo[d]));
+  // the ground (y = 0) lies within the boxes' bounds (they reach below it by r − h): the bounds are theirs
+  for (let d = 0; d < 3; d++) {
+    assert.ok(Math.abs(info.bounds.min[d] - lo[d]) < 1e-9 && Math.abs(info.bounds.max[d] - hi[d]) < 1e-9, `bounds ${JSON.stringify(info.bounds)} vs the boxes' ${lo}…${hi}`);
+  }
+  // six vertices (two triangles) on y = 0, normal +y, a square of half side 3 extents about the foot of the bounds' centre
+  assert.equal(info.ground.length, 6 * GROUND_FLOATS);
+  const centre = [0, 2].map((d) => (lo[d] + hi[d]) / 2);
+  const half = GROUND_HALF_EXTENTS * extent;
+  for (let v = 0; v < 6; v++) {
+    const g = info.ground.subarray(GROUND_FLOATS * v, GROUND_FLOATS * (v + 1));
+    assert.ok(Math.abs(g[1]) < 1e-6, `vertex ${v} off the plane: y = ${g[1]}`);
+    assert.deepEqual(Array.from(g.subarray(3, 6)), [0, 1, 0]);
+    assert.ok(Math.abs(Math.abs(g[0] - centre[0]) - half) < 1e-4 && Math.abs(Math.abs(g[2] - centre[1]) - half) < 1e-4, `vertex ${v} at (${g[0]}, ${g[2]})`);
+    // the plane's own coordinates: local x, z from its position (the identity here)
+    assert.ok(Math.abs(g[6] - g[0]) < 1e-5 && Math.abs(g[7] - g[2]) < 1e-5);
+  }
+
+  // the ramp: its square lies in its plane n · (p − x_P) = 0, n = R(q) e_y = (−sin θ, cos θ, 0), with that normal
+  const angle = 0.3;
+  const ramp = loadScene('friction-ramp', { angle }).world as WorldDesc;
+  const ri = renderInfo(ramp) as Drawable;
+  assert.equal(ri.ground.length, 2 * 6 * GROUND_FLOATS, 'the ground and the ramp');
+  assert.equal(ri.shapes[SHAPE_FLOATS], SHAPE_PLANE);
+  const n = [-Math.sin(angle), Math.cos(angle), 0];
+  for (let v = 6; v < 12; v++) {
+    const g = ri.ground.subarray(GROUND_FLOATS * v, GROUND_FLOATS * (v + 1));
+    assert.ok(Math.abs(n[0] * g[0] + n[1] * g[1] + n[2] * g[2]) < 1e-5, `ramp vertex ${v} off its plane`);
+    for (let d = 0; d < 3; d++) assert.ok(Math.abs(g[3 + d] - n[d]) < 1e-6, `ramp normal ${Array.from(g.subarray(3, 6))}`);
+  }
+
+  // the address: contacts=1 on, 0 off, anything else named and ignored; the page writes it back when on
+  assert.equal(parseConfig('?scene=pyramid&contacts=1').contacts, true);
+  assert.equal(parseConfig('?scene=pyramid&contacts=0').contacts, false);
+  const bad = parseConfig('?scene=pyramid&contacts=yes');
+  assert.equal(bad.contacts, false);
+  assert.deepEqual(bad.problems, ['contacts=yes: expected 0 or 1']);
+  assert.deepEqual(bad.params, {}, 'contacts is not taken for a scene parameter');
+  const c = parseConfig('?scene=pyramid&base=3&contacts=1');
+  assert.match(configQuery(c), /&contacts=1$/);
+  assert.doesNotMatch(configQuery({ ...c, contacts: false }), /contacts/);
+});
+
+test('a contact scene runs: the ground is drawn, the heads-up line counts its contacts, and the contacts toggle (checkbox, key c, contacts=1) draws them', async (t) => {
+  if (!haveBrowser(t)) return;
+  const v = await viewer();
+  // a 3-box-base pyramid at rest: 3 boxes on the ground and 3 each on two below, four corners per face contact
+  const expectedContacts = 4 * (3 + 2 * 3);
+  const { page, consoleErrors, outside } = await openPage(v.origin, '/?scene=pyramid&base=3&solver=pgs-cpu&contacts=1');
+  try {
+    const h = await waitForFrames(page, 'pgs-cpu', 20);
+    // the contact solvers are offered, enabled for this scene
+    for (const id of ['pgs-cpu', 'si-soft-cpu', 'softstep-cpu']) assert.equal(await page.isDisabled(`#solver option[value="${id}"]`), false, id);
+    await page.click('#play');
+    await page.waitForFunction(() => document.getElementById('hud')!.dataset.state === 'paused');
+    await page.waitForTimeout(400);
+    const d = await hud(page);
+    t.diagnostic(`pyramid: ${await page.textContent('#hud')}`);
+    assert.equal(h.bodies, '7');
+    assert.equal(d.status, 'running');
+    assert.equal(Number(d.contacts), expectedContacts, `contacts ${d.contacts}`);
+    assert.ok(Number(d.maxPenetration) >= 0 && Number(d.maxPenetration) < 0.005, `max penetration ${d.maxPenetration} m`);
+    assert.equal(d.showContacts, 'true');
+    assert.equal(d.contactsDrawn, d.contacts, 'a point per touching contact');
+    assert.match((await page.textContent('#hud'))!, new RegExp(`${expectedContacts} contacts.*max penetration [\\d.e-]+ mm`, 's'));
+    assert.equal(await page.isChecked('#show-contacts'), true);
+    const [row] = await legend(page);
+
+    const on = inspectImage(decodePng(await page.locator('#view').screenshot({ path: join(dir, 'viewer-contacts-on.png') })), [groundHex, contactHex, row.colour!]);
+    t.diagnostic(`contacts on: ${JSON.stringify(on)}`);
+    assert.ok(on.byColour[groundHex] > 20_000, `the ground: ${on.byColour[groundHex]} pixels`);
+    assert.ok(on.byColour[row.colour!] > 2_000, `the boxes: ${on.byColour[row.colour!]} pixels`);
+    assert.ok(on.byColour[contactHex] > 100, `contact points: ${on.byColour[contactHex]} pixels`);
+
+    // key c: off, and the address drops it
+    await page.locator('#view').click({ position: { x: 5, y: 300 } }); // focus on the page, not a control
+    await page.keyboard.press('c');
+    await page.waitForFunction(() => document.getElementById('hud')!.dataset.showContacts === 'false');
+    assert.equal(await page.isChecked('#show-contacts'), false);
+    assert.equal(new URL(page.url()).searchParams.get('contacts'), null, page.url());
+    await page.waitForTimeout(300);
+    const off = inspectImage(decodePng(await page.locator('#view').screenshot({ path: join(dir, 'viewer-contacts-off.png') })), [groundHex, contactHex]);
+    t.diagnostic(`contacts off: ${JSON.stringify(off)}`);
+    assert.equal(off.byColour[contactHex], 0, 'no contact colour with contacts off');
+    assert.ok(off.byColour[groundHex] > 20_000);
+
+    // the checkbox: on again
+    await page.check('#show-contacts');
+    await page.waitForFunction(() => document.getElementById('hud')!.dataset.showContacts === 'true');
+    assert.equal(new URL(page.url()).searchParams.get('contacts'), '1', page.url());
+    await page.waitForTimeout(300);
+    const again = inspectImage(decodePng(await page.locator('#view').screenshot()), [contactHex]);
+    assert.ok(again.byColour[contactHex] > 100, `contact points again: ${again.byColour[contactHex]} pixels`);
+    assert.deepEqual(consoleErrors, [], 'console errors');
+    assert.deepEqual(outside, [], 'requests outside the server');
+  } finally {
+    await page.close();
+  }
+
+  // a bad value is named in the banner; contacts stay off, nothing of their colour
+  const bad = await openPage(v.origin, '/?scene=single-box&solver=si-soft-cpu&contacts=yes&paused=1');
+  try {
+    await bad.page.waitForFunction(() => document.getElementById('hud')!.dataset.solver === 'si-soft-cpu', null, { timeout: 40_000 });
+    assert.match((await bad.page.textContent('#notice'))!, /Ignored in the address: contacts=yes: expected 0 or 1/);
+    assert.equal(await bad.page.isChecked('#show-contacts'), false);
+    // falling from 1 m: nothing touches yet, but the ground is there
+    const d = await hud(bad.page);
+    assert.equal(d.contacts, '0');
+    const seen = inspectImage(decodePng(await bad.page.locator('#view').screenshot()), [groundHex, contactHex]);
+    assert.ok(seen.byColour[groundHex] > 20_000, `the ground: ${seen.byColour[groundHex]} pixels`);
+    assert.equal(seen.byColour[contactHex], 0);
+    assert.deepEqual(bad.consoleErrors, [], 'console errors');
+  } finally {
+    await bad.page.close();
   }
 });

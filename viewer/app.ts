@@ -7,6 +7,8 @@
  *   2. playing (or a single step asked for): every running slot steps `steps` frames
  *   3. every `plot every` frames: snapshots → metrics → divergence check → plots
  *   4. CPU solvers upload their snapshot; GPU solvers are drawn from their own buffers
+ *   4½. contacts shown (the checkbox, key c, contacts=1): the main solver's contact points of the
+ *      frame drawn (sim.ts ContactProbe), once per frame stepped
  *   5. draw; the heads-up line and legend are refreshed about three times a second
  * UI events only change settings and set `restartRequest`, so a solver is never destroyed
  * while one of its steps is in flight.
@@ -23,6 +25,7 @@ import { formatNumber as fmt, countText } from '../src/bench/table.js';
 import { renderInfo, type Drawable } from './render-info.js';
 import { Renderer, canvasTarget } from './renderer.js';
 import { Slot } from './sim.js';
+import type { WorldDesc } from '../src/model/world.js';
 import { LivePlots } from './plots.js';
 import { configQuery, defaultScene, parseConfig } from './config.js';
 
@@ -30,6 +33,8 @@ import { configQuery, defaultScene, parseConfig } from './config.js';
 export const palette = ['#4c9aff', '#ff6b5a', '#4cd07d', '#ffb02e', '#b48cff', '#2ad4d9', '#ff77c8', '#c9b458'];
 /** Alpha of each solver's spheres when several are overlaid. */
 const OVERLAY_ALPHA = 0.5;
+/** A contact normal is drawn this fraction of the scene's extent long. */
+const CONTACT_NORMAL_FRACTION = 0.05;
 /** Largest scene file read, bytes. */
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
@@ -59,6 +64,13 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLEl
   const e = Object.assign(document.createElement(tag), props);
   e.append(...children);
   return e;
+}
+
+/** Whether bodies of `desc` collide: a rigid world with collisions on (the default) and two bodies or more (as MetricsContext.contactsOf). */
+function collides(desc: SceneDesc): boolean {
+  if (isParticleSystem(desc)) return false;
+  const w = desc as WorldDesc;
+  return Array.isArray(w.bodies) && w.collisions !== false && w.bodies.length >= 2;
 }
 
 function hexToRgb(hex: string): number[] {
@@ -96,6 +108,8 @@ export class App {
   private steps = 1;
   private sampleEvery = 0;
   private playing = true;
+  /** draw the main solver's contact points and normals */
+  private showContacts = false;
   private stepRequests = 0;
   private restartRequest: { reframe: boolean } | null = { reframe: true };
   private run: Run | null = null;
@@ -123,6 +137,7 @@ export class App {
     this.asked = config.options;
     this.steps = Number.isFinite(config.steps) ? Math.max(1, Math.min(256, Math.round(config.steps))) : 1;
     this.playing = !config.paused;
+    this.showContacts = config.contacts;
     const problems = [...config.problems];
     for (const id of this.solverIds) if (!findSolver(id)) problems.push(`unknown solver '${id}'`);
     this.solverIds = this.solverIds.filter((id) => findSolver(id));
@@ -309,6 +324,7 @@ export class App {
     this.fillSolvers(null);
     this.fillOptions();
     ($('steps') as HTMLInputElement).value = String(this.steps);
+    ($('show-contacts') as HTMLInputElement).checked = this.showContacts;
     this.updatePlayButton();
   }
 
@@ -471,6 +487,7 @@ export class App {
     $('step').addEventListener('click', () => this.stepOnce());
     $('reset').addEventListener('click', () => this.requestRestart(false));
     $('frame-view').addEventListener('click', () => this.renderer?.frameScene());
+    $('show-contacts').addEventListener('change', (e) => this.setShowContacts((e.target as HTMLInputElement).checked));
     $('steps').addEventListener('change', (e) => {
       const input = e.target as HTMLInputElement;
       const v = Number(input.value);
@@ -495,6 +512,7 @@ export class App {
       else if (e.key === 's' || e.key === '.') this.stepOnce();
       else if (e.key === 'r') this.requestRestart(false);
       else if (e.key === 'f') this.renderer?.frameScene();
+      else if (e.key === 'c') this.setShowContacts(!this.showContacts);
       else return;
       e.preventDefault();
     });
@@ -577,6 +595,13 @@ export class App {
     this.syncUrl();
   }
 
+  private setShowContacts(on: boolean): void {
+    this.showContacts = on;
+    ($('show-contacts') as HTMLInputElement).checked = on;
+    this.hudDue = true;
+    this.syncUrl();
+  }
+
   private stepOnce(): void {
     this.playing = false;
     this.stepRequests++;
@@ -648,7 +673,8 @@ export class App {
     const whyNot = this.unavailable(main, desc);
     if (whyNot) {
       const runnable = solvers.filter((s) => !this.unavailable(s, desc));
-      const preferred = isParticleSystem(desc) ? ['witkin-rk4'] : ['jacobi-gpu', 'jacobi-cpu'];
+      // a scene with contacts: projected Gauss-Seidel, the contact solvers' reference
+      const preferred = isParticleSystem(desc) ? ['witkin-rk4'] : collides(desc) ? ['pgs-cpu', 'jacobi-cpu'] : ['jacobi-gpu', 'jacobi-cpu'];
       const next = preferred.map((id) => runnable.find((s) => s.id === id)).find((s) => s) ?? runnable[0];
       if (next) {
         this.solverIds = [next.id, ...this.solverIds.filter((id) => id !== next.id && id !== main.id)];
@@ -698,7 +724,13 @@ export class App {
         }
         const snaps = stepping && (this.framesSinceSample >= this.sampleInterval(run) || !this.playing) ? await this.sample(run) : null;
         if (this.renderer && run.drawable) {
-          for (let i = 0; i < run.slots.length; i++) await run.slots[i].upload(this.renderer, run.drawable, snaps?.[i]);
+          const uploaded: (Snapshot | undefined)[] = [];
+          for (let i = 0; i < run.slots.length; i++) uploaded.push(await run.slots[i].upload(this.renderer, run.drawable, snaps?.[i]));
+          const main = run.slots[0];
+          if (this.showContacts && main?.draw) {
+            if (main.active) await main.updateContacts(this.contactLength(run.drawable), uploaded[0]);
+            this.renderer.setContacts(main.contactLines);
+          } else this.renderer.setContacts(null);
           const draws = run.slots.flatMap((s) => (s.draw ? [s.draw] : []));
           this.renderer.draw(draws, { joints: ($('show-joints') as HTMLInputElement).checked, translucent: draws.length > 1 });
         } else this.renderer?.draw([], { joints: false, translucent: false });
@@ -714,6 +746,12 @@ export class App {
       this.updatePlayButton();
     }
     requestAnimationFrame(() => this.tick());
+  }
+
+  /** The length of a drawn contact normal: a fraction of the scene's extent (its bounds at the start). */
+  private contactLength(d: Drawable): number {
+    const { min, max } = d.bounds;
+    return CONTACT_NORMAL_FRACTION * Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 1e-3);
   }
 
   private async sample(run: Run) {
@@ -748,6 +786,7 @@ export class App {
       options: this.asked,
       steps: this.steps,
       paused: !this.playing,
+      contacts: this.showContacts,
     });
     history.replaceState(null, '', query);
   }
@@ -782,6 +821,12 @@ export class App {
     d.state = this.playing ? 'playing' : 'paused';
     d.frameMs = String(this.frameMs);
     d.drawMs = String(this.drawMs);
+    // contacts (scenes with collisions): the metrics' count and deepest penetration, and the points drawn
+    const m = main?.metrics;
+    d.contacts = m?.contacts === undefined ? '' : String(m.contacts);
+    d.maxPenetration = m?.maxPenetration === undefined ? '' : String(m.maxPenetration);
+    d.showContacts = String(this.showContacts);
+    d.contactsDrawn = String(this.showContacts && main?.contactLines ? main.contactLines.length / 6 : 0);
     const sep = () => el('span', { className: 'sep', textContent: '·' });
     const parts: (string | Node)[] = [
       `adapter: ${this.gpu ? `${this.gpu.adapterName}${this.gpu.software ? ' [software]' : ''}` : 'none (no WebGPU)'}`,
@@ -792,6 +837,7 @@ export class App {
     ];
     if (main) {
       parts.push(sep(), `${main.info.id}: ${fmt(main.msPerStep)} ms/step (${clockNames[main.clock] ?? main.clock})`, sep(), `${fmt(main.stepsPerSecond)} steps/s`, sep(), `frame ${main.frame}`, sep(), `t = ${main.time.toFixed(2)} s`);
+      if (m?.contacts !== undefined) parts.push(sep(), countText(m.contacts, 'contact'), sep(), `max penetration ${fmt((m.maxPenetration ?? 0) * 1000)} mm`);
       if (main.status === 'diverged' || main.status === 'failed') parts.push(sep(), el('span', { className: 'error', textContent: main.status === 'diverged' ? 'DIVERGED' : 'FAILED' }));
     }
     if (Number.isFinite(this.drawMs)) parts.push(sep(), `draw ${fmt(this.drawMs)} ms (GPU)`);
@@ -815,7 +861,7 @@ export class App {
       const m = s.metrics;
       const text =
         s.status === 'running'
-          ? `${s.info.id} · ${fmt(s.msPerStep)} ms/step (${clockNames[s.clock] ?? s.clock}) · max |c| ${fmt(m?.maxViolation)} m · E ${fmt(m?.energy)} J${s.draw && !s.zeroCopy ? ' · drawn from snapshots' : ''}`
+          ? `${s.info.id} · ${fmt(s.msPerStep)} ms/step (${clockNames[s.clock] ?? s.clock}) · max |c| ${fmt(m?.maxViolation)} m · E ${fmt(m?.energy)} J${m?.contacts !== undefined ? ` · ${countText(m.contacts, 'contact')}, pen ${fmt((m.maxPenetration ?? 0) * 1000)} mm` : ''}${s.draw && !s.zeroCopy ? ' · drawn from snapshots' : ''}`
           : s.status === 'starting'
             ? `${s.info.id} · starting`
             : `${s.info.id} · ${s.status === 'diverged' ? '' : 'failed: '}${s.reason}`;
@@ -829,6 +875,10 @@ export class App {
       d.clock = s.clock;
       d.maxViolation = String(m?.maxViolation ?? NaN);
       d.energy = String(m?.energy ?? NaN);
+      if (m?.contacts !== undefined) {
+        d.contacts = String(m.contacts);
+        d.maxPenetration = String(m.maxPenetration ?? 0);
+      }
       d.zeroCopy = String(s.zeroCopy);
       if (s.reason) d.reason = s.reason;
       return row;

@@ -9,6 +9,8 @@
  *   angular-damping=…   solver options (flags of solverOptionSpecs); unset: each solver's default
  *   steps=K             frames stepped per drawn frame (default 1)
  *   paused=1            open paused
+ *   contacts=1          draw the contact points and normals (0 or absent: not; anything else is
+ *                       named in the "ignored" banner)
  */
 import { solverOptionSpecs, type SolverOptions } from '../src/solvers/solver.js';
 import type { ParamValue } from '../src/scenes/scene.js';
@@ -21,6 +23,8 @@ export interface ViewerConfig {
   options: Partial<SolverOptions>;
   steps: number;
   paused: boolean;
+  /** draw the contact points and normals */
+  contacts: boolean;
   /** query keys that could not be used, with why */
   problems: string[];
 }
@@ -29,7 +33,7 @@ export const defaultScene = { scene: 'necklace', params: { chains: 25 } as Recor
 export const defaultSolver = 'jacobi-gpu';
 
 const optionKeys = Object.entries(solverOptionSpecs).map(([key, spec]) => [key, spec.flag] as [keyof SolverOptions, string]);
-const reserved = new Set(['scene', 'file', 'solver', 'steps', 'paused', ...optionKeys.map(([, flag]) => flag)]);
+const reserved = new Set(['scene', 'file', 'solver', 'steps', 'paused', 'contacts', ...optionKeys.map(([, flag]) => flag)]);
 
 export function parseConfig(search: string): ViewerConfig {
   const q = new URLSearchParams(search);
@@ -61,11 +65,13 @@ export function parseConfig(search: string): ViewerConfig {
   }
   const solvers = (q.get('solver') ?? defaultSolver).split(',').map((s) => s.trim()).filter(Boolean);
   const steps = q.has('steps') ? number('steps', q.get('steps')!) ?? 1 : 1;
-  return { scene, file, params, solvers: solvers.length ? solvers : [defaultSolver], options, steps, paused: q.get('paused') === '1', problems };
+  const shown = q.get('contacts');
+  if (shown !== null && shown !== '0' && shown !== '1') problems.push(`contacts=${shown}: expected 0 or 1`);
+  return { scene, file, params, solvers: solvers.length ? solvers : [defaultSolver], options, steps, paused: q.get('paused') === '1', contacts: shown === '1', problems };
 }
 
 /** The query for a config (the inverse of parseConfig, for the address bar). */
-export function configQuery(c: Pick<ViewerConfig, 'scene' | 'file' | 'params' | 'solvers' | 'options' | 'steps' | 'paused'>): string {
+export function configQuery(c: Pick<ViewerConfig, 'scene' | 'file' | 'params' | 'solvers' | 'options' | 'steps' | 'paused'> & { contacts?: boolean }): string {
   const q = new URLSearchParams();
   if (c.file) q.set('file', c.file);
   else if (c.scene) q.set('scene', c.scene);
@@ -74,5 +80,6 @@ export function configQuery(c: Pick<ViewerConfig, 'scene' | 'file' | 'params' | 
   for (const [key, flag] of optionKeys) if (c.options[key] !== undefined) q.set(flag, String(c.options[key]));
   if (c.steps !== 1) q.set('steps', String(c.steps));
   if (c.paused) q.set('paused', '1');
+  if (c.contacts) q.set('contacts', '1');
   return '?' + q.toString().replace(/%2C/g, ',').replace(/%2F/g, '/');
 }

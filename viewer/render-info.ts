@@ -19,7 +19,9 @@
  * Guides are fixed world-space line segments (a bead's wire, a plane, a line): drawn once per
  * scene, not per solver.
  *
- * Rigid WorldDesc: spheres, boxes and capsules; point, distance, hinge and fixed joints.
+ * Rigid WorldDesc: spheres, boxes and capsules; planes (fixed half-spaces) as a square of their
+ * surface about where the other bodies meet them (Drawable.ground, drawn as ground, outside the
+ * framing bounds but for the foot of the bodies on them); point, distance, hinge and fixed joints.
  * Particle system (src/particles/model.ts): each particle a sphere of its `radius` (or 2 % of the
  * scene's extent), identity orientation; 2-D scenes lie in the xy-plane (z = 0) and are `planar`
  * (the camera looks along −z).
@@ -36,6 +38,12 @@ export const SHAPE_FLOATS = 4;
 export const SHAPE_SPHERE = 0;
 export const SHAPE_BOX = 1;
 export const SHAPE_CAPSULE = 2;
+/** a plane: no impostor (its quad is in Drawable.ground) */
+export const SHAPE_PLANE = 3;
+/** f32 per ground vertex: world position (3), unit normal (3), coordinates in the plane's local x, z from its position (2) */
+export const GROUND_FLOATS = 8;
+/** half the side of a plane's drawn square, in extents of the other bodies' bounds */
+export const GROUND_HALF_EXTENTS = 3;
 /**
  * bytes per joint record: u32 bodyA, i32 bodyB (−1 = the world), u32 kind, pad, vec4f r⁰,
  * vec4f r¹, vec4f (unit axis in A's frame, half length of its drawn segment)
@@ -64,6 +72,11 @@ export interface Drawable {
   joints: ArrayBuffer;
   /** fixed world-space line segments, two xyz points each (a wire, a plane, a line) */
   guides: Float32Array<ArrayBuffer>;
+  /**
+   * plane bodies (fixed: their pose is the description's) as world-space triangles, GROUND_FLOATS
+   * per vertex, six vertices (a square) per plane; empty without planes
+   */
+  ground: Float32Array<ArrayBuffer>;
   /** the initial poses (POSE_FLOATS per body) */
   initialPoses: Float32Array<ArrayBuffer>;
   /** axis-aligned box around the bodies, world anchors and guides, m */
@@ -149,7 +162,7 @@ export function renderInfo(desc: SceneDescription): RenderInfo {
     return { drawable: false, reason: `${typeof kind === 'string' ? `a '${kind}' scene` : 'this scene'} is not drawable yet` };
   }
   const bodies = desc.bodies, constraints = desc.constraints;
-  const other = bodies.find((b) => !['sphere', 'box', 'capsule'].includes(b.shape?.type));
+  const other = bodies.find((b) => !['sphere', 'box', 'capsule', 'plane'].includes(b.shape?.type));
   if (other) return { drawable: false, reason: `shape '${(other.shape as { type?: string }).type}' is not drawable yet` };
 
   const n = bodies.length;
@@ -163,12 +176,15 @@ export function renderInfo(desc: SceneDescription): RenderInfo {
     if (sh.type === 'sphere') shapes.set([SHAPE_SPHERE, sh.radius, 0, 0], SHAPE_FLOATS * i);
     else if (sh.type === 'box') shapes.set([SHAPE_BOX, ...sh.halfExtents], SHAPE_FLOATS * i);
     else if (sh.type === 'capsule') shapes.set([SHAPE_CAPSULE, sh.radius, sh.halfHeight, 0], SHAPE_FLOATS * i);
+    else shapes.set([SHAPE_PLANE, 0, 0, 0], SHAPE_FLOATS * i);
     const q = b.orientation ?? [0, 0, 0, 1];
     const qn = Math.hypot(...q) || 1;
     initialPoses.set([b.position[0], b.position[1], b.position[2], 0, q[0] / qn, q[1] / qn, q[2] / qn, q[3] / qn], POSE_FLOATS * i);
-    grow(box, b.position, boundingRadius(b.shape));
+    // a plane is unbounded: it is framed by where the other bodies meet it (below), not by its position
+    if (sh.type !== 'plane') grow(box, b.position, boundingRadius(b.shape));
   });
   for (const c of constraints) if (c.bodyB === null) grow(box, c.anchorB, 0);
+  const ground = groundQuads(bodies, box);
   const joints = jointRecords(
     constraints.map((c) => {
       const link = { a: c.bodyA, b: c.bodyB === null ? -1 : c.bodyB, ra: c.anchorA, rb: c.anchorB };
@@ -186,7 +202,53 @@ export function renderInfo(desc: SceneDescription): RenderInfo {
       }
     }),
   );
-  return { drawable: true, bodyCount: n, jointCount: constraints.length, radius, shapes, joints, guides: new Float32Array(0), initialPoses, bounds: settle(box), planar: false, reach: false, packPoses: packSnapshot };
+  return { drawable: true, bodyCount: n, jointCount: constraints.length, radius, shapes, joints, guides: new Float32Array(0), ground, initialPoses, bounds: settle(box), planar: false, reach: false, packPoses: packSnapshot };
+}
+
+/** R(q) v for a unit quaternion [x, y, z, w]: v + 2 q_v × (q_v × v + w v) (as the shaders' rotate). */
+function rotateBy(q: readonly number[], v: readonly number[]): number[] {
+  const [x, y, z, w] = q;
+  const t = [y * v[2] - z * v[1] + w * v[0], z * v[0] - x * v[2] + w * v[1], x * v[1] - y * v[0] + w * v[2]];
+  return [v[0] + 2 * (y * t[2] - z * t[1]), v[1] + 2 * (z * t[0] - x * t[2]), v[2] + 2 * (x * t[1] - y * t[0])];
+}
+
+/**
+ * Each plane body as a square of its surface: the plane through x_P spanned by u = R(q) e_x and
+ * w = R(q) e_z (its outward normal n = R(q) e_y = w × u), centred on the foot of the other bodies'
+ * bounds centre c on it, f = c − ((c − x_P) · n) n, of half side GROUND_HALF_EXTENTS × their extent.
+ * A vertex carries its coordinates (s, t) = ((p − x_P)·u, (p − x_P)·w), so the shaded pattern is
+ * fixed to the plane. `box` (the other bodies' bounds) grows by each foot that lies within two
+ * extents of c — a ground the bodies will fall onto is framed, a far-away plane is not.
+ */
+function groundQuads(bodies: WorldDesc['bodies'], box: Box): Float32Array<ArrayBuffer> {
+  const planes = bodies.filter((b) => b.shape.type === 'plane');
+  if (!planes.length) return new Float32Array(0);
+  const empty = !Number.isFinite(box.min[0]);
+  const c = empty ? [0, 0, 0] : [0, 1, 2].map((d) => (box.min[d] + box.max[d]) / 2);
+  const extent = empty ? 1 : Math.max(box.max[0] - box.min[0], box.max[1] - box.min[1], box.max[2] - box.min[2], 1e-3);
+  const half = GROUND_HALF_EXTENTS * extent;
+  const out = new Float32Array(6 * GROUND_FLOATS * planes.length);
+  const feet: number[][] = [];
+  planes.forEach((b, k) => {
+    const q0 = b.orientation ?? [0, 0, 0, 1];
+    const qn = Math.hypot(...q0) || 1;
+    const q = q0.map((x) => x / qn);
+    const u = rotateBy(q, [1, 0, 0]), n = rotateBy(q, [0, 1, 0]), w = rotateBy(q, [0, 0, 1]);
+    const x = b.position;
+    const s = (c[0] - x[0]) * n[0] + (c[1] - x[1]) * n[1] + (c[2] - x[2]) * n[2];
+    const foot = [0, 1, 2].map((d) => c[d] - s * n[d]);
+    if (Math.abs(s) <= 2 * extent) feet.push(foot);
+    // (s, t) of the foot: the square spans s₀ ± half, t₀ ± half
+    const s0 = (foot[0] - x[0]) * u[0] + (foot[1] - x[1]) * u[1] + (foot[2] - x[2]) * u[2];
+    const t0 = (foot[0] - x[0]) * w[0] + (foot[1] - x[1]) * w[1] + (foot[2] - x[2]) * w[2];
+    const corners = [[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]];
+    corners.forEach(([a, e], v) => {
+      const p = [0, 1, 2].map((d) => foot[d] + half * (a * u[d] + e * w[d]));
+      out.set([p[0], p[1], p[2], n[0], n[1], n[2], s0 + half * a, t0 + half * e], GROUND_FLOATS * (6 * k + v));
+    });
+  });
+  for (const f of feet) grow(box, f, 0);
+  return out;
 }
 
 /**
@@ -304,6 +366,7 @@ function particleRenderInfo(desc: ParticleSystemDesc): Drawable {
     shapes,
     joints: jointRecords(links),
     guides: new Float32Array(guides),
+    ground: new Float32Array(0),
     initialPoses,
     bounds: box,
     planar: dim === 2,

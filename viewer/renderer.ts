@@ -9,18 +9,24 @@
  * GPU timestamps where the adapter has them (drawTimings); body poses come from storage buffers:
  *   - a GPU solver's own `pose` buffer (GpuSolverBase.bodyState()): nothing is read back;
  *   - for a CPU solver, a buffer of the same layout the viewer fills from its snapshot.
- * Draw order: opaque bodies (one solver) → grid (not for a planar scene) → guides → joints →
- * translucent bodies (overlaid solvers, depth-tested, not depth-writing, so each one shows
- * through the others).
+ * Draw order: opaque bodies (one solver) → ground (plane bodies) → grid (not for a planar scene,
+ * nor one with a ground) → guides → joints → translucent bodies (overlaid solvers, depth-tested,
+ * not depth-writing, so each one shows through the others) → contacts (on demand: points and
+ * normals, not depth-tested, so those inside a stack show).
  */
 import type { GpuContext } from '../src/gpu/device.js';
 import { OrbitCamera, invertRigid, type Vec3 } from './camera.js';
 import { shaderSource } from './shaders.wgsl.js';
-import { JOINT_VERTICES, POSE_FLOATS, type Drawable } from './render-info.js';
+import { GROUND_FLOATS, JOINT_VERTICES, POSE_FLOATS, type Drawable } from './render-info.js';
 
 const CAMERA_BYTES = 256;
 const SLOT_BYTES = 48;
 export const BACKGROUND = [0.082, 0.09, 0.106] as const;
+/** contact points and normals: a vivid red, unlit, drawn over everything (the viewer test checks its hue) */
+export const CONTACT_COLOUR = [1.0, 0.13, 0.32] as const;
+/** radius of a contact point's disc, CSS px (× devicePixelRatio on the canvas) */
+const CONTACT_RADIUS_PX = 3.5;
+const CONTACT_BYTES = 32;
 
 /** Where the renderer draws: a colour texture of `format`, `size()` device pixels, for each frame. */
 export interface RenderTarget {
@@ -75,13 +81,28 @@ export class Renderer {
   private readonly cameraBuffer: GPUBuffer;
   private readonly cameraGroup: GPUBindGroup;
   private readonly slotLayout: GPUBindGroupLayout;
-  private readonly pipelines: { opaque: GPURenderPipeline; translucent: GPURenderPipeline; grid: GPURenderPipeline; joints: GPURenderPipeline; guides: GPURenderPipeline };
+  private readonly pipelines: {
+    opaque: GPURenderPipeline;
+    translucent: GPURenderPipeline;
+    grid: GPURenderPipeline;
+    joints: GPURenderPipeline;
+    guides: GPURenderPipeline;
+    ground: GPURenderPipeline;
+    contactPoints: GPURenderPipeline;
+    contactLines: GPURenderPipeline;
+  };
+  /** the contacts' uniform and bind group, and their vertex buffer (grown as needed) with what it holds */
+  private readonly contactUniform: GPUBuffer;
+  private readonly contactGroup: GPUBindGroup;
+  private contactBuffer: GPUBuffer | null = null;
+  private contactData: Float32Array | null = null;
+  private contactCount = 0;
   private depth: GPUTexture | null = null;
   private depthSize = '';
   /** render-pass timestamps: a query set, its resolve buffer, and a readback buffer free when not mapping */
   private readonly timer: { set: GPUQuerySet; resolve: GPUBuffer; readback: GPUBuffer; busy: boolean } | null = null;
   private passMs: number[] = [];
-  private scene: { info: Drawable; shapes: GPUBuffer; joints: GPUBuffer; guides: GPUBuffer | null; origin: Vec3; groundY: number; cell: number } | null = null;
+  private scene: { info: Drawable; shapes: GPUBuffer; joints: GPUBuffer; guides: GPUBuffer | null; ground: GPUBuffer | null; origin: Vec3; groundY: number; cell: number } | null = null;
 
   /** A renderer on `gpu`'s device; a shader or pipeline fault is thrown here, not left for the first frame. */
   static async create(gpu: GpuContext, target: RenderTarget): Promise<Renderer> {
@@ -127,6 +148,10 @@ export class Renderer {
       color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' },
       alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
     };
+    const contactLayout = d.createBindGroupLayout({ label: 'contacts', entries: [{ binding: 4, visibility: VF, buffer: { type: 'uniform' } }] });
+    this.contactUniform = d.createBuffer({ label: 'contacts', size: CONTACT_BYTES, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.contactGroup = d.createBindGroup({ layout: contactLayout, entries: [{ binding: 4, resource: { buffer: this.contactUniform } }] });
+    const withContacts = d.createPipelineLayout({ bindGroupLayouts: [cameraLayout, contactLayout] });
     const pipeline = (label: string, layout: GPUPipelineLayout, vs: string, fs: string, topology: GPUPrimitiveTopology, blended: boolean, depthWrite: boolean, compare: GPUCompareFunction, buffers: GPUVertexBufferLayout[] = []) =>
       d.createRenderPipeline({
         label,
@@ -142,6 +167,23 @@ export class Renderer {
       grid: pipeline('grid', cameraOnly, 'grid_vs', 'grid_fs', 'triangle-strip', true, true, 'less'),
       joints: pipeline('joints', full, 'joint_vs', 'joint_fs', 'line-list', true, false, 'less-equal'),
       guides: pipeline('guides', cameraOnly, 'guide_vs', 'guide_fs', 'line-list', true, false, 'less-equal', [
+        { arrayStride: 12, attributes: [{ shaderLocation: 0, offset: 0, format: 'float32x3' }] },
+      ]),
+      ground: pipeline('ground', cameraOnly, 'ground_vs', 'ground_fs', 'triangle-list', false, true, 'less', [
+        {
+          arrayStride: 4 * GROUND_FLOATS,
+          attributes: [
+            { shaderLocation: 0, offset: 0, format: 'float32x3' },
+            { shaderLocation: 1, offset: 12, format: 'float32x3' },
+            { shaderLocation: 2, offset: 24, format: 'float32x2' },
+          ],
+        },
+      ]),
+      // contacts: six floats per point (the point, the tip of its normal); a disc per point (instanced) and a segment each
+      contactPoints: pipeline('contact points', withContacts, 'contact_point_vs', 'contact_point_fs', 'triangle-strip', false, false, 'always', [
+        { arrayStride: 24, stepMode: 'instance', attributes: [{ shaderLocation: 0, offset: 0, format: 'float32x3' }] },
+      ]),
+      contactLines: pipeline('contact normals', withContacts, 'contact_line_vs', 'contact_line_fs', 'line-list', false, false, 'always', [
         { arrayStride: 12, attributes: [{ shaderLocation: 0, offset: 0, format: 'float32x3' }] },
       ]),
     };
@@ -160,13 +202,18 @@ export class Renderer {
       guides = d.createBuffer({ label: 'guides', size: info.guides.byteLength, usage: GPUBufferUsage.VERTEX | GPUBufferUsage.COPY_DST });
       d.queue.writeBuffer(guides, 0, info.guides);
     }
+    let ground: GPUBuffer | null = null;
+    if (info.ground.length) {
+      ground = d.createBuffer({ label: 'ground', size: info.ground.byteLength, usage: GPUBufferUsage.VERTEX | GPUBufferUsage.COPY_DST });
+      d.queue.writeBuffer(ground, 0, info.ground);
+    }
     const { min, max } = info.bounds;
     const extent = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 1e-3);
     // the ground: y = 0, or below the scene when it starts below 0
     const groundY = Math.min(0, min[1] - 0.05 * extent);
     const origin: Vec3 = [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2];
     const cell = 10 ** Math.floor(Math.log10(extent / 3));
-    this.scene = { info, shapes, joints, guides, origin, groundY, cell };
+    this.scene = { info, shapes, joints, guides, ground, origin, groundY, cell };
     if (reframe) this.frameScene();
   }
 
@@ -191,7 +238,9 @@ export class Renderer {
     this.scene?.shapes.destroy();
     this.scene?.joints.destroy();
     this.scene?.guides?.destroy();
+    this.scene?.ground?.destroy();
     this.scene = null;
+    this.setContacts(null);
   }
 
   /** A pose buffer (STORAGE | COPY_DST) for a CPU solver, holding the scene's initial poses. */
@@ -287,6 +336,22 @@ export class Renderer {
     this.device.queue.writeBuffer(this.cameraBuffer, 0, data);
   }
 
+  /**
+   * The contact points to draw from now on: per point six floats, the point and the tip of its
+   * normal segment (world); null or empty: none. Uploaded once per new array.
+   */
+  setContacts(lines: Float32Array | null): void {
+    if (lines === this.contactData) return;
+    this.contactData = lines;
+    this.contactCount = lines ? Math.floor(lines.length / 6) : 0;
+    if (!lines || !this.contactCount) return;
+    if (!this.contactBuffer || this.contactBuffer.size < lines.byteLength) {
+      this.contactBuffer?.destroy();
+      this.contactBuffer = this.device.createBuffer({ label: 'contacts', size: Math.max(1024, 2 * lines.byteLength), usage: GPUBufferUsage.VERTEX | GPUBufferUsage.COPY_DST });
+    }
+    this.device.queue.writeBuffer(this.contactBuffer, 0, lines.buffer, lines.byteOffset, 24 * this.contactCount);
+  }
+
   /** Records and submits one frame. */
   draw(slots: DrawSlot[], opts: { joints: boolean; translucent: boolean }): void {
     const { width, height } = this.resize();
@@ -310,7 +375,13 @@ export class Renderer {
         }
       };
       if (!opts.translucent) spheres(this.pipelines.opaque);
-      if (!this.scene.info.planar) {
+      if (this.scene.ground) {
+        pass.setPipeline(this.pipelines.ground);
+        pass.setVertexBuffer(0, this.scene.ground);
+        pass.draw(this.scene.info.ground.length / GROUND_FLOATS);
+      }
+      // the grid stands in for a ground where the scene has none
+      if (!this.scene.info.planar && !this.scene.ground) {
         pass.setPipeline(this.pipelines.grid);
         pass.draw(4);
       }
@@ -328,6 +399,16 @@ export class Renderer {
         }
       }
       if (opts.translucent) spheres(this.pipelines.translucent);
+      if (this.contactCount && this.contactBuffer) {
+        const dpr = typeof window === 'undefined' ? 1 : Math.min(window.devicePixelRatio || 1, 2);
+        this.device.queue.writeBuffer(this.contactUniform, 0, new Float32Array([...CONTACT_COLOUR, 1, width, height, CONTACT_RADIUS_PX * dpr, 0]));
+        pass.setBindGroup(1, this.contactGroup);
+        pass.setPipeline(this.pipelines.contactLines);
+        pass.setVertexBuffer(0, this.contactBuffer);
+        pass.draw(2 * this.contactCount);
+        pass.setPipeline(this.pipelines.contactPoints);
+        pass.draw(4, this.contactCount);
+      }
     }
     pass.end();
     if (timer) {

@@ -1,6 +1,6 @@
 /**
  * The viewer's WGSL: body impostors (spheres, boxes, capsules, ray-cast per fragment), the
- * ground grid and the joint segments.
+ * ground grid, plane bodies (ground), the joint segments and contact points with their normals.
  *
  * Bindings:
  *   group 0  0  cam     uniform  Camera (matrices relative to the scene origin, light, ground)
@@ -8,11 +8,16 @@
  *            1  pose    storage  per body two vec4f: (x, 0), q = [x y z w] — a GPU solver's own
  *                                `pose` buffer (src/gpu/frames.ts packBodyState), or a CPU
  *                                solver's snapshot in the same layout
- *            2  shape   storage  per body vec4f: kind (0 sphere, 1 box, 2 capsule), dimensions
- *                                (sphere r; box half extents a, b, c; capsule r, h) (render-info.ts)
+ *            2  shape   storage  per body vec4f: kind (0 sphere, 1 box, 2 capsule, 3 plane: no
+ *                                impostor), dimensions (sphere r; box half extents a, b, c;
+ *                                capsule r, h) (render-info.ts)
  *            3  joints  storage  per joint: bodyA, bodyB (−1 = world), kind, r⁰, r¹, axis
  *                                (render-info.ts)
- * The grid and the guides (fixed world-space segments, a vertex buffer) use group 0 only.
+ *            4  contacts uniform Contacts (the contact pipelines' own layout: colour, viewport, radius)
+ * The grid, the guides (fixed world-space segments, a vertex buffer) and the ground (plane bodies
+ * as world-space triangles, a vertex buffer: render-info.ts Drawable.ground) use group 0 only; the
+ * contact points and normals (a vertex buffer of world points) group 0 and their own uniform
+ * (group 1: colour, viewport size, point radius in pixels).
  * Positions are made relative to cam.origin before any matrix (f32 positions 10 km out keep
  * their millimetres that way).
  */
@@ -100,6 +105,7 @@ fn sphere_vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> 
   out.shape = sh;
   out.eye_point = c;
   out.clip = vec4f(0.0, 0.0, 2.0, 1.0);     // outside the clip volume: not drawn
+  if (sh.x > 2.5) { return out; }            // a plane: drawn as ground (ground_vs), not as an impostor
   if (!(d2 > r * r * 1.0001) || !(d2 < 1e30)) { return out; } // the eye inside the bounding sphere, or not finite
   // The cone from the eye tangent to the sphere cuts the plane through c normal to c in a circle
   // of radius s = r |c| / √(|c|² − r²) (similar triangles): a quad of half-size s there covers it.
@@ -318,6 +324,85 @@ fn joint_vs(@builtin(vertex_index) v: u32) -> LineOut {
 @fragment
 fn joint_fs(in: LineOut) -> @location(0) vec4f {
   return in.colour;
+}
+
+// ---- the ground: plane bodies as world-space squares (render-info.ts groundQuads), lit, with a ----
+// ---- checker of the grid's cell in the plane's own coordinates, fading far from the focus ---------
+
+struct GroundOut {
+  @builtin(position) clip: vec4f,
+  @location(0) n: vec3f,         // unit outward normal, eye space
+  @location(1) st: vec2f,        // coordinates in the plane's local x, z, m
+  @location(2) rel: vec3f,       // rel. origin
+}
+
+@vertex
+fn ground_vs(@location(0) p: vec3f, @location(1) n: vec3f, @location(2) st: vec2f) -> GroundOut {
+  var out: GroundOut;
+  out.rel = p - cam.origin.xyz;
+  out.clip = cam.proj * cam.view * vec4f(out.rel, 1.0);
+  out.n = (cam.view * vec4f(n, 0.0)).xyz;
+  out.st = st;
+  return out;
+}
+
+/** the ground's colour (render-info and the viewer test check its hue): a grey green */
+const GROUND = vec3f(0.36, 0.45, 0.35);
+
+@fragment
+fn ground_fs(in: GroundOut) -> @location(0) vec4f {
+  // checker of 10 grid cells: parity of ⌊s/L⌋ + ⌊t/L⌋, a shade apart (the hue stays the ground's)
+  let cells = floor(in.st / (10.0 * cam.ground.y));
+  let odd = abs(cells.x + cells.y) % 2.0;
+  // seen from below its surface (inside the half-space), the plane is darker
+  let diffuse = max(dot(normalize(in.n), cam.light.xyz), 0.0);
+  let shade = (0.5 + 0.5 * diffuse) * select(1.0, 0.86, odd > 0.5);
+  return vec4f(GROUND * shade, 1.0);
+}
+
+// ---- contacts: a disc at each contact point (a camera-facing square of CONTACT radius pixels, ----
+// ---- drawn over everything) and a segment along its normal (render-info / sim.ts contactLines) -----
+
+struct Contacts {
+  colour: vec4f,
+  viewport: vec2f,   // the target's size, px
+  radius: f32,       // a disc's radius, px
+  pad: f32,
+}
+
+@group(1) @binding(4) var<uniform> contacts: Contacts;   // binding 4: its own layout, no clash with the slot's
+
+struct ContactOut {
+  @builtin(position) clip: vec4f,
+  @location(0) corner: vec2f,
+}
+
+@vertex
+fn contact_point_vs(@builtin(vertex_index) v: u32, @location(0) p: vec3f) -> ContactOut {
+  let corner = vec2f(f32(v & 1u) * 2.0 - 1.0, f32(v >> 1u) * 2.0 - 1.0);
+  var clip = cam.proj * cam.view * vec4f(p - cam.origin.xyz, 1.0);
+  // r pixels in NDC are 2 r / size; times w, as the divide comes after
+  clip = vec4f(clip.xy + corner * 2.0 * contacts.radius / contacts.viewport * clip.w, clip.zw);
+  var out: ContactOut;
+  out.clip = clip;
+  out.corner = corner;
+  return out;
+}
+
+@fragment
+fn contact_point_fs(in: ContactOut) -> @location(0) vec4f {
+  if (dot(in.corner, in.corner) > 1.0) { discard; }
+  return contacts.colour;
+}
+
+@vertex
+fn contact_line_vs(@location(0) p: vec3f) -> @builtin(position) vec4f {
+  return cam.proj * cam.view * vec4f(p - cam.origin.xyz, 1.0);
+}
+
+@fragment
+fn contact_line_fs() -> @location(0) vec4f {
+  return contacts.colour;
 }
 
 // ---- guides: fixed world-space segments (a bead's wire, a plane, a line) ---------------------------

@@ -10,18 +10,80 @@
  *   - a slot whose state diverges (DivergenceWatch of src/run/run.ts: not finite, runaway
  *     energy, constraints torn apart) or whose solver throws stops stepping and says why;
  *     the other slots and the page go on.
+ *
+ * Contacts on demand (ContactProbe): collision detection (src/collision/pipeline.ts) run afresh on
+ * the main slot's snapshot of the frame drawn, as the metrics run it (MetricsContext.contactsOf:
+ * the same pairs, the same touching test), turned into what the renderer draws.
  */
 import type { GpuContext } from '../src/gpu/device.js';
+import { CollisionPipeline } from '../src/collision/pipeline.js';
+import { ContactList } from '../src/rows/contact.js';
+import { CONTACT_SLOP } from '../src/rows/block-solver.js';
+import { isParticleSystem } from '../src/model/scene-desc.js';
 import { hasBodyStateBuffer } from '../src/gpu/solver-base.js';
 import { metricsFor, type FrameMetrics } from '../src/metrics/metrics.js';
 import { DivergenceWatch } from '../src/run/run.js';
 import type { SceneDesc } from '../src/model/scene-desc.js';
+import type { WorldDesc } from '../src/model/world.js';
 import { resolveOptions, type Solver, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
 import type { Snapshot } from '../src/model/snapshot.js';
 import type { Renderer, DrawSlot } from './renderer.js';
 import { POSE_FLOATS, type Drawable } from './render-info.js';
 
 export type SlotStatus = 'starting' | 'running' | 'diverged' | 'failed';
+
+/**
+ * The contact points of a snapshot, to draw: per touching point (separation ≤ CONTACT_SLOP, the
+ * metrics' `contacts`) six floats: the midpoint m = (p_A + p_B)/2 of its two surface points and the
+ * tip m + ℓ n of a segment of length ℓ along its unit normal n (from A to B). p = x + arm, the arm
+ * being the lever arm the pipeline keeps (ContactList.armA/armB, world, at the pose detected).
+ */
+export class ContactProbe {
+  private readonly pipeline: CollisionPipeline;
+  private readonly list = new ContactList();
+  private readonly zeros: Float64Array;
+  private readonly n: number;
+
+  /** A probe for `desc`, or null where nothing collides (a particle system, collisions off, one body). */
+  static for(desc: SceneDesc): ContactProbe | null {
+    if (isParticleSystem(desc)) return null;
+    const world = desc as WorldDesc;
+    if (!Array.isArray(world.bodies) || world.collisions === false || world.bodies.length < 2) return null;
+    return new ContactProbe(world);
+  }
+
+  private constructor(world: WorldDesc) {
+    this.n = world.bodies.length;
+    // only which bodies are fixed matters to the pipeline (no fixed pair is tested)
+    this.pipeline = new CollisionPipeline(world.bodies, Float64Array.from(world.bodies, (b) => (b.fixed ? 0 : 1)));
+    const joined = world.constraints.filter((c) => c.bodyB !== null);
+    this.pipeline.setJoints(Int32Array.from(joined, (c) => c.bodyA), Int32Array.from(joined, (c) => c.bodyB as number), joined.length);
+    this.zeros = new Float64Array(3 * this.n);
+  }
+
+  /** The touching points of `s` as (midpoint, tip) pairs, a segment of `length` m along each normal. */
+  lines(s: Snapshot, length: number): Float32Array<ArrayBuffer> {
+    const n = this.n;
+    // at rest and h = 0: the margin is the fixed speculative distance, as the metrics detect
+    this.pipeline.detect(s.position.subarray(0, 3 * n) as Float64Array, s.orientation.subarray(0, 4 * n) as Float64Array, this.zeros, this.zeros, 0, this.list);
+    const L = this.list, x = s.position;
+    let touching = 0;
+    for (let c = 0; c < L.count; c++) if (L.separation[c] <= CONTACT_SLOP) touching++;
+    const out = new Float32Array(6 * touching);
+    let k = 0;
+    for (let c = 0; c < L.count; c++) {
+      if (L.separation[c] > CONTACT_SLOP) continue;
+      const a = 3 * L.bodyA[c], b = 3 * L.bodyB[c], o = 3 * c;
+      for (let d = 0; d < 3; d++) {
+        const m = 0.5 * (x[a + d] + L.armA[o + d] + x[b + d] + L.armB[o + d]);
+        out[6 * k + d] = m;
+        out[6 * k + 3 + d] = m + length * L.normal[o + d];
+      }
+      k++;
+    }
+    return out;
+  }
+}
 
 export class Slot {
   solver: Solver | null = null;
@@ -39,6 +101,10 @@ export class Slot {
   draw: DrawSlot | null = null;
   /** true when drawn from the solver's own GPU buffer */
   zeroCopy = false;
+  /** contacts to draw (ContactProbe.lines) at frame `contactFrame` (−1: none yet) */
+  contactLines: Float32Array<ArrayBuffer> | null = null;
+  contactFrame = -1;
+  private probe: ContactProbe | null = null;
   readonly options: SolverOptions;
   private metricsContext: { measure(s: Snapshot): FrameMetrics } | null = null;
   private watch: DivergenceWatch | null = null;
@@ -67,6 +133,7 @@ export class Slot {
       if (this.info.device === 'gpu' && !gpu) throw new Error('no WebGPU adapter');
       this.solver = await this.info.create(desc, this.options, gpu ?? undefined);
       this.metricsContext = metricsFor(desc, this.options.compliance);
+      this.probe = ContactProbe.for(desc);
       const first = await this.solver.snapshot();
       this.metrics = this.metricsContext.measure(first);
       this.watch = new DivergenceWatch(desc, this.metrics);
@@ -111,6 +178,22 @@ export class Slot {
     renderer.device.queue.writeBuffer(this.ownPose, 0, this.poseScratch!);
     this.uploadedFrame = this.frame;
     return s;
+  }
+
+  /**
+   * The contacts of the frame stepped to (from `snap` when it is of that frame, else a new
+   * snapshot), each normal drawn `length` m long; kept until the slot steps again. Nothing for a
+   * scene without collisions or a slot that never started.
+   */
+  async updateContacts(length: number, snap?: Snapshot): Promise<void> {
+    if (!this.probe || !this.solver || this.contactFrame === this.frame) return;
+    try {
+      const s = snap && snap.frame === this.frame ? snap : await this.solver.snapshot();
+      this.contactLines = this.probe.lines(s, length);
+      this.contactFrame = this.frame;
+    } catch (e) {
+      this.fail(e);
+    }
   }
 
   /** Snapshot → metrics → divergence check. Returns the snapshot (for a CPU upload). */
@@ -160,5 +243,6 @@ export class Slot {
     this.draw?.uniform.destroy();
     this.solver = null;
     this.draw = null;
+    this.contactLines = null;
   }
 }
