@@ -25,6 +25,7 @@ import type { ResidualCurve, Solver, SolverCost, SolverOptions, Snapshot } from 
 import { JacobiGpuSolver } from '../jacobi/gpu.js';
 import { RESIDUAL_QUANTITY, type JacobiVariant } from '../jacobi/cpu.js';
 import { readBuffers } from '../../gpu/frames.js';
+import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js';
 import { cgKernelSpecs, cgKernelSource, cgCounter, cgIndirectOffset, CG_PARAMS_BYTES, CG_SCALARS_BYTES, type CgBufferName, type CgKernelSpec } from './kernels.wgsl.js';
 
 /**
@@ -82,7 +83,7 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
 
   protected constructor(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, tolerance: number) {
     // jacobi-gpu's rows (every equality joint type); its warm-start dispatch is encodeCgStart's own
-    super(world, options, { rows: true, applyWarmStart: false }, gpu);
+    super(world, options, { applyWarmStart: false }, gpu);
     this.tolerance = tolerance;
   }
 
@@ -96,7 +97,7 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
 
   protected override async init(): Promise<void> {
     await super.init();
-    const rows = this.rowSolver!.rows;
+    const rows = this.rowSolver.rows;
     const nb = Math.max(1, this.w.bodyCount), nr = Math.max(1, rows.count);
     const [gx, gy] = this.groupsFor(rows.blockCount);
     const partials = Math.max(1, gx * gy);
@@ -145,20 +146,15 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
   }
 
   private async buildCgPipelines(): Promise<void> {
-    this.device.pushErrorScope('validation');
-    for (const spec of cgKernelSpecs()) {
-      const module = this.device.createShaderModule({ label: spec.name, code: cgKernelSource(spec) });
-      // synchronous: dawn.node's createComputePipelineAsync aborts the process on SwiftShader (jacobi/gpu.ts)
-      const pipeline = this.device.createComputePipeline({ label: spec.name, layout: 'auto', compute: { module, entryPoint: spec.name } });
-      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.bufferOf('cg') } }];
-      spec.bindings.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: this.bufferOf(b.name) } }));
-      const bindGroup = this.device.createBindGroup({ label: spec.name, layout: pipeline.getBindGroupLayout(0), entries });
-      const groups: [number, number] =
-        spec.over === 'single' ? [1, 1] : this.groupsFor(spec.over === 'body' ? this.w.bodyCount : this.rowSolver!.rows.blockCount);
-      this.cgKernels.set(spec.name, { spec, pipeline, bindGroup, groups });
-    }
-    const err = await this.device.popErrorScope();
-    if (err) throw new Error(`global-gpu: pipeline creation failed: ${err.message}`);
+    await buildKernels(this.device, this.id, () => {
+      for (const spec of cgKernelSpecs()) {
+        const pipeline = computePipeline(this.device, spec.name, cgKernelSource(spec));
+        const bindGroup = bindBuffers(this.device, pipeline, spec.name, [this.bufferOf('cg'), ...spec.bindings.map((b) => this.bufferOf(b.name))]);
+        const groups: [number, number] =
+          spec.over === 'single' ? [1, 1] : this.groupsFor(spec.over === 'body' ? this.w.bodyCount : this.rowSolver.rows.blockCount);
+        this.cgKernels.set(spec.name, { spec, pipeline, bindGroup, groups });
+      }
+    });
   }
 
   /** One dispatch of a CG kernel; `indirect`: with the workgroup counts of cg_indirect (none once the solve is done). */
@@ -298,7 +294,7 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     // cg_block_matrix, cg_start, cg_init, cg_start_d), 6 per iteration, 9 to end (the last tests: cg_apply_jt, cg_apply_j,
     // cr_beta; cr_project_sums, cr_project_c, cr_project; cg_finish, update_velocities, compute_positions)
     const perStep = 2 + this.stage3Dispatches() + 5 + 6 * this.options.iterations + 9;
-    const rows = this.rowSolver!.rows;
+    const rows = this.rowSolver.rows;
     return {
       rowSolvesPerFrame: rows.count * iterations * substeps,
       dispatchesPerFrame: perStep * substeps,

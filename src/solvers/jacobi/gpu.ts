@@ -20,14 +20,9 @@
  * computed on the GPU. Many frames are recorded into one submission; nothing is read back until a
  * snapshot is asked for. Dispatches in one pass run in order, each seeing the previous one's writes
  * (WebGPU orders storage writes between dispatches).
- *
- * `rows: false` (the variant) keeps the point-joint kernels of kernels.wgsl.ts and their buffers
- * (bodies, jacobian, violation, delassus_inv, multiplier); no registered solver uses it any more
- * (jacobi-gpu, gs-gpu and global-gpu are created with rows: true; gs-gpu's rows: false variant
- * still has its point-joint colour kernel).
  */
 import type { WorldDesc } from '../../model/world.js';
-import { compileWorld, complianceOf, type CompiledWorld } from '../../model/compiled.js';
+import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
 import type { GpuContext } from '../../gpu/device.js';
 import {
   type Solver,
@@ -37,20 +32,14 @@ import {
   defaultSolverOptions,
 } from '../solver.js';
 import { GpuSolverBase } from '../../gpu/solver-base.js';
+import { bindBuffers, buildKernels, computePipeline, type BufferBinding } from '../../gpu/kernels.js';
 import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
 import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
 import { dampingFactor, freeBodyFlags } from '../../rigid/body.js';
-import { kernelSpecs, kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from './kernels.wgsl.js';
+import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../rows/joint-data.js';
 import { F32_MAX, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, writeJointRecord, type RowKernelSpec } from '../../rows/rows.wgsl.js';
-
-/** jacobi-gpu's variant: the CPU's, and which kernel set (module header). */
-export interface JacobiGpuVariant extends JacobiVariant {
-  /** true: the row kernels (every joint type); false: the point-joint kernels (global-gpu) */
-  rows: boolean;
-}
-
 
 interface Kernel {
   spec: KernelSpec;
@@ -65,62 +54,61 @@ export const COLOUR_SLOT = 256;
 
 export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver {
   readonly id: string = 'jacobi-gpu';
-  readonly variant: JacobiGpuVariant;
+  readonly variant: JacobiVariant;
   readonly bodyCount: number;
   readonly constraintCount: number;
 
   protected readonly w: CompiledWorld;
   /**
-   * ranges [start, start + count) swept one after the other by 'colour' kernels (gs-gpu): of
-   * constraints (point kernels) or of row blocks (row kernels); none for Jacobi
+   * gs-gpu: per colour, swept one after the other, its point blocks block_list[start, start + count)
+   * ('colour_point' kernels) and its other joints' first blocks [generalStart, generalStart + generalCount)
+   * ('colour' kernels); none for Jacobi
    */
-  protected colourRanges: { start: number; count: number; generalStart?: number; generalCount?: number }[] = [];
-  /** gs-gpu (row kernels): each colour's constraints [start, start + count) in slot order, from which colourRanges is built */
+  protected colourRanges: { start: number; count: number; generalStart: number; generalCount: number }[] = [];
+  /** gs-gpu: each colour's constraints [start, start + count) in slot order, from which colourRanges is built */
   protected colourJoints: { start: number; count: number }[] = [];
-  /** row kernels: prepare_list and block_list (rows/rows.wgsl.ts), and how many blocks are rigid point joints' */
+  /** prepare_list and block_list (rows/rows.wgsl.ts), and how many blocks are rigid point joints' */
   private prepareList = new Uint32Array(0);
   private blockList = new Uint32Array(0);
   private pointBlockCount = 0;
   /** per constraint: 1 for a rigid point joint (the point fast path) */
   private rigidPoint = new Uint8Array(0);
   private readonly kernels = new Map<string, Kernel>();
-  /** the rows' layout (row kernels): the CPU RowBlockSolver over the same joints, laid out once */
-  protected rowSolver: RowBlockSolver | null = null;
-  /** joints of each JointKind, and the first record of each in the 'joint' buffer (row kernels) */
+  /** the rows' layout: the CPU RowBlockSolver over the same joints, laid out once */
+  protected readonly rowSolver: RowBlockSolver;
+  /** joints of each JointKind, and the first record of each in the 'joint' buffer */
   private jointCount = [0, 0, 0, 0];
   private jointStart = [0, 0, 0, 0];
 
-  protected constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<JacobiGpuVariant>, gpu: GpuContext) {
+  protected constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<JacobiVariant>, gpu: GpuContext) {
     super({ ...defaultSolverOptions, ...options }, gpu);
-    this.variant = { applyWarmStart: true, rows: false, ...variant };
+    this.variant = { applyWarmStart: true, ...variant };
     this.w = compileWorld(world);
     this.bodyCount = this.w.worldBodyCount;
     this.constraintCount = this.w.constraintCount;
-    if (this.variant.rows) {
-      for (let ic = 0; ic < this.w.constraintCount; ic++)
-        if (!hasEvaluateKernel(this.w.kind[ic])) throw new Error(`${this.id}: constraints[${ic}]: no WGSL evaluate kernel for joint type ${jointKindNames[this.w.kind[ic]] ?? this.w.kind[ic]} (rows/rows.wgsl.ts)`);
-      this.rowSolver = new RowBlockSolver(this.w, this.w.bodyCount, this.w.inverseMass, this.options.compliance);
-      const largest = this.rowSolver.rows.largestBlock();
-      if (largest > MAX_GPU_BLOCK_ROWS) throw new Error(`${this.id}: a block of ${largest} rows; the GPU inverts blocks of at most ${MAX_GPU_BLOCK_ROWS}`);
-    }
+    for (let ic = 0; ic < this.w.constraintCount; ic++)
+      if (!hasEvaluateKernel(this.w.kind[ic])) throw new Error(`${this.id}: constraints[${ic}]: no WGSL evaluate kernel for joint type ${jointKindNames[this.w.kind[ic]] ?? this.w.kind[ic]} (rows/rows.wgsl.ts)`);
+    this.rowSolver = new RowBlockSolver(this.w, this.w.bodyCount, this.w.inverseMass, this.options.compliance);
+    const largest = this.rowSolver.rows.largestBlock();
+    if (largest > MAX_GPU_BLOCK_ROWS) throw new Error(`${this.id}: a block of ${largest} rows; the GPU inverts blocks of at most ${MAX_GPU_BLOCK_ROWS}`);
   }
 
-  static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiGpuVariant> = {}): Promise<JacobiGpuSolver> {
-    const s = new JacobiGpuSolver(world, options, { rows: true, ...variant }, gpu);
+  static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiVariant> = {}): Promise<JacobiGpuSolver> {
+    const s = new JacobiGpuSolver(world, options, variant, gpu);
     await s.init();
     return s;
   }
 
   protected async init(): Promise<void> {
-    if (this.rowSolver) this.buildLists();
+    this.buildLists();
     this.checkLimits(this.sizes());
     this.upload();
     await this.buildPipelines();
   }
 
-  /** The kernels this solver builds (kernels.wgsl.ts; the row kernels of rows/rows.wgsl.ts). */
+  /** The kernels this solver builds: the body stages of kernels.wgsl.ts and the row kernels of rows/rows.wgsl.ts. */
   protected kernelList(): KernelSpec[] {
-    return this.rowSolver ? rowKernelSpecs(this.extraRowKernels()) : kernelSpecs();
+    return rowKernelSpecs(this.extraRowKernels());
   }
 
   /** Row kernels a subclass adds (gs-gpu: solve_colour). */
@@ -128,38 +116,11 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     return [];
   }
 
-  /** Buffer sizes in bytes, from the world's counts. */
-  private sizes(): Partial<Record<BufferName, number>> {
+  /** Buffer sizes in bytes, from the world's counts (rows/rows.wgsl.ts legend for the row buffers). */
+  private sizes(): Record<BufferName, number> {
     const nb = Math.max(1, this.w.bodyCount), nc = Math.max(1, this.w.constraintCount); // no zero-size bindings
-    const body = {
-      params: PARAMS_BYTES,
-      pose: 32 * nb,
-      velocity: 32 * nb,
-      velocity_delta: 32 * nb,
-      inverse_mass: 64 * nb,
-      inverse_inertia_local: 48 * nb,
-      colour: COLOUR_SLOT * Math.max(1, this.colourRanges.length),
-      midpoint_offset: 16 * nb, // (g, free): g = 0 until a free non-isotropic body's gyroscopic step writes it
-    };
-    if (this.rowSolver) {
-      const rows = this.rowSolver.rows;
-      const nr = Math.max(1, rows.count), nk = Math.max(1, rows.blockCount);
-      return {
-        ...body,
-        row_jacobian: 48 * nr,
-        row_error: 8 * nr,
-        row_params: 16 * nr,
-        row_solve: 48 * nr,
-        point_arm: 32 * nr,
-        row_block: 16 * nk,
-        prepare_list: 4 * nk,
-        block_list: 4 * nk,
-        body_rows: 4 * (2 * nb + 1),
-        row_entries: 4 * Math.max(1, 2 * this.rowSolver.rows.count),
-        joint: 16 * JOINT_STRIDE * nc,
-        residual: 4 * nr,
-      };
-    }
+    const rows = this.rowSolver.rows;
+    const nr = Math.max(1, rows.count), nk = Math.max(1, rows.blockCount);
     return {
       params: PARAMS_BYTES,
       pose: 32 * nb,
@@ -167,24 +128,27 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
       velocity_delta: 32 * nb,
       inverse_mass: 64 * nb,
       inverse_inertia_local: 48 * nb,
-      ic0: 4 * (nb + 1),
-      constraint_list: 8 * nc,
-      bodies: 8 * nc,
-      anchors: 32 * nc,
-      jacobian: 32 * nc,
-      violation: 16 * nc,
-      delassus_inv: 48 * nc,
-      multiplier: 16 * nc,
-      residual: 4 * nc,
       colour: COLOUR_SLOT * Math.max(1, this.colourRanges.length),
       midpoint_offset: 16 * nb, // (g, free): g = 0 until a free non-isotropic body's gyroscopic step writes it
+      row_jacobian: 48 * nr,
+      row_error: 8 * nr,
+      row_params: 16 * nr,
+      row_solve: 48 * nr,
+      point_arm: 32 * nr,
+      row_block: 16 * nk,
+      prepare_list: 4 * nk,
+      block_list: 4 * nk,
+      body_rows: 4 * (2 * nb + 1),
+      row_entries: 4 * Math.max(1, 2 * rows.count),
+      joint: 16 * JOINT_STRIDE * nc,
+      residual: 4 * nr,
     };
   }
 
   private upload(): void {
     const w = this.w;
     const nb = w.bodyCount, nc = w.constraintCount;
-    const sizes = this.sizes() as Record<BufferName, number>;
+    const sizes = this.sizes();
     const data: Partial<Record<BufferName, ArrayBuffer>> = {};
 
     const { pose, velocity } = packBodyState(w);
@@ -202,31 +166,9 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     const free = freeBodyFlags(nb, w.ib0, w.ib1, nc);
     data.midpoint_offset = Float32Array.from({ length: 4 * nb }, (_, k) => (k % 4 === 3 ? free[k >> 2] : 0)).buffer;
     const colour = new Uint32Array((COLOUR_SLOT / 4) * Math.max(1, this.colourRanges.length));
-    this.colourRanges.forEach((r, c) => colour.set([r.start, r.count, r.generalStart ?? 0, r.generalCount ?? 0], (COLOUR_SLOT / 4) * c));
+    this.colourRanges.forEach((r, c) => colour.set([r.start, r.count, r.generalStart, r.generalCount], (COLOUR_SLOT / 4) * c));
     data.colour = colour.buffer;
-    if (this.rowSolver) {
-      this.uploadRows(data);
-      this.createBuffers(sizes, data, ['params', 'colour']);
-      this.writeParams();
-      return;
-    }
-    data.ic0 = Uint32Array.from(w.connectivity.ic0).buffer;
-    data.constraint_list = Uint32Array.from(w.connectivity.constraintList).buffer;
-    const bodies = new Uint32Array(2 * nc);
-    const anchors = new Float32Array(8 * nc);
-    const compliance = complianceOf(w, this.options.compliance);
-    for (let c = 0; c < nc; c++) {
-      anchors[8 * c + 3] = compliance[c];
-      bodies[2 * c] = w.ib0[c];
-      bodies[2 * c + 1] = w.ib1[c];
-      for (let d = 0; d < 3; d++) {
-        anchors[8 * c + d] = w.r0[3 * c + d];
-        anchors[8 * c + 4 + d] = w.r1[3 * c + d];
-      }
-    }
-    data.bodies = bodies.buffer;
-    data.anchors = anchors.buffer;
-
+    this.uploadRows(data);
     this.createBuffers(sizes, data, ['params', 'colour']);
     this.writeParams();
   }
@@ -238,7 +180,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
    */
   private uploadRows(data: Partial<Record<BufferName, ArrayBuffer>>): void {
     const w = this.w;
-    const rs = this.rowSolver!;
+    const rs = this.rowSolver;
     const rows = rs.rows;
     const nc = w.constraintCount;
     const f32 = (x: number) => (x === Infinity ? F32_MAX : x === -Infinity ? -F32_MAX : x);
@@ -306,7 +248,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
    * with colourRanges pointing at both.
    */
   private buildLists(): void {
-    const rs = this.rowSolver!;
+    const rs = this.rowSolver;
     const rows = rs.rows;
     const w = this.w;
     const nc = w.constraintCount;
@@ -341,9 +283,9 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     return this.pointBlockCount;
   }
 
-  /** λ of every row (row kernels; rows.wgsl.ts row_solve[3r].z), as jacobi-cpu's `multiplier`. */
+  /** λ of every row (rows.wgsl.ts row_solve[3r].z), as jacobi-cpu's `multiplier`. */
   async multipliers(): Promise<Float64Array> {
-    const rows = this.rowSolver!.rows;
+    const rows = this.rowSolver.rows;
     const solve = new Float32Array((await this.read(['row_solve'])).get('row_solve')!);
     return Float64Array.from({ length: rows.count }, (_, r) => solve[12 * r + 2]);
   }
@@ -364,7 +306,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     u[8] = this.rowWidth();
     f[9] = dampingFactor(this.options.linearDamping, h);
     f[10] = dampingFactor(this.options.angularDamping, h);
-    u[11] = this.rowSolver?.rows.blockCount ?? 0;
+    u[11] = this.rowSolver.rows.blockCount;
     u.set(this.jointStart, 12);
     u.set(this.jointCount, 16);
     u[20] = this.pointBlockCount;
@@ -374,51 +316,43 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
   }
 
   private async buildPipelines(): Promise<void> {
-    this.device.pushErrorScope('validation');
-    for (const spec of this.kernelList()) {
-      const module = this.device.createShaderModule({ label: spec.name, code: kernelSource(spec) });
-      // synchronous: dawn.node's createComputePipelineAsync aborts the process on SwiftShader
-      const pipeline = this.device.createComputePipeline({
-        label: spec.name,
-        layout: 'auto',
-        compute: { module, entryPoint: spec.name },
-      });
-      // a 'colour' kernel gets one bind group per colour, its range at offset COLOUR_SLOT·c of the 'colour' buffer
-      const ranges = spec.over === 'colour' || spec.over === 'colour_point' ? this.colourRanges : [null];
-      const bindGroups = ranges.map((_, c) => {
-        const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.buffers.get('params')! } }];
-        spec.bindings.forEach((b, i) =>
-          entries.push({
-            binding: i + 1,
-            resource: b.name === 'colour' ? { buffer: this.buffers.get('colour')!, offset: COLOUR_SLOT * c, size: 16 } : { buffer: this.buffers.get(b.name)! },
-          }),
+    await buildKernels(this.device, this.id, () => {
+      for (const spec of this.kernelList()) {
+        const pipeline = computePipeline(this.device, spec.name, kernelSource(spec));
+        // a 'colour' kernel gets one bind group per colour, its range at offset COLOUR_SLOT·c of the 'colour' buffer
+        const colour = spec.over === 'colour' || spec.over === 'colour_point';
+        const ranges = colour ? this.colourRanges : [null];
+        const bindGroups = ranges.map((_, c) =>
+          bindBuffers(this.device, pipeline, spec.name, [
+            this.buffers.get('params')!,
+            ...spec.bindings.map(
+              (b): BufferBinding => (b.name === 'colour' ? { buffer: this.buffers.get('colour')!, offset: COLOUR_SLOT * c, size: 16 } : this.buffers.get(b.name)!),
+            ),
+          ]),
         );
-        return this.device.createBindGroup({ label: spec.name, layout: pipeline.getBindGroupLayout(0), entries });
-      });
-      const counts =
-        spec.over === 'colour_point' || (spec.over === 'colour' && !this.rowSolver)
-          ? this.colourRanges.map((r) => r.count)
-          : spec.over === 'colour'
-            ? this.colourRanges.map((r) => r.generalCount ?? 0)
-            : [
-                spec.over === 'body'
-                  ? this.w.bodyCount
-                  : spec.over === 'block'
-                    ? this.rowSolver!.rows.blockCount
-                    : spec.over === 'point_block'
-                      ? this.pointBlockCount
-                      : spec.over === 'general_block'
-                        ? this.prepareList.length - this.pointBlockCount
-                        : spec.over === 'joint'
-                          ? spec.jointKind === -1
-                            ? this.pointBlockCount
-                            : this.jointCount[spec.jointKind!] - (spec.jointKind === JointKind.point ? this.pointBlockCount : 0)
-                          : this.w.constraintCount,
-              ];
-      this.kernels.set(spec.name, { spec, pipeline, bindGroups, groups: counts.map((n) => this.groupsFor(n)) });
+        const counts = colour ? this.colourRanges.map((r) => (spec.over === 'colour_point' ? r.count : r.generalCount)) : [this.threadCount(spec)];
+        this.kernels.set(spec.name, { spec, pipeline, bindGroups, groups: counts.map((n) => this.groupsFor(n)) });
+      }
+    });
+  }
+
+  /** Threads of one dispatch of a kernel that is not a 'colour' one (KernelSpec.over). */
+  private threadCount(spec: KernelSpec): number {
+    switch (spec.over) {
+      case 'body':
+        return this.w.bodyCount;
+      case 'block':
+        return this.rowSolver.rows.blockCount;
+      case 'point_block':
+        return this.pointBlockCount;
+      case 'general_block':
+        return this.prepareList.length - this.pointBlockCount;
+      case 'joint':
+        // jointKind −1: the rigid point joints (evaluate_point_rigid); point: the soft ones
+        return spec.jointKind === -1 ? this.pointBlockCount : this.jointCount[spec.jointKind!] - (spec.jointKind === JointKind.point ? this.pointBlockCount : 0);
+      default:
+        throw new Error(`${this.id}: kernel ${spec.name}: no thread count for '${spec.over}'`);
     }
-    const err = await this.device.popErrorScope();
-    if (err) throw new Error(`jacobi-gpu: pipeline creation failed: ${err.message}`);
   }
 
   /** One dispatch of kernel `name` (for a 'colour' kernel: over colour `colour`'s constraints). */
@@ -435,19 +369,17 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
   protected encodeSolveStart(pass: GPUComputePassEncoder): void {
     this.dispatch(pass, 'compute_inertia');
     this.dispatch(pass, 'compute_free_velocity');
-    if (this.rowSolver) {
-      // 3. compute_violation_and_jacobian_and_delassus: C, J per constraint type, then per block
-      this.dispatch(pass, 'evaluate_point_rigid');
-      for (const kind of jointKindNames) this.dispatch(pass, `evaluate_${kind}`);
-      this.dispatch(pass, 'prepare_point_blocks');
-      this.dispatch(pass, 'prepare_blocks');
-    } else this.dispatch(pass, 'compute_violation_and_jacobian_and_delassus');
+    // 3. compute_violation_and_jacobian_and_delassus: C, J per constraint type, then per block
+    this.dispatch(pass, 'evaluate_point_rigid');
+    for (const kind of jointKindNames) this.dispatch(pass, `evaluate_${kind}`);
+    this.dispatch(pass, 'prepare_point_blocks');
+    this.dispatch(pass, 'prepare_blocks');
     if (this.variant.applyWarmStart && this.options.warmStart > 0) this.dispatch(pass, 'update_velocities');
   }
 
   /** One Jacobi iteration (37), (34). */
   protected encodeIteration(pass: GPUComputePassEncoder): void {
-    if (this.rowSolver) this.dispatch(pass, 'update_multipliers_point');
+    this.dispatch(pass, 'update_multipliers_point');
     this.dispatch(pass, 'update_multipliers');
     this.dispatch(pass, 'update_velocities');
   }
@@ -490,18 +422,13 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
       this.dispatch(pass, 'compute_positions');
     }
     pass.end();
-    if (!this.rowSolver) {
-      const point = await this.residualNorms(encoder, readback, slot, iterations + 1, this.constraintCount);
-      this.frame++;
-      return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels: { point } };
-    }
     const channels = await this.rowResidualChannels(encoder, readback, slot, iterations + 1);
     this.frame++;
     return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
   }
 
   /**
-   * Rows: submits `encoder`, reads `records` copies of compute_residual's per-row ρ² (velocity units)
+   * Submits `encoder`, reads `records` copies of compute_residual's per-row ρ² (velocity units)
    * `slot` bytes apart from `readback`; per joint kind ‖b − Aλ‖ = √(Σ ρ²) / h, as jacobi-cpu's channels.
    */
   protected async rowResidualChannels(encoder: GPUCommandEncoder, readback: GPUBuffer, slot: number, records: number): Promise<Record<string, number[]>> {
@@ -510,7 +437,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     const squares = new Float32Array(readback.getMappedRange().slice(0));
     readback.unmap();
     readback.destroy();
-    const rows = this.rowSolver!.rows;
+    const rows = this.rowSolver.rows;
     const h = this.options.dt / this.options.substeps;
     const channels: Record<string, number[]> = {};
     for (let k = 0; k < records; k++) {
@@ -524,39 +451,34 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     return channels;
   }
 
-  /** Dispatches as encodeFrame records them; bytes from rowJacobiIterationBytes (rows) or jacobiIterationBytes. */
+  /** Dispatches as encodeFrame records them; bytes from rowJacobiIterationBytes. */
   cost(): SolverCost {
     const { substeps, iterations, warmStart } = this.options;
     // stages 1, 2, 3, 5
     const stage3 = this.stage3Dispatches();
     const perStep = 3 + stage3 + this.dispatchesPerIteration() * iterations + (this.variant.applyWarmStart && warmStart > 0 ? 1 : 0);
     return {
-      rowSolvesPerFrame: (this.rowSolver ? this.rowSolver.rows.count : 3 * this.constraintCount) * iterations * substeps,
+      rowSolvesPerFrame: this.rowSolver.rows.count * iterations * substeps,
       dispatchesPerFrame: perStep * substeps,
       iterationBytesPerFrame: this.iterationBytes() * iterations * substeps,
     };
   }
 
-  /** Dispatches of stage 3 (point kernels: one; rows: one per constraint type present and the prepare kernels with blocks). */
+  /** Dispatches of stage 3: one per constraint type present and the prepare kernels with blocks. */
   protected stage3Dispatches(): number {
-    if (!this.rowSolver) return 1;
     const evaluates = this.jointCount.filter((n, k) => n - (k === JointKind.point ? this.pointBlockCount : 0) > 0).length + (this.pointBlockCount > 0 ? 1 : 0);
     return evaluates + (this.pointBlockCount > 0 ? 1 : 0) + (this.prepareList.length > this.pointBlockCount ? 1 : 0);
   }
 
   /** Dispatches encodeIteration records. */
   protected dispatchesPerIteration(): number {
-    if (this.rowSolver) return 1 + (this.pointBlockCount > 0 ? 1 : 0) + (this.prepareList.length > this.pointBlockCount ? 1 : 0);
-    return 2;
+    return 1 + (this.pointBlockCount > 0 ? 1 : 0) + (this.prepareList.length > this.pointBlockCount ? 1 : 0);
   }
 
-  /** Bytes one iteration moves (jacobiIterationBytes). */
+  /** Bytes one iteration moves (rowJacobiIterationBytes). */
   protected iterationBytes(): number {
-    if (this.rowSolver) {
-      const rows = this.rowSolver.rows;
-      return rowJacobiIterationBytes(this.w.bodyCount, this.pointBlockCount, rows.blockCount - this.pointBlockCount, rows.count - 3 * this.pointBlockCount);
-    }
-    return jacobiIterationBytes(this.w.bodyCount, this.w.constraintCount);
+    const rows = this.rowSolver.rows;
+    return rowJacobiIterationBytes(this.w.bodyCount, this.pointBlockCount, rows.blockCount - this.pointBlockCount, rows.count - 3 * this.pointBlockCount);
   }
 }
 
@@ -584,9 +506,9 @@ export function rowJacobiIterationBytes(bodyCount: number, pointJoints: number, 
 }
 
 /**
- * Bytes one Jacobi iteration of the point-joint kernels (update_multipliers + update_velocities;
- * global-gpu's base) must move, at the buffer layout of kernels.wgsl.ts (f32), counting each element read or
- * written once:
+ * Bytes one Jacobi iteration of a point-joint-only layout would move (the former point kernels
+ * update_multipliers + update_velocities, removed: every GPU solver runs on rows). No solver calls it;
+ * kept only for its export from src/index.ts. Per element read or written once, f32:
  *   update_multipliers, per constraint: bodies 8, velocity 2×32, velocity_delta 2×32,
  *     jacobian 32, violation 16, delassus_inv 48, multiplier 16 read + 16 written = 264
  *   update_velocities, per body: ic0 8, inverse_mass 64, velocity_delta 32 written = 104;

@@ -36,6 +36,7 @@ import {
   defaultSolverOptions,
 } from '../solver.js';
 import { GpuSolverBase } from '../../gpu/solver-base.js';
+import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js';
 import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
 import { dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { XPBD_MIN_DISTANCE, XPBD_RESIDUAL_QUANTITY, defaultXpbdVariant, xpbdRows, type XpbdVariant } from './cpu.js';
@@ -246,27 +247,21 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
   }
 
   private async buildPipelines(): Promise<void> {
-    this.device.pushErrorScope('validation');
     const records = this.recordCount();
-    for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0)) {
-      const module = this.device.createShaderModule({ label: spec.name, code: kernelSource(spec) });
-      // synchronous: dawn.node's createComputePipelineAsync aborts the process on SwiftShader
-      const pipeline = this.device.createComputePipeline({ label: spec.name, layout: 'auto', compute: { module, entryPoint: spec.name } });
-      const storage = spec.bindings.map((b) => ({ buffer: this.buffers.get(b.name)! }));
-      const group = (entries: GPUBindingResource[]) =>
-        this.device.createBindGroup({
-          label: spec.name,
-          layout: pipeline.getBindGroupLayout(0),
-          entries: entries.map((resource, binding) => ({ binding, resource })),
-        });
-      const bindGroups =
-        spec.over === 'body'
-          ? [group([{ buffer: this.params }, ...storage])]
-          : Array.from({ length: records }, (_, r) => group([{ buffer: this.params }, { buffer: this.passInfo, offset: r * this.passStride, size: 16 }, ...storage]));
-      this.kernels.set(spec.name, { spec, pipeline, bindGroups });
-    }
-    const err = await this.device.popErrorScope();
-    if (err) throw new Error(`xpbd-gpu: pipeline creation failed: ${err.message}`);
+    await buildKernels(this.device, this.id, () => {
+      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0)) {
+        const pipeline = computePipeline(this.device, spec.name, kernelSource(spec));
+        const storage = spec.bindings.map((b) => this.buffers.get(b.name)!);
+        // slot kernels: one bind group per pass_info record, the record at binding 1
+        const bindGroups =
+          spec.over === 'body'
+            ? [bindBuffers(this.device, pipeline, spec.name, [this.params, ...storage])]
+            : Array.from({ length: records }, (_, r) =>
+                bindBuffers(this.device, pipeline, spec.name, [this.params, { buffer: this.passInfo, offset: r * this.passStride, size: 16 }, ...storage]),
+              );
+        this.kernels.set(spec.name, { spec, pipeline, bindGroups });
+      }
+    });
   }
 
   /** One dispatch of kernel `name`, over every body or over the slots of pass_info record `record`. */
