@@ -36,7 +36,7 @@ const bad: [string, string, string, RegExp][] = [
   ['mistyped field', JSON.stringify((() => { const g = good(); (g.bodies[1] as Record<string, unknown>).mass = 'heavy'; return g; })()), 'bodies[1].mass', /finite number/],
   ['mistyped vector', JSON.stringify((() => { const g = good(); (g.constraints[0] as Record<string, unknown>).anchorA = [0, 1]; return g; })()), 'constraints[0].anchorA', /3 numbers/],
   ['unknown key (typo)', JSON.stringify((() => { const g = good(); (g.bodies[0].shape as Record<string, unknown>).raduis = 1; return g; })()), 'bodies[0].shape', /unknown key "raduis"/],
-  ['unknown shape', JSON.stringify((() => { const g = good(); (g.bodies[0].shape as Record<string, unknown>).type = 'blob'; return g; })()), 'bodies[0].shape.type', /unknown type "blob" \(expected "sphere" or "box" or "capsule"\)/],
+  ['unknown shape', JSON.stringify((() => { const g = good(); (g.bodies[0].shape as Record<string, unknown>).type = 'blob'; return g; })()), 'bodies[0].shape.type', /unknown type "blob" \(expected "sphere" or "box" or "capsule" or "plane"\)/],
   ['body index out of range', JSON.stringify((() => { const g = good(); (g.constraints[0] as Record<string, unknown>).bodyB = 7; return g; })()), 'constraints[0].bodyB', /out of range/],
   ['negative body index', JSON.stringify((() => { const g = good(); g.constraints[0].bodyA = -1; return g; })()), 'constraints[0].bodyA', /≥ 0/],
   ['non-positive mass', JSON.stringify((() => { const g = good(); g.bodies[1].mass = 0; return g; })()), 'bodies[1].mass', /> 0/],

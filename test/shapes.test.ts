@@ -234,7 +234,7 @@ const refusals: [string, (w: WorldDesc & Record<string, any>) => void, string][]
   ['box with a radius', (w) => ((w.bodies[0].shape as any).radius = 1), 'bodies[0].shape: unknown key "radius"'],
   ['capsule without halfHeight', (w) => delete (w.bodies[1].shape as any).halfHeight, 'bodies[1].shape.halfHeight: missing'],
   ['capsule with a negative radius', (w) => ((w.bodies[1].shape as any).radius = -1), 'bodies[1].shape.radius: expected a number > 0, got -1'],
-  ['unknown shape', (w) => ((w.bodies[2].shape as any).type = 'cone'), 'bodies[2].shape.type: unknown type "cone" (expected "sphere" or "box" or "capsule")'],
+  ['unknown shape', (w) => ((w.bodies[2].shape as any).type = 'cone'), 'bodies[2].shape.type: unknown type "cone" (expected "sphere" or "box" or "capsule" or "plane")'],
   ['unknown joint', (w) => ((w.constraints[0] as any).type = 'slider'), 'constraints[0].type: unknown type "slider" (expected "point" or "distance" or "hinge" or "fixed")'],
   ['length and maxLength', (w) => ((w.constraints[1] as any).maxLength = 2), 'constraints[1]: give "length", or "minLength" and/or "maxLength", not both'],
   ['negative length', (w) => ((w.constraints[1] as any).length = -0.1), 'constraints[1].length: expected a number ≥ 0, got -0.1'],
