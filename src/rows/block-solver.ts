@@ -491,7 +491,7 @@ export class RowBlockSolver {
     reverse = false,
   ): number {
     const rows = this.rows;
-    const { lambda: lam, lower, upper, blockStart, contactKind } = rows;
+    const { lambda: lam, lower, upper, blockStart, contactKind, jacobian: J } = rows;
     const gamma = relax ? zeros(rows.capacity) : rows.gamma;
     const bias = relax ? this.relaxBias : this.bias;
     const M = relax ? this.blockMatrixRigid : this.blockMatrix;
@@ -521,9 +521,29 @@ export class RowBlockSolver {
         if (immediate) applyPointImpulse(rows, b, l0, l1, l2, h, invMass, inverseInertia, dv, dw);
         continue;
       }
+      const kind = contactKind[b];
+      if (kind === CONTACT_NORMAL && perRow === null) {
+        // a contact's normal row (the generic one-row update below, written out: the hot path of a pile)
+        const j = 12 * r0, ia = 3 * rows.bodyA[r0], ib = 3 * rows.bodyB[r0];
+        const r =
+          J[j] * (v[ia] + dv[ia]) + J[j + 1] * (v[ia + 1] + dv[ia + 1]) + J[j + 2] * (v[ia + 2] + dv[ia + 2]) +
+          J[j + 3] * (w[ia] + dw[ia]) + J[j + 4] * (w[ia + 1] + dw[ia + 1]) + J[j + 5] * (w[ia + 2] + dw[ia + 2]) +
+          J[j + 6] * (v[ib] + dv[ib]) + J[j + 7] * (v[ib + 1] + dv[ib + 1]) + J[j + 8] * (v[ib + 2] + dv[ib + 2]) +
+          J[j + 9] * (w[ib] + dw[ib]) + J[j + 10] * (w[ib + 1] + dw[ib + 1]) + J[j + 11] * (w[ib + 2] + dw[ib + 2]) +
+          bias[r0] + h * gamma[r0] * lam[r0];
+        const old = lam[r0];
+        if (!(old <= 0 && r > 0)) squares += r * r;
+        if (!apply) continue;
+        let next = old - invH * M[o] * r;
+        if (next < 0) next = 0;
+        lam[r0] = next;
+        if (next > peak[r0]) peak[r0] = next;
+        if (immediate && next !== old) applyImpulse(rows, r0, h * (next - old), invMass, inverseInertia, dv, dw);
+        continue;
+      }
       const r1 = blockStart[b + 1], n = r1 - r0;
       blockVelocity(rows, b, v, w, dv, dw, rho, bias);
-      if (contactKind[b] === CONTACT_FRICTION) {
+      if (kind === CONTACT_FRICTION) {
         // the disc |λ_t| ≤ μ λ_n (rows/contact.ts K2): a 2×2 block solve, then projection
         const p0 = rho[0], p1 = rho[1];
         const old0 = lam[r0], old1 = lam[r0 + 1];

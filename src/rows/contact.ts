@@ -169,16 +169,16 @@ export function layoutContacts(rows: RowSet, list: ContactList): void {
     rows.blockNormalRow[fBlock] = rn;
     rows.key[rf] = contactRowKey(key, 1);
     rows.key[rf + 1] = contactRowKey(key, 2);
+    contactJacobian(rows, rn, list, c);
   }
 }
 
 /**
- * (K1), (K2): C and J of the rows of contact c (its normal row `row`, friction rows row+1, row+2)
- * at the pose (position 3 per body, orientation 4 per body).
+ * (K1), (K2): J of the rows of contact c (its normal row `row`, friction rows row+1, row+2): fixed for
+ * the step (the lever arms of detection), so written once, when the contacts are laid out.
  */
-export function evaluateContact(rows: RowSet, row: number, list: ContactList, c: number, position: Float64Array, orientation: Float64Array): void {
-  const a = list.bodyA[c], b = list.bodyB[c];
-  const o3 = 3 * c, o4 = 4 * c;
+export function contactJacobian(rows: RowSet, row: number, list: ContactList, c: number): void {
+  const o3 = 3 * c;
   const rax = list.armA[o3], ray = list.armA[o3 + 1], raz = list.armA[o3 + 2];
   const rbx = list.armB[o3], rby = list.armB[o3 + 1], rbz = list.armB[o3 + 2];
   const J = rows.jacobian;
@@ -193,6 +193,16 @@ export function evaluateContact(rows: RowSet, row: number, list: ContactList, c:
   }
   rows.error[row + 1] = 0;
   rows.error[row + 2] = 0;
+}
+
+/**
+ * (K1): C of contact c's normal row at the pose (position 3 per body, orientation 4 per body), from
+ * its J (contactJacobian): C_n = s₀ + J_n · (Δx_A, Δθ_A, Δx_B, Δθ_B).
+ */
+export function evaluateContact(rows: RowSet, row: number, list: ContactList, c: number, position: Float64Array, orientation: Float64Array): void {
+  const a = list.bodyA[c], b = list.bodyB[c];
+  const o3 = 3 * c, o4 = 4 * c;
+  const J = rows.jacobian;
   // (K1): C_n = s₀ + J_n · (Δx_A, Δθ_A, Δx_B, Δθ_B)
   const j = JACOBIAN_STRIDE * row;
   let C = list.separation[c];
