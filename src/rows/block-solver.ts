@@ -324,7 +324,9 @@ export class RowBlockSolver {
     const rigid = soft;
     const invH = 1 / h;
     const { slop, maxPushout } = contact;
-    const contactRigid = contact.softness.kind === 'rigid' ? softness(contact.softness, h, 0) : null;
+    // the contact springs at unit effective mass, once per step (scaled per row below)
+    const contactUnit = softness(contact.softness, h, 1);
+    const staticUnit = contact.staticSoftness ? softness(contact.staticSoftness, h, 1) : null;
     for (let b = 0; b < rows.blockCount; b++) {
       const r0 = rows.blockStart[b], r1 = rows.blockStart[b + 1], n = r1 - r0;
       const o = this.blockMatrixStart[b];
@@ -351,15 +353,18 @@ export class RowBlockSolver {
         const C = rows.error[r0];
         let rate = 0, gamma = 0, bias: number;
         const toFixed = contact.staticSoftness !== undefined && (this.inverseMass[rows.bodyA[r0]] === 0 || this.inverseMass[rows.bodyB[r0]] === 0);
-        const s = contactRigid ?? softness(toFixed ? contact.staticSoftness! : contact.softness, h, 1 / this.diagonal[r0]);
-        this.touchRate[r0] = s.biasRate;
-        this.touchGamma[r0] = s.gamma;
+        const unit = toFixed ? staticUnit! : contactUnit;
+        // a frequency spring's γ = 1 / (m_eff a₂) (softness.ts S3) is γ(m_eff = 1) · A_nn; the bias rate does not depend on m_eff
+        const touchRate = unit.biasRate;
+        const touchGamma = unitScaled(toFixed ? contact.staticSoftness! : contact.softness) ? unit.gamma * this.diagonal[r0] : unit.gamma;
+        this.touchRate[r0] = touchRate;
+        this.touchGamma[r0] = touchGamma;
         if (C > 0) {
           rate = invH;
           bias = C * invH;
         } else {
-          rate = s.biasRate;
-          gamma = s.gamma;
+          rate = touchRate;
+          gamma = touchGamma;
           bias = Math.max(rate * Math.min(0, C + slop), -maxPushout);
         }
         rows.biasRate[r0] = rate;
@@ -710,6 +715,11 @@ function frictionDisc(M: Float64Array, o: number, f0: number, f1: number, r: num
   const scale = r / Math.sqrt(x * x + y * y);
   out[0] = x * scale;
   out[1] = y * scale;
+}
+
+/** Whether a spring's γ scales with the row's A (a frequency spring, set relative to the row's own effective mass). */
+function unitScaled(spec: SoftnessSpec): boolean {
+  return spec.kind === 'frequency';
 }
 
 let zeroRows = new Float64Array(0);
