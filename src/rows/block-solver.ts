@@ -81,7 +81,7 @@ export class RowBlockSolver {
    * constraints order[from .. to) are the blocks orderBlock[from] .. orderBlock[to] − 1
    */
   orderBlock = new Int32Array(1);
-  conn: RowConnectivity = { start: new Int32Array(1), entry: new Int32Array(0) };
+  conn: RowConnectivity = { start: new Int32Array(1), entry: new Int32Array(0), point: null };
   /** A_bb⁻¹ of each block, row-major, at blockMatrixStart[b] */
   blockMatrix = new Float64Array(0);
   blockMatrixStart = new Int32Array(1);
@@ -103,6 +103,8 @@ export class RowBlockSolver {
   private relaxBias = new Float64Array(0);
   /** whether a rigid point joint's block takes the lever-arm fast path (false once a joint spring makes γ ≠ 0) */
   private pointFast = true;
+  /** every block is a rigid point joint's (block b: rows 3b..3b+2, its A⁻¹ at 9b): solvePointBlocks serves the sweep */
+  private allPoint = false;
 
   /**
    * @param joints the compiled joints (a JointSet where they change between steps)
@@ -258,6 +260,9 @@ export class RowBlockSolver {
   private connect(): void {
     const rows = this.rows;
     this.conn = rowConnectivity(rows, this.bodyCount, this.inverseMass);
+    let allPoint = rows.blockCount > 0;
+    for (let b = 0; b < rows.blockCount && allPoint; b++) allPoint = rows.pointBlock[b] === 1;
+    this.allPoint = allPoint;
     if (this.blockMatrixStart.length < rows.blockCount + 1) this.blockMatrixStart = new Int32Array(rows.blockCapacity + 1);
     let largest = 0;
     for (let b = 0; b < rows.blockCount; b++) {
@@ -507,6 +512,7 @@ export class RowBlockSolver {
     let squares = 0;
     const point = rows.pointBlock, matrixStart = this.blockMatrixStart;
     const pointFast = this.pointFast || relax;
+    if (this.allPoint && pointFast && perRow === null && !reverse) return this.solvePointBlocks(h, v, w, dv, dw, inverseInertia, apply, from, to, immediate, bias, M);
     for (let k = from; k < to; k++) {
       const b = reverse ? to - 1 - (k - from) : k;
       const r0 = blockStart[b];
@@ -602,6 +608,42 @@ export class RowBlockSolver {
         if (next > peak[row]) peak[row] = next;
         if (immediate) applyImpulse(rows, row, h * (next - old), invMass, inverseInertia, dv, dw);
       }
+    }
+    return squares;
+  }
+
+  /**
+   * solveBlocks when every block is a rigid point joint's (allPoint: a chain or net of point joints,
+   * the necklace): the same update in the same arithmetic as its point path (pointBlockVelocity,
+   * applyPointImpulse), with block b's rows at 3b and its A⁻¹ at 9b read directly, as the Jacobi text's
+   * per-constraint loop does.
+   */
+  private solvePointBlocks(h: number, v: Float64Array, w: Float64Array, dv: Float64Array, dw: Float64Array, inverseInertia: Float64Array, apply: boolean, from: number, to: number, immediate: boolean, bias: Float64Array, M: Float64Array): number {
+    const rows = this.rows;
+    const lam = rows.lambda, arm = rows.blockArm, bodyA = rows.bodyA, bodyB = rows.bodyB;
+    const invH = 1 / h;
+    let squares = 0;
+    for (let b = from; b < to; b++) {
+      const r0 = 3 * b;
+      const a = 3 * bodyA[r0], c = 3 * bodyB[r0];
+      const ro = 6 * b;
+      const ax = arm[ro], ay = arm[ro + 1], az = arm[ro + 2];
+      const bx = arm[ro + 3], by = arm[ro + 4], bz = arm[ro + 5];
+      const w0x = w[a] + dw[a], w0y = w[a + 1] + dw[a + 1], w0z = w[a + 2] + dw[a + 2];
+      const w1x = w[c] + dw[c], w1y = w[c + 1] + dw[c + 1], w1z = w[c + 2] + dw[c + 2];
+      const p0 = -(v[a] + dv[a] - v[c] - dv[c] + -bias[r0] + (w0y * az - w0z * ay - w1y * bz + w1z * by));
+      const p1 = -(v[a + 1] + dv[a + 1] - v[c + 1] - dv[c + 1] + -bias[r0 + 1] + (w0z * ax - w0x * az + w1x * bz - w1z * bx));
+      const p2 = -(v[a + 2] + dv[a + 2] - v[c + 2] - dv[c + 2] + -bias[r0 + 2] + (w0x * ay - w0y * ax - w1x * by + w1y * bx));
+      squares += p0 * p0 + p1 * p1 + p2 * p2;
+      if (!apply) continue;
+      const o = 9 * b;
+      const l0 = -invH * (M[o] * p0 + M[o + 1] * p1 + M[o + 2] * p2);
+      const l1 = -invH * (M[o + 3] * p0 + M[o + 4] * p1 + M[o + 5] * p2);
+      const l2 = -invH * (M[o + 6] * p0 + M[o + 7] * p1 + M[o + 8] * p2);
+      lam[r0] += l0;
+      lam[r0 + 1] += l1;
+      lam[r0 + 2] += l2;
+      if (immediate) applyPointImpulse(rows, b, l0, l1, l2, h, this.inverseMass, inverseInertia, dv, dw);
     }
     return squares;
   }

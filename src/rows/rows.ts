@@ -264,6 +264,13 @@ export function blockVelocity(
 export interface RowConnectivity {
   start: Int32Array;
   entry: Int32Array;
+  /**
+   * when every entry is a rigid point joint's block (a chain or net of point joints, the necklace):
+   * per entry its block's first row, its sign σ (−1 on A, +1 on B) and the offset of its lever arm
+   * in blockArm, so the gather reads them directly (the Jacobi text's ic0 / constraint_list with the
+   * sign and arm of each entry); null otherwise
+   */
+  point: { row: Int32Array; sign: Float64Array; arm: Int32Array } | null;
 }
 
 export function rowConnectivity(rows: RowSet, bodyCount: number, inverseMass: Float64Array): RowConnectivity {
@@ -284,7 +291,64 @@ export function rowConnectivity(rows: RowSet, bodyCount: number, inverseMass: Fl
     if (inverseMass[rows.bodyA[r]] > 0) entry[fill[rows.bodyA[r]]++] = point ? ~(2 * b) : 2 * r;
     if (inverseMass[rows.bodyB[r]] > 0) entry[fill[rows.bodyB[r]]++] = point ? ~(2 * b + 1) : 2 * r + 1;
   }
-  return { start, entry };
+  let allPoint = true;
+  for (let k = 0; k < entry.length && allPoint; k++) allPoint = entry[k] < 0;
+  let pointEntries: RowConnectivity['point'] = null;
+  if (allPoint) {
+    const n = entry.length;
+    pointEntries = { row: new Int32Array(n), sign: new Float64Array(n), arm: new Int32Array(n) };
+    for (let k = 0; k < n; k++) {
+      const b = ~entry[k] >> 1, side = ~entry[k] & 1;
+      pointEntries.row[k] = rows.blockStart[b];
+      pointEntries.sign[k] = side === 0 ? -1 : 1;
+      pointEntries.arm[k] = 6 * b + 3 * side;
+    }
+  }
+  return { start, entry, point: pointEntries };
+}
+
+/**
+ * gatherImpulse where every entry is a rigid point joint's block (RowConnectivity.point): the same
+ * sums in the same order, with each entry's row, sign and lever arm read directly.
+ */
+function gatherPointImpulse(
+  conn: RowConnectivity,
+  arm: Float64Array,
+  lambda: Float64Array,
+  scale: number,
+  inverseMass: Float64Array,
+  Ii: Float64Array,
+  outLin: Float64Array,
+  outAng: Float64Array,
+): void {
+  const { start } = conn;
+  const { row, sign, arm: armOffset } = conn.point!;
+  const bodyCount = start.length - 1;
+  for (let i = 0; i < bodyCount; i++) {
+    let lx = 0, ly = 0, lz = 0;
+    let ax = 0, ay = 0, az = 0;
+    const end = start[i + 1];
+    for (let k = start[i]; k < end; k++) {
+      const s = sign[k];
+      const co = row[k];
+      const l0 = lambda[co], l1 = lambda[co + 1], l2 = lambda[co + 2];
+      const ro = armOffset[k];
+      const rx = arm[ro], ry = arm[ro + 1], rz = arm[ro + 2];
+      lx += s * l0; ly += s * l1; lz += s * l2;
+      ax += s * (ry * l2 - rz * l1);
+      ay += s * (rz * l0 - rx * l2);
+      az += s * (rx * l1 - ry * l0);
+    }
+    const o = 3 * i;
+    const sm = scale * inverseMass[i];
+    outLin[o] = sm * lx;
+    outLin[o + 1] = sm * ly;
+    outLin[o + 2] = sm * lz;
+    const io = 9 * i;
+    outAng[o] = scale * (Ii[io] * ax + Ii[io + 1] * ay + Ii[io + 2] * az);
+    outAng[o + 1] = scale * (Ii[io + 3] * ax + Ii[io + 4] * ay + Ii[io + 5] * az);
+    outAng[o + 2] = scale * (Ii[io + 6] * ax + Ii[io + 7] * ay + Ii[io + 8] * az);
+  }
 }
 
 /** The rows an entry of RowConnectivity stands for, as (first row, count, side). */
@@ -314,6 +378,10 @@ export function gatherImpulse(
   const { start, entry } = conn;
   const arm = rows.blockArm;
   const bodyCount = start.length - 1;
+  if (conn.point) {
+    gatherPointImpulse(conn, arm, lambda, scale, inverseMass, inverseInertiaWorld, outLin, outAng);
+    return;
+  }
   for (let i = 0; i < bodyCount; i++) {
     let lx = 0, ly = 0, lz = 0;
     let ax = 0, ay = 0, az = 0;
