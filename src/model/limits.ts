@@ -144,16 +144,25 @@ const solverFootprints: Record<string, Footprint & { rows?: boolean }> = {
     constraint: JOINT_SET + BLOCK_SOLVER + ROWS_PER_CONSTRAINT * (6 * F64 + I32) + 4 * I32 + 9 * F64 + ROWS_PER_CONSTRAINT * (4 * F64 + 3 * I32),
     rows: true,
   },
+  // the contact solvers (pgs/, si-soft/, softstep/) are jacobi-cpu's arrays (they extend it), plus the
+  // collision pipeline's per body bounds 6 f64, friction, restitution, radius, speed 4 f64, static u8
+  // and the broad phase's order and keys (≈ 4 i32 + 8 f64). Their contact rows depend on how the
+  // bodies come to touch, not on the scene's counts: not estimated here.
+  'pgs-cpu': { heapBody: 0, heapConstraint: 0, body: 19 * F64 + I32 + 1 + 18 * F64 + 4 * I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER, rows: true },
+  'si-soft-cpu': { heapBody: 0, heapConstraint: 0, body: 19 * F64 + I32 + 1 + 18 * F64 + 4 * I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER, rows: true },
+  'softstep-cpu': { heapBody: 0, heapConstraint: 0, body: 19 * F64 + I32 + 1 + 18 * F64 + 4 * I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER, rows: true },
   // xpbd/cpu.ts: per body previous position 3, orientation 4, world inverse inertia 9, the rigid
   // core's 4 f64 and u8; per joint the JointSet, the row block solver, the distance form's λ 3 f64,
   // and the colouring (≈ 6 i32) — and the rows.
   'xpbd-cpu': { heapBody: 0, heapConstraint: 0, body: 20 * F64 + 2 * I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER + 3 * F64 + 6 * I32, rows: true },
   // GPU solvers, host side (GPU memory is checked against the adapter's limits when buffers are made):
   // f32 staging of masses 16 + inertia 12 per body, pose and velocity 16 f32 per body
-  // (gpu/frames.ts), body indices 2 u32 + anchors 8 f32 per constraint, colour order.
-  'jacobi-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 },
-  'gs-gpu': { heapBody: 0, heapConstraint: 8, body: 44 * F32 + 2 * I32, constraint: 2 * I32 + 8 * F32 + 8 * I32 },
-  'global-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 },
+  // (gpu/frames.ts), body indices 2 u32 + anchors 8 f32 per constraint, colour order; and, as every
+  // GPU solver takes its rows' layout from the CPU's (a RowBlockSolver over the joints, uploaded),
+  // the JointSet, the row block solver and the rows on the host.
+  'jacobi-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 + JOINT_SET + BLOCK_SOLVER, rows: true },
+  'gs-gpu': { heapBody: 0, heapConstraint: 8, body: 44 * F32 + 2 * I32, constraint: 2 * I32 + 8 * F32 + 8 * I32 + JOINT_SET + BLOCK_SOLVER, rows: true },
+  'global-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 + JOINT_SET + BLOCK_SOLVER, rows: true },
   // xpbd-gpu also lays its joints' rows out on the host (a RowBlockSolver over the compiled world): the rows.
   'xpbd-gpu': { heapBody: 0, heapConstraint: 0, body: 32 * F32 + 2 * I32, constraint: 2 * I32 + 9 * F32 + 6 * I32 + BLOCK_SOLVER, rows: true },
   // Rapier: a rigid body and a joint in wasm memory (measured ≈ 1.7 kB per body with its joint),
