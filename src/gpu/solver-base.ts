@@ -37,6 +37,11 @@ export abstract class GpuSolverBase<B extends string> {
   protected readonly buffers = new Map<B, GPUBuffer>();
   protected readonly clock: FrameClock;
   protected frame = 0;
+  /**
+   * Buffers created so far by createBuffers and growBuffer (a test counts them: joints added one per
+   * step must recreate a buffer only when the layout outgrows it, O(log n) times by doubling).
+   */
+  bufferCreations = 0;
 
   constructor(options: SolverOptions, gpu: GpuContext) {
     this.options = options;
@@ -64,10 +69,49 @@ export abstract class GpuSolverBase<B extends string> {
         ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST
         : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
       const buf = this.device.createBuffer({ label: name, size, usage });
+      this.bufferCreations++;
       const d = data[name];
       if (d && d.byteLength) this.device.queue.writeBuffer(buf, 0, d);
       this.buffers.set(name, buf);
     }
+  }
+
+  /**
+   * Makes the named buffer hold at least `size` bytes: kept where it does (true capacity ≥ size), else
+   * recreated (contents lost: the caller writes them) at max(size, 2 × its size), so a layout that grows
+   * by one joint at a time recreates it O(log n) times. Returns whether it was recreated (then the bind
+   * groups that hold it must be made again).
+   */
+  protected growBuffer(name: B, size: number, uniform = false): boolean {
+    const old = this.buffers.get(name);
+    if (old && old.size >= size) return false;
+    const capacity = Math.max(size, old ? 2 * old.size : 0);
+    const usage = uniform ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    this.checkLimits({ [name]: capacity });
+    old?.destroy();
+    this.buffers.set(name, this.device.createBuffer({ label: name, size: capacity, usage }));
+    this.bufferCreations++;
+    return true;
+  }
+
+  /**
+   * Work before a step that the host must do (the GPU solvers on rows: lay their rows out again when
+   * joints were added or removed since the last step); none by default.
+   */
+  protected async beforeStep(): Promise<void> {}
+
+  /**
+   * The bodies' pose now, read back from the 'pose' buffer ((x, 0), q per body, 32 bytes: frames.ts
+   * packBodyState) as f64, 3 and 4 per body, over `bodyCount` bodies.
+   */
+  protected static poseFrom(data: ArrayBuffer, bodyCount: number): { position: Float64Array; orientation: Float64Array } {
+    const f = new Float32Array(data);
+    const position = new Float64Array(3 * bodyCount), orientation = new Float64Array(4 * bodyCount);
+    for (let i = 0; i < bodyCount; i++) {
+      for (let d = 0; d < 3; d++) position[3 * i + d] = f[8 * i + d];
+      for (let d = 0; d < 4; d++) orientation[4 * i + d] = f[8 * i + 4 + d];
+    }
+    return { position, orientation };
   }
 
   /** Threads per row of a 2-D dispatch (the kernels' index = gid.y · rowWidth + gid.x). */
@@ -86,6 +130,7 @@ export abstract class GpuSolverBase<B extends string> {
   protected abstract encodeFrame(encoder: GPUCommandEncoder, slot: number): void;
 
   async step(frames: number): Promise<void> {
+    await this.beforeStep();
     await this.clock.run(frames, (encoder, slot) => this.encodeFrame(encoder, slot));
     this.frame += frames;
   }

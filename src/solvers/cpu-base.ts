@@ -102,15 +102,7 @@ export abstract class CpuSolverBase extends WallTimedSolver {
    * bodies' pose now); returns its id for removeConstraint. One-line errors for a bad joint.
    */
   addConstraint(c: ConstraintDesc): number {
-    const n = this.w.worldBodyCount;
-    const index = (b: unknown, field: string) => {
-      if (!Number.isInteger(b) || (b as number) < 0 || (b as number) >= n) throw new WorldError(field, `body index out of range 0..${n - 1}`);
-    };
-    index(c.bodyA, 'bodyA');
-    if (c.bodyB === null) throw new WorldError('bodyB', 'a joint added between steps joins two bodies (anchor to a fixed body, not the world)');
-    index(c.bodyB, 'bodyB');
-    if (c.bodyA === c.bodyB) throw new WorldError('bodyB', 'a constraint joins two different bodies');
-    if (this.w.inverseMass[c.bodyA] === 0 && this.w.inverseMass[c.bodyB] === 0) throw new WorldError('bodyB', 'joins two fixed bodies (nothing can move)');
+    checkAddedJoint(c, this.w.worldBodyCount, this.w.inverseMass);
     return this.joints.add(c, this.w.position, this.w.orientation);
   }
 
@@ -122,4 +114,19 @@ export abstract class CpuSolverBase extends WallTimedSolver {
   async snapshot(): Promise<Snapshot> {
     return snapshotOf(this.w, this.frame, this.options.dt);
   }
+}
+
+/**
+ * The checks on a joint added between steps, shared by the CPU and the GPU solvers (one-line
+ * WorldErrors): both bodies of the world's `bodyCount`, two different ones, not both fixed.
+ */
+export function checkAddedJoint(c: ConstraintDesc, bodyCount: number, inverseMass: Float64Array): void {
+  const index = (b: unknown, field: string) => {
+    if (!Number.isInteger(b) || (b as number) < 0 || (b as number) >= bodyCount) throw new WorldError(field, `body index out of range 0..${bodyCount - 1}`);
+  };
+  index(c.bodyA, 'bodyA');
+  if (c.bodyB === null) throw new WorldError('bodyB', 'a joint added between steps joins two bodies (anchor to a fixed body, not the world)');
+  index(c.bodyB, 'bodyB');
+  if (c.bodyA === c.bodyB) throw new WorldError('bodyB', 'a constraint joins two different bodies');
+  if (inverseMass[c.bodyA] === 0 && inverseMass[c.bodyB] === 0) throw new WorldError('bodyB', 'joins two fixed bodies (nothing can move)');
 }

@@ -97,25 +97,41 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
 
   protected override async init(): Promise<void> {
     await super.init();
-    const rows = this.rowSolver.rows;
-    const nb = Math.max(1, this.w.bodyCount), nr = Math.max(1, rows.count);
-    const [gx, gy] = this.groupsFor(rows.blockCount);
-    const partials = Math.max(1, gx * gy);
-    const sizes: Record<string, number> = {
-      cg_rzs: 16 * nr,
-      cg_pq: 8 * nr,
-      cg_dmat: 32 * nr,
-      cg_w: 32 * nb,
-      cg_partials: 16 * partials,
-    };
+    const sizes = this.cgSizes();
     this.checkLimits(sizes);
-    for (const [name, size] of Object.entries(sizes))
+    for (const [name, size] of Object.entries(sizes)) {
       this.cgBuffers.set(name, this.device.createBuffer({ label: name, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST }));
+      this.bufferCreations++;
+    }
     this.cgBuffers.set('cg_scalars', this.device.createBuffer({ label: 'cg_scalars', size: CG_SCALARS_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST }));
     // dispatch arguments of the iteration kernels, written on the GPU (cg_init, cg_alpha, cg_beta)
     this.cgBuffers.set('cg_indirect', this.device.createBuffer({ label: 'cg_indirect', size: 48, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST }));
     const cg = this.device.createBuffer({ label: 'cg', size: CG_PARAMS_BYTES, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.cgBuffers.set('cg', cg);
+    this.bufferCreations += 3;
+    this.writeCgParams();
+    await this.buildCgPipelines();
+  }
+
+  /** The CG buffers whose size follows the rows (and the bodies), in bytes. */
+  private cgSizes(): Record<string, number> {
+    const rows = this.rowSolver.rows;
+    const nb = Math.max(1, this.w.bodyCount), nr = Math.max(1, rows.count);
+    const [gx, gy] = this.groupsFor(rows.blockCount);
+    return {
+      cg_rzs: 16 * nr,
+      cg_pq: 8 * nr,
+      cg_dmat: 32 * nr,
+      cg_w: 32 * nb,
+      cg_partials: 16 * Math.max(1, gx * gy),
+    };
+  }
+
+  /** The cg uniform (struct CgParams in kernels.wgsl.ts), from the rows' layout now. */
+  private writeCgParams(): void {
+    const rows = this.rowSolver.rows;
+    const [gx, gy] = this.groupsFor(rows.blockCount);
+    const partials = Math.max(1, gx * gy);
     const { substeps, beta, dt } = this.options;
     const h = dt / substeps;
     const params = new ArrayBuffer(CG_PARAMS_BYTES);
@@ -134,8 +150,31 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     f[15] = gpuProjectChange;
     const bodyGroups = this.groupsFor(this.w.bodyCount);
     u.set([gx, gy, bodyGroups[0], bodyGroups[1]], 8);
-    this.device.queue.writeBuffer(cg, 0, params);
-    await this.buildCgPipelines();
+    this.device.queue.writeBuffer(this.bufferOf('cg'), 0, params);
+  }
+
+  /**
+   * A new rows' layout (joints added or removed): the CG buffers grown where it outgrew them (at double
+   * the size, as growBuffer), the cg uniform written again, the bind groups made again where a buffer of
+   * either set was recreated, the workgroup grids from the new counts. The solve's vectors are per step
+   * (cg_start), so nothing of them is carried; λ is jacobi-gpu's row_solve, carried by key there.
+   */
+  protected override async layoutChanged(grew: boolean): Promise<void> {
+    for (const [name, size] of Object.entries(this.cgSizes())) {
+      const old = this.cgBuffers.get(name)!;
+      if (old.size >= size) continue;
+      const capacity = Math.max(size, 2 * old.size);
+      this.checkLimits({ [name]: capacity });
+      old.destroy();
+      this.cgBuffers.set(name, this.device.createBuffer({ label: name, size: capacity, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST }));
+      this.bufferCreations++;
+      grew = true;
+    }
+    this.writeCgParams();
+    for (const k of this.cgKernels.values()) {
+      if (grew) k.bindGroup = this.cgBindGroup(k.spec, k.pipeline);
+      k.groups = this.cgGroups(k.spec);
+    }
   }
 
   /** A buffer of this solver or of jacobi-gpu's set, by name. */
@@ -149,12 +188,17 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     await buildKernels(this.device, this.id, () => {
       for (const spec of cgKernelSpecs()) {
         const pipeline = computePipeline(this.device, spec.name, cgKernelSource(spec));
-        const bindGroup = bindBuffers(this.device, pipeline, spec.name, [this.bufferOf('cg'), ...spec.bindings.map((b) => this.bufferOf(b.name))]);
-        const groups: [number, number] =
-          spec.over === 'single' ? [1, 1] : this.groupsFor(spec.over === 'body' ? this.w.bodyCount : this.rowSolver.rows.blockCount);
-        this.cgKernels.set(spec.name, { spec, pipeline, bindGroup, groups });
+        this.cgKernels.set(spec.name, { spec, pipeline, bindGroup: this.cgBindGroup(spec, pipeline), groups: this.cgGroups(spec) });
       }
     });
+  }
+
+  private cgBindGroup(spec: CgKernelSpec, pipeline: GPUComputePipeline): GPUBindGroup {
+    return bindBuffers(this.device, pipeline, spec.name, [this.bufferOf('cg'), ...spec.bindings.map((b) => this.bufferOf(b.name))]);
+  }
+
+  private cgGroups(spec: CgKernelSpec): [number, number] {
+    return spec.over === 'single' ? [1, 1] : this.groupsFor(spec.over === 'body' ? this.w.bodyCount : this.rowSolver.rows.blockCount);
   }
 
   /** One dispatch of a CG kernel; `indirect`: with the workgroup counts of cg_indirect (none once the solve is done). */
@@ -222,6 +266,7 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
    * each dispatched CG iteration of the first substep (constant once converged). Not timed.
    */
   override async stepRecordingResiduals(): Promise<ResidualCurve> {
+    await this.beforeStep();
     const { substeps, iterations } = this.options;
     const residual = this.bufferOf('residual' as CgBufferName);
     const slot = residual.size;

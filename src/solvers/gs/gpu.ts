@@ -12,9 +12,12 @@
  * writer of its two bodies' ΔV in its dispatch; fixed bodies and world anchors (which several may
  * share) are never written. WebGPU orders the dispatches of a pass, so colour c + 1 sees every
  * write of colour c.
+ *
+ * Joints added or removed between steps: coloured again and their rows laid out colour by colour,
+ * as gs-cpu's relayout (relayoutRows); colour c is then the slots order[start[c] .. start[c+1]).
  */
 import type { WorldDesc } from '../../model/world.js';
-import { colourOrderedWorld, type Colouring } from '../../model/colouring.js';
+import { colourConstraints, colourOrderedWorld, type Colouring } from '../../model/colouring.js';
 import type { GpuContext } from '../../gpu/device.js';
 import type { SolverOptions } from '../solver.js';
 import { JacobiGpuSolver } from '../jacobi/gpu.js';
@@ -31,9 +34,18 @@ export class GaussSeidelGpuSolver extends JacobiGpuSolver {
     const { start, colourCount } = ordered.colouring;
     s.colouring = ordered.colouring;
     // colour c: its constraints start[c] .. start[c+1]−1 (slot order); the row kernels list their blocks from them (init)
-    s.colourJoints = Array.from({ length: colourCount }, (_, c) => ({ start: start[c], count: start[c + 1] - start[c] }));
+    s.colourJoints = Array.from({ length: colourCount }, (_, c) => Array.from({ length: start[c + 1] - start[c] }, (_, k) => start[c] + k));
     await s.init();
     return s;
+  }
+
+  /** The joints changed: colour them again and lay the rows out colour by colour (gs-cpu's relayout). */
+  protected override relayoutRows(): void {
+    const j = this.joints;
+    this.colouring = colourConstraints({ constraintCount: j.constraintCount, bodyCount: this.w.bodyCount, ib0: j.ib0, ib1: j.ib1, inverseMass: this.w.inverseMass });
+    const { order, start, colourCount } = this.colouring;
+    this.rowSolver.layout(order);
+    this.colourJoints = Array.from({ length: colourCount }, (_, c) => Array.from(order.subarray(start[c], start[c + 1])));
   }
 
   protected override extraRowKernels(): RowKernelSpec[] {
@@ -60,7 +72,7 @@ export class GaussSeidelGpuSolver extends JacobiGpuSolver {
   protected override iterationBytes(): number {
     const rows = this.rowSolver.rows;
     const points = this.pointJointCount();
-    const joints = this.w.constraintCount;
+    const joints = this.joints.constraintCount;
     return 324 * points + 148 * (rows.blockCount - points) + 128 * (rows.count - 3 * points) + 256 * joints;
   }
 }

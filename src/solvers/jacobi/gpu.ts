@@ -16,13 +16,19 @@
  * A rigid point joint (the Jacobi text's 3×3 block) takes the *_point kernels, the fast path; every
  * other block the general ones (rows/rows.wgsl.ts). A kernel with nothing to do is not dispatched.
  * The rows' layout (bodies, bounds, compliance, blocks, the body → row CSR) comes from the CPU
- * RowBlockSolver.layout() over the same joints and is uploaded once; per step everything is
- * computed on the GPU. Many frames are recorded into one submission; nothing is read back until a
- * snapshot is asked for. Dispatches in one pass run in order, each seeing the previous one's writes
- * (WebGPU orders storage writes between dispatches).
+ * RowBlockSolver.layout() over the same joints and is uploaded at creation; per step everything is
+ * computed on the GPU. Joints added or removed between steps (addConstraint, removeConstraint: a
+ * JointSet, as the CPU solvers) are laid out again on the CPU before the next step (relayoutRows)
+ * and uploaded into buffers kept by capacity (GpuSolverBase.growBuffer: recreated, at double the
+ * size, only when the new layout does not fit; the bind groups are made again then). Many frames
+ * are recorded into one submission; nothing is read back until a snapshot is asked for (or, at a
+ * change of joints, λ and the pose once). Dispatches in one pass run in order, each seeing the
+ * previous one's writes (WebGPU orders storage writes between dispatches).
  */
-import type { WorldDesc } from '../../model/world.js';
-import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
+import type { ConstraintDesc, WorldDesc } from '../../model/world.js';
+import { compileJoint, compileWorld, type CompiledWorld } from '../../model/compiled.js';
+import { JointSet } from '../../rows/joint-set.js';
+import { checkAddedJoint } from '../cpu-base.js';
 import type { GpuContext } from '../../gpu/device.js';
 import {
   type Solver,
@@ -56,17 +62,20 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
   readonly id: string = 'jacobi-gpu';
   readonly variant: JacobiVariant;
   readonly bodyCount: number;
-  readonly constraintCount: number;
 
   protected readonly w: CompiledWorld;
+  /** the joints as they are now: the world's, then those added and less those removed between steps */
+  readonly joints: JointSet;
+  /** joints added since the last step, by id: compiled again at the GPU's pose before it (syncJoints) */
+  private readonly pendingPose = new Map<number, ConstraintDesc>();
   /**
    * gs-gpu: per colour, swept one after the other, its point blocks block_list[start, start + count)
    * ('colour_point' kernels) and its other joints' first blocks [generalStart, generalStart + generalCount)
    * ('colour' kernels); none for Jacobi
    */
   protected colourRanges: { start: number; count: number; generalStart: number; generalCount: number }[] = [];
-  /** gs-gpu: each colour's constraints [start, start + count) in slot order, from which colourRanges is built */
-  protected colourJoints: { start: number; count: number }[] = [];
+  /** gs-gpu: each colour's constraint slots, in the rows' order, from which colourRanges is built */
+  protected colourJoints: number[][] = [];
   /** prepare_list and block_list (rows/rows.wgsl.ts), and how many blocks are rigid point joints' */
   private prepareList = new Uint32Array(0);
   private blockList = new Uint32Array(0);
@@ -74,7 +83,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
   /** per constraint: 1 for a rigid point joint (the point fast path) */
   private rigidPoint = new Uint8Array(0);
   private readonly kernels = new Map<string, Kernel>();
-  /** the rows' layout: the CPU RowBlockSolver over the same joints, laid out once */
+  /** the rows' layout: the CPU RowBlockSolver over the same joints, laid out again when they change */
   protected readonly rowSolver: RowBlockSolver;
   /** joints of each JointKind, and the first record of each in the 'joint' buffer */
   private jointCount = [0, 0, 0, 0];
@@ -85,13 +94,109 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     this.variant = { applyWarmStart: true, ...variant };
     this.w = compileWorld(world);
     this.bodyCount = this.w.worldBodyCount;
-    this.constraintCount = this.w.constraintCount;
-    for (let ic = 0; ic < this.w.constraintCount; ic++)
-      if (!hasEvaluateKernel(this.w.kind[ic])) throw new Error(`${this.id}: constraints[${ic}]: no WGSL evaluate kernel for joint type ${jointKindNames[this.w.kind[ic]] ?? this.w.kind[ic]} (rows/rows.wgsl.ts)`);
-    this.rowSolver = new RowBlockSolver(this.w, this.w.bodyCount, this.w.inverseMass, this.options.compliance);
+    this.joints = new JointSet(this.w);
+    this.checkJointKinds();
+    this.rowSolver = new RowBlockSolver(this.joints, this.w.bodyCount, this.w.inverseMass, this.options.compliance);
+    this.checkBlocks();
+  }
+
+  get constraintCount(): number {
+    return this.joints.constraintCount;
+  }
+
+  private checkJointKinds(): void {
+    const j = this.joints;
+    for (let ic = 0; ic < j.constraintCount; ic++)
+      if (!hasEvaluateKernel(j.kind[ic])) throw new Error(`${this.id}: constraints[${ic}]: no WGSL evaluate kernel for joint type ${jointKindNames[j.kind[ic]] ?? j.kind[ic]} (rows/rows.wgsl.ts)`);
+  }
+
+  private checkBlocks(): void {
     const largest = this.rowSolver.rows.largestBlock();
     if (largest > MAX_GPU_BLOCK_ROWS) throw new Error(`${this.id}: a block of ${largest} rows; the GPU inverts blocks of at most ${MAX_GPU_BLOCK_ROWS}`);
   }
+
+  /**
+   * Adds a joint between two of the world's bodies before the next step (its starting pose is the
+   * bodies' pose then, read back from the GPU); returns its id for removeConstraint. The CPU solvers'
+   * one-line errors (cpu-base.ts checkAddedJoint).
+   */
+  addConstraint(c: ConstraintDesc): number {
+    checkAddedJoint(c, this.w.worldBodyCount, this.w.inverseMass);
+    // compiled now at the creation pose (the GPU's is not at hand synchronously), again in syncJoints
+    const id = this.joints.add(c, this.w.position, this.w.orientation);
+    this.pendingPose.set(id, c);
+    return id;
+  }
+
+  /** Removes the joint with this id (the world's joints: their index; or addConstraint's id) before the next step. */
+  removeConstraint(id: number): void {
+    this.joints.remove(id);
+    this.pendingPose.delete(id);
+  }
+
+  protected override async beforeStep(): Promise<void> {
+    if (this.rowSolver.stale) await this.syncJoints();
+  }
+
+  /** Lays out and uploads the joints added or removed since the last step now (step does it by itself). */
+  async applyJointChanges(): Promise<void> {
+    await this.beforeStep();
+  }
+
+  /**
+   * The joints changed: lay the rows out again and upload them. λ follows each row's key: the
+   * GPU's λ (row_solve) is read back once here, at a change only, together with the pose where a
+   * joint was added (its starting pose), and carried by RowBlockSolver.layout as on the CPU; a
+   * readback per change is cheaper than keeping a CPU copy of λ in step with the GPU every step.
+   */
+  private async syncJoints(): Promise<void> {
+    const rs = this.rowSolver;
+    const oldRows = rs.rows.count;
+    const names: BufferName[] = [];
+    if (oldRows > 0) names.push('row_solve');
+    if (this.pendingPose.size > 0) names.push('pose');
+    const data = names.length ? await this.read(names) : new Map<BufferName, ArrayBuffer>();
+    const solve = data.get('row_solve');
+    if (solve) {
+      const f = new Float32Array(solve);
+      for (let r = 0; r < oldRows; r++) rs.rows.lambda[r] = f[12 * r + 2]; // row_solve[3r].z (rows.wgsl.ts legend)
+    }
+    const pose = data.get('pose');
+    if (pose) {
+      const { position, orientation } = GpuSolverBase.poseFrom(pose, this.w.bodyCount);
+      for (const [id, c] of this.pendingPose) compileJoint(this.joints, c, this.joints.indexOf(id), position, orientation);
+    }
+    this.pendingPose.clear();
+    this.checkJointKinds();
+    this.relayoutRows();
+    this.checkBlocks();
+    const colours = this.colourRanges.length;
+    this.buildLists();
+    // the buffers whose size follows the rows: grown where the layout outgrew them
+    const sizes = this.sizes();
+    let grew = colours !== this.colourRanges.length;
+    for (const name of LAYOUT_BUFFERS) if (this.growBuffer(name, sizes[name], name === 'colour')) grew = true;
+    const upload: Partial<Record<BufferName, ArrayBuffer>> = {};
+    this.uploadRows(upload);
+    upload.colour = this.colourData().buffer;
+    upload.midpoint_offset = this.midpointData().buffer; // free flags of the new joints, offsets 0 (RigidBodyCore.markJointed)
+    // λ carried by key (layout), the rest of row_solve is written by prepare_blocks every step
+    const lambda = new Float32Array(12 * Math.max(1, rs.rows.count));
+    for (let r = 0; r < rs.rows.count; r++) lambda[12 * r + 2] = rs.rows.lambda[r];
+    upload.row_solve = lambda.buffer;
+    for (const [name, d] of Object.entries(upload) as [BufferName, ArrayBuffer][]) this.device.queue.writeBuffer(this.buffers.get(name)!, 0, d);
+    this.writeParams();
+    this.bindKernels(grew);
+    await this.layoutChanged(grew);
+  }
+
+  /** Lays the rows out again over the joints (jacobi-cpu's relayout; gs-gpu: coloured, as gs-cpu's). */
+  protected relayoutRows(): void {
+    this.rowSolver.layout();
+  }
+
+  /** After a new layout was uploaded (global-gpu: its own buffers); `grew`: some buffer was recreated. */
+  protected async layoutChanged(_grew: boolean): Promise<void> {}
 
   static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiVariant> = {}): Promise<JacobiGpuSolver> {
     const s = new JacobiGpuSolver(world, options, variant, gpu);
@@ -118,7 +223,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
 
   /** Buffer sizes in bytes, from the world's counts (rows/rows.wgsl.ts legend for the row buffers). */
   private sizes(): Record<BufferName, number> {
-    const nb = Math.max(1, this.w.bodyCount), nc = Math.max(1, this.w.constraintCount); // no zero-size bindings
+    const nb = Math.max(1, this.w.bodyCount), nc = Math.max(1, this.joints.constraintCount); // no zero-size bindings
     const rows = this.rowSolver.rows;
     const nr = Math.max(1, rows.count), nk = Math.max(1, rows.blockCount);
     return {
@@ -147,7 +252,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
 
   private upload(): void {
     const w = this.w;
-    const nb = w.bodyCount, nc = w.constraintCount;
+    const nb = w.bodyCount;
     const sizes = this.sizes();
     const data: Partial<Record<BufferName, ArrayBuffer>> = {};
 
@@ -162,15 +267,25 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     data.velocity = velocity.buffer;
     data.inverse_mass = invMass.buffer;
     data.inverse_inertia_local = invInertiaLocal.buffer;
-    // (g = 0, free): free = 1 where no constraint touches the body (rigid/body.ts, E4)
-    const free = freeBodyFlags(nb, w.ib0, w.ib1, nc);
-    data.midpoint_offset = Float32Array.from({ length: 4 * nb }, (_, k) => (k % 4 === 3 ? free[k >> 2] : 0)).buffer;
-    const colour = new Uint32Array((COLOUR_SLOT / 4) * Math.max(1, this.colourRanges.length));
-    this.colourRanges.forEach((r, c) => colour.set([r.start, r.count, r.generalStart, r.generalCount], (COLOUR_SLOT / 4) * c));
-    data.colour = colour.buffer;
+    data.midpoint_offset = this.midpointData().buffer;
+    data.colour = this.colourData().buffer;
     this.uploadRows(data);
     this.createBuffers(sizes, data, ['params', 'colour']);
     this.writeParams();
+  }
+
+  /** (g = 0, free) per body: free = 1 where no joint touches the body (rigid/body.ts, E4). */
+  private midpointData(): Float32Array<ArrayBuffer> {
+    const nb = this.w.bodyCount, j = this.joints;
+    const free = freeBodyFlags(nb, j.ib0, j.ib1, j.constraintCount);
+    return Float32Array.from({ length: 4 * nb }, (_, k) => (k % 4 === 3 ? free[k >> 2] : 0));
+  }
+
+  /** The 'colour' uniform: per colour at COLOUR_SLOT · c its (start, count, generalStart, generalCount). */
+  private colourData(): Uint32Array<ArrayBuffer> {
+    const colour = new Uint32Array((COLOUR_SLOT / 4) * Math.max(1, this.colourRanges.length));
+    this.colourRanges.forEach((r, c) => colour.set([r.start, r.count, r.generalStart, r.generalCount], (COLOUR_SLOT / 4) * c));
+    return colour;
   }
 
   /**
@@ -179,10 +294,10 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
    * are written by the kernels every step.
    */
   private uploadRows(data: Partial<Record<BufferName, ArrayBuffer>>): void {
-    const w = this.w;
+    const w = this.w, j = this.joints;
     const rs = this.rowSolver;
     const rows = rs.rows;
-    const nc = w.constraintCount;
+    const nc = j.constraintCount;
     const f32 = (x: number) => (x === Infinity ? F32_MAX : x === -Infinity ? -F32_MAX : x);
     const params = new Float32Array(4 * Math.max(1, rows.count));
     for (let r = 0; r < rows.count; r++) params.set([f32(rows.lower[r]), f32(rows.upper[r]), rows.compliance[r], 0], 4 * r);
@@ -231,13 +346,13 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     // the joints grouped by type, each JOINT_STRIDE vec4f (rows.wgsl.ts legend)
     const record = new Float32Array(4 * JOINT_STRIDE * Math.max(1, nc));
     this.jointCount = [0, 0, 0, 0];
-    for (let ic = 0; ic < nc; ic++) this.jointCount[w.kind[ic]]++;
+    for (let ic = 0; ic < nc; ic++) this.jointCount[j.kind[ic]]++;
     this.jointStart = [0, 0, 0, 0];
     for (let k = 1; k < 4; k++) this.jointStart[k] = this.jointStart[k - 1] + this.jointCount[k - 1];
     const fill = this.jointStart.slice();
     // the rigid point joints first among the point joints (evaluate_point_rigid), then the soft ones
     const order = Array.from({ length: nc }, (_, ic) => ic).sort((a, b) => this.rigidPoint[b] - this.rigidPoint[a] || a - b);
-    for (const ic of order) writeJointRecord(w, rs.rowStart[ic], ic, record, 4 * JOINT_STRIDE * fill[w.kind[ic]]++);
+    for (const ic of order) writeJointRecord(j, rs.rowStart[ic], ic, record, 4 * JOINT_STRIDE * fill[j.kind[ic]]++);
     data.joint = record.buffer;
   }
 
@@ -250,10 +365,10 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
   private buildLists(): void {
     const rs = this.rowSolver;
     const rows = rs.rows;
-    const w = this.w;
-    const nc = w.constraintCount;
+    const j = this.joints;
+    const nc = j.constraintCount;
     const pointJoint = (ic: number) =>
-      w.kind[ic] === JointKind.point && rs.constraintBlockEnd[ic] - rs.constraintBlock[ic] === 1 && rows.compliance[rows.blockStart[rs.constraintBlock[ic]]] === 0;
+      j.kind[ic] === JointKind.point && rs.constraintBlockEnd[ic] - rs.constraintBlock[ic] === 1 && rows.compliance[rows.blockStart[rs.constraintBlock[ic]]] === 0;
     this.rigidPoint = Uint8Array.from({ length: nc }, (_, ic) => (pointJoint(ic) ? 1 : 0));
     const point: number[] = [], general: number[] = [];
     for (let ic = 0; ic < nc; ic++) {
@@ -267,8 +382,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
       return;
     }
     const list: number[] = [];
-    this.colourRanges = this.colourJoints.map(({ start, count }) => {
-      const joints = Array.from({ length: count }, (_, k) => start + k);
+    this.colourRanges = this.colourJoints.map((joints) => {
       const pointStart = list.length;
       for (const ic of joints) if (pointJoint(ic)) list.push(rs.constraintBlock[ic]);
       const generalStart = list.length;
@@ -302,7 +416,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     f[4] = beta / h;
     f[5] = warmStart;
     u[6] = this.w.bodyCount;
-    u[7] = this.w.constraintCount;
+    u[7] = this.joints.constraintCount;
     u[8] = this.rowWidth();
     f[9] = dampingFactor(this.options.linearDamping, h);
     f[10] = dampingFactor(this.options.angularDamping, h);
@@ -317,23 +431,35 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
 
   private async buildPipelines(): Promise<void> {
     await buildKernels(this.device, this.id, () => {
-      for (const spec of this.kernelList()) {
-        const pipeline = computePipeline(this.device, spec.name, kernelSource(spec));
-        // a 'colour' kernel gets one bind group per colour, its range at offset COLOUR_SLOT·c of the 'colour' buffer
-        const colour = spec.over === 'colour' || spec.over === 'colour_point';
-        const ranges = colour ? this.colourRanges : [null];
-        const bindGroups = ranges.map((_, c) =>
-          bindBuffers(this.device, pipeline, spec.name, [
-            this.buffers.get('params')!,
-            ...spec.bindings.map(
-              (b): BufferBinding => (b.name === 'colour' ? { buffer: this.buffers.get('colour')!, offset: COLOUR_SLOT * c, size: 16 } : this.buffers.get(b.name)!),
-            ),
-          ]),
-        );
-        const counts = colour ? this.colourRanges.map((r) => (spec.over === 'colour_point' ? r.count : r.generalCount)) : [this.threadCount(spec)];
-        this.kernels.set(spec.name, { spec, pipeline, bindGroups, groups: counts.map((n) => this.groupsFor(n)) });
-      }
+      for (const spec of this.kernelList()) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
     });
+  }
+
+  /**
+   * Every kernel's workgroup grids for a new layout, and its bind groups again where `rebind` (a buffer
+   * was recreated or the colours changed in number); else the bind groups it has hold the same buffers.
+   */
+  private bindKernels(rebind: boolean): void {
+    for (const k of [...this.kernels.values()]) this.bindKernel(k.spec, k.pipeline, rebind ? undefined : k.bindGroups);
+  }
+
+  /** Kernel `spec`'s bind groups (unless `keep`: those it has, its buffers unchanged) and workgroup grids. */
+  private bindKernel(spec: KernelSpec, pipeline: GPUComputePipeline, keep?: GPUBindGroup[]): void {
+    // a 'colour' kernel gets one bind group per colour, its range at offset COLOUR_SLOT·c of the 'colour' buffer
+    const colour = spec.over === 'colour' || spec.over === 'colour_point';
+    const ranges = colour ? this.colourRanges : [null];
+    const bindGroups =
+      keep ??
+      ranges.map((_, c) =>
+        bindBuffers(this.device, pipeline, spec.name, [
+          this.buffers.get('params')!,
+          ...spec.bindings.map(
+            (b): BufferBinding => (b.name === 'colour' ? { buffer: this.buffers.get('colour')!, offset: COLOUR_SLOT * c, size: 16 } : this.buffers.get(b.name)!),
+          ),
+        ]),
+      );
+    const counts = colour ? this.colourRanges.map((r) => (spec.over === 'colour_point' ? r.count : r.generalCount)) : [this.threadCount(spec)];
+    this.kernels.set(spec.name, { spec, pipeline, bindGroups, groups: counts.map((n) => this.groupsFor(n)) });
   }
 
   /** Threads of one dispatch of a kernel that is not a 'colour' one (KernelSpec.over). */
@@ -401,6 +527,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
    * passes and the per-constraint |r_ℓ|² are summed in f64 here. Not timed.
    */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
+    await this.beforeStep();
     const { substeps, iterations } = this.options;
     const slot = this.buffers.get('residual')!.size;
     const readback = this.device.createBuffer({ size: slot * (iterations + 1), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
@@ -443,7 +570,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
     for (let k = 0; k < records; k++) {
       const sums = new Map<string, number>();
       for (let r = 0; r < rows.count; r++) {
-        const kind = jointKindNames[this.w.kind[rows.owner[r]]];
+        const kind = jointKindNames[this.joints.kind[rows.owner[r]]];
         sums.set(kind, (sums.get(kind) ?? 0) + squares[k * (slot / 4) + r]);
       }
       for (const [kind, sum] of sums) (channels[kind] ??= []).push(Math.sqrt(sum) / h);
@@ -484,6 +611,11 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
 
 /** Bytes of the Params uniform (struct Params in kernels.wgsl.ts). */
 const PARAMS_BYTES = 96;
+
+/** The buffers whose size follows the joints' layout (sizes()): kept by capacity, grown at a relayout. */
+const LAYOUT_BUFFERS: BufferName[] = [
+  'colour', 'row_jacobian', 'row_error', 'row_params', 'row_solve', 'point_arm', 'row_block', 'prepare_list', 'block_list', 'row_entries', 'joint', 'residual',
+];
 
 /** A copy with at least one entry (no zero-size buffers). */
 function padded(a: Uint32Array): Uint32Array<ArrayBuffer> {

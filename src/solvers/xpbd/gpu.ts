@@ -23,9 +23,18 @@ joint, block by block). A colour's constraints share no dynamic body,
  * Many frames are recorded into one submission (FrameClock, below); nothing is read
  * back until a snapshot is asked for. Where the CPU restarts λ = 0 in integrate, the
  * GPU reads λ as 0 in each substep's first iteration (pass_info.first): no extra pass.
+ *
+ * Joints added or removed between steps (addConstraint, removeConstraint: a JointSet, as xpbd-cpu)
+ * are coloured and laid out again on the CPU before the next step, as xpbd-cpu's relayout, and
+ * uploaded into buffers kept by capacity (GpuSolverBase.growBuffer: recreated at double the size only
+ * when the new layout does not fit; the bind groups made again then). No λ is carried: XPBD restarts
+ * λ = 0 every substep, so a new layout needs no readback but the pose, where a joint was added (its
+ * starting pose).
  */
-import type { WorldDesc } from '../../model/world.js';
-import { compileWorld, complianceOf, type CompiledWorld } from '../../model/compiled.js';
+import type { ConstraintDesc, WorldDesc } from '../../model/world.js';
+import { compileJoint, compileWorld, type CompiledWorld } from '../../model/compiled.js';
+import { JointSet } from '../../rows/joint-set.js';
+import { checkAddedJoint } from '../cpu-base.js';
 import { colourConstraints, type Colouring } from '../../model/colouring.js';
 import type { GpuContext } from '../../gpu/device.js';
 import {
@@ -47,6 +56,11 @@ import { F32_MAX, JOINT_KIND_SHIFT, JOINT_STRIDE, writeJointRecord } from '../..
 
 const PARAMS_BYTES = 48;
 
+/** The buffers whose size follows the joints' layout (sizes()): kept by capacity, grown at a relayout. */
+const LAYOUT_BUFFERS: BufferName[] = [
+  'bodies', 'anchors', 'compliance', 'multiplier', 'residual', 'joint', 'row_jacobian', 'row_error', 'row_params', 'row_lambda', 'row_residual',
+];
+
 interface Kernel {
   spec: KernelSpec;
   pipeline: GPUComputePipeline;
@@ -58,41 +72,121 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
   readonly id = 'xpbd-gpu';
   readonly variant: XpbdVariant;
   readonly bodyCount: number;
-  readonly constraintCount: number;
-  readonly colouring: Colouring;
+  colouring: Colouring;
 
   private readonly w: CompiledWorld;
+  /** the joints as they are now: the world's, then those added and less those removed between steps */
+  readonly joints: JointSet;
+  /** joints added since the last step, by id: compiled again at the GPU's pose before it (syncJoints) */
+  private readonly pendingPose = new Map<number, ConstraintDesc>();
   private readonly params: GPUBuffer;
-  private readonly passInfo: GPUBuffer;
+  private passInfo: GPUBuffer;
   private readonly passStride: number;
   private readonly kernels = new Map<string, Kernel>();
   /** the rows of every joint (rows/), laid out on the CPU; the non-point joints' are solved on the GPU */
   private readonly rowSolver: RowBlockSolver;
   /** point joints (solve_colour's slots) in colour order, and the start of each colour's (K + 1 entries) */
-  private readonly pointOrder: number[] = [];
-  private readonly pointStart: number[] = [0];
+  private pointOrder: number[] = [];
+  private pointStart: number[] = [0];
   /** every other joint (solve_colour_rows's records) in colour order, and the start of each colour's */
-  private readonly rowOrder: number[] = [];
-  private readonly rowStart: number[] = [0];
+  private rowOrder: number[] = [];
+  private rowStart: number[] = [0];
 
   private constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<XpbdVariant>, gpu: GpuContext) {
     super({ ...defaultSolverOptions, ...options }, gpu);
     this.variant = { ...defaultXpbdVariant, ...variant };
     this.w = compileWorld(world);
     this.bodyCount = this.w.worldBodyCount;
-    this.constraintCount = this.w.constraintCount;
+    this.joints = new JointSet(this.w);
     this.colouring = colourConstraints(this.w);
-    this.rowSolver = new RowBlockSolver(this.w, this.w.bodyCount, this.w.inverseMass, this.options.compliance);
-    const { colourCount, start, order } = this.colouring;
-    for (let c = 0; c < colourCount; c++) {
-      for (let k = start[c]; k < start[c + 1]; k++) (this.w.kind[order[k]] === JointKind.point ? this.pointOrder : this.rowOrder).push(order[k]);
-      this.pointStart.push(this.pointOrder.length);
-      this.rowStart.push(this.rowOrder.length);
-    }
+    this.rowSolver = new RowBlockSolver(this.joints, this.w.bodyCount, this.w.inverseMass, this.options.compliance);
+    this.orderJoints();
     this.passStride = Math.max(16, this.device.limits.minUniformBufferOffsetAlignment);
     const uniform = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
     this.params = this.device.createBuffer({ label: 'params', size: PARAMS_BYTES, usage: uniform });
     this.passInfo = this.device.createBuffer({ label: 'pass_info', size: this.passStride * this.recordCount(), usage: uniform });
+    this.bufferCreations += 2;
+  }
+
+  get constraintCount(): number {
+    return this.joints.constraintCount;
+  }
+
+  /** pointOrder, rowOrder and their colour starts, from the colouring. */
+  private orderJoints(): void {
+    const { colourCount, start, order } = this.colouring;
+    this.pointOrder = [];
+    this.rowOrder = [];
+    this.pointStart = [0];
+    this.rowStart = [0];
+    for (let c = 0; c < colourCount; c++) {
+      for (let k = start[c]; k < start[c + 1]; k++) (this.joints.kind[order[k]] === JointKind.point ? this.pointOrder : this.rowOrder).push(order[k]);
+      this.pointStart.push(this.pointOrder.length);
+      this.rowStart.push(this.rowOrder.length);
+    }
+  }
+
+  /**
+   * Adds a joint between two of the world's bodies before the next step (its starting pose is the
+   * bodies' pose then, read back from the GPU); returns its id for removeConstraint. The CPU solvers'
+   * one-line errors (cpu-base.ts checkAddedJoint).
+   */
+  addConstraint(c: ConstraintDesc): number {
+    checkAddedJoint(c, this.w.worldBodyCount, this.w.inverseMass);
+    const id = this.joints.add(c, this.w.position, this.w.orientation); // again at the GPU's pose in syncJoints
+    this.pendingPose.set(id, c);
+    return id;
+  }
+
+  /** Removes the joint with this id (the world's joints: their index; or addConstraint's id) before the next step. */
+  removeConstraint(id: number): void {
+    this.joints.remove(id);
+    this.pendingPose.delete(id);
+  }
+
+  protected override async beforeStep(): Promise<void> {
+    if (this.rowSolver.stale) await this.syncJoints();
+  }
+
+  /** Lays out and uploads the joints added or removed since the last step now (step does it by itself). */
+  async applyJointChanges(): Promise<void> {
+    await this.beforeStep();
+  }
+
+  /**
+   * The joints changed: colour them and lay their rows out again (xpbd-cpu's relayout), grow the
+   * buffers the new layout outgrew, upload it. Only the pose is read back, where a joint was added.
+   */
+  private async syncJoints(): Promise<void> {
+    if (this.variant.form === 'distance') throw new Error("xpbd-gpu: joints added or removed between steps need form 'point'");
+    if (this.pendingPose.size > 0) {
+      const { position, orientation } = GpuSolverBase.poseFrom((await this.read(['pose'])).get('pose')!, this.w.bodyCount);
+      for (const [id, c] of this.pendingPose) compileJoint(this.joints, c, this.joints.indexOf(id), position, orientation);
+      this.pendingPose.clear();
+    }
+    const j = this.joints;
+    const hadRows = this.rowOrder.length > 0, records = this.recordCount();
+    this.colouring = colourConstraints({ constraintCount: j.constraintCount, bodyCount: this.w.bodyCount, ib0: j.ib0, ib1: j.ib1, inverseMass: this.w.inverseMass });
+    this.rowSolver.layout();
+    this.orderJoints();
+    const sizes = this.sizes();
+    let grew = records !== this.recordCount();
+    for (const name of LAYOUT_BUFFERS) if (this.growBuffer(name, sizes[name])) grew = true;
+    if (this.passInfo.size < this.passStride * this.recordCount()) {
+      const capacity = Math.max(this.passStride * this.recordCount(), 2 * this.passInfo.size);
+      this.passInfo.destroy();
+      this.passInfo = this.device.createBuffer({ label: 'pass_info', size: capacity, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+      this.bufferCreations++;
+      grew = true;
+    }
+    const data: Partial<Record<BufferName, ArrayBuffer>> = {};
+    this.jointData(data);
+    this.uploadRows(data);
+    for (const [name, d] of Object.entries(data) as [BufferName, ArrayBuffer][]) this.device.queue.writeBuffer(this.buffers.get(name)!, 0, d);
+    this.writePassInfo();
+    // the *_rows kernels exist only where some joint is not a point joint: built again when that changes
+    if (hadRows !== this.rowOrder.length > 0) await this.buildPipelines();
+    else if (grew) this.bindKernels();
   }
 
   static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<XpbdVariant> = {}): Promise<XpbdGpuSolver> {
@@ -134,7 +228,7 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
 
   private upload(): void {
     const w = this.w;
-    const nb = w.bodyCount, nc = this.pointOrder.length;
+    const nb = w.bodyCount;
     const data: Partial<Record<BufferName, ArrayBuffer>> = {};
     const { pose, velocity } = packBodyState(w);
     const bodyMass = new Float32Array(16 * nb);
@@ -146,11 +240,25 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
     data.pose_prev = pose.slice().buffer;
     data.velocity = velocity.buffer;
     data.body_mass = bodyMass.buffer;
-    // (g = 0, free): free = 1 where no constraint touches the body (rigid/body.ts, E4)
-    const free = freeBodyFlags(nb, w.ib0, w.ib1, nc);
+    this.jointData(data, this.pointOrder.length);
+    this.uploadRows(data);
+    this.createBuffers(this.sizes(), data);
+    this.writeParams();
+    this.writePassInfo();
+  }
+
+  /**
+   * midpoint_offset and the point joints' buffers: (g = 0, free) per body, free = 1 where none of the
+   * first `freeOf` joints touches the body (rigid/body.ts, E4; at creation the world's point-joint count,
+   * as before: the hashes; after a change every joint, as xpbd-cpu's markJointed); per point slot s,
+   * constraint pointOrder[s]'s bodies, anchors and compliance α (its own, or the solver's).
+   */
+  private jointData(data: Partial<Record<BufferName, ArrayBuffer>>, freeOf = this.joints.constraintCount): void {
+    const j = this.joints, nb = this.w.bodyCount, nc = this.pointOrder.length;
+    const free = freeBodyFlags(nb, j.ib0, j.ib1, freeOf);
     data.midpoint_offset = Float32Array.from({ length: 4 * nb }, (_, k) => (k % 4 === 3 ? free[k >> 2] : 0)).buffer;
-    // point joints by slot: slot s holds constraint pointOrder[s]
-    const alpha = complianceOf(w, this.options.compliance);
+    const w = j;
+    const alpha = (ic: number) => (Number.isNaN(j.compliance[ic]) ? this.options.compliance : j.compliance[ic]);
     const bodies = new Uint32Array(2 * nc);
     const anchors = new Float32Array(8 * nc);
     const compliance = new Float32Array(nc);
@@ -161,15 +269,11 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
         anchors[8 * s + d] = w.r0[3 * ic + d];
         anchors[8 * s + 4 + d] = w.r1[3 * ic + d];
       }
-      compliance[s] = alpha[ic];
+      compliance[s] = alpha(ic);
     });
     data.bodies = bodies.buffer;
     data.anchors = anchors.buffer;
     data.compliance = compliance.buffer;
-    this.uploadRows(data);
-    this.createBuffers(this.sizes(), data);
-    this.writeParams();
-    this.writePassInfo();
   }
 
   /**
@@ -178,7 +282,7 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
    * rowOrder[k]) with the JointKind in the flags' bits 8..; J, C and λ are written by the kernel.
    */
   private uploadRows(data: Partial<Record<BufferName, ArrayBuffer>>): void {
-    const w = this.w, rs = this.rowSolver, rows = rs.rows;
+    const w = this.joints, rs = this.rowSolver, rows = rs.rows;
     const f32 = (x: number) => (x === Infinity ? F32_MAX : x === -Infinity ? -F32_MAX : x);
     const params = new Float32Array(4 * Math.max(1, rows.count));
     for (let r = 0; r < rows.count; r++) params.set([f32(rows.lower[r]), f32(rows.upper[r]), rows.compliance[r], 0], 4 * r);
@@ -247,21 +351,27 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
   }
 
   private async buildPipelines(): Promise<void> {
-    const records = this.recordCount();
+    this.kernels.clear();
     await buildKernels(this.device, this.id, () => {
-      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0)) {
-        const pipeline = computePipeline(this.device, spec.name, kernelSource(spec));
-        const storage = spec.bindings.map((b) => this.buffers.get(b.name)!);
-        // slot kernels: one bind group per pass_info record, the record at binding 1
-        const bindGroups =
-          spec.over === 'body'
-            ? [bindBuffers(this.device, pipeline, spec.name, [this.params, ...storage])]
-            : Array.from({ length: records }, (_, r) =>
-                bindBuffers(this.device, pipeline, spec.name, [this.params, { buffer: this.passInfo, offset: r * this.passStride, size: 16 }, ...storage]),
-              );
-        this.kernels.set(spec.name, { spec, pipeline, bindGroups });
-      }
+      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0)) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
     });
+  }
+
+  /** Every kernel's bind groups again (a buffer was recreated, or the pass_info records changed in number). */
+  private bindKernels(): void {
+    for (const k of [...this.kernels.values()]) this.bindKernel(k.spec, k.pipeline);
+  }
+
+  /** Kernel `spec`'s bind groups: one for a body kernel, one per pass_info record (the record at binding 1) for a slot kernel. */
+  private bindKernel(spec: KernelSpec, pipeline: GPUComputePipeline): void {
+    const storage = spec.bindings.map((b) => this.buffers.get(b.name)!);
+    const bindGroups =
+      spec.over === 'body'
+        ? [bindBuffers(this.device, pipeline, spec.name, [this.params, ...storage])]
+        : Array.from({ length: this.recordCount() }, (_, r) =>
+            bindBuffers(this.device, pipeline, spec.name, [this.params, { buffer: this.passInfo, offset: r * this.passStride, size: 16 }, ...storage]),
+          );
+    this.kernels.set(spec.name, { spec, pipeline, bindGroups });
   }
 
   /** One dispatch of kernel `name`, over every body or over the slots of pass_info record `record`. */
@@ -302,6 +412,7 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
    * the per-constraint r² are summed in f64 here. Not timed.
    */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
+    await this.beforeStep();
     const { substeps, iterations } = this.options;
     const nc = this.pointOrder.length;
     const residual = this.buffers.get('residual')!;
@@ -340,7 +451,7 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
     for (let k = 0; k <= iterations; k++) {
       const sums = new Map<string, number>();
       for (const ic of this.rowOrder) {
-        const name = jointKindNames[this.w.kind[ic]];
+        const name = jointKindNames[this.joints.kind[ic]];
         let sum = sums.get(name) ?? 0;
         for (let r = rs.rowStart[ic]; r < rs.rowStart[ic] + rs.rowCount[ic]; r++) sum += squares[k * (rowSlot / 4) + r];
         sums.set(name, sum);
