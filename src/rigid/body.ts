@@ -90,6 +90,17 @@ function isotropicScaleOf(L: Float64Array, o: number): number {
 }
 
 /**
+ * Whether any body that moves (inverse mass > 0) has an inertia that is not isotropic: only then do
+ * the GPU body kernels need the gyroscopic step and the midpoint turn. A kernel built without them
+ * does the isotropic arithmetic alone, the same for every body as the branch it replaces (a software
+ * adapter runs both sides of a branch its lanes do not all take, so the unused branch costs there).
+ */
+export function anyAnisotropic(inverseMass: Float64Array, inverseInertiaLocal: Float64Array, bodyCount: number): boolean {
+  for (let ib = 0; ib < bodyCount; ib++) if (inverseMass[ib] > 0 && isotropicScaleOf(inverseInertiaLocal, 9 * ib) !== isotropicScaleOf(inverseInertiaLocal, 9 * ib)) return true;
+  return false;
+}
+
+/**
  * Per body 1 where no constraint of 0 .. count−1 touches it (bodies ib0[c], ib1[c]), else 0: the
  * bodies that turn by the midpoint ω (E4). The GPU solvers upload it (midpoint_offset.w).
  */

@@ -41,7 +41,7 @@ import { GpuSolverBase } from '../../gpu/solver-base.js';
 import { bindBuffers, buildKernels, computePipeline, type BufferBinding } from '../../gpu/kernels.js';
 import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
 import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
-import { dampingFactor, freeBodyFlags } from '../../rigid/body.js';
+import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../rows/joint-data.js';
@@ -213,7 +213,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
 
   /** The kernels this solver builds: the body stages of kernels.wgsl.ts and the row kernels of rows/rows.wgsl.ts. */
   protected kernelList(): KernelSpec[] {
-    return rowKernelSpecs(this.extraRowKernels());
+    return rowKernelSpecs(this.extraRowKernels(), anyAnisotropic(this.w.inverseMass, this.w.inverseInertiaLocal, this.w.bodyCount));
   }
 
   /** Row kernels a subclass adds (gs-gpu: solve_colour). */

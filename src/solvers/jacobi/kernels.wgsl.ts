@@ -97,8 +97,12 @@ struct InverseMass {
 
 ${rigidBodyWgsl}`;
 
-/** The body stages 1, 2, 5 (one thread per body), shared by jacobi-gpu, gs-gpu and global-gpu. */
-const bodyKernels: KernelSpec[] = [
+/**
+ * The body stages 1, 2, 5 (one thread per body), shared by jacobi-gpu, gs-gpu and global-gpu.
+ * `anisotropic` = false (every moving body isotropic: rigid/body.ts anyAnisotropic) leaves the
+ * gyroscopic step and the midpoint turn out: the isotropic arithmetic alone, bit for bit that branch.
+ */
+const bodyKernels = (anisotropic: boolean): KernelSpec[] => [
   {
     name: 'compute_inertia',
     over: 'body',
@@ -118,9 +122,13 @@ const bodyKernels: KernelSpec[] = [
       { name: 'velocity', access: 'read_write' },
       { name: 'velocity_delta', access: 'read_write' },
       { name: 'inverse_mass', access: 'read' },
-      { name: 'pose', access: 'read' },
-      { name: 'inverse_inertia_local', access: 'read' },
-      { name: 'midpoint_offset', access: 'read_write' },
+      ...(anisotropic
+        ? ([
+            { name: 'pose', access: 'read' },
+            { name: 'inverse_inertia_local', access: 'read' },
+            { name: 'midpoint_offset', access: 'read_write' },
+          ] as const)
+        : []),
     ],
     body: /* wgsl */ `
   // V* = d V + h M⁻¹ F: gravity on every body that can move; d = damping factor; then the
@@ -128,13 +136,17 @@ const bodyKernels: KernelSpec[] = [
   if (inverse_mass[ib].mass > 0.0) {
     velocity[2u * ib] = vec4f(params.linear_damping * velocity[2u * ib].xyz + params.h * params.gravity, 0.0);
     let w = params.angular_damping * velocity[2u * ib + 1u].xyz;
-    let inv_local = inverse_inertia_local[ib];
+${
+      anisotropic
+        ? `    let inv_local = inverse_inertia_local[ib];
     if (is_isotropic(inv_local)) {
       velocity[2u * ib + 1u] = vec4f(w, 0.0);
     } else {
       let w_star = gyroscopic_step(w, pose[2u * ib + 1u], inv_local, params.h);
       velocity[2u * ib + 1u] = vec4f(w_star, 0.0);
       if (midpoint_offset[ib].w != 0.0) { midpoint_offset[ib] = vec4f(0.5 * (w - w_star), 1.0); }
+    }`
+        : `    velocity[2u * ib + 1u] = vec4f(w, 0.0);`
     }
   }
   velocity_delta[2u * ib] = vec4f(0.0);
@@ -148,7 +160,7 @@ const bodyKernels: KernelSpec[] = [
       { name: 'velocity', access: 'read_write' },
       { name: 'velocity_delta', access: 'read' },
       { name: 'inverse_mass', access: 'read' },
-      { name: 'midpoint_offset', access: 'read' },
+      ...(anisotropic ? ([{ name: 'midpoint_offset', access: 'read' }] as const) : []),
     ],
     body: /* wgsl */ `
   if (inverse_mass[ib].mass == 0.0) { return; } // fixed: never moves
@@ -157,9 +169,14 @@ const bodyKernels: KernelSpec[] = [
   let w = velocity[2u * ib + 1u].xyz + velocity_delta[2u * ib + 1u].xyz;
   velocity[2u * ib] = vec4f(v, 0.0);
   pose[2u * ib] = vec4f(pose[2u * ib].xyz + params.h * v, 0.0);
-  let turn = integrate_body_orientation(pose[2u * ib + 1u], w, midpoint_offset[ib].xyz, params.h);
+${
+    anisotropic
+      ? `  let turn = integrate_body_orientation(pose[2u * ib + 1u], w, midpoint_offset[ib].xyz, params.h);
   velocity[2u * ib + 1u] = vec4f(turn.w, 0.0);
-  pose[2u * ib + 1u] = turn.q;`,
+  pose[2u * ib + 1u] = turn.q;`
+      : `  velocity[2u * ib + 1u] = vec4f(w, 0.0);
+  pose[2u * ib + 1u] = quat_integrate(pose[2u * ib + 1u], w, params.h);`
+  }`,
   },
 ];
 
@@ -168,8 +185,8 @@ const bodyKernels: KernelSpec[] = [
  * (evaluate_<type>, prepare_blocks, update_multipliers, update_velocities, compute_residual),
  * plus `extra` (gs-gpu's solve_colour).
  */
-export function rowKernelSpecs(extra: RowKernelSpec[] = []): KernelSpec[] {
-  return [...bodyKernels, ...([...rowKernels(), ...extra] as KernelSpec[])];
+export function rowKernelSpecs(extra: RowKernelSpec[] = [], anisotropic = true): KernelSpec[] {
+  return [...bodyKernels(anisotropic), ...([...rowKernels(), ...extra] as KernelSpec[])];
 }
 
 /** Full WGSL of one kernel: shared header, its bindings, and its entry point. */

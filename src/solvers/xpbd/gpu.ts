@@ -47,7 +47,7 @@ import {
 import { GpuSolverBase } from '../../gpu/solver-base.js';
 import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js';
 import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
-import { dampingFactor, freeBodyFlags } from '../../rigid/body.js';
+import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { XPBD_MIN_DISTANCE, XPBD_RESIDUAL_QUANTITY, defaultXpbdVariant, xpbdRows, type XpbdVariant } from './cpu.js';
 import { kernelSpecs, kernelSource, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
@@ -353,7 +353,8 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
   private async buildPipelines(): Promise<void> {
     this.kernels.clear();
     await buildKernels(this.device, this.id, () => {
-      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0)) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
+      const anisotropic = anyAnisotropic(this.w.inverseMass, this.w.inverseInertiaLocal, this.w.bodyCount);
+      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0, anisotropic)) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
     });
   }
 

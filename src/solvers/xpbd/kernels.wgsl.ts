@@ -301,7 +301,7 @@ const residualRowsBody = /* wgsl */ `
     r0 += n;
   }`;
 
-const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
+const kernels = (form: XpbdVariant['form'], anisotropic: boolean): KernelSpec[] => [
   {
     name: 'integrate',
     over: 'body',
@@ -310,7 +310,7 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
       { name: 'pose_prev', access: 'read_write' },
       { name: 'velocity', access: 'read_write' },
       { name: 'body_mass', access: 'read' },
-      { name: 'midpoint_offset', access: 'read_write' },
+      ...(anisotropic ? ([{ name: 'midpoint_offset', access: 'read_write' }] as const) : []),
     ],
     body: /* wgsl */ `
   if (body_mass[ib].mass == 0.0) { return; } // fixed: never moves
@@ -322,7 +322,9 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
   let v = velocity[2u * ib].xyz + params.h * params.gravity;
   velocity[2u * ib] = vec4f(v, 0.0);
   pose[2u * ib] = vec4f(x.xyz + params.h * v, 0.0);
-  let inv_local = body_mass[ib].inertia;
+${
+  anisotropic
+    ? `  let inv_local = body_mass[ib].inertia;
   if (is_isotropic(inv_local)) {
     pose[2u * ib + 1u] = quat_add_rotation(q, params.h * velocity[2u * ib + 1u].xyz);
     return;
@@ -334,7 +336,9 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
   let g = select(vec3f(0.0), 0.5 * (w - w_star), free != 0.0);
   velocity[2u * ib + 1u] = vec4f(w_star, 0.0);
   midpoint_offset[ib] = vec4f(g, free);
-  pose[2u * ib + 1u] = integrate_body_orientation(q, w_star, g, params.h).q;`,
+  pose[2u * ib + 1u] = integrate_body_orientation(q, w_star, g, params.h).q;`
+    : `  pose[2u * ib + 1u] = quat_add_rotation(q, params.h * velocity[2u * ib + 1u].xyz); // every moving body isotropic`
+}`,
   },
   {
     name: 'solve_colour',
@@ -384,7 +388,7 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
       { name: 'pose_prev', access: 'read' },
       { name: 'velocity', access: 'read_write' },
       { name: 'body_mass', access: 'read' },
-      { name: 'midpoint_offset', access: 'read' },
+      ...(anisotropic ? ([{ name: 'midpoint_offset', access: 'read' }] as const) : []),
     ],
     body: /* wgsl */ `
   if (body_mass[ib].mass == 0.0) { return; }
@@ -394,11 +398,15 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
   // Δq = q q_prev⁻¹: Δq_v = w_p q_v − w q_v,p − q_v × q_v,p, Δq_w = q · q_prev; ω = ±2 Δq_v / h, damped
   let q = pose[2u * ib + 1u];
   let p = pose_prev[2u * ib + 1u];
-  if (!is_isotropic(body_mass[ib].inertia)) {
+${
+  anisotropic
+    ? `  if (!is_isotropic(body_mass[ib].inertia)) {
     // the exact inverse of integrate's orientation update (rigid/body.wgsl.ts), damped
     velocity[2u * ib + 1u] = vec4f(params.angular_factor * angular_velocity_from_rotation(q, p, midpoint_offset[ib].xyz, params.h), 0.0);
     return;
-  }
+  }`
+    : ''
+}
   let dq = p.w * q.xyz - q.w * p.xyz - cross(q.xyz, p.xyz);
   var a = 2.0 * params.angular_factor / params.h;
   if (dot(q, p) < 0.0) { a = -a; } // the shorter way round
@@ -417,8 +425,13 @@ const kernels = (form: XpbdVariant['form']): KernelSpec[] => [
  * The kernels of one form ('point' or 'distance': only solve_colour and compute_residual differ);
  * solve_colour_rows and compute_residual_rows only when some joint is not a point joint (`rows`).
  */
-export function kernelSpecs(variant: XpbdVariant, rows = true): KernelSpec[] {
-  return kernels(variant.form).filter((k) => rows || !k.name.endsWith('_rows'));
+/**
+ * xpbd-gpu's kernels; `anisotropic` = false (every moving body isotropic: rigid/body.ts
+ * anyAnisotropic) builds integrate and update_velocities without the gyroscopic step and the
+ * midpoint turn, the isotropic arithmetic alone.
+ */
+export function kernelSpecs(variant: XpbdVariant, rows = true, anisotropic = true): KernelSpec[] {
+  return kernels(variant.form, anisotropic).filter((k) => rows || !k.name.endsWith('_rows'));
 }
 
 /** Full WGSL of one kernel: shared header, its bindings, and its entry point. */
