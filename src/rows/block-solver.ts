@@ -581,10 +581,7 @@ export class RowBlockSolver {
         }
         lam[r0] = n0;
         lam[r0 + 1] = n1;
-        if (immediate) {
-          applyImpulse(rows, r0, h * (n0 - old0), invMass, inverseInertia, dv, dw);
-          applyImpulse(rows, r0 + 1, h * (n1 - old1), invMass, inverseInertia, dv, dw);
-        }
+        if (immediate) applyPairImpulse(rows, r0, h * (n0 - old0), h * (n1 - old1), invMass, inverseInertia, dv, dw);
         continue;
       }
       for (let p = r0; p < r1; p++) {
@@ -757,6 +754,31 @@ function frictionDisc(M: Float64Array, o: number, f0: number, f1: number, r: num
   const scale = r / Math.sqrt(x * x + y * y);
   out[0] = x * scale;
   out[1] = y * scale;
+}
+
+/**
+ * (R1) for two rows r, r+1 between the same bodies (a friction pair) with impulses P₀, P₁ at once:
+ * Δv = m⁻¹ (J_v,r P₀ + J_v,r+1 P₁), Δω = I⁻¹ (J_ω,r P₀ + J_ω,r+1 P₁) per body (one I⁻¹ product, not two).
+ */
+function applyPairImpulse(rows: RowSet, r: number, p0: number, p1: number, invMass: Float64Array, inverseInertia: Float64Array, dv: Float64Array, dw: Float64Array): void {
+  if (p0 === 0 && p1 === 0) return;
+  const J = rows.jacobian;
+  const I = inverseInertia;
+  for (let side = 0; side < 2; side++) {
+    const body = side === 0 ? rows.bodyA[r] : rows.bodyB[r];
+    if (invMass[body] === 0) continue;
+    const j = JACOBIAN_STRIDE * r + 6 * side, k = j + JACOBIAN_STRIDE;
+    const o = 3 * body;
+    const m = invMass[body];
+    dv[o] += m * (J[j] * p0 + J[k] * p1);
+    dv[o + 1] += m * (J[j + 1] * p0 + J[k + 1] * p1);
+    dv[o + 2] += m * (J[j + 2] * p0 + J[k + 2] * p1);
+    const tx = J[j + 3] * p0 + J[k + 3] * p1, ty = J[j + 4] * p0 + J[k + 4] * p1, tz = J[j + 5] * p0 + J[k + 5] * p1;
+    const io = 9 * body;
+    dw[o] += I[io] * tx + I[io + 1] * ty + I[io + 2] * tz;
+    dw[o + 1] += I[io + 3] * tx + I[io + 4] * ty + I[io + 5] * tz;
+    dw[o + 2] += I[io + 6] * tx + I[io + 7] * ty + I[io + 8] * tz;
+  }
 }
 
 /** Whether a spring's γ scales with the row's A (a frequency spring, set relative to the row's own effective mass). */
