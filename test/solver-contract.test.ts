@@ -24,6 +24,9 @@ const small: Record<string, Record<string, number>> = {
   cantilever: { boxes: 2 },
   pyramid: { base: 4 },
   'vertical-stack': { boxes: 3 },
+  rain: { count: 30 },
+  confined: { count: 27 },
+  domino: { count: 5 },
 };
 
 function uses(world: WorldDesc): { constraints: Set<string>; shapes: Set<string> } {

@@ -11,10 +11,11 @@ import { farFromOrigin } from './far-from-origin.js';
 import { spring } from './spring.js';
 import { hingeChain, cantilever, ropeSwing } from './joint-scenes.js';
 import { contactScenes } from './contact-scenes.js';
+import { stressScenes } from './stress-scenes.js';
 import { particleScenes } from './particles.js';
 
-/** Scenes of rigid bodies, joints and contacts (the rigid solvers): the joint scenes, then the contact scenes. */
-export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring, hingeChain, cantilever, ropeSwing, ...contactScenes];
+/** Scenes of rigid bodies, joints and contacts (the rigid solvers): the joint scenes, then the contact scenes, then the stress scenes. */
+export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring, hingeChain, cantilever, ropeSwing, ...contactScenes, ...stressScenes];
 
 /** Every scene: the rigid ones, then the constrained particle systems (the witkin-* solvers). */
 export const scenes: SceneInfo[] = [...rigidScenes, ...particleScenes];
