@@ -15,6 +15,7 @@
  */
 import type { BodyDesc, ConstraintDesc, Quat, Vec3, WorldDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
+import { mulberry32 } from '../math/random.js';
 
 const GRAVITY: Vec3 = [0, -9.81, 0];
 const DENSITY = 1000;
@@ -45,17 +46,8 @@ function openBox(L: number, material: { friction?: number } = {}): BodyDesc[] {
   ];
 }
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1); the same seed gives the same sequence. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** the seeded PRNG of src/math/random.ts */
+const prng = mulberry32;
 
 /** A uniformly random unit quaternion (Shoemake's method: three uniforms u1, u2, u3). */
 function randomQuat(rand: () => number): Quat {
