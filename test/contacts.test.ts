@@ -6,8 +6,8 @@
  * src/metrics/metrics.ts), never from a solver's own contact arrays.
  *
  * Settings: each solver at its registry defaults (softstep-cpu 4 substeps × 1 iteration; pgs-cpu and
- * si-soft-cpu 1 step × 10 iterations; rapier 1 step) at 1/60 s, except where a test says otherwise
- * and why.
+ * si-soft-cpu 1 step × 10 iterations; rapier 1 step) at 1/60 s, with sleeping off, except where a
+ * test says otherwise and why.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,7 +30,9 @@ async function make(id: string, world: WorldDesc, asked: Partial<SolverOptions> 
   const info = findSolver(id)!;
   const why = info.unsupported?.(world) ?? null;
   assert.equal(why, null, `${id} should take this scene`);
-  return info.create(world, resolveOptions(info, asked));
+  // sleeping off: these tests measure the solvers' resting contacts, which a sleeping island skips
+  // (sleeping has its own tests, test/sleeping.test.ts)
+  return info.create(world, resolveOptions(info, { sleep: 0, ...asked }));
 }
 
 /** Steps `frames` frames, calling `each` with the frame number (1…) and the snapshot. */

@@ -144,6 +144,11 @@ export class RigidBodyCore {
   readonly midpointOffset: Float64Array;
   /** 1 where no constraint touches the body (it turns by ω_m, E4), 0 where one does */
   readonly free: Uint8Array;
+  /**
+   * Per body 1 while it sleeps (collision/islands.ts: its velocity is 0 and stages 2 and 5 skip it, as
+   * they skip a fixed body), or null: nothing sleeps (the solvers that never sleep leave it null).
+   */
+  asleep: Uint8Array | null = null;
 
   constructor(readonly b: RigidBodyArrays, constraints?: { ib0: Int32Array; ib1: Int32Array; constraintCount: number }) {
     const n = b.bodyCount;
@@ -215,7 +220,7 @@ export class RigidBodyCore {
   }
 
   /**
-   * 2. V* = d V + h M⁻¹ F (gravity g on every body that can move), d = dampingFactor (1: V
+   * 2. V* = d V + h M⁻¹ F (gravity g on every body that can move and is awake), d = dampingFactor (1: V
    *    unchanged), then the gyroscopic step (E2) of every body that is not isotropic.
    */
   computeFreeVelocity(h: number, gravity: Float64Array, linearDamping: number, angularDamping: number): void {
@@ -223,8 +228,9 @@ export class RigidBodyCore {
     const iso = this.isotropicScale;
     const gx = h * gravity[0], gy = h * gravity[1], gz = h * gravity[2];
     const dl = dampingFactor(linearDamping, h), da = dampingFactor(angularDamping, h);
+    const asleep = this.asleep;
     for (let ib = 0; ib < bodyCount; ib++) {
-      if (inverseMass[ib] > 0) {
+      if (inverseMass[ib] > 0 && !(asleep !== null && asleep[ib])) {
         const o = 3 * ib;
         if (dl !== 1) (v[o] *= dl, v[o + 1] *= dl, v[o + 2] *= dl);
         if (da !== 1) (w[o] *= da, w[o + 1] *= da, w[o + 2] *= da);
@@ -301,13 +307,14 @@ export class RigidBodyCore {
 
   /**
    * 5. V = V* + ΔV (dv, dw: the constraints' ΔV); x += h v; then integrateBodyOrientation.
-   *    Fixed bodies never move.
+   *    Fixed bodies never move, nor do sleeping ones (asleep).
    */
   computePositions(h: number, dv: Float64Array, dw: Float64Array): void {
     const { position: x, orientation: q, linearVelocity: v, angularVelocity: w, inverseMass, bodyCount } = this.b;
-    const iso = this.isotropicScale, free = this.free;
+    const iso = this.isotropicScale, free = this.free, asleep = this.asleep;
     for (let ib = 0; ib < bodyCount; ib++) {
       if (inverseMass[ib] === 0) continue; // fixed: never moves
+      if (asleep !== null && asleep[ib]) continue; // asleep: v = 0, does not move until woken
       const o = 3 * ib;
       const vx = (v[o] += dv[o]), vy = (v[o + 1] += dv[o + 1]), vz = (v[o + 2] += dv[o + 2]);
       const wx = (w[o] += dw[o]), wy = (w[o + 1] += dw[o + 1]), wz = (w[o + 2] += dw[o + 2]);

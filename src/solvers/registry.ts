@@ -26,6 +26,9 @@ const positionLevel: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 
 const rapierReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps'];
 /** the soft solvers read the springs instead of β */
 const softReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'warmStart', 'compliance', 'linearDamping', 'angularDamping', 'contactHertz', 'contactDampingRatio', 'jointHertz', 'jointDampingRatio'];
+/** the velocity-level CPU contact solvers put resting islands to sleep (collision/islands.ts); the GPU and global solvers do not */
+const velocityLevelSleeping: (keyof SolverOptions)[] = [...velocityLevel, 'sleep'];
+const softReadsSleeping: (keyof SolverOptions)[] = [...softReads, 'sleep'];
 const everyJoint = ['point', 'distance', 'hinge', 'fixed'] as const;
 const everyShape = ['sphere', 'box', 'capsule', 'plane'] as const;
 
@@ -62,7 +65,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'jacobi-cpu',
     description: 'Jacobi block solver on constraint rows, f64 CPU reference of jacobi-gpu (same stages); contacts too (clamped rows, Baumgarte β with slop)',
     device: 'cpu',
-    reads: velocityLevel,
+    reads: velocityLevelSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     create: async (world, options) => new JacobiCpuSolver(world, options),
   },
@@ -81,7 +84,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'gs-cpu',
     description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order); contacts after the joints, one after the other',
     device: 'cpu',
-    reads: velocityLevel,
+    reads: velocityLevelSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     create: async (world, options) => new GaussSeidelCpuSolver(world, options),
   },
@@ -123,10 +126,10 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'xpbd-cpu',
-    description: 'XPBD, f64 CPU reference of xpbd-gpu (same stages, same colour order)',
+    description: 'XPBD, f64 CPU reference of xpbd-gpu (same stages, same colour order); contacts too (Müller 2020: found once per frame, projected each substep after the joints with static friction on the position level, then dynamic friction and restitution in a velocity pass)',
     device: 'cpu',
     reads: positionLevel,
-    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     defaults: { iterations: 1, substeps: 10 },
     create: async (world, options) => new XpbdCpuSolver(world, options),
   },
@@ -134,7 +137,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'pgs-cpu',
     description: 'projected Gauss-Seidel of the Starframe text: every row in turn, clamped to its bounds, Baumgarte β with 5 mm slop, restitution, warm start (f64)',
     device: 'cpu',
-    reads: velocityLevel,
+    reads: velocityLevelSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     defaults: { iterations: 10 },
     create: async (world, options) => new PgsCpuSolver(world, options),
@@ -143,7 +146,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'si-soft-cpu',
     description: 'sequential impulses with soft constraints (the Starframe text, Catto 2011): β and γ from a spring frequency and damping ratio per row (f64)',
     device: 'cpu',
-    reads: softReads,
+    reads: softReadsSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     defaults: { iterations: 10 },
     create: async (world, options) => new SiSoftCpuSolver(world, options),
@@ -152,7 +155,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'softstep-cpu',
     description: 'Box2D v3 soft step: substeps of integrate, warm start, soft solve, integrate positions, relax; then restitution (f64)',
     device: 'cpu',
-    reads: softReads,
+    reads: softReadsSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     defaults: { iterations: 1, substeps: 4 },
     create: async (world, options) => new SoftStepCpuSolver(world, options),

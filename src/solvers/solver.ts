@@ -41,6 +41,11 @@ export interface SolverOptions {
   jointHertz: number;
   /** soft joints: the joint spring's damping ratio ζ */
   jointDampingRatio: number;
+  /**
+   * 1: islands whose bodies stay slow for 0.5 s fall asleep (collision/islands.ts); 0: never (the
+   * default until every contact solver — XPBD, Rapier — sleeps the same way, so comparisons stay fair)
+   */
+  sleep: number;
 }
 
 export const defaultSolverOptions: SolverOptions = {
@@ -58,6 +63,7 @@ export const defaultSolverOptions: SolverOptions = {
   contactDampingRatio: 10,
   jointHertz: 60,
   jointDampingRatio: 2,
+  sleep: 0,
 };
 
 /** Ranges and meaning of each option, for the CLI, `solvers` listing and checks. */
@@ -89,6 +95,7 @@ export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = 
   contactDampingRatio: { flag: 'contact-damping', min: 0, help: 'soft contact damping ratio ζ (Box2D v3: 10)' },
   jointHertz: { flag: 'joint-hertz', min: 1e-6, help: 'soft joint spring frequency in Hz (Box2D v3: 60)' },
   jointDampingRatio: { flag: 'joint-damping', min: 0, help: 'soft joint damping ratio ζ (Box2D v3.0: 2)' },
+  sleep: { flag: 'sleep', min: 0, max: 1, integer: true, help: '1: islands whose bodies stay slow (0.05 m/s, 0.05 rad/s) for 0.5 s fall asleep (no solver work) until touched or pulled; 0: never' },
 };
 
 /** The options a solver runs with: shared defaults, then the solver's own, then what was asked for. */
@@ -193,7 +200,7 @@ export interface SolverSupport {
 }
 
 /** The solvers that solve contacts, for the refusal's hint (kept in step with the registry by a test). */
-export const CONTACT_SOLVER_HINT = 'softstep-cpu, pgs-cpu, si-soft-cpu, jacobi-cpu, gs-cpu or rapier';
+export const CONTACT_SOLVER_HINT = 'softstep-cpu, pgs-cpu, si-soft-cpu, xpbd-cpu, jacobi-cpu, gs-cpu or rapier';
 
 /** How a constraint type reads in a sentence: 'point' → 'point joints'. */
 const constraintNoun: Record<ConstraintType, string> = { point: 'point joints', distance: 'distance joints', hinge: 'hinge joints', fixed: 'fixed joints' };

@@ -39,6 +39,8 @@ import { CpuSolverBase } from '../cpu-base.js';
 import { RigidBodyCore } from '../../rigid/body.js';
 import { RowBlockSolver, baumgarteContacts, type ContactRule } from '../../rows/block-solver.js';
 import { CONTACT_FRICTION, CONTACT_NORMAL } from '../../rows/rows.js';
+import { SleepState } from '../../collision/islands.js';
+import type { ContactList } from '../../rows/contact.js';
 
 /** Residual channels of contact rows (the one-pager's diagnostics: normal and friction apart). */
 export const CONTACT_NORMAL_CHANNEL = 'contact normal';
@@ -79,6 +81,46 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     this.rigid = new RigidBodyCore(this.w, this.w); // bodies, and the constraints that make some of them jointed
     this.rowSolver = new RowBlockSolver(this.joints, nb, this.w.inverseMass, this.options.compliance);
     this.rowSolver.rows.pointJacobian = this.needsPointJacobian();
+    // islands and sleeping (collision/islands.ts): only with --sleep 1 and a world with collisions, so
+    // a world without them (the joint scenes) steps exactly as before
+    if (this.options.sleep === 1 && this.collision) {
+      this.sleeping = new SleepState(this.w.inverseMass);
+      this.rigid.asleep = this.sleeping.asleep;
+    }
+  }
+
+  /** The islands' sleep state (collision/islands.ts), or null: nothing sleeps (--sleep 0, no collisions). */
+  readonly sleeping: SleepState | null = null;
+  /** the joint set's version the sleep state last saw */
+  private sleepJointsVersion = -1;
+
+  /** Dynamic bodies awake now (every dynamic body when nothing sleeps). */
+  awakeBodyCount(): number {
+    if (this.sleeping) return this.sleeping.awakeCount();
+    let k = 0;
+    for (let i = 0; i < this.w.bodyCount; i++) if (this.w.inverseMass[i] > 0) k++;
+    return k;
+  }
+
+  /**
+   * collide: the contact points at the frame's start (detectContacts over every body, sleeping ones
+   * too, so an awake body touching a sleeper is seen); with sleeping on, the islands' update (a
+   * contact or a joint from an awake body wakes a sleeping island; a resting island falls asleep),
+   * then only the points with an awake body are kept. The joints' rows stay laid out: a joint
+   * between two sleepers joins them in one island, so its bodies sleep together, and its rows act
+   * only on them (ΔV of sleepers, which stage 5 does not apply): no effect on the state, but they are
+   * still swept and counted in cost().
+   */
+  protected collide(dt: number): ContactList | null {
+    const list = this.detectContacts(dt);
+    if (this.sleeping) {
+      // a joint added or removed between steps wakes everything (islands.ts wakeAll)
+      if (this.joints.version !== this.sleepJointsVersion) this.sleeping.wakeAll();
+      this.sleepJointsVersion = this.joints.version;
+      this.sleeping.update(dt, this.w.linearVelocity, this.w.angularVelocity, list, this.joints);
+      if (list) this.sleeping.dropSleepingContacts(list);
+    }
+    return list;
   }
 
   /**
@@ -121,7 +163,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     const h = dt / substeps;
     if (this.rowSolver.stale) this.relayout();
     // contacts, found once per frame at its start; their rows follow the joints' (rows/contact.ts)
-    if (this.collision) this.rowSolver.setContacts(this.detectContacts(dt));
+    if (this.collision) this.rowSolver.setContacts(this.collide(dt));
     const rule = this.contactRule();
     for (let s = 0; s < substeps; s++) {
       this.computeInertia();

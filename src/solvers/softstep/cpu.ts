@@ -84,7 +84,7 @@ export class SoftStepCpuSolver extends JacobiCpuSolver {
     const rs = this.rowSolver;
     if (rs.stale) this.relayout();
     // collide
-    if (this.collision) rs.setContacts(this.detectContacts(dt));
+    if (this.collision) rs.setContacts(this.collide(dt)); // (with sleeping: the islands' update, jacobi/cpu.ts collide)
     const rule = softStepContactRule(this.options, h);
     // prepare contacts, prepare joints (once per frame)
     this.computeInertia();
@@ -121,12 +121,12 @@ export class SoftStepCpuSolver extends JacobiCpuSolver {
     this.frame++;
   }
 
-  /** V ← V + ΔV, ΔV ← 0 (the relax pass's change, kept) for every body that moves. */
+  /** V ← V + ΔV, ΔV ← 0 (the relax pass's change, kept) for every body that moves (not fixed, not asleep). */
   private foldVelocities(): void {
     const v = this.w.linearVelocity, w = this.w.angularVelocity, dv = this.linVelDelta, dw = this.angVelDelta;
-    const inv = this.w.inverseMass;
+    const inv = this.w.inverseMass, asleep = this.rigid.asleep;
     for (let i = 0; i < inv.length; i++) {
-      if (inv[i] === 0) continue;
+      if (inv[i] === 0 || (asleep !== null && asleep[i])) continue; // fixed or asleep: v stays
       for (let k = 3 * i; k < 3 * i + 3; k++) {
         v[k] += dv[k];
         w[k] += dw[k];

@@ -18,8 +18,14 @@
  *            wᵢ = mᵢ⁻¹ + (rᵢ × n)ᵀ Iᵢ⁻¹ (rᵢ × n),  Δλ = (−C − α̃ λ) / (w₁ + w₂ + α̃),  p = Δλ n
  *        both:  λ += Δλ;  x₁ += p / m₁,  x₂ −= p / m₂;
  *               q₁ += ½ (0, I₁⁻¹ (r₁ × p)) ⊗ q₁,  q₂ −= ½ (0, I₂⁻¹ (r₂ × p)) ⊗ q₂, normalise
+ *      then (collisions on, points found) the contacts, manifold after manifold (xpbd/contacts.ts:
+ *      normal projection with compliance 0, static friction on the position level)
  *   3. update_velocities  v = (x − x_prev) / h;  ω = 2 Δq_v / h, Δq = q q_prev⁻¹ (negated if Δq_w < 0);
  *                         v ← v · max(0, 1 − μ_lin h),  ω ← ω · max(0, 1 − μ_ang h)
+ *      then the contacts' velocity pass (restitution, dynamic friction; xpbd/contacts.ts)
+ * Contacts are found once per frame, at its start (speculative margin for dt). With collisions off
+ * (or fewer than two bodies) there is no pipeline and none of the contact code runs: joint-only
+ * scenes step to the same bits as before contacts were added.
  * Body 1 = ib0, body 2 = ib1 (r¹ = 0 and m⁻¹ = 0 for a world anchor); Iᵢ⁻¹ = Rᵢ I_local⁻¹ Rᵢᵀ
  * at the current orientation.
  *
@@ -59,6 +65,7 @@ import { RowBlockSolver } from '../../rows/block-solver.js';
 import { blockDelassus, invertBlock, JACOBIAN_STRIDE } from '../../rows/rows.js';
 import { JointKind, jointKindNames } from '../../rows/joint-data.js';
 import { compliancePerStep } from '../../rows/softness.js';
+import { XpbdContacts } from './contacts.js';
 
 /** What the XPBD solvers' residual curves hold (ResidualCurve.quantity). */
 export const XPBD_RESIDUAL_QUANTITY = '‖(C(x) + α̃λ)/h²‖₂ over constraint rows, m/s² (XPBD equation residual; h²·r is the position error left)';
@@ -106,6 +113,8 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   /** world-frame I⁻¹ of the bodies of the constraint being solved (9 per body, written just before use) */
   private readonly inverseInertiaWorld: Float64Array;
   private rowScratch = new Float64Array(0);
+  /** the contact projection and velocity pass (xpbd/contacts.ts); null when the world has no collisions */
+  readonly contactSolver: XpbdContacts | null;
 
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}, variant: Partial<XpbdVariant> = {}) {
     super(world, options);
@@ -121,6 +130,12 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     this.inverseInertiaWorld = new Float64Array(9 * nb);
     const n = this.rowSolver.rows.largestBlock();
     this.rowScratch = new Float64Array(2 * n * n + 2 * n);
+    this.contactSolver = this.collision ? new XpbdContacts(world.bodies, this.w, this.rigid) : null;
+  }
+
+  /** xpbd-cpu solves contacts (xpbd/contacts.ts): found once per frame, projected every substep. */
+  protected override solvesContacts(): boolean {
+    return true;
   }
 
   /**
@@ -154,15 +169,30 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     const h = dt / substeps;
     if (this.rowSolver.stale) this.relayout();
     const { colourCount } = this.colouring;
+    // contacts: found once per frame at its start, the speculative margin covering the frame (dt);
+    // none (and none of their code runs) when the world has collisions off or no point was found
+    let contacts: XpbdContacts | null = null;
+    if (this.contactSolver) {
+      const list = this.detectContacts(dt)!;
+      if (list.count > 0) {
+        contacts = this.contactSolver;
+        contacts.begin(list);
+      }
+    }
     for (let s = 0; s < substeps; s++) {
       this.integrate(h);
+      if (contacts) contacts.beginSubstep();
       const record = residual !== null && s === 0;
       if (record) this.recordResidual(h, residual);
       for (let k = 0; k < iterations; k++) {
         for (let c = 0; c < colourCount; c++) this.solveColour(c, h);
+        // then the contacts, one after the other (Gauss–Seidel after the joints' colours)
+        if (contacts) contacts.project(this.positionPrev, this.orientationPrev);
         if (record) this.recordResidual(h, residual);
       }
       this.updateVelocities(h);
+      // the velocity pass: dynamic friction and restitution of the points active in this substep
+      if (contacts) contacts.velocityPass(h);
     }
     this.frame++;
   }

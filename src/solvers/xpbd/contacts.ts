@@ -1,0 +1,597 @@
+/**
+ * Contacts of xpbd-cpu (Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position
+ * Based Dynamics", §3.5–3.6, as the Starframe text gives it: "Adding rigid bodies", "Velocity").
+ *
+ * Per frame the contacts are found once (collision/pipeline.ts, speculative margin for the whole
+ * frame); the normal n (from A to B) and each point's anchors a_A, a_B (local frames) are kept for the
+ * frame. A manifold = the consecutive points of one pair (≤ 4, one n).
+ *
+ * Per substep, after the joints (xpbd/cpu.ts), manifold after manifold (Gauss–Seidel):
+ *   p_A = x_A + R_A a_A,  p_B = x_B + R_B a_B,  d = −(p_B − p_A) · n           (penetration, > 0: overlap)
+ *   normal       compliance 0: per point the row J_n = (−n, −(r_A × n), n, r_B × n), target d, λ_n ≥ 0;
+ *                K = J M⁻¹ Jᵀ, whose diagonal is Müller's w_A + w_B, wᵢ = mᵢ⁻¹ + (rᵢ × n)ᵀ Iᵢ⁻¹ (rᵢ × n);
+ *                for one point Δλ_n = −(−d + α̃λ_n)/(w_A + w_B + α̃) = d/(w_A + w_B), as the text.
+ *   static       Δp_t, the tangential part of the points' relative motion (below), is undone at the
+ *   friction     position level (two tangent rows per point, target −Δp_t · t_k) when |λ_t| ≤ μ_s λ_n
+ *                can do it; otherwise the motion is left to dynamic friction.
+ *   B takes +Σ J_Bᵀ λ, A likewise: x += m⁻¹ P, q += ½ (0, I⁻¹ (r × P)) ⊗ q (the text's pose update).
+ *
+ * Three departures from the text's point-by-point loop, each for a measured reason (box of 1 m on the
+ * ground, 1 iteration × 10 substeps at 1/60 s):
+ *   1. A manifold's points are solved together, as one block of rows to convergence (projected
+ *      Gauss–Seidel over ≤ 12 rows, solveBlock), not one point after the other: corner by corner, the
+ *      first corner's correction tilts the box and the order leaves a bias (measured: a box at rest
+ *      crept 2.6 cm in 10 s, a box slid in 12 directions stopped after 0.80…1.19 of v²/2μg).
+ *   2. Static friction's test is the manifold's: the block with each point's tangent pair held in its
+ *      disc |λ_t| ≤ μ_s λ_n (λ_n of the same block) meets its tangential targets (to 1 %) — a force
+ *      distribution inside every cone holds the contact — else the manifold is solved again with its
+ *      normal rows alone. The per-point test (|λ_t| ≤ μ_s λ_n of that point, else drop it) fails at the
+ *      lightly loaded corners of a box on a slope (measured: μ = 0.35 at tan θ = 0.255 drifted 8 mm
+ *      in 2 s).
+ *   3. Δp_t is measured from a reference that a resting contact keeps: for two non-spheres the
+ *      anchor pair's offset when it was taken, (p_B − p_A) − (p_B − p_A)_ref, the reference being the
+ *      detection's, or, for a point that persists (same key) and was stuck at the end of the last frame,
+ *      the one it had. The text's Δp since the substep's start lets the corrections of the manifolds
+ *      above ratchet a stack sideways a little every substep (measured: a 10-box stack collapsed;
+ *      measured from the frame's detection: the top crept 13 cm in 9 s; kept while stuck: 33 µm).
+ *      A sphere's contact point is no material point (it rolls), so for a pair with a sphere Δp_t is the
+ *      text's: the motion since the substep's start, p − p̄, p̄ = x̄ + R̄ a of the same body point.
+ *
+ * Velocity pass (after v, ω are derived from the poses), per manifold with a point active in the
+ * substep (λ_n > 0):
+ *   v = (v_B + ω_B × r_B) − (v_A + ω_A × r_A),  v_n = n · v,  v_t = v − v_n n
+ *   restitution  Δv_n = −v_n + max(−e ṽ_n, 0), ṽ_n the normal velocity before the substep's solve,
+ *                e = 0 when |ṽ_n| ≤ RESTITUTION_THRESHOLD (1 m/s, the velocity solvers' rule); the
+ *                manifold's normal rows as one block (free sign, as the text's Δv_n), to convergence.
+ *   dynamic      then per point, from the velocities that leaves, all points of the manifold from the
+ *   friction     same velocities (their impulses summed): an impulse along −v_t/|v_t| of magnitude
+ *                min(μ_d λ_n / h, |v_t| / (w_A(t̂) + w_B(t̂))). The text writes Δv = −v̂_t min(h μ_d f_n,
+ *                |v_t|), f_n = λ_n/h², then p = Δv/(w_A + w_B); h μ_d f_n is an impulse (N·s), not a
+ *                velocity, so the cap is put on the impulse (Coulomb: |P_t| ≤ μ_d P_n, P_n = λ_n/h the
+ *                normal impulse of the substep); for a point mass on the ground that is Δv = μ_d g h per
+ *                substep, as it should be.
+ * μ_s = μ_d = the pair's `friction` (the scene format has one μ per body: "a body that gives only
+ * friction uses it for both").
+ *
+ * Rolling spheres. A point fixed on a sphere (its anchor) turns with it: rolling at ω it rises
+ * r(1 − cos ωt) off the ground within the frame, and the normal correction applied there has a lever
+ * arm along the ground, which brakes the rolling. A sphere's contact point along a fixed n is always its
+ * centre ∓ r n (what the narrow phase would find again each substep), so for a sphere the point is taken
+ * there every substep, r = ∓ r n (A: +r n, B: −r n). Other shapes keep the anchors of detection (their
+ * contact points are corners or face points for the frame).
+ */
+import type { BodyDesc } from '../../model/world.js';
+import type { CompiledWorld } from '../../model/compiled.js';
+import type { ContactList } from '../../rows/contact.js';
+import type { RigidBodyCore } from '../../rigid/body.js';
+import { integrateOrientation } from '../../rigid/quat.js';
+import { RESTITUTION_THRESHOLD } from '../../rows/block-solver.js';
+
+export class XpbdContacts {
+  /** per body: a sphere's radius (rolling contact point), NaN for every other shape */
+  private readonly sphereRadius: Float64Array;
+  private list: ContactList | null = null;
+  // per point
+  private lambdaN = new Float64Array(0);
+  /** ṽ_n: the normal velocity before the substep's solve */
+  private normalVelocityBefore = new Float64Array(0);
+  /** the point was active (d > 0, λ_n > 0) in the substep */
+  private active = new Uint8Array(0);
+  /** deepest d met by the last substep's projection (m; diagnostics) */
+  deepest = 0;
+  // scratch: arms (A at 0, B at 3), world I⁻¹ (A at 6, B at 15), points, anchors
+  private readonly s = new Float64Array(48);
+
+  constructor(bodies: readonly BodyDesc[], private readonly w: CompiledWorld, private readonly rigid: RigidBodyCore) {
+    this.sphereRadius = new Float64Array(w.bodyCount).fill(NaN);
+    bodies.forEach((b, i) => {
+      if (b.shape.type === 'sphere') this.sphereRadius[i] = b.shape.radius;
+    });
+  }
+
+  /**
+   * The frame's contact points (found once at its start). Static friction's reference (stickA, stickB:
+   * local anchors whose relative tangential position is held; stickOffset: their world offset p_B − p_A
+   * when taken) is the detection's, except for a point that persists (same key) and was stuck at the
+   * end of the last frame: it keeps the reference it had, so a resting contact is held where it came
+   * to rest, not re-anchored every frame wherever the bodies have got to.
+   */
+  begin(list: ContactList): void {
+    // the last frame's stuck references, by key
+    const old = this.previous;
+    old.clear();
+    if (this.list) {
+      for (let c = 0; c < this.lastCount; c++) if (this.stuck[c]) old.set(this.lastKey[c], c);
+    }
+    const n = list.count;
+    if (this.lambdaN.length < n) {
+      const cap = Math.max(n, 2 * this.lambdaN.length, 16);
+      this.lambdaN = new Float64Array(cap);
+      this.normalVelocityBefore = new Float64Array(cap);
+      this.active = new Uint8Array(cap);
+    }
+    if (this.stickA.length < 3 * n) {
+      const cap = Math.max(n, 2 * this.stickA.length / 3, 16);
+      const grow = (a: Float64Array, k: number) => {
+        const f = new Float64Array(k * cap);
+        f.set(a);
+        return f;
+      };
+      this.stickA = grow(this.stickA, 3);
+      this.stickB = grow(this.stickB, 3);
+      this.stickOffset = grow(this.stickOffset, 3);
+      this.lastKey = grow(this.lastKey, 1);
+      const st = new Uint8Array(cap);
+      st.set(this.stuck);
+      this.stuck = st;
+    }
+    // new references into fresh arrays (old ones are read by index while they are written)
+    const sa = this.stickAScratch.length < 3 * n ? (this.stickAScratch = new Float64Array(this.stickA.length)) : this.stickAScratch;
+    const sb = this.stickBScratch.length < 3 * n ? (this.stickBScratch = new Float64Array(this.stickA.length)) : this.stickBScratch;
+    const so = this.stickOScratch.length < 3 * n ? (this.stickOScratch = new Float64Array(this.stickA.length)) : this.stickOScratch;
+    for (let c = 0; c < n; c++) {
+      const o3 = 3 * c;
+      const was = old.get(list.key[c]);
+      for (let k = 0; k < 3; k++) {
+        if (was !== undefined) {
+          sa[o3 + k] = this.stickA[3 * was + k];
+          sb[o3 + k] = this.stickB[3 * was + k];
+          so[o3 + k] = this.stickOffset[3 * was + k];
+        } else {
+          sa[o3 + k] = list.anchorA[o3 + k];
+          sb[o3 + k] = list.anchorB[o3 + k];
+          so[o3 + k] = list.positionB0[o3 + k] + list.armB[o3 + k] - list.positionA0[o3 + k] - list.armA[o3 + k];
+        }
+      }
+    }
+    this.stickA.set(sa.subarray(0, 3 * n));
+    this.stickB.set(sb.subarray(0, 3 * n));
+    this.stickOffset.set(so.subarray(0, 3 * n));
+    for (let c = 0; c < n; c++) this.lastKey[c] = list.key[c];
+    this.stuck.fill(0, 0, n);
+    this.lastCount = n;
+    this.list = list;
+  }
+  private previous = new Map<number, number>();
+  private stickA = new Float64Array(0);
+  private stickB = new Float64Array(0);
+  private stickOffset = new Float64Array(0);
+  private stickAScratch = new Float64Array(0);
+  private stickBScratch = new Float64Array(0);
+  private stickOScratch = new Float64Array(0);
+  private lastKey = new Float64Array(0);
+  /** the point held by static friction in the last substep */
+  private stuck = new Uint8Array(0);
+  private lastCount = 0;
+
+  get count(): number {
+    return this.list ? this.list.count : 0;
+  }
+
+  /** Before the substep's solve (after the prediction): λ = 0, ṽ_n per point, no point active. */
+  beginSubstep(): void {
+    const list = this.list!;
+    const n = list.count;
+    this.lambdaN.fill(0, 0, n);
+    this.active.fill(0, 0, n);
+    this.deepest = 0;
+    for (let c = 0; c < n; c++) {
+      this.arms(c);
+      this.normalVelocityBefore[c] = this.relativeNormalVelocity(c);
+    }
+  }
+
+  /** The world lever arms of point c at the current poses: r_A → s[0..3), r_B → s[3..6). */
+  private arms(c: number): void {
+    const list = this.list!, s = this.s;
+    const { orientation: q } = this.w;
+    const o3 = 3 * c;
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? list.bodyA[c] : list.bodyB[c];
+      const ro = 3 * side;
+      const radius = this.sphereRadius[body];
+      if (radius === radius) {
+        // sphere: the point along the fixed n, A's towards B (+n), B's towards A (−n)
+        const sign = side === 0 ? radius : -radius;
+        s[ro] = sign * list.normal[o3];
+        s[ro + 1] = sign * list.normal[o3 + 1];
+        s[ro + 2] = sign * list.normal[o3 + 2];
+      } else {
+        rotate(q, 4 * body, side === 0 ? list.anchorA : list.anchorB, o3, s, ro, false);
+      }
+    }
+  }
+
+  /** n · ((v_B + ω_B × r_B) − (v_A + ω_A × r_A)) of point c, arms in s[0..6). */
+  private relativeNormalVelocity(c: number): number {
+    this.relativeVelocity(c, this.s, 42);
+    const n = this.list!.normal, o3 = 3 * c, s = this.s;
+    return n[o3] * s[42] + n[o3 + 1] * s[43] + n[o3 + 2] * s[44];
+  }
+
+  /** (v_B + ω_B × r_B) − (v_A + ω_A × r_A) of point c into out[o..o+3), arms in s[0..6). */
+  private relativeVelocity(c: number, out: Float64Array, o: number): void {
+    const list = this.list!, s = this.s;
+    const { linearVelocity: v, angularVelocity: om } = this.w;
+    let x = 0, y = 0, z = 0;
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? list.bodyA[c] : list.bodyB[c];
+      const sign = side === 0 ? -1 : 1, bo = 3 * body, ro = 3 * side;
+      const rx = s[ro], ry = s[ro + 1], rz = s[ro + 2];
+      const wx = om[bo], wy = om[bo + 1], wz = om[bo + 2];
+      x += sign * (v[bo] + wy * rz - wz * ry);
+      y += sign * (v[bo + 1] + wz * rx - wx * rz);
+      z += sign * (v[bo + 2] + wx * ry - wy * rx);
+    }
+    out[o] = x; out[o + 1] = y; out[o + 2] = z;
+  }
+
+  /** World I⁻¹ of both bodies of point c at their current orientation → s[6..15), s[15..24). */
+  private inertias(c: number): void {
+    const list = this.list!;
+    const m = this.w.inverseMass;
+    if (m[list.bodyA[c]] !== 0) this.rigid.worldInverseInertiaOf(list.bodyA[c], this.s, 6);
+    if (m[list.bodyB[c]] !== 0) this.rigid.worldInverseInertiaOf(list.bodyB[c], this.s, 15);
+  }
+
+  /** w_A(u) + w_B(u) = Σ mᵢ⁻¹ + (rᵢ × u)ᵀ Iᵢ⁻¹ (rᵢ × u) of point c along unit u, arms and I⁻¹ in s. */
+  private generalizedInverseMass(c: number, ux: number, uy: number, uz: number): number {
+    const list = this.list!, s = this.s, m = this.w.inverseMass;
+    let sum = 0;
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? list.bodyA[c] : list.bodyB[c];
+      const mi = m[body];
+      if (mi === 0) continue;
+      const ro = 3 * side, io = 6 + 9 * side;
+      const rx = s[ro], ry = s[ro + 1], rz = s[ro + 2];
+      const cx = ry * uz - rz * uy, cy = rz * ux - rx * uz, cz = rx * uy - ry * ux;
+      sum += mi;
+      sum += cx * (s[io] * cx + s[io + 1] * cy + s[io + 2] * cz);
+      sum += cy * (s[io + 3] * cx + s[io + 4] * cy + s[io + 5] * cz);
+      sum += cz * (s[io + 6] * cx + s[io + 7] * cy + s[io + 8] * cz);
+    }
+    return sum;
+  }
+
+  /**
+   * Adds point c's share to the manifold's sums: B takes +P, A takes −P at the arms in s (I⁻¹ in s):
+   * Δ(x or v) += ±m⁻¹ P, Δ(θ or ω) += I⁻¹ (r × ±P)  →  acc[0..6) for A, acc[6..12) for B.
+   */
+  private accumulate(c: number, px: number, py: number, pz: number): void {
+    const list = this.list!, s = this.s, m = this.w.inverseMass, acc = this.acc;
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? list.bodyA[c] : list.bodyB[c];
+      const mi = m[body];
+      if (mi === 0) continue; // fixed: never written
+      const sign = side === 0 ? -1 : 1, ro = 3 * side, io = 6 + 9 * side, ao = 6 * side;
+      const qx = sign * px, qy = sign * py, qz = sign * pz;
+      const rx = s[ro], ry = s[ro + 1], rz = s[ro + 2];
+      const tx = ry * qz - rz * qy, ty = rz * qx - rx * qz, tz = rx * qy - ry * qx;
+      acc[ao] += mi * qx; acc[ao + 1] += mi * qy; acc[ao + 2] += mi * qz;
+      acc[ao + 3] += s[io] * tx + s[io + 1] * ty + s[io + 2] * tz;
+      acc[ao + 4] += s[io + 3] * tx + s[io + 4] * ty + s[io + 5] * tz;
+      acc[ao + 5] += s[io + 6] * tx + s[io + 7] * ty + s[io + 8] * tz;
+    }
+  }
+
+  /**
+   * Applies the manifold's sums to its two bodies and clears them: positions x += Δx,
+   * q += ½ (0, Δθ) ⊗ q (normalised); or velocities v += Δv, ω += Δω.
+   */
+  private commit(a: number, b: number, velocity: boolean): void {
+    const acc = this.acc, m = this.w.inverseMass;
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? a : b;
+      const ao = 6 * side;
+      if (m[body] !== 0) {
+        const bo = 3 * body;
+        const lin = velocity ? this.w.linearVelocity : this.w.position;
+        lin[bo] += acc[ao]; lin[bo + 1] += acc[ao + 1]; lin[bo + 2] += acc[ao + 2];
+        if (velocity) {
+          const om = this.w.angularVelocity;
+          om[bo] += acc[ao + 3]; om[bo + 1] += acc[ao + 4]; om[bo + 2] += acc[ao + 5];
+        } else {
+          integrateOrientation(this.w.orientation, 4 * body, acc[ao + 3], acc[ao + 4], acc[ao + 5], 1);
+        }
+      }
+      acc.fill(0, ao, ao + 6);
+    }
+  }
+  private readonly acc = new Float64Array(12);
+
+  /** The end of the manifold that starts at point c (its points are consecutive: one pair, one n). */
+  private manifoldEnd(c: number): number {
+    const list = this.list!;
+    const a = list.bodyA[c], b = list.bodyB[c];
+    let e = c + 1;
+    while (e < list.count && list.bodyA[e] === a && list.bodyB[e] === b) e++;
+    return e;
+  }
+
+  /**
+   * Row i of the manifold block: J_i = (−u, −(r_A × u), u, r_B × u) for point c along unit u (arms
+   * and I⁻¹ in s), with M⁻¹J_iᵀ and K_ii = J_i M⁻¹ J_iᵀ = w_A(u) + w_B(u); target b, bounds by kind.
+   */
+  private row(i: number, c: number, ux: number, uy: number, uz: number, b: number): void {
+    const list = this.list!, s = this.s, m = this.w.inverseMass, J = this.bJ, MJ = this.bMJ;
+    const j = 12 * i;
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? list.bodyA[c] : list.bodyB[c];
+      const sign = side === 0 ? -1 : 1, ro = 3 * side, io = 6 + 9 * side, o = j + 6 * side;
+      const rx = s[ro], ry = s[ro + 1], rz = s[ro + 2];
+      J[o] = sign * ux; J[o + 1] = sign * uy; J[o + 2] = sign * uz;
+      J[o + 3] = sign * (ry * uz - rz * uy); J[o + 4] = sign * (rz * ux - rx * uz); J[o + 5] = sign * (rx * uy - ry * ux);
+      const mi = m[body];
+      if (mi === 0) {
+        for (let k = 0; k < 6; k++) MJ[o + k] = 0;
+        continue;
+      }
+      MJ[o] = mi * J[o]; MJ[o + 1] = mi * J[o + 1]; MJ[o + 2] = mi * J[o + 2];
+      for (let k = 0; k < 3; k++) MJ[o + 3 + k] = s[io + 3 * k] * J[o + 3] + s[io + 3 * k + 1] * J[o + 4] + s[io + 3 * k + 2] * J[o + 5];
+    }
+    let d = 0;
+    for (let k = 0; k < 12; k++) d += J[j + k] * MJ[j + k];
+    this.bDiag[i] = d;
+    this.bTarget[i] = b;
+    this.bLambda[i] = 0;
+  }
+
+  /**
+   * Projected Gauss–Seidel on the manifold's block of `rows` rows (K λ = b, K = J M⁻¹ Jᵀ, to
+   * convergence: up to BLOCK_SWEEPS sweeps over ≤ 12 rows, fewer once converged): rows kind 0 normal (λ ≥ 0 when `oneSided`, else
+   * free), then per point a pair of tangent rows (kind 1 and 2: free when `bound` < 0, else the pair held
+   * in the disc |λ_t| ≤ bound[pair]). The result Δ = M⁻¹ Jᵀ λ (12: Δx_A, Δθ_A, Δx_B, Δθ_B) in bDelta.
+   */
+  private solveBlock(rows: number, oneSided: boolean): void {
+    const J = this.bJ, MJ = this.bMJ, D = this.bDelta, lam = this.bLambda, kind = this.bKind;
+    D.fill(0);
+    for (let sweep = 0; sweep < BLOCK_SWEEPS; sweep++) {
+      let change = 0, size = 0;
+      for (let i = 0; i < rows; i++) {
+        const K = this.bDiag[i];
+        if (!(K > 0)) continue;
+        const j = 12 * i;
+        let jd = 0;
+        for (let k = 0; k < 12; k++) jd += J[j + k] * D[k];
+        const old = lam[i];
+        let next = old + (this.bTarget[i] - jd) / K;
+        if (kind[i] === 0) {
+          if (oneSided && next < 0) next = 0;
+        } else if (kind[i] === 2) {
+          // the pair (i − 1, i) in the disc of radius bound
+          const bound = this.bMu[i] > 0 ? this.bMu[i] * lam[this.bPoint[i]] : this.bBound[i];
+          if (bound >= 0) {
+            const t1 = lam[i - 1], l = Math.sqrt(t1 * t1 + next * next);
+            if (l > bound) {
+              const f = l > 0 ? bound / l : 0;
+              const d1 = t1 * f - t1;
+              lam[i - 1] = t1 * f;
+              for (let k = 0; k < 12; k++) D[k] += MJ[j - 12 + k] * d1;
+              next *= f;
+            }
+          }
+        }
+        const dl = next - old;
+        if (Math.abs(next) > size) size = Math.abs(next);
+        if (dl === 0) continue;
+        if (Math.abs(dl) > change) change = Math.abs(dl);
+        lam[i] = next;
+        for (let k = 0; k < 12; k++) D[k] += MJ[j + k] * dl;
+      }
+      if (change <= BLOCK_CONVERGED * size) break; // converged: a sweep changed no λ by more than this fraction
+    }
+  }
+  private readonly bJ = new Float64Array(12 * 12);
+  private readonly bMJ = new Float64Array(12 * 12);
+  private readonly bDiag = new Float64Array(12);
+  private readonly bTarget = new Float64Array(12);
+  private readonly bLambda = new Float64Array(12);
+  private readonly bBound = new Float64Array(12);
+  private readonly bKind = new Uint8Array(12);
+  /** μ of a tangent row whose disc follows its point's λ_n in the block (bPoint = the normal row); 0: bBound */
+  private readonly bMu = new Float64Array(12);
+  private readonly bPoint = new Int32Array(12);
+  private readonly bDelta = new Float64Array(12);
+  private readonly stick = new Uint8Array(4);
+
+  /** Applies bDelta to the manifold's two bodies: positions (x += Δx, q += ½ (0, Δθ) ⊗ q) or velocities. */
+  private applyDelta(a: number, b: number, velocity: boolean): void {
+    const D = this.bDelta, m = this.w.inverseMass;
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? a : b;
+      if (m[body] === 0) continue;
+      const o = 6 * side, bo = 3 * body;
+      const lin = velocity ? this.w.linearVelocity : this.w.position;
+      lin[bo] += D[o]; lin[bo + 1] += D[o + 1]; lin[bo + 2] += D[o + 2];
+      if (velocity) {
+        const om = this.w.angularVelocity;
+        om[bo] += D[o + 3]; om[bo + 1] += D[o + 4]; om[bo + 2] += D[o + 5];
+      } else {
+        integrateOrientation(this.w.orientation, 4 * body, D[o + 3], D[o + 4], D[o + 5], 1);
+      }
+    }
+  }
+
+  /**
+   * One pass over the manifolds, one after the other (header). A manifold's points (≤ 4, one pair,
+   * one n) are solved together as one block: their normal rows (target d, λ_n ≥ 0) and, for the
+   * points allowed to stick, two tangent rows each (target −Δp·t, the motion since the substep's
+   * start undone), K = J M⁻¹ Jᵀ at the current pose, to convergence (solveBlock); a point whose
+   * |λ_t| > μ_s λ_n is left to dynamic friction (Müller's rule) and the block solved again without it.
+   * positionPrev, orientationPrev: the substep's start pose (p̄).
+   */
+  project(positionPrev: Float64Array, orientationPrev: Float64Array): void {
+    const list = this.list!, s = this.s;
+    const { position: x, orientation: q } = this.w;
+    for (let m0 = 0; m0 < list.count; ) {
+      const m1 = this.manifoldEnd(m0);
+      const np = Math.min(m1 - m0, 4);
+      const a = list.bodyA[m0], b = list.bodyB[m0], ao = 3 * a, bo = 3 * b, o3 = 3 * m0;
+      const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
+      this.inertias(m0); // the same two bodies for the whole manifold
+      // penetrations d = −(p_B − p_A) · n and tangential motions Δp_t at the pose now
+      let deepest = 0;
+      const dp = this.dp;
+      for (let k = 0; k < np; k++) {
+        const c = m0 + k;
+        this.arms(c);
+        const d = -((x[bo] + s[3] - x[ao] - s[0]) * nx + (x[bo + 1] + s[4] - x[ao + 1] - s[1]) * ny + (x[bo + 2] + s[5] - x[ao + 2] - s[2]) * nz);
+        dp[4 * k + 3] = d;
+        if (d > deepest) deepest = d;
+        let dx = 0, dy = 0, dz = 0;
+        const c3 = 3 * c;
+        if (this.sphereRadius[a] !== this.sphereRadius[a] && this.sphereRadius[b] !== this.sphereRadius[b]) {
+          // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair: its relative motion since taken
+          rotate(q, 4 * a, this.stickA, c3, s, 24, false);
+          rotate(q, 4 * b, this.stickB, c3, s, 27, false);
+          dx = x[bo] + s[27] - x[ao] - s[24] - this.stickOffset[c3];
+          dy = x[bo + 1] + s[28] - x[ao + 1] - s[25] - this.stickOffset[c3 + 1];
+          dz = x[bo + 2] + s[29] - x[ao + 2] - s[26] - this.stickOffset[c3 + 2];
+        } else for (let side = 0; side < 2; side++) {
+          const body = side === 0 ? a : b, sign = side === 0 ? -1 : 1, ro = 3 * side, p = 3 * body;
+          // a = Rᵀ r (the body point now at the arm), p̄ − x̄ = R̄ a
+          rotate(q, 4 * body, s, ro, s, 24, true);
+          rotate(orientationPrev, 4 * body, s, 24, s, 27, false);
+          dx += sign * (x[p] + s[ro] - positionPrev[p] - s[27]);
+          dy += sign * (x[p + 1] + s[ro + 1] - positionPrev[p + 1] - s[28]);
+          dz += sign * (x[p + 2] + s[ro + 2] - positionPrev[p + 2] - s[29]);
+        }
+        dp[4 * k] = dx; dp[4 * k + 1] = dy; dp[4 * k + 2] = dz;
+        this.stick[k] = d > 0 && list.friction[c] > 0 ? 1 : 0;
+      }
+      if (!(deepest > 0)) {
+        m0 = m1;
+        continue;
+      }
+      if (deepest > this.deepest) this.deepest = deepest;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        // lay the block out: normals first, then the tangent pairs of the points allowed to stick
+        let rows = 0;
+        for (let k = 0; k < np; k++) {
+          const c = m0 + k;
+          this.arms(c);
+          this.bKind[rows] = 0;
+          this.bPoint[rows] = k;
+          this.row(rows++, c, nx, ny, nz, dp[4 * k + 3]);
+        }
+        for (let k = 0; k < np; k++) {
+          if (!this.stick[k]) continue;
+          const c = m0 + k, t3 = 3 * c;
+          this.arms(c);
+          for (let t = 1; t <= 2; t++) {
+            const T = t === 1 ? list.tangent1 : list.tangent2;
+            const tx = T[t3], ty = T[t3 + 1], tz = T[t3 + 2];
+            this.bKind[rows] = t;
+            this.bPoint[rows] = k;
+            this.bBound[rows] = -1;
+            this.bMu[rows] = list.friction[c]; // the disc |λ_t| ≤ μ_s λ_n, λ_n of the same block
+            this.row(rows++, c, tx, ty, tz, -(dp[4 * k] * tx + dp[4 * k + 1] * ty + dp[4 * k + 2] * tz));
+          }
+        }
+        this.solveBlock(rows, true);
+        // static friction holds when a force distribution inside every point's cone undoes the
+        // tangential motion: the block solve with the discs met its tangent targets (to STICK_TOLERANCE
+        // of their norm). Else the manifold slides: solved again with its normal rows alone, and
+        // dynamic friction (velocity pass) takes the tangential motion
+        let r2 = 0, b2 = 0;
+        for (let i = np; i < rows; i++) {
+          let jd = 0;
+          for (let k = 0; k < 12; k++) jd += this.bJ[12 * i + k] * this.bDelta[k];
+          r2 += (this.bTarget[i] - jd) ** 2;
+          b2 += this.bTarget[i] ** 2;
+        }
+        if (rows === np || r2 <= STICK_TOLERANCE * STICK_TOLERANCE * b2) break;
+        for (let k = 0; k < np; k++) this.stick[k] = 0;
+      }
+      for (let k = 0; k < np; k++) {
+        const c = m0 + k;
+        this.stuck[c] = this.stick[k];
+        this.lambdaN[c] += this.bLambda[k];
+        if (this.lambdaN[c] > 0) this.active[c] = 1;
+      }
+      this.applyDelta(a, b, false);
+      m0 = m1;
+    }
+  }
+  private readonly dp = new Float64Array(16);
+
+  /**
+   * The velocity pass (header) over the points active in the substep, manifold by manifold: first the
+   * manifold's normal rows as one block (targets Δv_n, free sign as Müller's Δv_n, solved to
+   * convergence: solveBlock), then dynamic friction per point from the velocities that leaves, all the
+   * manifold's points from the same velocities (Jacobi within the manifold), summed and applied once.
+   */
+  velocityPass(h: number): void {
+    const list = this.list!, s = this.s;
+    for (let m0 = 0; m0 < list.count; ) {
+      const m1 = this.manifoldEnd(m0);
+      let any = false;
+      this.inertias(m0);
+      {
+        let rows = 0;
+        for (let c = m0; c < m1; c++) {
+          if (!this.active[c]) continue;
+          const o3 = 3 * c;
+          const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
+          this.arms(c);
+          this.relativeVelocity(c, s, 42);
+          const vn = s[42] * nx + s[43] * ny + s[44] * nz;
+          const before = this.normalVelocityBefore[c];
+          const e = Math.abs(before) > RESTITUTION_THRESHOLD ? list.restitution[c] : 0;
+          this.bKind[rows] = 0;
+          this.bPoint[rows] = c - m0;
+          this.row(rows++, c, nx, ny, nz, -vn + Math.max(-e * before, 0));
+        }
+        if (rows > 0) {
+          this.solveBlock(rows, false);
+          this.applyDelta(list.bodyA[m0], list.bodyB[m0], true);
+        }
+      }
+      for (let c = m0; c < m1; c++) {
+        if (!this.active[c]) continue;
+        any = true;
+        const o3 = 3 * c;
+        const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
+        this.arms(c);
+        this.relativeVelocity(c, s, 42);
+        const vx = s[42], vy = s[43], vz = s[44];
+        const vn = vx * nx + vy * ny + vz * nz;
+        const tx = vx - vn * nx, ty = vy - vn * ny, tz = vz - vn * nz;
+        const vt = Math.sqrt(tx * tx + ty * ty + tz * tz);
+        const mu = list.friction[c];
+        if (!(vt > 0) || !(mu > 0)) continue;
+        const ux = tx / vt, uy = ty / vt, uz = tz / vt;
+        const wt = this.generalizedInverseMass(c, ux, uy, uz);
+        if (!(wt > 0)) continue;
+        const pt = Math.min((mu * this.lambdaN[c]) / h, vt / wt);
+        this.accumulate(c, -pt * ux, -pt * uy, -pt * uz);
+      }
+      if (any) this.commit(list.bodyA[m0], list.bodyB[m0], true);
+      m0 = m1;
+    }
+  }
+
+}
+
+/** Sweeps of the manifold block's projected Gauss–Seidel (≤ 12 rows; enough to converge a box's four corners). */
+const BLOCK_SWEEPS = 16;
+/** A block sweep that changes no λ by more than this fraction of the largest |λ| ends the solve. */
+const BLOCK_CONVERGED = 1e-9;
+/**
+ * Static friction holds a manifold when its block solve leaves at most this fraction (in norm) of the
+ * tangential motion to undo (a feasible stick converges to ~0; a slide is clamped by the discs and
+ * leaves most of it: |Δp_t| ≫ what μ_s λ_n can undo).
+ */
+const STICK_TOLERANCE = 0.01;
+
+/** out[oo..) = R(q) v (inverse: Rᵀ v) for the unit quaternion q[qo..qo+4); out may not alias v's entries. */
+function rotate(q: Float64Array, qo: number, v: Float64Array, vo: number, out: Float64Array, oo: number, inverse: boolean): void {
+  const x = inverse ? -q[qo] : q[qo], y = inverse ? -q[qo + 1] : q[qo + 1], z = inverse ? -q[qo + 2] : q[qo + 2], w = q[qo + 3];
+  const vx = v[vo], vy = v[vo + 1], vz = v[vo + 2];
+  const tx = y * vz - z * vy + w * vx;
+  const ty = z * vx - x * vz + w * vy;
+  const tz = x * vy - y * vx + w * vz;
+  out[oo] = vx + 2 * (y * tz - z * ty);
+  out[oo + 1] = vy + 2 * (z * tx - x * tz);
+  out[oo + 2] = vz + 2 * (x * ty - y * tx);
+}
