@@ -1,12 +1,13 @@
 /**
  * Contacts: collision, contact rows (normal + friction disc), restitution, under the velocity-level
- * contact solvers (softstep-cpu, pgs-cpu, si-soft-cpu) and Rapier where its model allows. Each test
+ * contact solvers (softstep-cpu, pgs-cpu, si-soft-cpu), XPBD's position-level contacts (xpbd-cpu) and
+ * Rapier where its model allows. Each test
  * checks a physical fact with its tolerance stated beside it; positions and velocities come from the
  * solvers' snapshots, penetration from the metrics (collision detection run afresh on the state,
  * src/metrics/metrics.ts), never from a solver's own contact arrays.
  *
  * Settings: each solver at its registry defaults (softstep-cpu 4 substeps × 1 iteration; pgs-cpu and
- * si-soft-cpu 1 step × 10 iterations; rapier 1 step) at 1/60 s, with sleeping off, except where a
+ * si-soft-cpu 1 step × 10 iterations; xpbd-cpu 10 substeps × 1 iteration; rapier 1 step) at 1/60 s, with sleeping off, except where a
  * test says otherwise and why.
  */
 import { test } from 'node:test';
@@ -23,7 +24,7 @@ import { CONTACT_SLOP } from '../src/rows/block-solver.js';
 import { CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL } from '../src/solvers/jacobi/cpu.js';
 
 const g = 9.81;
-const CONTACT_SOLVERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu'];
+const CONTACT_SOLVERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu', 'xpbd-cpu'];
 const WITH_RAPIER = [...CONTACT_SOLVERS, 'rapier'];
 
 async function make(id: string, world: WorldDesc, asked: Partial<SolverOptions> = {}): Promise<Solver> {
@@ -91,8 +92,8 @@ for (const id of WITH_RAPIER) {
  * sphere back up at e v, so the apex after the first bounce is e² H (0.5 m for e = 0.5), within 5 %.
  * Time step: the velocity solvers meet the ground at the start of a step with the sphere up to |v| h
  * above it (a speculative contact catches it there), and the bounce leaves from that height: at 1/60 s
- * that is up to 10 cm (20 % of e² H). softstep-cpu's 4 substeps close the gap first (h = 1/240 s within
- * the frame); pgs-cpu, si-soft-cpu and rapier run at dt = 1/240 s (gap ≤ 2.6 cm). With e = 0 the sphere
+ * that is up to 10 cm (20 % of e² H). softstep-cpu's 4 substeps and xpbd-cpu's 10 close the gap first
+ * (h = 1/240 and 1/600 s within the frame); pgs-cpu, si-soft-cpu and rapier run at dt = 1/240 s (gap ≤ 2.6 cm). With e = 0 the sphere
  * comes to rest: below 1 mm/s after 3 s, its lowest point within the slop (plus si-soft's soft
  * contact: 2 mm) of the ground.
  */
@@ -100,7 +101,7 @@ for (const id of WITH_RAPIER) {
   test(`${id}: a sphere with e = 0.5 rebounds to e² of its drop height (5 %); with e = 0 it comes to rest`, async () => {
     const world = findRigidScene('restitution')!.build({ height: 2, radius: 0.5 });
     const n = world.bodies.length, first = n - 5; // e = 0, 0.25, 0.5, 0.75, 1
-    const dt = id === 'softstep-cpu' ? 1 / 60 : 1 / 240;
+    const dt = id === 'softstep-cpu' || id === 'xpbd-cpu' ? 1 / 60 : 1 / 240; // the substepped solvers at their own h
     const H = 2, r = 0.5;
     let bounced = false, apex = NaN, lastVy = 0;
     let rest: Snapshot | null = null;
@@ -212,7 +213,7 @@ for (const id of [...WITH_RAPIER, 'jacobi-cpu', 'gs-cpu']) {
  *   pgs-cpu with 4 substeps: rigid contacts within the slop; one step of 10 sweeps at 1/60 s does not
  *     converge a stack this tall (measured: the top sways ±2 cm), four substeps do.
  */
-for (const [id, asked] of [['softstep-cpu', {}], ['pgs-cpu', { substeps: 4 }]] as const) {
+for (const [id, asked] of [['softstep-cpu', {}], ['pgs-cpu', { substeps: 4 }], ['xpbd-cpu', {}]] as const) {
   test(`${id}: a 10-box stack holds: the top box creeps < 1 cm from 1 s to 10 s, no contact deeper than the slop + 1 mm`, async () => {
     const world = findRigidScene('vertical-stack')!.build({ boxes: 10 });
     const top = world.bodies.length - 1;
