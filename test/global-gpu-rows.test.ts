@@ -25,34 +25,12 @@ import { GlobalGpuSolver, defaultGpuTolerance } from '../src/solvers/global/gpu.
 import { findSolver } from '../src/solvers/registry.js';
 import type { WorldDesc } from '../src/model/world.js';
 import type { DelassusOperator } from '../src/solvers/global/delassus.js';
+import { frobenius, inverse, norm2 as norm, type Mat } from './support/matrix.js';
 
 const eps = 2 ** -24;
 const g = 9.81;
 const options = { dt: 1 / 60, substeps: 1, iterations: 64 };
 
-type Mat = Float64Array[];
-const norm = (x: ArrayLike<number>) => Math.sqrt(Array.from(x).reduce((s, v) => s + v * v, 0));
-const frobenius = (A: Mat) => Math.sqrt(A.reduce((s, row) => s + row.reduce((t, v) => t + v * v, 0), 0));
-
-/** A⁻¹ by Gauss–Jordan with partial pivoting (A small, nonsingular here: no redundant rows in these scenes). */
-function inverse(A: Mat): Mat {
-  const n = A.length;
-  const M = A.map((row, i) => Float64Array.from([...row, ...Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]));
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let i = c + 1; i < n; i++) if (Math.abs(M[i][c]) > Math.abs(M[p][c])) p = i;
-    [M[c], M[p]] = [M[p], M[c]];
-    const d = M[c][c];
-    assert.ok(Math.abs(d) > 0, 'A is singular');
-    for (let j = 0; j < 2 * n; j++) M[c][j] /= d;
-    for (let i = 0; i < n; i++) {
-      if (i === c) continue;
-      const f = M[i][c];
-      for (let j = 0; j < 2 * n; j++) M[i][j] -= f * M[c][j];
-    }
-  }
-  return M.map((row) => row.slice(n));
-}
 
 /** The CPU's step system (after its step): A dense by A e_j, b, and C = M⁻¹ Jᵀ in the (v, ℓ ω) coordinates. */
 function cpuSystem(cpu: GlobalCpuSolver, size: number) {

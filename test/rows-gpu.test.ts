@@ -28,7 +28,7 @@ import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { JacobiGpuSolver } from '../src/solvers/jacobi/gpu.js';
 import { GaussSeidelCpuSolver } from '../src/solvers/gs/cpu.js';
 import { GaussSeidelGpuSolver } from '../src/solvers/gs/gpu.js';
-import { blockDelassus, pointBlockDelassus } from '../src/rows/rows.js';
+import { largestBlockCondition } from './support/matrix.js';
 import type { WorldDesc } from '../src/model/world.js';
 import { necklace } from '../src/scenes/necklace.js';
 import type { Snapshot, SolverOptions } from '../src/solvers/solver.js';
@@ -43,24 +43,6 @@ const makePairs = (options: Partial<SolverOptions>) => [
 ];
 const pairs = makePairs(options);
 
-/** κ = max over blocks of ‖A_bb + γ‖∞ ‖(A_bb + γ)⁻¹‖∞ after the CPU solver's first step's stage 3. */
-function largestBlockCondition(cpu: JacobiCpuSolver): number {
-  const rs = cpu.rowSolver;
-  const rows = rs.rows;
-  let kappa = 1;
-  for (let b = 0; b < rows.blockCount; b++) {
-    const r0 = rows.blockStart[b], n = rows.blockStart[b + 1] - r0;
-    const A = new Float64Array(n * n);
-    // as the CPU's prepare forms it (a rigid point joint's block from its lever arms)
-    if (rows.pointBlock[b] === 1) pointBlockDelassus(rows, b, rs.inverseMass, cpu.angMassInv, A, 0);
-    else blockDelassus(rows, r0, r0 + n, rs.inverseMass, cpu.angMassInv, A, 0);
-    for (let p = 0; p < n; p++) A[p * n + p] += rows.gamma[r0 + p];
-    const inv = rs.blockMatrix.subarray(rs.blockMatrixStart[b], rs.blockMatrixStart[b] + n * n);
-    const norm = (m: ArrayLike<number>) => Math.max(...Array.from({ length: n }, (_, p) => Array.from({ length: n }, (_, q) => Math.abs(m[p * n + q])).reduce((s, x) => s + x, 0)));
-    kappa = Math.max(kappa, norm(A) * norm(inv));
-  }
-  return kappa;
-}
 
 interface Scene {
   name: string;
