@@ -70,6 +70,8 @@ export class MetricsContext {
 
   private collision: CollisionPipeline | null | undefined;
   private readonly contactList = new ContactList();
+  /** zero velocities for detection on a snapshot (the margin then is the fixed speculative distance) */
+  private restVelocity = new Float64Array(0);
 
   /** The deepest penetration (m) and the touching points at the snapshot's pose (header), or null without collisions. */
   contactsOf(s: Snapshot): { maxPenetration: number; contacts: number } | null {
@@ -85,7 +87,7 @@ export class MetricsContext {
     }
     if (!this.collision) return null;
     const n = world.bodies.length;
-    const zeros = new Float64Array(3 * n);
+    const zeros = this.restVelocity.length === 3 * n ? this.restVelocity : (this.restVelocity = new Float64Array(3 * n));
     this.collision.detect(s.position.subarray(0, 3 * n) as Float64Array, s.orientation.subarray(0, 4 * n) as Float64Array, zeros, zeros, 0, this.contactList);
     const list = this.contactList;
     let deepest = 0, touching = 0;
