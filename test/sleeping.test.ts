@@ -6,13 +6,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildIslands, SleepState, TIME_TO_SLEEP } from '../src/collision/islands.js';
+import { buildIslands, IslandGraph, SleepState, TIME_TO_SLEEP } from '../src/collision/islands.js';
+import { mulberry32 } from '../src/math/random.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions, type SolverOptions } from '../src/solvers/solver.js';
 import { findRigidScene } from '../src/scenes/registry.js';
 import type { WorldDesc } from '../src/model/world.js';
 import type { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { stateHash } from '../src/metrics/hash.js';
+import { awakeBodies } from '../src/model/snapshot.js';
 
 const pairs = (list: [number, number][]) => ({ count: list.length, bodyA: Int32Array.from(list.map((p) => p[0])), bodyB: Int32Array.from(list.map((p) => p[1])) });
 const joints = (list: [number, number][]) => ({ constraintCount: list.length, ib0: Int32Array.from(list.map((p) => p[0])), ib1: Int32Array.from(list.map((p) => p[1])) });
@@ -35,6 +37,65 @@ test('islands: two piles on one fixed ground are two islands; a joint merges the
   assert.equal(joined[3], joined[4]);
   assert.notEqual(joined[6], joined[1]);
   assert.equal(new Set([...joined].filter((r) => r >= 0)).size, 2);
+});
+
+test('incremental islands (IslandGraph) against union-find from scratch on 300 frames of a random changing graph', () => {
+  // 80 bodies, every 8th fixed; each frame about 5 % of the candidate pairs flip (appear or go), the
+  // rest persist; contacts and joints both. Checks, every frame:
+  //   1. each true island (buildIslands) lies inside one incremental island (never a sleeper beside
+  //      an awake body it touches, even before a split);
+  //   2. after every marked island is split, the two partitions are the same.
+  const n = 80;
+  const inverseMass = Float64Array.from({ length: n }, (_, i) => (i % 8 === 0 ? 0 : 1));
+  const rand = mulberry32(7);
+  const candidates: [number, number][] = [];
+  for (let k = 0; k < 160; k++) {
+    const a = Math.floor(rand() * n), b = Math.floor(rand() * n);
+    if (a !== b) candidates.push(a < b ? [a, b] : [b, a]);
+  }
+  const on = candidates.map(() => rand() < 0.3);
+  const graph = new IslandGraph(inverseMass);
+  let splitsSeen = 0;
+  for (let frame = 0; frame < 300; frame++) {
+    for (let k = 0; k < on.length; k++) if (rand() < 0.05) on[k] = !on[k];
+    const live = candidates.filter((_, k) => on[k]);
+    const contacts = pairs(live.filter((_, k) => k % 4 !== 0));
+    const jointList = joints(live.filter((_, k) => k % 4 === 0));
+    graph.update(contacts, jointList);
+    const truth = buildIslands(inverseMass, contacts, jointList);
+    const same = (p: Int32Array, q: Int32Array) => {
+      // p refines q: bodies together in p are together in q
+      const map = new Map<number, number>();
+      for (let i = 0; i < n; i++) {
+        if (p[i] < 0) {
+          assert.equal(q[i], -1, `fixed body ${i}`);
+          continue;
+        }
+        const seen = map.get(p[i]);
+        if (seen === undefined) map.set(p[i], q[i]);
+        else assert.equal(seen, q[i], `frame ${frame}: body ${i}`);
+      }
+    };
+    same(truth, graph.island);
+    for (let i = 0; i < n; i++) if (graph.island[i] >= 0 && graph.dirty[graph.island[i]]) graph.split(graph.island[i]);
+    same(truth, graph.island);
+    same(graph.island, truth);
+    splitsSeen = graph.splits;
+  }
+  assert.ok(graph.merges > 100 && splitsSeen > 50, `the graph merged (${graph.merges}) and split (${splitsSeen}) as it changed`);
+});
+
+test('sleep state: a body at rest that a moving body has left falls asleep alone (its island is split)', () => {
+  const inverseMass = Float64Array.from([0, 1, 1]);
+  const s = new SleepState(inverseMass);
+  const v = new Float64Array(9), w = new Float64Array(9);
+  const dt = 0.1;
+  v[3 * 2] = 1; // body 2 moves; body 1 rests on the ground (body 0)
+  s.update(dt, v, w, pairs([[0, 1], [1, 2]]), null); // they touch: one island
+  assert.equal(s.island[1], s.island[2]);
+  for (let k = 0; k < 10; k++) s.update(dt, v, w, pairs([[0, 1]]), null); // body 2 has gone
+  assert.deepEqual([...s.asleep], [0, 1, 0], 'body 1 sleeps, body 2 (moving) does not');
+  assert.notEqual(s.island[1], s.island[2]);
 });
 
 test('sleep state: an island sleeps after every body rested 0.5 s; an awake body touching it wakes all of it', () => {
@@ -78,10 +139,25 @@ async function make(id: string, world: WorldDesc, options: Partial<SolverOptions
   return (await info.create(world, resolveOptions(info, { sleep: 1, ...options }), undefined as never)) as unknown as JacobiCpuSolver;
 }
 
-// measured (sleep on, 55 boxes): softstep-cpu asleep after 34 frames (0.57 s), pgs-cpu after 55 (0.92 s)
+// measured (sleep on, 55 boxes): asleep after softstep-cpu 0.57 s, pgs-cpu 0.92 s, si-soft-cpu 1.12 s,
+// gs-cpu 1.33 s, xpbd-cpu 2.52 s (XPBD's velocities, Δx/h of the substep's projections, take longer to
+// fall below 0.05 m/s); rapier (its own rule) 0.52 s
 const SLEEP_BY = 3; // s: the bound the test holds them to
 
-for (const id of ['softstep-cpu', 'pgs-cpu']) {
+/**
+ * Every CPU contact solver, by the same rule (collision/islands.ts). Not jacobi-cpu: the seed's Jacobi
+ * diverges on a pyramid at frame 4 (README, known failures), so it has no pile to put to sleep.
+ */
+const SLEEPERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu', 'gs-cpu', 'xpbd-cpu'];
+
+/** The top box's height after `frames` frames with sleeping off: where the solver holds the pile awake. */
+async function topAwake(id: string, frames: number): Promise<number> {
+  const s = await make(id, pyramid(), { sleep: 0 });
+  await s.step(frames);
+  return s.w.position[3 * (s.w.bodyCount - 1) + 1];
+}
+
+for (const id of SLEEPERS) {
   test(`${id}: a base-10 pyramid falls asleep within ${SLEEP_BY} s; then a frame lays out 0 rows and moves nothing`, async () => {
     const s = await make(id, pyramid());
     const dt = s.options.dt;
@@ -97,9 +173,13 @@ for (const id of ['softstep-cpu', 'pgs-cpu']) {
     assert.equal(s.awakeBodyCount(), 0, `asleep within ${SLEEP_BY} s`);
     assert.ok(frames * dt >= TIME_TO_SLEEP, 'not before the timers could reach 0.5 s');
     assert.ok(rowsAwake > 0, 'rows before sleeping');
-    // the pile stands: the top box is still on top (10 boxes of 2 × 0.5 m: centre at 9.5 m)
+    // the pile stands: the top box is where the same solver holds it with sleeping off after as many
+    // frames (10 boxes of 2 × 0.5 m: centre at 9.5 m, less the solver's own settling: si-soft-cpu's
+    // 15 Hz contact springs sag it 8 cm), within 1 cm: falling asleep froze the pile as it stood
     const top = s.w.bodyCount - 1;
-    assert.ok(Math.abs(s.w.position[3 * top + 1] - 9.5) < 0.05, `top box at ${s.w.position[3 * top + 1]}`);
+    const awakeTop = await topAwake(id, frames);
+    assert.ok(Math.abs(s.w.position[3 * top + 1] - awakeTop) < 0.01, `top box at ${s.w.position[3 * top + 1]}, awake ${awakeTop}`);
+    assert.ok(Math.abs(awakeTop - 9.5) < 0.1, `the pile stands (top box at ${awakeTop} m)`);
     const before = Float64Array.from(s.w.position);
     const q0 = Float64Array.from(s.w.orientation);
     await s.step(30);
@@ -115,15 +195,17 @@ for (const id of ['softstep-cpu', 'pgs-cpu']) {
   });
 
   test(`${id}: a sphere dropped on the sleeping pyramid wakes it`, async () => {
-    // sphere r = 0.5 m, 1000 kg/m³, its bottom `drop` m above the top box's top face (y = 10 m), over it
-    const r = 0.5, drop = 20, g = 9.81;
+    // sphere r = 0.5 m, 1000 kg/m³, its bottom `drop` m above the top box's top face (y = 10 m), over
+    // it; it arrives after SLEEP_BY, when every solver's pyramid sleeps
+    const r = 0.5, drop = 50, g = 9.81;
     const sphere = { shape: { type: 'sphere' as const, radius: r }, density: 1000, position: [0, 10 + drop + r, 0] as [number, number, number] };
     const s = await make(id, pyramid([sphere]));
     const dt = s.options.dt;
-    const arrival = Math.sqrt((2 * drop) / g); // free fall from rest: drop = ½ g t²  (2.02 s)
+    const arrival = Math.sqrt((2 * drop) / g); // free fall from rest: drop = ½ g t²  (3.19 s)
+    assert.ok(arrival > SLEEP_BY);
     const ib = s.w.bodyCount - 1, top = ib - 1;
     let asleepAt = -1, wokeAt = -1, frame = 0, rowsAfter = 0;
-    let topBefore = 0;
+    let topBefore = 0, topMoved = 0;
     while (frame * dt < arrival + 0.5) {
       await s.step(1);
       frame++;
@@ -136,16 +218,50 @@ for (const id of ['softstep-cpu', 'pgs-cpu']) {
         wokeAt = frame * dt;
         rowsAfter = s.cost().rowSolvesPerFrame;
       }
+      if (wokeAt > 0) topMoved = Math.max(topMoved, Math.abs(s.w.position[3 * top + 1] - topBefore));
     }
     assert.ok(asleepAt > 0 && asleepAt < arrival, `the pyramid slept (${asleepAt} s) before the sphere arrived (${arrival.toFixed(3)} s)`);
     assert.ok(wokeAt > 0, 'the pyramid woke');
     // it wakes by the speculative contact, at most a frame or two before the touch
     assert.ok(wokeAt > arrival - 0.1 && wokeAt < arrival + 0.1, `woke at ${wokeAt}, arrival ${arrival.toFixed(3)}`);
     assert.ok(rowsAfter > 0, 'rows again once awake');
-    assert.ok(Math.abs(s.w.position[3 * top + 1] - topBefore) > 1e-3, 'the top box moved under the impact');
+    // (the largest excursion after waking: under xpbd-cpu the pile springs back to within 0.1 mm)
+    assert.ok(topMoved > 1e-3, `the top box moved under the impact (${topMoved} m at most)`);
     console.log(`${id}: pyramid asleep at ${asleepAt.toFixed(3)} s, woken at ${wokeAt.toFixed(3)} s (arrival ${arrival.toFixed(3)} s), rows/frame then ${rowsAfter}`);
   });
 }
+
+test(`rapier (its own sleeping rule): the base-10 pyramid falls asleep within ${SLEEP_BY} s and stays put; a sphere dropped on it wakes it`, async () => {
+  const r = 0.5, drop = 50, g = 9.81;
+  const sphere = { shape: { type: 'sphere' as const, radius: r }, density: 1000, position: [0, 10 + drop + r, 0] as [number, number, number] };
+  const world = pyramid([sphere]);
+  const info = findSolver('rapier')!;
+  const s = await info.create(world, resolveOptions(info, { sleep: 1 }));
+  const dynamic = world.bodies.map((b) => !b.fixed);
+  const dt = s.options.dt, arrival = Math.sqrt((2 * drop) / g);
+  const top = world.bodies.length - 2;
+  let asleepAt = -1, wokeAt = -1, frame = 0, topAsleep = 0, topMovedWhileAsleep = 0;
+  while (frame * dt < arrival + 0.5) {
+    await s.step(1);
+    frame++;
+    const snap = await s.snapshot();
+    const awake = awakeBodies(snap, dynamic);
+    if (asleepAt < 0 && awake === 1) {
+      asleepAt = frame * dt; // only the falling sphere is awake
+      topAsleep = snap.position[3 * top + 1];
+    }
+    if (asleepAt >= 0 && wokeAt < 0) {
+      if (awake > 1) wokeAt = frame * dt;
+      else topMovedWhileAsleep = Math.max(topMovedWhileAsleep, Math.abs(snap.position[3 * top + 1] - topAsleep));
+    }
+  }
+  s.destroy();
+  assert.ok(asleepAt > 0 && asleepAt < SLEEP_BY, `the pyramid slept (${asleepAt} s) within ${SLEEP_BY} s`);
+  assert.ok(Math.abs(topAsleep - 9.5) < 0.05, `the pile stands (top box at ${topAsleep} m)`);
+  assert.equal(topMovedWhileAsleep, 0, 'nothing moves while asleep');
+  assert.ok(wokeAt > arrival - 0.1 && wokeAt < arrival + 0.1, `woke at ${wokeAt}, arrival ${arrival.toFixed(3)}`);
+  console.log(`rapier: pyramid asleep at ${asleepAt.toFixed(3)} s, woken at ${wokeAt.toFixed(3)} s (arrival ${arrival.toFixed(3)} s)`);
+});
 
 test('--sleep 0: nothing sleeps', async () => {
   const s = await make('softstep-cpu', pyramid(), { sleep: 0 });

@@ -1,17 +1,24 @@
 /**
- * Islands and sleeping for the velocity-level CPU contact solvers (the Starframe text's "Islands and
- * sleeping"; the design Box2D describes: a resting group of bodies stops costing solver work until
- * something disturbs it). Our code and words.
+ * Islands and sleeping for the CPU contact solvers (the Starframe text's "Islands and sleeping"; the
+ * design Box2D describes: a resting group of bodies stops costing solver work until something disturbs
+ * it). Our code and words.
  *
  * Islands. Nodes are the dynamic bodies (inverse mass > 0); an edge joins two of them when a contact
  * point of this frame's list connects them (every point the detection reported, speculative ones
  * included: a body about to touch a pile is already in its island, so it wakes the pile the frame
  * before it arrives) or a joint does. Fixed bodies are not nodes: a ground plane under two piles does
- * not make them one island (two piles that rest on it can sleep and wake apart). The islands are the
- * connected components, found by union-find (path halving, union by size) over the whole graph each
- * frame: O((bodies + edges) α) per frame, simple and cheap next to the detection that produced the
- * edges. Keeping the islands incrementally across frames (only splitting when an edge goes, as Box2D
- * does) is a possible later improvement; rebuilding them each frame is always correct.
+ * not make them one island (two piles that rest on it can sleep and wake apart).
+ *
+ * Kept incrementally (IslandGraph), as Box2D keeps them: the islands persist from frame to frame as
+ * lists of bodies. An edge that appears links its two islands (the smaller list is relabelled and
+ * spliced into the larger: O(smaller)); an edge that goes only marks its island as possibly split. A
+ * marked island is split into its connected components (a depth-first search over its bodies' edges)
+ * only when that can matter: when one of its bodies has rested TIME_TO_SLEEP, so that a part at rest
+ * can sleep without the part that left it. An island not yet split is a union of true islands, so
+ * until then its parts sleep together and wake together: never a sleeper beside an awake body it
+ * touches. The edges are diffed against the last frame's by pair key (EdgeSet), O(edges) per frame;
+ * `buildIslands` (union-find over the whole graph) is the from-scratch reference the tests hold the
+ * incremental islands to.
  *
  * Sleep timer (per body), thresholds as Box2D's defaults:
  *   |v| < SLEEP_LINEAR_SPEED = 0.05 m/s and |ω| < SLEEP_ANGULAR_SPEED = 0.05 rad/s
@@ -101,18 +108,218 @@ export function buildIslands(inverseMass: Float64Array, contacts: BodyPairs | nu
   return root;
 }
 
+/**
+ * The frame's edges as a set of body pairs (key min · n + max), diffed against the last frame's:
+ * `mark` every pair of this frame (returns true when it is new), then `sweep` the pairs not marked
+ * this frame (gone), calling `gone(a, b)` for each.
+ */
+export class EdgeSet {
+  private readonly seen = new Map<number, number>();
+  /** frames begun: the set's version (the pairs change only in a frame) */
+  frame = 0;
+
+  constructor(readonly n: number) {}
+
+  /** Starts a frame's marking. */
+  begin(): void {
+    this.frame++;
+  }
+
+  /** Marks pair (a, b) present this frame; true when it was not present in the last frame. */
+  mark(a: number, b: number): boolean {
+    const key = a < b ? a * this.n + b : b * this.n + a;
+    const was = this.seen.get(key);
+    this.seen.set(key, this.frame);
+    return was === undefined || was < this.frame - 1;
+  }
+
+  /** Removes the pairs not marked this frame, calling gone(a, b) for each. */
+  sweep(gone: (a: number, b: number) => void): void {
+    for (const [key, frame] of this.seen) {
+      if (frame === this.frame) continue;
+      this.seen.delete(key);
+      gone(Math.floor(key / this.n), key % this.n);
+    }
+  }
+
+  /** The pairs present now, as a body → neighbours CSR over the bodies (for splitting). */
+  adjacency(start: Int32Array, list: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+    start.fill(0);
+    for (const key of this.seen.keys()) {
+      start[Math.floor(key / this.n) + 1]++;
+      start[(key % this.n) + 1]++;
+    }
+    for (let i = 0; i < this.n; i++) start[i + 1] += start[i];
+    const fill = start.slice(0, this.n);
+    if (list.length < start[this.n]) list = new Int32Array(2 * start[this.n]);
+    for (const key of this.seen.keys()) {
+      const a = Math.floor(key / this.n), b = key % this.n;
+      list[fill[a]++] = b;
+      list[fill[b]++] = a;
+    }
+    return list;
+  }
+
+  get size(): number {
+    return this.seen.size;
+  }
+}
+
+/**
+ * Persistent islands (header): per dynamic body its island id (−1 for a fixed body), per island its
+ * bodies as a linked list and whether an edge of it went since it was last split.
+ */
+export class IslandGraph {
+  /** per body: its island's id, −1 for a fixed body */
+  readonly island: Int32Array;
+  private readonly next: Int32Array; // per body: the next body of its island's list, −1 at the end
+  private readonly head: Int32Array; // per island id: its first body, −1 for a free id
+  private readonly tail: Int32Array;
+  private readonly size: Int32Array;
+  /** per island id: 1 when an edge of it went since it was last split (it may be several islands) */
+  readonly dirty: Uint8Array;
+  private readonly free: number[] = [];
+  readonly edges: EdgeSet;
+  /** islands merged, split (pieces made) over the graph's life: what the incremental upkeep did */
+  merges = 0;
+  splits = 0;
+  private adjStart: Int32Array;
+  private adjList = new Int32Array(0);
+  private adjFrame = -1; // the edges' frame the adjacency was built for
+  private readonly stack: Int32Array;
+
+  constructor(readonly inverseMass: Float64Array) {
+    const n = inverseMass.length;
+    this.island = new Int32Array(n);
+    this.next = new Int32Array(n).fill(-1);
+    this.head = new Int32Array(n).fill(-1);
+    this.tail = new Int32Array(n).fill(-1);
+    this.size = new Int32Array(n);
+    this.dirty = new Uint8Array(n);
+    this.edges = new EdgeSet(n);
+    this.adjStart = new Int32Array(n + 1);
+    this.stack = new Int32Array(n);
+    // every dynamic body its own island, id = its index; the ids of fixed bodies are free
+    for (let i = 0; i < n; i++) {
+      if (inverseMass[i] > 0) {
+        this.island[i] = i;
+        this.head[i] = this.tail[i] = i;
+        this.size[i] = 1;
+      } else {
+        this.island[i] = -1;
+        this.free.push(i);
+      }
+    }
+  }
+
+  /** An edge appeared between a and b: their islands become one (the smaller spliced into the larger). */
+  link(a: number, b: number): void {
+    let ia = this.island[a], ib = this.island[b];
+    if (ia < 0 || ib < 0 || ia === ib) return;
+    if (this.size[ia] < this.size[ib]) [ia, ib] = [ib, ia];
+    for (let k = this.head[ib]; k >= 0; k = this.next[k]) this.island[k] = ia;
+    this.next[this.tail[ia]] = this.head[ib];
+    this.tail[ia] = this.tail[ib];
+    this.size[ia] += this.size[ib];
+    this.dirty[ia] |= this.dirty[ib];
+    this.head[ib] = this.tail[ib] = -1;
+    this.size[ib] = 0;
+    this.dirty[ib] = 0;
+    this.free.push(ib);
+    this.merges++;
+  }
+
+  /** An edge between a and b went: their island may now be several. */
+  unlink(a: number, b: number): void {
+    const i = this.island[a] >= 0 ? this.island[a] : this.island[b];
+    if (i >= 0) this.dirty[i] = 1;
+  }
+
+  /**
+   * One frame's edges: contact pairs (consecutive points of a pair count once) and joints. New pairs
+   * link, gone pairs mark their island. Pairs with a fixed body are not edges.
+   */
+  update(contacts: BodyPairs | null, joints: JointPairs | null): void {
+    const im = this.inverseMass, e = this.edges;
+    e.begin();
+    const add = (a: number, b: number) => {
+      if (im[a] === 0 || im[b] === 0) return;
+      if (e.mark(a, b)) this.link(a, b);
+    };
+    if (contacts) {
+      for (let c = 0; c < contacts.count; c++) {
+        const a = contacts.bodyA[c], b = contacts.bodyB[c];
+        if (c > 0 && contacts.bodyA[c - 1] === a && contacts.bodyB[c - 1] === b) continue; // same manifold
+        add(a, b);
+      }
+    }
+    if (joints) for (let c = 0; c < joints.constraintCount; c++) add(joints.ib0[c], joints.ib1[c]);
+    e.sweep((a, b) => this.unlink(a, b));
+  }
+
+  /** Bodies of island i, in list order (each body once). */
+  *bodiesOf(i: number): Generator<number> {
+    for (let k = this.head[i]; k >= 0; k = this.next[k]) yield k;
+  }
+
+  /**
+   * Splits island i into its connected components over the present edges (depth-first search; the
+   * first component keeps the id, the others take free ids). Clears its mark.
+   */
+  split(i: number): void {
+    this.dirty[i] = 0;
+    if (this.size[i] <= 1) return;
+    if (this.adjFrame !== this.edges.frame) {
+      this.adjList = this.edges.adjacency(this.adjStart, this.adjList);
+      this.adjFrame = this.edges.frame;
+    }
+    const start = this.adjStart, adj = this.adjList, island = this.island, stack = this.stack;
+    // mark the island's bodies unvisited (island id −2), keeping their list
+    const members: number[] = [];
+    for (let k = this.head[i]; k >= 0; k = this.next[k]) members.push(k);
+    for (const k of members) island[k] = -2;
+    let first = true;
+    for (const seed of members) {
+      if (island[seed] !== -2) continue;
+      const id = first ? i : this.free.pop()!;
+      if (!first) this.splits++;
+      first = false;
+      this.head[id] = this.tail[id] = -1;
+      this.size[id] = 0;
+      this.dirty[id] = 0;
+      let top = 0;
+      stack[top++] = seed;
+      island[seed] = id;
+      while (top > 0) {
+        const k = stack[--top];
+        // append k to id's list
+        this.next[k] = -1;
+        if (this.head[id] < 0) this.head[id] = k;
+        else this.next[this.tail[id]] = k;
+        this.tail[id] = k;
+        this.size[id]++;
+        for (let q = start[k]; q < start[k + 1]; q++) {
+          const j = adj[q];
+          if (island[j] !== -2) continue;
+          island[j] = id;
+          stack[top++] = j;
+        }
+      }
+    }
+  }
+}
+
 /** Per-body sleep state and the per-frame island update (header). */
 export class SleepState {
   /** 1 while the body sleeps (RigidBodyCore.asleep points here) */
   readonly asleep: Uint8Array;
   /** s the body has stayed below both speed thresholds (reset when it moves or wakes) */
   readonly timer: Float64Array;
-  /** the island (root body) of each body at the last update; −1 for fixed bodies */
-  island: Int32Array;
+  /** the persistent islands (header) */
+  readonly graph: IslandGraph;
   /** bodies woken (by the last update, or by wakeAll since) and put to sleep by the last update */
   woken = 0;
   fellAsleep = 0;
-  private readonly uf: UnionFind;
   // per root: counts of sleeping and awake bodies, and whether every awake one is past the timer
   private readonly sleepers: Int32Array;
   private readonly wakers: Int32Array;
@@ -122,8 +329,7 @@ export class SleepState {
     const n = inverseMass.length;
     this.asleep = new Uint8Array(n);
     this.timer = new Float64Array(n);
-    this.island = new Int32Array(n).fill(-1);
-    this.uf = new UnionFind(n);
+    this.graph = new IslandGraph(inverseMass);
     this.sleepers = new Int32Array(n);
     this.wakers = new Int32Array(n);
     this.restless = new Uint8Array(n);
@@ -144,8 +350,14 @@ export class SleepState {
       const sw = angularVelocity[o] ** 2 + angularVelocity[o + 1] ** 2 + angularVelocity[o + 2] ** 2;
       timer[i] = sv < v2 && sw < w2 ? timer[i] + dt : 0;
     }
-    this.island = buildIslands(im, contacts, joints, this.uf);
-    const root = this.island;
+    const graph = this.graph;
+    graph.update(contacts, joints);
+    const root = graph.island;
+    // split the possibly-split islands where a body has rested long enough to sleep (header)
+    for (let i = 0; i < n; i++) {
+      const r = root[i];
+      if (r >= 0 && graph.dirty[r] && !asleep[i] && timer[i] >= TIME_TO_SLEEP) graph.split(r);
+    }
     this.sleepers.fill(0);
     this.wakers.fill(0);
     this.restless.fill(0);
@@ -187,6 +399,11 @@ export class SleepState {
     for (let i = 0; i < this.asleep.length; i++) if (this.asleep[i]) this.woken++;
     this.asleep.fill(0);
     this.timer.fill(0);
+  }
+
+  /** the island of each body (an island id), −1 for fixed bodies */
+  get island(): Int32Array {
+    return this.graph.island;
   }
 
   /** Dynamic bodies awake now. */

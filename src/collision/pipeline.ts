@@ -31,7 +31,9 @@ export class CollisionPipeline {
   /** bodies of the scene (the compiled world's anchor bodies come after them and never collide) */
   readonly count: number;
   readonly shapes: Shape[];
+  /** per body: dynamic friction μ_d (`dynamicFriction`, else `friction`) and static μ_s (`staticFriction`, else `friction`) */
   readonly friction: Float64Array;
+  readonly staticFriction: Float64Array;
   readonly restitution: Float64Array;
   readonly radius: Float64Array;
   readonly isStatic: Uint8Array;
@@ -47,7 +49,8 @@ export class CollisionPipeline {
     const n = bodies.length;
     this.count = n;
     this.shapes = bodies.map((b) => b.shape);
-    this.friction = Float64Array.from(bodies, (b) => b.friction ?? DEFAULT_FRICTION);
+    this.friction = Float64Array.from(bodies, (b) => b.dynamicFriction ?? b.friction ?? DEFAULT_FRICTION);
+    this.staticFriction = Float64Array.from(bodies, (b) => b.staticFriction ?? b.friction ?? DEFAULT_FRICTION);
     this.restitution = Float64Array.from(bodies, (b) => b.restitution ?? DEFAULT_RESTITUTION);
     this.radius = Float64Array.from(bodies, (b) => boundingRadius(b.shape));
     this.isStatic = Uint8Array.from(bodies, (_, i) => (inverseMass[i] === 0 ? 1 : 0));
@@ -94,6 +97,7 @@ export class CollisionPipeline {
       if (!m || m.points.length === 0) continue;
       this.touching++;
       const mu = Math.sqrt(this.friction[a] * this.friction[b]);
+      const muStatic = Math.sqrt(this.staticFriction[a] * this.staticFriction[b]);
       const e = Math.max(this.restitution[a], this.restitution[b]);
       out.reserve(out.count + m.points.length);
       const [nx, ny, nz] = m.normal;
@@ -126,13 +130,17 @@ export class CollisionPipeline {
         }
         out.separation[c] = p.separation;
         out.friction[c] = mu;
+        out.staticFriction[c] = muStatic;
         out.restitution[c] = e;
         out.key[c] = contactKey(a, b, n, p.id);
-        // v₁ = n · (v_B + ω_B × r_B − v_A − ω_A × r_A) at the points (restitution's approach speed)
-        out.approach[c] =
-          nx * (pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 0) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 0)) +
-          ny * (pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 1) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 1)) +
-          nz * (pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 2) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 2));
+        // v = v_B + ω_B × r_B − v_A − ω_A × r_A at the points; v₁ = n · v (restitution's approach
+        // speed) and the slip speed |v − v₁ n| (static friction's test, rows/contact.ts K2)
+        const vx = pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 0) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 0);
+        const vy = pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 1) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 1);
+        const vz = pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 2) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 2);
+        const v1 = nx * vx + ny * vy + nz * vz;
+        out.approach[c] = v1;
+        out.slip[c] = Math.hypot(vx - v1 * nx, vy - v1 * ny, vz - v1 * nz);
       }
     }
   }

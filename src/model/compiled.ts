@@ -168,9 +168,10 @@ export function complianceOf(w: CompiledWorld, fallback: number): Float64Array {
 }
 
 /** A Snapshot (copies) of a CPU solver's compiled state: the desc's bodies, without the world anchors. */
-export function snapshotOf(w: CompiledWorld, frame: number, dt: number): Snapshot {
+export function snapshotOf(w: CompiledWorld, frame: number, dt: number, asleep: Uint8Array | null = null): Snapshot {
   const n = w.worldBodyCount;
   return {
+    ...(asleep ? { asleep: asleep.slice(0, n) } : {}),
     frame,
     time: frame * dt,
     bodyCount: n,

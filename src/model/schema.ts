@@ -99,8 +99,12 @@ export const bodySchema = z
     linearVelocity: vec3.optional(),
     /** world frame, rad/s */
     angularVelocity: vec3.optional(),
-    /** Coulomb friction coefficient μ ≥ 0 (default 0.6); a pair takes √(μA μB) */
+    /** Coulomb friction coefficient μ ≥ 0 (default 0.6), static and dynamic alike; a pair takes √(μA μB) */
     friction: nonNegative.optional(),
+    /** static friction μ_s ≥ 0 (default: `friction`): the most a resting contact holds, |f_t| ≤ μ_s f_n; a pair takes √(μsA μsB) */
+    staticFriction: nonNegative.optional(),
+    /** dynamic (kinetic) friction μ_d ≥ 0 (default: `friction`): a sliding contact's |f_t| = μ_d f_n; a pair takes √(μdA μdB) */
+    dynamicFriction: nonNegative.optional(),
     /** coefficient of restitution e in [0, 1] (default 0); a pair takes max(eA, eB) */
     restitution: finite.refine((x) => x >= 0 && x <= 1, { error: (i) => `expected a coefficient of restitution in [0, 1], got ${describe(i.input)}` }).optional(),
   })

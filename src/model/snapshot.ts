@@ -16,6 +16,18 @@ export interface Snapshot {
   orientation: Float64Array; // 4·bodyCount [x y z w]
   linearVelocity: Float64Array; // 3·bodyCount
   angularVelocity: Float64Array; // 3·bodyCount
+  /**
+   * Per body 1 while it sleeps (islands and sleeping: collision/islands.ts; Rapier's own sleeping),
+   * 0 while awake; absent when the solver never sleeps (every body awake). Fixed bodies are 0.
+   */
+  asleep?: Uint8Array; // bodyCount
+}
+
+/** Dynamic bodies awake in a snapshot: not fixed (`dynamic[i]`), not asleep. */
+export function awakeBodies(snap: Snapshot, dynamic: ArrayLike<boolean | number>): number {
+  let k = 0;
+  for (let i = 0; i < snap.bodyCount; i++) if (dynamic[i] && !(snap.asleep && snap.asleep[i])) k++;
+  return k;
 }
 
 export interface StepTimings {

@@ -42,9 +42,10 @@ export const MATCH_DISTANCE = 0.02;
  *                               the overlap beyond the slop is fed back (Baumgarte: rate = β/h; soft:
  *                               rate and γ of rows/softness.ts S3 from a frequency and a damping
  *                               ratio), at most at the push-out speed.
- * Restitution (applyRestitution) after the solve, for a point that approached faster than
- * `restitutionThreshold` and was pushed (its λ_n was > 0 at some time in the step):
- *   target J_n V = −e v₁, v₁ the approach speed when the contact was found (the text's bias −e J V₁).
+ * Restitution (applyRestitution) before the solve, as collision propagation (Guendelman et al. 2003):
+ * a point with e > 0 approaching faster than `restitutionThreshold` whose gap closes within the step
+ * takes the impulse that makes it leave at −e times its approach, pair after pair, swept until none
+ * collides (a Newton's cradle passes the impulse down the row).
  */
 export interface ContactRule {
   /** how overlap is fed back: Baumgarte ('rigid', β in units of 1/h) or a soft spring ('frequency') */
@@ -63,6 +64,11 @@ export interface ContactRule {
 export const CONTACT_SLOP = 0.005;
 export const MAX_PUSHOUT = 3;
 export const RESTITUTION_THRESHOLD = 1;
+/** Collision sweeps at most per step (applyRestitution; a row of n touching spheres struck end-on needs ≤ n − 1). */
+export const COLLISION_SWEEPS = 32;
+/** Points of one manifold that collide together at most, and the Gauss-Seidel sweeps of their block (applyRestitution). */
+const MAX_MANIFOLD_POINTS = 8;
+const MANIFOLD_SWEEPS = 32;
 
 export function baumgarteContacts(beta: number): ContactRule {
   return { softness: { kind: 'rigid', beta }, slop: CONTACT_SLOP, maxPushout: MAX_PUSHOUT, restitutionThreshold: RESTITUTION_THRESHOLD };
@@ -93,8 +99,6 @@ export class RowBlockSolver {
   jointBlocks = 0;
   /** the contacts laid out after the joints (setContacts), or null */
   contacts: ContactList | null = null;
-  /** per row: the largest λ of the step (a contact pushed: restitution's condition) */
-  peak = new Float64Array(0);
   /** per row: A_pp = J_p M⁻¹ J_pᵀ without γ (restitution's effective mass 1/A_pp) */
   private diagonal = new Float64Array(0);
   /** (A_bb)⁻¹ without γ, for the relax pass (prepare with relax = true) */
@@ -273,8 +277,6 @@ export class RowBlockSolver {
     const size = this.blockMatrixStart[rows.blockCount];
     if (this.blockMatrix.length < size) this.blockMatrix = new Float64Array(Math.max(size, 2 * this.blockMatrix.length));
     if (this.scratch.length < 2 * largest * largest + largest) this.scratch = new Float64Array(2 * largest * largest + largest);
-    if (this.peak.length < rows.count) this.peak = new Float64Array(rows.capacity);
-    this.peak.fill(0);
   }
 
   /** Contact c's normal row (its friction rows follow it). */
@@ -508,7 +510,6 @@ export class RowBlockSolver {
     const rho = this.scratch;
     const invH = 1 / h;
     const invMass = this.inverseMass;
-    const peak = this.peak;
     let squares = 0;
     const point = rows.pointBlock, matrixStart = this.blockMatrixStart;
     const pointFast = this.pointFast || relax;
@@ -548,7 +549,6 @@ export class RowBlockSolver {
         let next = old - invH * M[o] * r;
         if (next < 0) next = 0;
         lam[r0] = next;
-        if (next > peak[r0]) peak[r0] = next;
         if (immediate && next !== old) applyImpulse(rows, r0, h * (next - old), invMass, inverseInertia, dv, dw);
         continue;
       }
@@ -558,8 +558,17 @@ export class RowBlockSolver {
         // the disc |λ_t| ≤ μ λ_n (rows/contact.ts K2): a 2×2 block solve, then projection
         const p0 = rho[0], p1 = rho[1];
         const old0 = lam[r0], old1 = lam[r0 + 1];
-        const radius = rows.blockMu[b] * lam[rows.blockNormalRow[b]];
-        const atEdge = old0 * old0 + old1 * old1 >= radius * radius * (1 - 1e-12) && old0 * p0 + old1 * p1 < 0;
+        const lamN = lam[rows.blockNormalRow[b]];
+        const radius = rows.blockMu[b] * lamN; // sliding: the dynamic disc μ_d λ_n
+        // the stick solution (the 2×2 block's update without bounds)
+        let n0 = old0 - invH * (M[o] * p0 + M[o + 1] * p1);
+        let n1 = old1 - invH * (M[o + 2] * p0 + M[o + 3] * p1);
+        const len2 = n0 * n0 + n1 * n1;
+        // static friction (rows/contact.ts K2): the stick solution is kept while it lies in the static
+        // disc μ_s λ_n; beyond it the contact slides and friction acts on the dynamic disc μ_d λ_n
+        const staticRadius = rows.blockMuStatic[b] * lamN;
+        const sliding = len2 > staticRadius * staticRadius;
+        const atEdge = sliding && old0 * old0 + old1 * old1 >= radius * radius * (1 - 1e-12) && old0 * p0 + old1 * p1 < 0;
         const projected = atEdge ? 0 : p0 * p0 + p1 * p1;
         squares += projected;
         if (perRow) {
@@ -567,10 +576,7 @@ export class RowBlockSolver {
           perRow[r0 + 1] = atEdge ? 0 : p1 * p1;
         }
         if (!apply) continue;
-        let n0 = old0 - invH * (M[o] * p0 + M[o + 1] * p1);
-        let n1 = old1 - invH * (M[o + 2] * p0 + M[o + 3] * p1);
-        const len2 = n0 * n0 + n1 * n1;
-        if (len2 > radius * radius) {
+        if (sliding && len2 > radius * radius) {
           // sliding: project the stick solution onto the disc in the metric of A_tt (frictionDisc):
           // the friction then opposes the slip that remains after it acts (Coulomb's maximal
           // dissipation), where scaling it back radially would not (A_tt couples the tangents through
@@ -602,7 +608,6 @@ export class RowBlockSolver {
         if (next < lower[row]) next = lower[row];
         else if (next > upper[row]) next = upper[row];
         lam[row] = next;
-        if (next > peak[row]) peak[row] = next;
         if (immediate) applyImpulse(rows, row, h * (next - old), invMass, inverseInertia, dv, dw);
       }
     }
@@ -646,30 +651,101 @@ export class RowBlockSolver {
   }
 
   /**
-   * Restitution (ContactRule; Box2D v3's restitution pass, the Starframe text's bias −e J V₁), one
-   * sweep over the contacts after the solve: a point that approached at v₁ < −threshold with e > 0 and
-   * was pushed during the step gets Δλ_n = −h⁻¹ (J_n V − v_target) / A_nn, λ_n kept ≥ 0, applied at
-   * once, v_target = −e v₁.
+   * Restitution as collision propagation (Guendelman, Bridson & Fedkiw 2003, "Nonconvex rigid bodies
+   * with stacking", §4 time integration: (1) collisions, (2) velocity update by the forces, (3) contact,
+   * (4) positions; collisions pair by pair with the velocities as they are at that moment, swept again
+   * until none collides). Call it before the contact solve (and its warm start), on V = the step's
+   * velocities after the forces, V_f = V₀ + h g (computeFreeVelocity); `gravityStep` = h g, which
+   * every dynamic body took. Per point c (normal row J_n, A = J_n M⁻¹ J_nᵀ, separation C at the pose
+   * the rows were evaluated at), with the velocities V as they are now:
+   *   v_n = J_n V,  g_n = J_n (h g on the dynamic bodies),  v_n⁻ = v_n − g_n   (before the forces: (1) before (2))
+   *   collides   iff e > 0, v_n⁻ < −threshold, and C + h v_n < 0: the gap closes within this step
+   *              (a speculative point farther apart does not bounce early; it may next step);
+   *   impulse    Newton's law v_n⁻ → −e v_n⁻, then the forces: v_n → −e v_n⁻ + g_n, so
+   *              P = (−e v_n⁻ + g_n − v_n) / A = −(1 + e) v_n⁻ / A ≥ 0 along J_nᵀ, applied to V at once.
+   * The points of one manifold (one pair, one n) collide together: P ≥ 0 per point by projected
+   * Gauss-Seidel on that small block to convergence, each point's target −e v_n⁻ + g_n (from the
+   * velocities before this manifold's collision): a box falling flat bounces without a spin.
+   * Sweeps over the manifolds repeat until one finds nothing colliding, at most COLLISION_SWEEPS (what
+   * still approaches then is the contact solve's, inelastic).
+   * Why sequential: equal spheres touching in a row with e = 1 (a Newton's cradle), the first at v₀:
+   * the first contact's P = m v₀ stops the first ball and gives the second v₀; the second contact then
+   * approaches at v₀, and so on: the last ball leaves at v₀, the others stay. A simultaneous solve of
+   * the touching row (the contact solve's LCP, or Poisson's restitution on its impulses) moves every
+   * ball: inelastic, v₀/n each; with e times its impulses again the first ball rebounds.
+   * Points with e = 0 are left to the contact solve (inelastic either way), so scenes without
+   * restitution step exactly as without this pass. The collision impulses are not λ: no warm start,
+   * no residual. Writes V (v, w); reads V + ΔV (dv, dw) for v_n. Returns the sweeps that collided.
    */
-  applyRestitution(h: number, threshold: number, v: Float64Array, w: Float64Array, dv: Float64Array, dw: Float64Array, inverseInertia: Float64Array): void {
+  applyRestitution(h: number, threshold: number, v: Float64Array, w: Float64Array, dv: Float64Array, dw: Float64Array, inverseInertia: Float64Array, gravityStep: ArrayLike<number> | null = null): number {
     const list = this.contacts;
-    if (!list) return;
-    const rows = this.rows;
-    const rho = this.scratch;
-    for (let c = 0; c < list.count; c++) {
-      const e = list.restitution[c], v1 = list.approach[c];
-      const row = this.jointRows + 3 * c;
-      if (e === 0 || v1 > -threshold || this.peak[row] === 0) continue;
-      blockVelocity(rows, rows.rowBlock[row], v, w, dv, dw, rho, null);
-      // the separating speed e |v₁|. A point caught while still apart (a speculative contact, gap C ≤ |v₁| h)
-      // leaves from up to C above the surface: the bounce is then up to C high too (the time step's error;
-      // closing the gap within the step and leaving at e|v₁| cannot both hold for one velocity per step)
-      const target = -e * v1;
-      const old = rows.lambda[row];
-      const next = Math.max(0, old - (rho[0] - target) / (h * this.diagonal[row]));
-      rows.lambda[row] = next;
-      applyImpulse(rows, row, h * (next - old), this.inverseMass, inverseInertia, dv, dw);
+    if (!list) return 0;
+    let anyElastic = false;
+    for (let c = 0; c < list.count && !anyElastic; c++) anyElastic = list.restitution[c] > 0;
+    if (!anyElastic) return 0;
+    const rows = this.rows, J = rows.jacobian, invMass = this.inverseMass;
+    const gx = gravityStep ? gravityStep[0] : 0, gy = gravityStep ? gravityStep[1] : 0, gz = gravityStep ? gravityStep[2] : 0;
+    const pts = this.collisionPoint, target = this.collisionTarget, impulse = this.collisionImpulse;
+    for (let sweep = 0; sweep < COLLISION_SWEEPS; sweep++) {
+      let collided = false;
+      for (let m0 = 0; m0 < list.count; ) {
+        const a = list.bodyA[m0], b = list.bodyB[m0];
+        let m1 = m0 + 1;
+        while (m1 < list.count && list.bodyA[m1] === a && list.bodyB[m1] === b) m1++;
+        // the points of this manifold that collide, each with its target normal velocity
+        let k = 0;
+        for (let c = m0; c < m1 && k < pts.length; c++) {
+          const e = list.restitution[c];
+          if (!(e > 0)) continue;
+          const row = this.jointRows + 3 * c;
+          const vn = this.normalVelocity(row, v, w, dv, dw);
+          const j = JACOBIAN_STRIDE * row;
+          const gn = (invMass[a] > 0 ? J[j] * gx + J[j + 1] * gy + J[j + 2] * gz : 0) + (invMass[b] > 0 ? J[j + 6] * gx + J[j + 7] * gy + J[j + 8] * gz : 0);
+          const before = vn - gn;
+          if (!(before < -threshold) || !(rows.error[row] + h * vn < 0)) continue;
+          pts[k] = row;
+          target[k] = -e * before + gn;
+          impulse[k] = 0;
+          k++;
+        }
+        if (k > 0) {
+          collided = true;
+          // projected Gauss-Seidel on the manifold's block: P_i ≥ 0, J_i V → target_i
+          for (let it = 0; it < MANIFOLD_SWEEPS; it++) {
+            let change = 0, size = 0;
+            for (let i = 0; i < k; i++) {
+              const row = pts[i];
+              const vn = this.normalVelocity(row, v, w, dv, dw);
+              const next = Math.max(0, impulse[i] + (target[i] - vn) / this.diagonal[row]);
+              const d = next - impulse[i];
+              if (d !== 0) applyImpulse(rows, row, d, invMass, inverseInertia, v, w);
+              impulse[i] = next;
+              change = Math.max(change, Math.abs(d));
+              size = Math.max(size, next);
+            }
+            if (k === 1 || change <= 1e-12 * size) break;
+          }
+        }
+        m0 = m1;
+      }
+      if (!collided) return sweep;
     }
+    return COLLISION_SWEEPS;
+  }
+  private readonly collisionPoint = new Int32Array(MAX_MANIFOLD_POINTS);
+  private readonly collisionTarget = new Float64Array(MAX_MANIFOLD_POINTS);
+  private readonly collisionImpulse = new Float64Array(MAX_MANIFOLD_POINTS);
+
+  /** J_n (V + ΔV) of the normal row `row` (relative normal velocity, > 0 separating). */
+  private normalVelocity(row: number, v: Float64Array, w: Float64Array, dv: Float64Array, dw: Float64Array): number {
+    const J = this.rows.jacobian, j = JACOBIAN_STRIDE * row;
+    const ia = 3 * this.rows.bodyA[row], ib = 3 * this.rows.bodyB[row];
+    return (
+      J[j] * (v[ia] + dv[ia]) + J[j + 1] * (v[ia + 1] + dv[ia + 1]) + J[j + 2] * (v[ia + 2] + dv[ia + 2]) +
+      J[j + 3] * (w[ia] + dw[ia]) + J[j + 4] * (w[ia + 1] + dw[ia + 1]) + J[j + 5] * (w[ia + 2] + dw[ia + 2]) +
+      J[j + 6] * (v[ib] + dv[ib]) + J[j + 7] * (v[ib + 1] + dv[ib + 1]) + J[j + 8] * (v[ib + 2] + dv[ib + 2]) +
+      J[j + 9] * (w[ib] + dw[ib]) + J[j + 10] * (w[ib + 1] + dw[ib + 1]) + J[j + 11] * (w[ib + 2] + dw[ib + 2])
+    );
   }
 
   /** ΔV = s M⁻¹ Jᵀ λ per body (rows.ts gatherImpulse); update_velocities is s = h. */

@@ -25,6 +25,16 @@
  *                 A block solver solves the two rows together (their 2×2 A) and scales λ_t back
  *                 onto the disc: the result does not depend on how t₁ is chosen in the tangent
  *                 plane, so friction is isotropic (test/contacts.test.ts slides a box 12 ways).
+ *                 Static and dynamic friction (μ_s, μ_d; Coulomb's two laws): a point whose slip speed
+ *                 when found, |v_t|, is below STATIC_SLIP_SPEED is at rest and its friction may reach
+ *                 μ_s λ_n; a faster one sticks only if the impulse that stops it within the step lies
+ *                 in the static disc |λ_t| ≤ μ_s λ_n (the test of XPBD's static friction,
+ *                 xpbd/contacts.ts, at the velocity level; so a sliding body comes to rest), and else
+ *                 slides with λ_t on the dynamic disc |λ_t| = μ_d λ_n. Why the speed as well as the
+ *                 test: a body released on a slope is loaded by its soft contact over a few substeps,
+ *                 and slips a little meanwhile (measured: 1.5 cm/s after the first frame under
+ *                 softstep-cpu); by the test alone that slip would need more than μ_s to stop within a
+ *                 step, so it would never stick again, where a real body at rest is held by μ_s.
  *
  * n, t₁, t₂ are fixed for the step (from the collision at the start of the step, as Box2D v3 does
  * across its substeps); C_n follows the bodies through the substeps.
@@ -37,6 +47,13 @@
  */
 import { CONTACT_FRICTION, CONTACT_NORMAL, JACOBIAN_STRIDE, type RowSet } from './rows.js';
 import { FEATURE_ID_LIMIT } from '../collision/types.js';
+
+/**
+ * m/s: below this slip speed a contact point counts as at rest for static friction (K2); the sleep
+ * threshold's speed (collision/islands.ts), the same notion of "not moving". A nudge must exceed it
+ * for a body held by μ_s > μ_d to slide.
+ */
+export const STATIC_SLIP_SPEED = 0.05;
 
 /** The contact points of a step, as structure of arrays (one entry per point). */
 export class ContactList {
@@ -62,13 +79,16 @@ export class ContactList {
   orientationB0 = new Float64Array(0);
   /** separation when found, m (negative: overlap) */
   separation = new Float64Array(0);
-  /** the pair's μ = √(μ_A μ_B) and e = max(e_A, e_B) */
+  /** the pair's dynamic μ_d = √(μd_A μd_B), static μ_s = √(μs_A μs_B) and e = max(e_A, e_B) */
   friction = new Float64Array(0);
+  staticFriction = new Float64Array(0);
   restitution = new Float64Array(0);
   /** contactKey (header) */
   key = new Float64Array(0);
   /** relative normal velocity n · (v_pB − v_pA) when found, m/s (restitution's v₁) */
   approach = new Float64Array(0);
+  /** relative tangential speed |v_t| at the points when found, m/s (static friction's test) */
+  slip = new Float64Array(0);
 
   clear(): void {
     this.count = 0;
@@ -97,9 +117,11 @@ export class ContactList {
     this.orientationB0 = g(this.orientationB0, new Float64Array(4 * cap), 4);
     this.separation = g(this.separation, new Float64Array(cap), 1);
     this.friction = g(this.friction, new Float64Array(cap), 1);
+    this.staticFriction = g(this.staticFriction, new Float64Array(cap), 1);
     this.restitution = g(this.restitution, new Float64Array(cap), 1);
     this.key = g(this.key, new Float64Array(cap), 1);
     this.approach = g(this.approach, new Float64Array(cap), 1);
+    this.slip = g(this.slip, new Float64Array(cap), 1);
     this.capacity = cap;
   }
 }
@@ -165,7 +187,10 @@ export function layoutContacts(rows: RowSet, list: ContactList): void {
     const fBlock = rows.blockCount;
     const rf = rows.addBlock(2, a, b, -Infinity, Infinity, 0, -1, 0);
     rows.contactKind[fBlock] = CONTACT_FRICTION;
-    rows.blockMu[fBlock] = list.friction[c];
+    // (K2) a point slipping slower than STATIC_SLIP_SPEED is at rest: its friction may reach μ_s even
+    // while the solve lets it slip a little; a faster one slides under μ_d
+    rows.blockMu[fBlock] = list.slip[c] < STATIC_SLIP_SPEED ? list.staticFriction[c] : list.friction[c];
+    rows.blockMuStatic[fBlock] = list.staticFriction[c];
     rows.blockNormalRow[fBlock] = rn;
     rows.key[rf] = contactRowKey(key, 1);
     rows.key[rf + 1] = contactRowKey(key, 2);

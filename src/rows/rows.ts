@@ -77,8 +77,9 @@ export class RowSet {
    * its normal row: bounds tied to another row's λ), or 0 (a joint's block, plain bounds)
    */
   contactKind = new Uint8Array(0);
-  /** per friction block: μ, and the normal row whose λ_n bounds it */
+  /** per friction block: μ (dynamic, μ_d), static μ_s, and the normal row whose λ_n bounds it */
   blockMu = new Float64Array(0);
+  blockMuStatic = new Float64Array(0);
   blockNormalRow = new Int32Array(0);
   /** the block of each row */
   rowBlock = new Int32Array(0);
@@ -120,6 +121,7 @@ export class RowSet {
       this.blockArm = grow(this.blockArm, new Float64Array(6 * cap), 6 * this.blockCount);
       this.contactKind = grow(this.contactKind, new Uint8Array(cap), this.blockCount);
       this.blockMu = grow(this.blockMu, new Float64Array(cap), this.blockCount);
+      this.blockMuStatic = grow(this.blockMuStatic, new Float64Array(cap), this.blockCount);
       this.blockNormalRow = grow(this.blockNormalRow, new Int32Array(cap), this.blockCount);
       this.blockCapacity = cap;
     }

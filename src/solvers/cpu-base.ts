@@ -6,6 +6,7 @@
  */
 import { WorldError, type ConstraintDesc, type WorldDesc } from '../model/world.js';
 import { JointSet } from '../rows/joint-set.js';
+import { SleepState } from '../collision/islands.js';
 import { compileWorld, snapshotOf, type CompiledWorld } from '../model/compiled.js';
 import { CollisionPipeline } from '../collision/pipeline.js';
 import { ContactList } from '../rows/contact.js';
@@ -61,12 +62,46 @@ export abstract class CpuSolverBase extends WallTimedSolver {
   readonly contacts = new ContactList();
   private jointsSeenByCollision = -1;
 
+  /**
+   * The islands' sleep state (collision/islands.ts), or null: nothing sleeps (--sleep 0, a solver
+   * without contacts, or a world without collisions, which so steps exactly as before sleeping existed).
+   */
+  readonly sleeping: SleepState | null;
+  /** the joint set's version the sleep state last saw */
+  private sleepJointsVersion = -1;
+
   constructor(world: WorldDesc, options: Partial<SolverOptions>) {
     super(options);
     this.w = compileWorld(world);
     this.bodyCount = this.w.worldBodyCount;
     this.joints = new JointSet(this.w);
     this.collision = this.solvesContacts() && world.collisions !== false && world.bodies.length >= 2 ? new CollisionPipeline(world.bodies, this.w.inverseMass) : null;
+    this.sleeping = this.options.sleep === 1 && this.collision ? new SleepState(this.w.inverseMass) : null;
+  }
+
+  /**
+   * With sleeping on, once per frame after detection (the contacts `list` found over every body,
+   * sleeping ones too, so an awake body touching a sleeper is seen): the islands' update (a contact
+   * or a joint from an awake body wakes a sleeping island; a resting island falls asleep; a joint
+   * added or removed between steps wakes everything, islands.ts wakeAll), then only the points with
+   * an awake body are kept in `list`. Returns `list`.
+   */
+  protected updateSleep(dt: number, list: ContactList | null): ContactList | null {
+    const sleeping = this.sleeping;
+    if (!sleeping) return list;
+    if (this.joints.version !== this.sleepJointsVersion) sleeping.wakeAll();
+    this.sleepJointsVersion = this.joints.version;
+    sleeping.update(dt, this.w.linearVelocity, this.w.angularVelocity, list, this.joints);
+    if (list) sleeping.dropSleepingContacts(list);
+    return list;
+  }
+
+  /** Dynamic bodies awake now (every dynamic body when nothing sleeps). */
+  awakeBodyCount(): number {
+    if (this.sleeping) return this.sleeping.awakeCount();
+    let k = 0;
+    for (let i = 0; i < this.w.bodyCount; i++) if (this.w.inverseMass[i] > 0) k++;
+    return k;
   }
 
   /**
@@ -112,7 +147,12 @@ export abstract class CpuSolverBase extends WallTimedSolver {
   }
 
   async snapshot(): Promise<Snapshot> {
-    return snapshotOf(this.w, this.frame, this.options.dt);
+    return snapshotOf(this.w, this.frame, this.options.dt, this.asleepMask());
+  }
+
+  /** Per body 1 while asleep (collision/islands.ts), or null: this solver (or this run) never sleeps. */
+  protected asleepMask(): Uint8Array | null {
+    return this.sleeping ? this.sleeping.asleep : null;
   }
 }
 

@@ -23,13 +23,24 @@ import { RapierSolver, multibodyLoopReason, rapierJointReason, rapierSoftJointRe
  */
 const velocityLevel: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'beta', 'warmStart', 'compliance', 'linearDamping', 'angularDamping'];
 const positionLevel: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'linearDamping', 'angularDamping'];
-const rapierReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps'];
+const rapierReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'sleep'];
 /** the soft solvers read the springs instead of β */
 const softReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'warmStart', 'compliance', 'linearDamping', 'angularDamping', 'contactHertz', 'contactDampingRatio', 'jointHertz', 'jointDampingRatio'];
-/** the velocity-level CPU contact solvers put resting islands to sleep (collision/islands.ts); the GPU and global solvers do not */
+/** the CPU contact solvers put resting islands to sleep (collision/islands.ts; Rapier by its own rule); the GPU and global solvers do not */
 const velocityLevelSleeping: (keyof SolverOptions)[] = [...velocityLevel, 'sleep'];
 const softReadsSleeping: (keyof SolverOptions)[] = [...softReads, 'sleep'];
 const everyJoint = ['point', 'distance', 'hinge', 'fixed'] as const;
+/**
+ * Why the global solves refuse contacts (issue 16's choice: a converged reference, or a refusal with
+ * the reason). They solve the equality system A λ = b exactly. Contacts are inequalities — λ_n ≥ 0
+ * with complementarity, λ_t in the friction disc tied to λ_n — a complementarity problem, not a
+ * linear one, and its λ is not unique where the points are redundant (a box resting on a face has
+ * four points and three equations: any split of its weight between the corners that balances it is
+ * a solution), so a "reference λ" to measure the iterative solvers' λ error against does not exist.
+ * A converged solution of the bounded problem is what `pgs-cpu` approaches with many iterations
+ * (its projected residual, `run --residuals`, shows how far it is).
+ */
+const GLOBAL_CONTACTS_REFUSED = 'its LDLᵀ / CG solves the equalities A λ = b; contacts are inequalities, a complementarity problem whose λ is not unique at redundant points: use pgs-cpu with many iterations as the converged contact solve';
 const everyShape = ['sphere', 'box', 'capsule', 'plane'] as const;
 
 /**
@@ -93,7 +104,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     description: 'converged reference (f64): the Jacobi equations (same A, b, β, soft rows), but each step solves the whole system A λ = b by a sparse LDLᵀ (reverse Cuthill–McKee envelope, semi-definite pivots dropped) with iterative refinement, to 1e-10 relative residual (CG then MINRES least squares where redundant joints leave it no solution)',
     device: 'cpu',
     reads: velocityLevel.filter((k) => k !== 'iterations'),
-    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'], contactsRefused: GLOBAL_CONTACTS_REFUSED },
     unsupported: (world) => oneSidedRowsReason('global-cpu', world),
     iterationMode: 'direct',
     create: async (world, options) => new GlobalCpuSolver(world, options),
@@ -103,7 +114,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     description: 'global-cpu\'s A λ = b by preconditioned conjugate residuals in WGSL kernels (f32; least squares where redundant joints leave no solution): --iterations iterations per step (default 64), an on-GPU flag stops at ‖r‖ ≤ 1e-6 ‖b‖, a least-squares λ, a null direction or stagnation; α, β and the reductions on the GPU, no readback',
     device: 'gpu',
     reads: velocityLevel,
-    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'], contactsRefused: GLOBAL_CONTACTS_REFUSED },
     unsupported: (world) => oneSidedRowsReason('global-gpu', world),
     defaults: { iterations: defaultGpuCgIterations },
     iterationMode: 'cap',
@@ -128,7 +139,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'xpbd-cpu',
     description: 'XPBD, f64 CPU reference of xpbd-gpu (same stages, same colour order); contacts too (Müller 2020: found once per frame, projected each substep after the joints with static friction on the position level, then dynamic friction and restitution in a velocity pass)',
     device: 'cpu',
-    reads: positionLevel,
+    reads: [...positionLevel, 'sleep'],
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     defaults: { iterations: 1, substeps: 10 },
     create: async (world, options) => new XpbdCpuSolver(world, options),

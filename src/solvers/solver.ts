@@ -42,8 +42,8 @@ export interface SolverOptions {
   /** soft joints: the joint spring's damping ratio ζ */
   jointDampingRatio: number;
   /**
-   * 1: islands whose bodies stay slow for 0.5 s fall asleep (collision/islands.ts); 0: never (the
-   * default until every contact solver — XPBD, Rapier — sleeps the same way, so comparisons stay fair)
+   * 1 (default): islands whose bodies stay slow for 0.5 s fall asleep (collision/islands.ts; every CPU
+   * contact solver by the same rule, Rapier by its own); 0: never. Worlds without collisions never sleep.
    */
   sleep: number;
 }
@@ -63,7 +63,7 @@ export const defaultSolverOptions: SolverOptions = {
   contactDampingRatio: 10,
   jointHertz: 60,
   jointDampingRatio: 2,
-  sleep: 0,
+  sleep: 1,
 };
 
 /** Ranges and meaning of each option, for the CLI, `solvers` listing and checks. */
@@ -197,6 +197,8 @@ export interface SolverSupport {
   shapes: readonly ShapeType[];
   /** whether it solves contacts (a world with `collisions` on and two or more bodies needs it) */
   contacts?: boolean;
+  /** why it does not, where there is more to say than that (the refusal's words) */
+  contactsRefused?: string;
 }
 
 /** The solvers that solve contacts, for the refusal's hint (kept in step with the registry by a test). */
@@ -215,10 +217,11 @@ export function supportReason(id: string, support: SolverSupport, world: WorldDe
     const type = world.constraints[ic].type ?? 'point';
     return `${id} does not support ${constraintNoun[type] ?? `${type} constraints`} (constraints[${ic}])`;
   }
+  // contacts before shapes: a contact scene's planes are not the reason that matters
+  if (!support.contacts && world.collisions !== false && world.bodies.length >= 2)
+    return `${id} does not solve contacts${support.contactsRefused ? ` (${support.contactsRefused})` : ''} and this scene has collisions on (set "collisions": false, or --param collisions=0 where the scene has it; contact solvers: ${CONTACT_SOLVER_HINT})`;
   const ib = world.bodies.findIndex((b) => !support.shapes.includes(b.shape.type));
   if (ib >= 0) return `${id} does not support ${world.bodies[ib].shape.type} shapes (bodies[${ib}])`;
-  if (!support.contacts && world.collisions !== false && world.bodies.length >= 2)
-    return `${id} does not solve contacts and this scene has collisions on (set "collisions": false, or --param collisions=0 where the scene has it; contact solvers: ${CONTACT_SOLVER_HINT})`;
   return null;
 }
 

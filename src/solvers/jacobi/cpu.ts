@@ -39,7 +39,6 @@ import { CpuSolverBase } from '../cpu-base.js';
 import { RigidBodyCore } from '../../rigid/body.js';
 import { RowBlockSolver, baumgarteContacts, type ContactRule } from '../../rows/block-solver.js';
 import { CONTACT_FRICTION, CONTACT_NORMAL } from '../../rows/rows.js';
-import { SleepState } from '../../collision/islands.js';
 import type { ContactList } from '../../rows/contact.js';
 
 /** Residual channels of contact rows (the one-pager's diagnostics: normal and friction apart). */
@@ -81,25 +80,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     this.rigid = new RigidBodyCore(this.w, this.w); // bodies, and the constraints that make some of them jointed
     this.rowSolver = new RowBlockSolver(this.joints, nb, this.w.inverseMass, this.options.compliance);
     this.rowSolver.rows.pointJacobian = this.needsPointJacobian();
-    // islands and sleeping (collision/islands.ts): only with --sleep 1 and a world with collisions, so
-    // a world without them (the joint scenes) steps exactly as before
-    if (this.options.sleep === 1 && this.collision) {
-      this.sleeping = new SleepState(this.w.inverseMass);
-      this.rigid.asleep = this.sleeping.asleep;
-    }
-  }
-
-  /** The islands' sleep state (collision/islands.ts), or null: nothing sleeps (--sleep 0, no collisions). */
-  readonly sleeping: SleepState | null = null;
-  /** the joint set's version the sleep state last saw */
-  private sleepJointsVersion = -1;
-
-  /** Dynamic bodies awake now (every dynamic body when nothing sleeps). */
-  awakeBodyCount(): number {
-    if (this.sleeping) return this.sleeping.awakeCount();
-    let k = 0;
-    for (let i = 0; i < this.w.bodyCount; i++) if (this.w.inverseMass[i] > 0) k++;
-    return k;
+    if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
   }
 
   /**
@@ -112,15 +93,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
    * still swept and counted in cost().
    */
   protected collide(dt: number): ContactList | null {
-    const list = this.detectContacts(dt);
-    if (this.sleeping) {
-      // a joint added or removed between steps wakes everything (islands.ts wakeAll)
-      if (this.joints.version !== this.sleepJointsVersion) this.sleeping.wakeAll();
-      this.sleepJointsVersion = this.joints.version;
-      this.sleeping.update(dt, this.w.linearVelocity, this.w.angularVelocity, list, this.joints);
-      if (list) this.sleeping.dropSleepingContacts(list);
-    }
-    return list;
+    return this.updateSleep(dt, this.detectContacts(dt));
   }
 
   /**
@@ -169,6 +142,9 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       this.computeInertia();
       this.computeFreeVelocity(h);
       this.computeViolationAndJacobianAndDelassus(h);
+      // restitution first, before the contact solve and its warm start: collisions propagated pair by
+      // pair on the step's velocities (Guendelman et al. 2003; block-solver.ts applyRestitution)
+      if (this.rowSolver.contacts) this.applyRestitution(h, rule);
       this.warmStart(warmStart);
       const record = residual !== null && s === 0;
       // λ* of this step's system, before the iterations; diagnostics only (reads, changes nothing)
@@ -182,8 +158,6 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       }
       if (record) this.recordResidual(h, residual);
       if (reference) lambdaError!.push(relativeError(this.multiplier, reference));
-      // restitution once per frame, after the last solve (block-solver.ts applyRestitution)
-      if (s === substeps - 1 && this.rowSolver.contacts) this.applyRestitution(h, rule);
       this.computePositions(h);
     }
     this.frame++;
@@ -197,10 +171,19 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     return baumgarteContacts(this.options.beta);
   }
 
-  /** Restitution over the contacts (block-solver.ts applyRestitution), sequentially: a velocity pass. */
-  protected applyRestitution(h: number, rule: ContactRule): void {
-    this.rowSolver.applyRestitution(h, rule.restitutionThreshold, this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, this.angMassInv);
+  /**
+   * Restitution (block-solver.ts applyRestitution): the step's collisions, swept pair by pair on V
+   * before the contact solve; `afterForces`: V has this step's h g (computeFreeVelocity), which the
+   * collisions take out of each approach (Guendelman's order: collisions, then forces).
+   */
+  protected applyRestitution(h: number, rule: ContactRule, afterForces = true): void {
+    const g = this.w.gravity, k = afterForces ? h : 0;
+    this.gravityStep[0] = k * g[0];
+    this.gravityStep[1] = k * g[1];
+    this.gravityStep[2] = k * g[2];
+    this.rowSolver.applyRestitution(h, rule.restitutionThreshold, this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, this.angMassInv, this.gravityStep);
   }
+  private readonly gravityStep = new Float64Array(3);
 
   /** ‖b − Aλ‖₂ now, per joint kind (channel = the kind's name), by a pass that changes nothing. */
   protected recordResidual(h: number, channels: Record<string, number[]>): void {

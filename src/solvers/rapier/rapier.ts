@@ -32,7 +32,11 @@
  *                    are their principal axes); the colliders (4.) have density 0, so they add
  *                    nothing to them (Rapier's body mass = additional + Σ collider masses).
  *                    setCanSleep(false) on every body (a resting chain must keep being solved,
- *                    else a comparison would measure a frozen state); linear and angular damping
+ *                    else a comparison would measure a frozen state), except with --sleep 1 in a
+ *                    world with collisions: then Rapier's own islands and sleeping (its island
+ *                    manager, with the thresholds rapier.js fixes, which its JS API cannot set:
+ *                    ours, collision/islands.ts, cannot be imposed), and the snapshot's `asleep`
+ *                    reads RigidBody.isSleeping(); linear and angular damping
  *                    set to 0 and gravity scale to 1 explicitly (Rapier's defaults, stated here
  *                    so nothing depends on them); additional solver / PGS iterations 0 (Rapier's
  *                    per-island extras, default 0); CCD off (Rapier's default).
@@ -82,7 +86,10 @@
  *                               y ≤ 0 through the body's position, outward normal local +y
  *                    density 0 (mass properties stay ours, 1.). Material, combined per pair so that
  *                    Rapier's pair values equal ours (μ = √(μA μB), e = max(eA, eB)):
- *                      friction     √μ with CoefficientCombineRule.Multiply: √μA · √μB = √(μA μB)
+ *                      friction     √μ with CoefficientCombineRule.Multiply: √μA · √μB = √(μA μB);
+ *                                   Rapier has one coefficient, so μ is the dynamic μ_d
+ *                                   (`dynamicFriction`, else `friction`); `staticFriction` has no
+ *                                   counterpart there
  *                      restitution  e with CoefficientCombineRule.Max: max(eA, eB)
  *                    (every collider has the same rules, so Rapier's choice between two different
  *                    rules never arises). Checked on Rapier's manifolds (TempContactManifold.friction()
@@ -307,7 +314,9 @@ function colliderDesc(b: BodyDesc): RAPIER.ColliderDesc {
   }
   return cd
     .setDensity(0)
-    .setFriction(Math.sqrt(b.friction ?? DEFAULT_FRICTION))
+    // Rapier has one friction coefficient: it gets the dynamic μ_d (a sliding body decelerates as in
+    // our solvers; a body held only because μ_s > μ_d slides there: README, static friction)
+    .setFriction(Math.sqrt(b.dynamicFriction ?? b.friction ?? DEFAULT_FRICTION))
     .setFrictionCombineRule(RAPIER.CoefficientCombineRule.Multiply)
     .setRestitution(b.restitution ?? DEFAULT_RESTITUTION)
     .setRestitutionCombineRule(RAPIER.CoefficientCombineRule.Max);
@@ -349,9 +358,13 @@ export class RapierSolver implements Solver {
   private frame = 0;
   private msPerFrame: number[] = [];
 
+  /** bodies may sleep (Rapier's rule): --sleep 1 and a world with collisions (header, 1.) */
+  private readonly sleeps: boolean;
+
   /** Use `RapierSolver.create` (it awaits RAPIER.init()). */
   private constructor(desc: WorldDesc, options: SolverOptions, kind: RapierJointKind) {
     this.kind = kind;
+    this.sleeps = options.sleep === 1 && desc.collisions !== false && desc.bodies.length >= 2;
     this.id = kind === 'impulse' ? 'rapier' : 'rapier-multibody';
     this.options = options;
     this.bodyCount = desc.bodies.length;
@@ -374,7 +387,7 @@ export class RapierSolver implements Solver {
         const qn = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
         rb.setTranslation(x, y, z)
           .setRotation({ x: qx * qn, y: qy * qn, z: qz * qn, w: qw * qn })
-          .setCanSleep(false)
+          .setCanSleep(this.sleeps)
           .setLinearDamping(0)
           .setAngularDamping(0)
           .setGravityScale(1)
@@ -672,7 +685,8 @@ export class RapierSolver implements Solver {
       b.angvel(v as RAPIER.Vector);
       angularVelocity[3 * i] = v.x; angularVelocity[3 * i + 1] = v.y; angularVelocity[3 * i + 2] = v.z;
     }
-    return { frame: this.frame, time: this.frame * this.options.dt, bodyCount: n, position, orientation, linearVelocity, angularVelocity };
+    const asleep = this.sleeps ? Uint8Array.from(this.bodies.slice(0, n), (b) => (b.isDynamic() && b.isSleeping() ? 1 : 0)) : null;
+    return { frame: this.frame, time: this.frame * this.options.dt, bodyCount: n, position, orientation, linearVelocity, angularVelocity, ...(asleep ? { asleep } : {}) };
   }
 
   timings(): StepTimings {

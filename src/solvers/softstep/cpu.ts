@@ -12,6 +12,10 @@
  *                       --contact-damping (ζ = 10), push-out at most 3 m/s, no slop; joints from --joint-hertz (60 Hz, at most half the
  *                       substep rate), --joint-damping (2) (rows/softness.ts S3; Box2D's defaults)
  *   n × ( integrate velocities   v ← v + h g (and the gyroscopic term)          (rigid/body.ts)
+ *         restitution            collisions of points approaching faster than 1 m/s (Box2D's threshold)
+ *                                whose gap closes within the substep, propagated pair by pair
+ *                                (Guendelman et al. 2003; rows/block-solver.ts applyRestitution; Box2D
+ *                                instead bounces after the last relax)
  *         warm start             apply h M⁻¹ Jᵀ λ of the accumulated λ
  *         solve                  one sequential sweep with the soft bias (useBias): each row's C is
  *                                taken at the substep's pose (the rows re-evaluated; masses and
@@ -19,11 +23,12 @@
  *         integrate positions    x ← x + h v, q ← q ⊕ h ω
  *         relax                  one sequential sweep, rigid and without bias (but a speculative
  *                                contact's C/h): removes the velocity the soft bias added, so the
- *                                push-out does not become bounce )
+ *                                push-out does not become bounce; restitution runs once more just
+ *                                before it, at the new pose, else the relax would stop inelastically a
+ *                                point that closes within the next substep) )
  *       (with --iterations > 1, every other sweep of solve and of relax walks the rows backwards:
  *        symmetric Gauss-Seidel, block-solver.ts solveBlocks; one sweep each, as Box2D, goes forwards
  *        in both: measured on a 10-box stack, a backward relax made it sway)
- *   restitution         for points that approached faster than 1 m/s (Box2D's threshold)
  *   store impulses      λ stays with each row's key for the next frame's warm start
  * --iterations is the number of solve sweeps per substep (Box2D: 1) and also of relax sweeps.
  *
@@ -96,6 +101,9 @@ export class SoftStepCpuSolver extends JacobiCpuSolver {
       // (C and the bias at this substep's pose: the previous relax evaluated them)
       // integrate velocities (ΔV cleared)
       this.computeFreeVelocity(h);
+      // restitution: the substep's collisions, propagated pair by pair before the solve (block-solver.ts
+      // applyRestitution; the rows' C and J are this substep's pose)
+      if (rs.contacts) this.applyRestitution(h, rule);
       // warm start
       if (warmStart > 0) this.updateVelocities(h);
       // solve (soft, biased)
@@ -113,9 +121,11 @@ export class SoftStepCpuSolver extends JacobiCpuSolver {
       this.computeInertia();
       rs.evaluate(this.w);
       rs.updateBias(h, rule);
+      // restitution again at the new pose, before the relax (a rigid contact solve, which would stop a
+      // point that closes within the next substep inelastically), on the velocities the next substep
+      // starts from (no forces in them yet)
+      if (rs.contacts) this.applyRestitution(h, rule, false);
       for (let k = 0; k < iterations; k++) rs.solveBlocks(h, this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, this.angMassInv, true, 0, blocks, true, null, true, (k & 1) === 1);
-      // restitution after the last substep's relax
-      if (s === substeps - 1 && rs.contacts) this.applyRestitution(h, rule);
       this.foldVelocities();
     }
     this.frame++;

@@ -37,12 +37,20 @@
  *      A sphere's contact point is no material point (it rolls), so for a pair with a sphere Δp_t is the
  *      text's: the motion since the substep's start, p − p̄, p̄ = x̄ + R̄ a of the same body point.
  *
- * Velocity pass (after v, ω are derived from the poses), per manifold with a point active in the
- * substep (λ_n > 0):
+ * Velocity pass (after v, ω are derived from the poses):
+ *   collisions   first, the points with e > 0 whose gap closes within the substep, approaching faster
+ *                than RESTITUTION_THRESHOLD (1 m/s, the velocity solvers' rule): collision propagation
+ *                (Guendelman et al. 2003) on the predicted velocities Ṽ, pair after pair, swept until none
+ *                collides (collide; rows/block-solver.ts applyRestitution derives it). Each collided
+ *                point's projection impulse λ_n/h is replaced by the collision's, in v and in x. A
+ *                Newton's cradle passes the strike down its row; Müller's rule below would spread it.
+ * then per manifold with a point active in the substep (λ_n > 0), the collided points aside:
  *   v = (v_B + ω_B × r_B) − (v_A + ω_A × r_A),  v_n = n · v,  v_t = v − v_n n
  *   restitution  Δv_n = −v_n + max(−e ṽ_n, 0), ṽ_n the normal velocity before the substep's solve,
- *                e = 0 when |ṽ_n| ≤ RESTITUTION_THRESHOLD (1 m/s, the velocity solvers' rule); the
- *                manifold's normal rows as one block (free sign, as the text's Δv_n), to convergence.
+ *                e = 0 when |ṽ_n| ≤ RESTITUTION_THRESHOLD; the manifold's normal rows as one block
+ *                (free sign, as the text's Δv_n), to convergence. (With the collisions first, e acts
+ *                here only at a point they did not take: the sweeps ran out, or the projection closed
+ *                a gap Ṽ did not.)
  *   dynamic      then per point, from the velocities that leaves, all points of the manifold from the
  *   friction     same velocities (their impulses summed): an impulse along −v_t/|v_t| of magnitude
  *                min(μ_d λ_n / h, |v_t| / (w_A(t̂) + w_B(t̂))). The text writes Δv = −v̂_t min(h μ_d f_n,
@@ -50,8 +58,9 @@
  *                velocity, so the cap is put on the impulse (Coulomb: |P_t| ≤ μ_d P_n, P_n = λ_n/h the
  *                normal impulse of the substep); for a point mass on the ground that is Δv = μ_d g h per
  *                substep, as it should be.
- * μ_s = μ_d = the pair's `friction` (the scene format has one μ per body: "a body that gives only
- * friction uses it for both").
+ * μ_s (static friction's discs) and μ_d (dynamic friction's cap) are the pair's combined
+ * `staticFriction` and `dynamicFriction` (ContactList.staticFriction, .friction); a body that gives only
+ * `friction` uses it for both.
  *
  * Rolling spheres. A point fixed on a sphere (its anchor) turns with it: rolling at ω it rises
  * r(1 − cos ωt) off the ground within the frame, and the normal correction applied there has a lever
@@ -65,7 +74,7 @@ import type { CompiledWorld } from '../../model/compiled.js';
 import type { ContactList } from '../../rows/contact.js';
 import type { RigidBodyCore } from '../../rigid/body.js';
 import { integrateOrientation } from '../../rigid/quat.js';
-import { RESTITUTION_THRESHOLD } from '../../rows/block-solver.js';
+import { COLLISION_SWEEPS, RESTITUTION_THRESHOLD } from '../../rows/block-solver.js';
 
 export class XpbdContacts {
   /** per body: a sphere's radius (rolling contact point), NaN for every other shape */
@@ -179,6 +188,7 @@ export class XpbdContacts {
       this.arms(c);
       this.normalVelocityBefore[c] = this.relativeNormalVelocity(c);
     }
+    this.recordCollisionInput();
   }
 
   /** The world lever arms of point c at the current poses: r_A → s[0..3), r_B → s[3..6). */
@@ -457,7 +467,7 @@ export class XpbdContacts {
           dz += sign * (x[p + 2] + s[ro + 2] - positionPrev[p + 2] - s[29]);
         }
         dp[4 * k] = dx; dp[4 * k + 1] = dy; dp[4 * k + 2] = dz;
-        this.stick[k] = d > 0 && list.friction[c] > 0 ? 1 : 0;
+        this.stick[k] = d > 0 && list.staticFriction[c] > 0 ? 1 : 0;
       }
       if (!(deepest > 0)) {
         m0 = m1;
@@ -484,7 +494,7 @@ export class XpbdContacts {
             this.bKind[rows] = t;
             this.bPoint[rows] = k;
             this.bBound[rows] = -1;
-            this.bMu[rows] = list.friction[c]; // the disc |λ_t| ≤ μ_s λ_n, λ_n of the same block
+            this.bMu[rows] = list.staticFriction[c]; // the static disc |λ_t| ≤ μ_s λ_n, λ_n of the same block
             this.row(rows++, c, tx, ty, tz, -(dp[4 * k] * tx + dp[4 * k + 1] * ty + dp[4 * k + 2] * tz));
           }
         }
@@ -516,6 +526,197 @@ export class XpbdContacts {
   private readonly dp = new Float64Array(16);
 
   /**
+   * Restitution's input, at the substep's start (after the prediction, beginSubstep): whether any
+   * point has e > 0, and then the predicted velocities Ṽ of every body and each point's predicted
+   * separation s̃ = (p_B − p_A) · n at the predicted pose (collide).
+   */
+  private recordCollisionInput(): void {
+    const list = this.list!, n = list.count, s = this.s;
+    let elastic = false;
+    for (let c = 0; c < n && !elastic; c++) elastic = list.restitution[c] > 0;
+    this.elastic = elastic;
+    if (!elastic) return;
+    const { position: x, linearVelocity: v, angularVelocity: om } = this.w;
+    if (this.preV.length < v.length) {
+      this.preV = new Float64Array(v.length);
+      this.preW = new Float64Array(v.length);
+    }
+    if (this.predictedSeparation.length < n) {
+      const cap = Math.max(n, 2 * this.predictedSeparation.length, 16);
+      this.predictedSeparation = new Float64Array(cap);
+      this.collisionP = new Float64Array(cap);
+      this.collided = new Uint8Array(cap);
+    }
+    this.preV.set(v);
+    this.preW.set(om);
+    for (let c = 0; c < n; c++) {
+      if (!(list.restitution[c] > 0)) continue;
+      this.arms(c);
+      const ao = 3 * list.bodyA[c], bo = 3 * list.bodyB[c], o3 = 3 * c;
+      this.predictedSeparation[c] =
+        (x[bo] + s[3] - x[ao] - s[0]) * list.normal[o3] + (x[bo + 1] + s[4] - x[ao + 1] - s[1]) * list.normal[o3 + 1] + (x[bo + 2] + s[5] - x[ao + 2] - s[2]) * list.normal[o3 + 2];
+    }
+  }
+  /** a point has e > 0 this substep (recordCollisionInput) */
+  private elastic = false;
+  /** per body: Ṽ (the predicted v, ω), then collide's scratch velocities */
+  private preV = new Float64Array(0);
+  private preW = new Float64Array(0);
+  /** per point: s̃, the separation at the predicted pose; the collision impulse P; whether it collided */
+  private predictedSeparation = new Float64Array(0);
+  private collisionP = new Float64Array(0);
+  private collided = new Uint8Array(0);
+  private readonly cPoint = new Int32Array(4);
+  private readonly cTarget = new Float64Array(4);
+  private readonly cImpulse = new Float64Array(4);
+  private readonly cMass = new Float64Array(4);
+
+  /** n · ((v_B + ω_B × r_B) − (v_A + ω_A × r_A)) of point c from the velocities (lin, ang), arms in s. */
+  private normalVelocityOf(c: number, lin: Float64Array, ang: Float64Array): number {
+    const list = this.list!, s = this.s, o3 = 3 * c;
+    let vn = 0;
+    for (let side = 0; side < 2; side++) {
+      const bo = 3 * (side === 0 ? list.bodyA[c] : list.bodyB[c]), ro = 3 * side, sign = side === 0 ? -1 : 1;
+      const rx = s[ro], ry = s[ro + 1], rz = s[ro + 2];
+      const wx = ang[bo], wy = ang[bo + 1], wz = ang[bo + 2];
+      vn += sign * ((lin[bo] + wy * rz - wz * ry) * list.normal[o3] + (lin[bo + 1] + wz * rx - wx * rz) * list.normal[o3 + 1] + (lin[bo + 2] + wx * ry - wy * rx) * list.normal[o3 + 2]);
+    }
+    return vn;
+  }
+
+  /** The impulse p n at point c (B takes +, A −; arms and I⁻¹ in s) added to the velocities (lin, ang). */
+  private impulseOn(c: number, p: number, lin: Float64Array, ang: Float64Array): void {
+    const list = this.list!, s = this.s, m = this.w.inverseMass, o3 = 3 * c;
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? list.bodyA[c] : list.bodyB[c];
+      const mi = m[body];
+      if (mi === 0) continue;
+      const q = side === 0 ? -p : p, bo = 3 * body, ro = 3 * side, io = 6 + 9 * side;
+      const qx = q * list.normal[o3], qy = q * list.normal[o3 + 1], qz = q * list.normal[o3 + 2];
+      const tx = s[ro + 1] * qz - s[ro + 2] * qy, ty = s[ro + 2] * qx - s[ro] * qz, tz = s[ro] * qy - s[ro + 1] * qx;
+      lin[bo] += mi * qx; lin[bo + 1] += mi * qy; lin[bo + 2] += mi * qz;
+      ang[bo] += s[io] * tx + s[io + 1] * ty + s[io + 2] * tz;
+      ang[bo + 1] += s[io + 3] * tx + s[io + 4] * ty + s[io + 5] * tz;
+      ang[bo + 2] += s[io + 6] * tx + s[io + 7] * ty + s[io + 8] * tz;
+    }
+  }
+
+  /**
+   * Restitution as collision propagation (Guendelman, Bridson & Fedkiw 2003: collisions pair by pair
+   * on the step's velocities before the contact solve, swept until none collides; the same rule as
+   * rows/block-solver.ts applyRestitution, whose header derives it and says why a Newton's cradle needs
+   * it), in the velocity pass. On Ṽ (the substep's predicted velocities, before the projection), per
+   * point with e > 0, v_n its normal velocity now and g_n = h n · (g_B − g_A) (dynamic bodies) the
+   * gravity of the prediction in it:
+   *   collides   iff v_n − g_n < −threshold and s̃ + h (v_n − ṽ_n) < 0: the gap closes within the
+   *              substep at these velocities (s̃, ṽ_n: the predicted separation and normal velocity);
+   *   impulse    P = −(1 + e)(v_n − g_n) / (w_A + w_B) ≥ 0 along n: v_n − g_n → −e (v_n − g_n); a
+   *              manifold's colliding points together (projected Gauss-Seidel on their block).
+   * Sweeps until none collides (at most COLLISION_SWEEPS). Then the projection's λ_n at each point that
+   * collided is replaced by the collision's h P: the bodies take Q = P − λ_n / h along n, in velocity
+   * and, as XPBD's v = (x − x̄)/h asks, in position h Q (and h I⁻¹(r × Q n) in orientation); so the
+   * bodies of a struck row end the substep where Ṽ + M⁻¹ Jᵀ P (not the projection) takes them.
+   * λ_n ← h P there (dynamic friction's bound is the collision's impulse). Returns whether any collided.
+   */
+  private collide(h: number): boolean {
+    const list = this.list!, n = list.count, m = this.w.inverseMass, g = this.w.gravity;
+    const lin = this.preV, ang = this.preW, P = this.collisionP, done = this.collided;
+    const pts = this.cPoint, target = this.cTarget, imp = this.cImpulse, mass = this.cMass;
+    P.fill(0, 0, n);
+    done.fill(0, 0, n);
+    let any = false;
+    for (let sweep = 0; sweep < COLLISION_SWEEPS; sweep++) {
+      let now = false;
+      for (let m0 = 0; m0 < n; ) {
+        const m1 = this.manifoldEnd(m0);
+        const a = list.bodyA[m0], b = list.bodyB[m0], o3 = 3 * m0;
+        const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
+        const gn = h * (nx * g[0] + ny * g[1] + nz * g[2]) * ((m[b] > 0 ? 1 : 0) - (m[a] > 0 ? 1 : 0));
+        let k = 0, inertias = false;
+        for (let c = m0; c < m1 && k < pts.length; c++) {
+          const e = list.restitution[c];
+          if (!(e > 0)) continue;
+          if (!inertias) {
+            this.inertias(m0); // the same two bodies for the whole manifold
+            inertias = true;
+          }
+          this.arms(c);
+          const vn = this.normalVelocityOf(c, lin, ang);
+          if (!(vn - gn < -RESTITUTION_THRESHOLD) || !(this.predictedSeparation[c] + h * (vn - this.normalVelocityBefore[c]) < 0)) continue;
+          pts[k] = c;
+          target[k] = -e * (vn - gn) + gn;
+          imp[k] = 0;
+          mass[k] = this.generalizedInverseMass(c, nx, ny, nz);
+          k++;
+        }
+        if (k > 0) {
+          now = true;
+          for (let it = 0; it < BLOCK_SWEEPS; it++) {
+            let change = 0, size = 0;
+            for (let i = 0; i < k; i++) {
+              const c = pts[i];
+              this.arms(c);
+              const next = Math.max(0, imp[i] + (target[i] - this.normalVelocityOf(c, lin, ang)) / mass[i]);
+              const d = next - imp[i];
+              if (d !== 0) this.impulseOn(c, d, lin, ang);
+              imp[i] = next;
+              change = Math.max(change, Math.abs(d));
+              size = Math.max(size, next);
+            }
+            if (k === 1 || change <= BLOCK_CONVERGED * size) break;
+          }
+          for (let i = 0; i < k; i++) {
+            P[pts[i]] += imp[i];
+            done[pts[i]] = 1;
+          }
+        }
+        m0 = m1;
+      }
+      if (!now) break;
+      any = true;
+    }
+    if (!any) return false;
+    // the projection's λ_n / h at the points that collided replaced by P: Q = P − λ_n / h, into v, ω and x, q
+    const { position: x, orientation: q, linearVelocity: v, angularVelocity: om } = this.w;
+    const dv = this.preV, dw = this.preW;
+    for (let m0 = 0; m0 < n; ) {
+      const m1 = this.manifoldEnd(m0);
+      let touched = false;
+      for (let c = m0; c < m1; c++) touched ||= done[c] === 1;
+      if (!touched) {
+        m0 = m1;
+        continue;
+      }
+      const a = list.bodyA[m0], b = list.bodyB[m0];
+      dv.fill(0, 3 * a, 3 * a + 3);
+      dw.fill(0, 3 * a, 3 * a + 3);
+      dv.fill(0, 3 * b, 3 * b + 3);
+      dw.fill(0, 3 * b, 3 * b + 3);
+      this.inertias(m0);
+      for (let c = m0; c < m1; c++) {
+        if (!done[c]) continue;
+        this.arms(c);
+        this.impulseOn(c, P[c] - this.lambdaN[c] / h, dv, dw);
+        this.lambdaN[c] = h * P[c];
+        this.active[c] = 1;
+      }
+      for (let side = 0; side < 2; side++) {
+        const body = side === 0 ? a : b;
+        if (m[body] === 0) continue;
+        const o = 3 * body;
+        for (let k = o; k < o + 3; k++) {
+          v[k] += dv[k];
+          om[k] += dw[k];
+          x[k] += h * dv[k];
+        }
+        integrateOrientation(q, 4 * body, dw[o], dw[o + 1], dw[o + 2], h);
+      }
+      m0 = m1;
+    }
+    return true;
+  }
+
+  /**
    * The velocity pass (header) over the points active in the substep, manifold by manifold: first the
    * manifold's normal rows as one block (targets Δv_n, free sign as Müller's Δv_n, solved to
    * convergence: solveBlock), then dynamic friction per point from the velocities that leaves, all the
@@ -523,6 +724,9 @@ export class XpbdContacts {
    */
   velocityPass(h: number): void {
     const list = this.list!, s = this.s;
+    // restitution first: the substep's collisions, propagated pair by pair (collide); a point that
+    // collided has its normal velocity from there, and the block below (Müller's Δv_n) leaves it
+    const collided = this.elastic && this.collide(h);
     for (let m0 = 0; m0 < list.count; ) {
       const m1 = this.manifoldEnd(m0);
       let any = false;
@@ -530,7 +734,7 @@ export class XpbdContacts {
       {
         let rows = 0;
         for (let c = m0; c < m1; c++) {
-          if (!this.active[c]) continue;
+          if (!this.active[c] || (collided && this.collided[c])) continue;
           const o3 = 3 * c;
           const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
           this.arms(c);
@@ -558,7 +762,7 @@ export class XpbdContacts {
         const vn = vx * nx + vy * ny + vz * nz;
         const tx = vx - vn * nx, ty = vy - vn * ny, tz = vz - vn * nz;
         const vt = Math.sqrt(tx * tx + ty * ty + tz * tz);
-        const mu = list.friction[c];
+        const mu = list.friction[c]; // dynamic μ_d
         if (!(vt > 0) || !(mu > 0)) continue;
         const ux = tx / vt, uy = ty / vt, uz = tz / vt;
         const wt = this.generalizedInverseMass(c, ux, uy, uz);

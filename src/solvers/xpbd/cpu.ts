@@ -131,6 +131,12 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     const n = this.rowSolver.rows.largestBlock();
     this.rowScratch = new Float64Array(2 * n * n + 2 * n);
     this.contactSolver = this.collision ? new XpbdContacts(world.bodies, this.w, this.rigid) : null;
+    if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
+  }
+
+  /** Whether body ib moves in this step: dynamic and not asleep (collision/islands.ts). */
+  private moves(ib: number): boolean {
+    return this.w.inverseMass[ib] > 0 && !(this.sleeping !== null && this.sleeping.asleep[ib]);
   }
 
   /** xpbd-cpu solves contacts (xpbd/contacts.ts): found once per frame, projected every substep. */
@@ -172,8 +178,12 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     // contacts: found once per frame at its start, the speculative margin covering the frame (dt);
     // none (and none of their code runs) when the world has collisions off or no point was found
     let contacts: XpbdContacts | null = null;
+    this.contactRows = 0;
     if (this.contactSolver) {
-      const list = this.detectContacts(dt)!;
+      // with sleeping on, the islands' update, then only the points with an awake body (cpu-base.ts)
+      const list = this.updateSleep(dt, this.detectContacts(dt))!;
+      // a point's rows: the normal, and the two tangent rows of static friction
+      this.contactRows = 3 * list.count;
       if (list.count > 0) {
         contacts = this.contactSolver;
         contacts.begin(list);
@@ -219,8 +229,10 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     this.positionPrev.set(x);
     this.orientationPrev.set(q);
     const gx = h * g[0], gy = h * g[1], gz = h * g[2];
+    const asleep = this.sleeping ? this.sleeping.asleep : null;
     for (let ib = 0; ib < bodyCount; ib++) {
       if (inverseMass[ib] === 0) continue; // fixed: never moves
+      if (asleep !== null && asleep[ib]) continue; // asleep: v = 0, stays put until woken
       const o = 3 * ib;
       x[o] += h * (v[o] += gx);
       x[o + 1] += h * (v[o + 1] += gy);
@@ -241,8 +253,12 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     const invH2 = 1 / (h * h);
     const distanceForm = this.variant.form === 'distance';
     const kind = this.joints.kind;
+    const ib0 = this.joints.ib0, ib1 = this.joints.ib1, sleeping = this.sleeping !== null;
     for (let k = start[c]; k < start[c + 1]; k++) {
       const ic = order[k];
+      // a joint of sleepers (or a sleeper and a fixed body) is left alone: after the islands' wake
+      // rule no joint joins a sleeper to an awake body, so nothing moves it (collision/islands.ts)
+      if (sleeping && !this.moves(ib0[ic]) && !this.moves(ib1[ic])) continue;
       if (distanceForm && kind[ic] === JointKind.point) this.solveDistance(ic, invH2);
       else this.solveRows(ic, invH2);
     }
@@ -427,8 +443,10 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     const angScale = 2 * invH * dampingFactor(angularDamping, h);
     const iso = this.rigid.isotropicScale;
     const angFactor = dampingFactor(angularDamping, h);
+    const asleep = this.sleeping ? this.sleeping.asleep : null;
     for (let ib = 0; ib < bodyCount; ib++) {
       if (inverseMass[ib] === 0) continue;
+      if (asleep !== null && asleep[ib]) continue; // asleep: v = ω = 0
       const o = 3 * ib;
       v[o] = (x[o] - xp[o]) * linScale;
       v[o + 1] = (x[o + 1] - xp[o + 1]) * linScale;
@@ -494,12 +512,22 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     return Math.sqrt(total);
   }
 
-  /** Rows per constraint (3 'point', 1 'distance'), solved once per iteration per substep. */
+  /**
+   * Rows per constraint (3 'point', 1 'distance'), and 3 per contact point of the last frame (its
+   * normal and static friction's tangent pair, the most it solves), solved once per iteration per
+   * substep. With sleeping on, joints whose bodies all sleep (or are fixed) are skipped, and not counted.
+   */
   cost(): SolverCost {
     const { substeps, iterations } = this.options;
-    const rowsPerStep = this.variant.form === 'distance' ? this.rowSolver.rows.count - 2 * this.countKind(JointKind.point) : this.rowSolver.rows.count;
-    return { rowSolvesPerFrame: rowsPerStep * iterations * substeps };
+    let jointRows = this.variant.form === 'distance' ? this.rowSolver.rows.count - 2 * this.countKind(JointKind.point) : this.rowSolver.rows.count;
+    if (this.sleeping) {
+      const { ib0, ib1, constraintCount } = this.joints;
+      for (let ic = 0; ic < constraintCount; ic++) if (!this.moves(ib0[ic]) && !this.moves(ib1[ic])) jointRows -= this.rowSolver.rowCount[ic];
+    }
+    return { rowSolvesPerFrame: (jointRows + this.contactRows) * iterations * substeps };
   }
+  /** rows of the last frame's contact points (3 per point with an awake body) */
+  private contactRows = 0;
 
   private countKind(k: number): number {
     let n = 0;
