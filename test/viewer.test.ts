@@ -8,8 +8,10 @@
  * goes on; a browser without WebGPU gets a page that says how to enable it. A particle scene is
  * drawn (beads, rods, its wire) and its numbers are the ones `solverlab run` measures. No test page
  * logs an error or asks anything of another origin. A contact scene draws its ground plane (a ramp
- * tilted as its plane is) and, on demand (checkbox, key c, contacts=1), its contact points. Bad input to the command is one line, exit
- * status 2.
+ * tilted as its plane is) and, on demand (checkbox, key c, contacts=1), its contact points. With
+ * sleep=1 a settled pyramid falls asleep: the heads-up line counts 0 of its 6 bodies awake and every
+ * box is drawn dimmed (its pixels leave the solver's colour for the dimmed one). Bad input to the
+ * command is one line, exit status 2.
  *
  * The browser is /usr/bin/chromium (Debian's `chromium`, installed by scripts/setup.sh).
  * Without it the browser tests are skipped, except under CI, where that is a failure.
@@ -30,12 +32,13 @@ import { findScene } from '../src/scenes/registry.js';
 import { resolveParams } from '../src/scenes/scene.js';
 import type { WorldDesc } from '../src/model/world.js';
 import { chromiumPath, haveBrowser } from './support/browser.js';
-import { renderInfo, GROUND_FLOATS, GROUND_HALF_EXTENTS, JOINT_BYTES, JOINT_POINT, JOINT_ROD, POSE_FLOATS, SHAPE_FLOATS, SHAPE_PLANE, type Drawable } from '../viewer/render-info.js';
+import { renderInfo, dimmedColour, POSE_ASLEEP, GROUND_FLOATS, GROUND_HALF_EXTENTS, JOINT_BYTES, JOINT_POINT, JOINT_ROD, POSE_FLOATS, SHAPE_FLOATS, SHAPE_PLANE, type Drawable } from '../viewer/render-info.js';
 import { configQuery, parseConfig } from '../viewer/config.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';
 import { metricsFor } from '../src/metrics/metrics.js';
 import type { ParticleSystemDesc } from '../src/particles/model.js';
+import { TIME_TO_SLEEP } from '../src/collision/islands.js';
 
 /** WebGPU on SwiftShader in headless Chromium (docs: shared/design.md, GPU notes) */
 const webgpuFlags = ['--headless=new', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader'];
@@ -816,5 +819,101 @@ test('a contact scene runs: the ground is drawn, the heads-up line counts its co
     assert.deepEqual(bad.consoleErrors, [], 'console errors');
   } finally {
     await bad.page.close();
+  }
+});
+
+// --- sleeping -----------------------------------------------------------------------------------
+
+/** An 8-bit hex colour for linear rgb in [0, 1] (the canvas shows the shader's output as is, as the palette's hexes). */
+function hex(rgb: readonly number[]): string {
+  return '#' + rgb.map((c) => Math.round(Math.min(1, Math.max(0, c)) * 255).toString(16).padStart(2, '0')).join('');
+}
+
+test('packPoses carries each body\'s sleep flag into its pose (1 asleep, 0 awake; no mask: all 0)', () => {
+  const world = loadScene('pyramid', { base: 3 }).world as WorldDesc;
+  const info = renderInfo(world) as Drawable;
+  const n = world.bodies.length;
+  const snap = {
+    frame: 0, time: 0, bodyCount: n,
+    position: Float64Array.from(world.bodies.flatMap((b) => b.position)),
+    orientation: Float64Array.from(world.bodies.flatMap((b) => b.orientation ?? [0, 0, 0, 1])),
+    linearVelocity: new Float64Array(3 * n), angularVelocity: new Float64Array(3 * n),
+  };
+  const out = new Float32Array(POSE_FLOATS * n).fill(NaN);
+  info.packPoses(snap, out);
+  for (let i = 0; i < n; i++) assert.equal(out[POSE_FLOATS * i + POSE_ASLEEP], 0, `body ${i}: no mask, awake`);
+  const asleep = Uint8Array.from(world.bodies, (b, i) => (!b.fixed && i % 2 === 1 ? 1 : 0));
+  info.packPoses({ ...snap, asleep }, out);
+  for (let i = 0; i < n; i++) {
+    assert.equal(out[POSE_FLOATS * i + POSE_ASLEEP], asleep[i], `body ${i}`);
+    // the flag takes the free float: the position and orientation are still the snapshot's
+    for (let d = 0; d < 3; d++) assert.equal(out[POSE_FLOATS * i + d], Math.fround(snap.position[3 * i + d]));
+    for (let d = 0; d < 4; d++) assert.equal(out[POSE_FLOATS * i + 4 + d], Math.fround(snap.orientation[4 * i + d]));
+  }
+  // the dimmed colour: greyer (its channels closer together) and darker than the colour it comes from
+  const c = [0x4c, 0x9a, 0xff].map((x) => x / 255);
+  const dim = dimmedColour(c);
+  const spreadOf = (v: number[]) => Math.max(...v) - Math.min(...v);
+  assert.ok(spreadOf(dim) < 0.5 * spreadOf(c), `${dim} greyer than ${c}`);
+  assert.ok(dim.every((x, k) => x < c[k] || c[k] === 0), `${dim} darker than ${c}`);
+});
+
+test('sleep=1: a settled pyramid falls asleep, the heads-up line counts 0 of 6 awake, and its boxes are drawn dimmed; with sleep=0 none is', async (t) => {
+  if (!haveBrowser(t)) return;
+  const v = await viewer();
+  // the base-3 pyramid starts at rest on the ground: an island sleeps once all its bodies stayed slow
+  // for the sleep time (TIME_TO_SLEEP, 0.5 s, collision/islands.ts), so within ~1 s of simulated time
+  const { page, consoleErrors, outside } = await openPage(v.origin, '/?scene=pyramid&base=3&solver=softstep-cpu&sleep=1&paused=1');
+  try {
+    await page.waitForFunction(() => document.getElementById('hud')!.dataset.solver === 'softstep-cpu', null, { timeout: 40_000 });
+    assert.equal(new URL(page.url()).searchParams.get('sleep'), '1', 'the address keeps sleep=1');
+    await page.waitForTimeout(300);
+    const d0 = await hud(page);
+    assert.deepEqual([d0.awake, d0.dynamicBodies, d0.dimmed], ['6', '6', '0'], 'frame 0: every box awake, none dimmed');
+    const [row] = await legend(page);
+    const colour = row.colour!;
+    const dimHex = hex(dimmedColour([1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16) / 255)));
+    const awake = inspectImage(decodePng(await page.locator('#view').screenshot({ path: join(dir, 'viewer-sleep-awake.png') })), [colour, dimHex]);
+    t.diagnostic(`awake: ${JSON.stringify(awake)}`);
+    assert.ok(awake.byColour[colour] > 2_000, `the boxes in the solver's colour: ${awake.byColour[colour]} pixels`);
+
+    await page.click('#play');
+    await page.waitForFunction(() => {
+      const d = document.getElementById('hud')!.dataset;
+      return d.awake === '0' && d.dimmed === '6';
+    }, null, { timeout: 40_000 });
+    await page.click('#play');
+    await page.waitForFunction(() => document.getElementById('hud')!.dataset.state === 'paused');
+    await page.waitForTimeout(300);
+    const d = await hud(page);
+    t.diagnostic(`asleep: ${await page.textContent('#hud')}`);
+    assert.equal(d.sleeps, 'true');
+    assert.ok(Number(d.time) >= TIME_TO_SLEEP, `asleep at t = ${d.time} s: not before the sleep time ${TIME_TO_SLEEP} s`);
+    assert.match((await page.textContent('#hud'))!, /awake 0\/6 bodies/);
+    const [after] = await legend(page);
+    assert.equal(after.awake, '0');
+    // the picture: the same boxes (at rest, not moved) now in the dimmed colour, hardly any left in the solver's
+    const asleep = inspectImage(decodePng(await page.locator('#view').screenshot({ path: join(dir, 'viewer-sleep-asleep.png') })), [colour, dimHex]);
+    t.diagnostic(`asleep: ${JSON.stringify(asleep)}`);
+    assert.ok(asleep.byColour[colour] < 0.05 * awake.byColour[colour], `solver's colour left: ${asleep.byColour[colour]} of ${awake.byColour[colour]} pixels`);
+    assert.ok(asleep.byColour[dimHex] - awake.byColour[dimHex] > 0.5 * awake.byColour[colour], `dimmed pixels ${awake.byColour[dimHex]} → ${asleep.byColour[dimHex]}`);
+    assert.deepEqual(consoleErrors, [], 'console errors');
+    assert.deepEqual(outside, [], 'requests outside the server');
+  } finally {
+    await page.close();
+  }
+
+  // sleep=0: past the sleep time every box is still awake, none drawn dimmed, and no awake count is shown
+  const off = await openPage(v.origin, '/?scene=pyramid&base=3&solver=softstep-cpu&sleep=0');
+  try {
+    const h = await waitForFrames(off.page, 'softstep-cpu', 45);
+    assert.ok(Number(h.time) > TIME_TO_SLEEP, `t = ${h.time} s: past the sleep time`);
+    assert.deepEqual([h.awake, h.dynamicBodies, h.sleeps, h.dimmed], ['6', '6', 'false', '0']);
+    assert.doesNotMatch((await off.page.textContent('#hud'))!, /awake/);
+    const [row] = await legend(off.page);
+    assert.equal(row.dimmed, '0');
+    assert.deepEqual(off.consoleErrors, [], 'console errors');
+  } finally {
+    await off.page.close();
   }
 });

@@ -9,7 +9,9 @@
  *   4. CPU solvers upload their snapshot; GPU solvers are drawn from their own buffers
  *   4½. contacts shown (the checkbox, key c, contacts=1): the main solver's contact points of the
  *      frame drawn (sim.ts ContactProbe), once per frame stepped
- *   5. draw; the heads-up line and legend are refreshed about three times a second
+ *   5. draw (a body its CPU solver put to sleep dimmed: render-info.ts POSE_ASLEEP); the heads-up
+ *      line and legend are refreshed about three times a second (awake/total bodies where the
+ *      solver sleeps)
  * UI events only change settings and set `restartRequest`, so a solver is never destroyed
  * while one of its steps is in flight.
  */
@@ -64,6 +66,12 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLEl
   const e = Object.assign(document.createElement(tag), props);
   e.append(...children);
   return e;
+}
+
+/** Whether a slot's awake count is shown: a rigid scene whose solver sleeps (a sleep mask), or has bodies asleep. */
+function showsAwake(s: Slot): boolean {
+  const m = s.metrics;
+  return m?.awake !== undefined && m.dynamicBodies !== undefined && (s.sleeps || m.awake < m.dynamicBodies);
 }
 
 /** Whether bodies of `desc` collide: a rigid world with collisions on (the default) and two bodies or more (as MetricsContext.contactsOf). */
@@ -827,6 +835,12 @@ export class App {
     d.maxPenetration = m?.maxPenetration === undefined ? '' : String(m.maxPenetration);
     d.showContacts = String(this.showContacts);
     d.contactsDrawn = String(this.showContacts && main?.contactLines ? main.contactLines.length / 6 : 0);
+    // sleeping (rigid scenes): the dynamic bodies awake by the metrics (Snapshot.asleep), of all, and
+    // the bodies drawn dimmed (flagged asleep in the poses the renderer got)
+    d.awake = m?.awake === undefined ? '' : String(m.awake);
+    d.dynamicBodies = m?.dynamicBodies === undefined ? '' : String(m.dynamicBodies);
+    d.sleeps = String(!!main?.sleeps);
+    d.dimmed = String(main?.dimmed ?? 0);
     const sep = () => el('span', { className: 'sep', textContent: '·' });
     const parts: (string | Node)[] = [
       `adapter: ${this.gpu ? `${this.gpu.adapterName}${this.gpu.software ? ' [software]' : ''}` : 'none (no WebGPU)'}`,
@@ -838,6 +852,8 @@ export class App {
     if (main) {
       parts.push(sep(), `${main.info.id}: ${fmt(main.msPerStep)} ms/step (${clockNames[main.clock] ?? main.clock})`, sep(), `${fmt(main.stepsPerSecond)} steps/s`, sep(), `frame ${main.frame}`, sep(), `t = ${main.time.toFixed(2)} s`);
       if (m?.contacts !== undefined) parts.push(sep(), countText(m.contacts, 'contact'), sep(), `max penetration ${fmt((m.maxPenetration ?? 0) * 1000)} mm`);
+      // awake/total where the solver sleeps (sleep=1 and the like); elsewhere every body is awake
+      if (showsAwake(main)) parts.push(sep(), `awake ${m!.awake}/${countText(m!.dynamicBodies!, 'body', 'bodies')}`);
       if (main.status === 'diverged' || main.status === 'failed') parts.push(sep(), el('span', { className: 'error', textContent: main.status === 'diverged' ? 'DIVERGED' : 'FAILED' }));
     }
     if (Number.isFinite(this.drawMs)) parts.push(sep(), `draw ${fmt(this.drawMs)} ms (GPU)`);
@@ -861,7 +877,7 @@ export class App {
       const m = s.metrics;
       const text =
         s.status === 'running'
-          ? `${s.info.id} · ${fmt(s.msPerStep)} ms/step (${clockNames[s.clock] ?? s.clock}) · max |c| ${fmt(m?.maxViolation)} m · E ${fmt(m?.energy)} J${m?.contacts !== undefined ? ` · ${countText(m.contacts, 'contact')}, pen ${fmt((m.maxPenetration ?? 0) * 1000)} mm` : ''}${s.draw && !s.zeroCopy ? ' · drawn from snapshots' : ''}`
+          ? `${s.info.id} · ${fmt(s.msPerStep)} ms/step (${clockNames[s.clock] ?? s.clock}) · max |c| ${fmt(m?.maxViolation)} m · E ${fmt(m?.energy)} J${m?.contacts !== undefined ? ` · ${countText(m.contacts, 'contact')}, pen ${fmt((m.maxPenetration ?? 0) * 1000)} mm` : ''}${showsAwake(s) ? ` · awake ${m!.awake}/${m!.dynamicBodies}` : ''}${s.draw && !s.zeroCopy ? ' · drawn from snapshots' : ''}`
           : s.status === 'starting'
             ? `${s.info.id} · starting`
             : `${s.info.id} · ${s.status === 'diverged' ? '' : 'failed: '}${s.reason}`;
@@ -878,6 +894,10 @@ export class App {
       if (m?.contacts !== undefined) {
         d.contacts = String(m.contacts);
         d.maxPenetration = String(m.maxPenetration ?? 0);
+      }
+      if (m?.awake !== undefined) {
+        d.awake = String(m.awake);
+        d.dimmed = String(s.dimmed);
       }
       d.zeroCopy = String(s.zeroCopy);
       if (s.reason) d.reason = s.reason;

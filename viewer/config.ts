@@ -6,7 +6,8 @@
  *   NAME=VALUE          the scene's parameters (its SceneInfo.params names; a vector as x,y,z)
  *   solver=ID[,ID…]     the solver, then solvers overlaid on it (default: jacobi-gpu)
  *   iterations=N, substeps=S, dt=H, beta=B, warm-start=W, compliance=…, linear-damping=…,
- *   angular-damping=…   solver options (flags of solverOptionSpecs); unset: each solver's default
+ *   angular-damping=…,  solver options (flags of solverOptionSpecs); unset: each solver's default
+ *   sleep=0|1           (sleep=1: resting islands fall asleep, drawn dimmed; 0: every body stays awake)
  *   steps=K             frames stepped per drawn frame (default 1)
  *   paused=1            open paused
  *   contacts=1          draw the contact points and normals (0 or absent: not; anything else is

@@ -7,7 +7,9 @@
  * shape's kind and dimensions, local frame) from poses in the layout every GPU solver keeps (two
  * vec4f per body: (x, 0) and the quaternion q = [x y z w]; src/gpu/frames.ts packBodyState),
  * which the renderer reads from the solver's own buffer (GPU solvers) or from a snapshot packed
- * by packPoses (CPU solvers). Per joint record (JOINT_BYTES) its bodies, local anchors r⁰, r¹
+ * by packPoses (CPU solvers). The free fourth float of x carries the sleep flag (POSE_ASLEEP):
+ * packPoses writes 1 for a body the snapshot marks asleep (Snapshot.asleep), 0 otherwise; the GPU
+ * solvers, which never sleep, keep 0 there. A body flagged asleep is drawn dimmed (dimmedColour). Per joint record (JOINT_BYTES) its bodies, local anchors r⁰, r¹
  * (r¹ a world point when bodyB is the world), a kind and an axis in A's frame; the vertex shader
  * draws three segments x_A → x_A + R(q_A) r⁰ → x_B + R(q_B) r¹ → x_B from the live poses, and a
  * hinge's axis, so no segment is computed on the CPU per frame:
@@ -31,8 +33,23 @@ import type { Snapshot } from '../src/model/snapshot.js';
 import type { ParticleSystemDesc } from '../src/particles/model.js';
 import { isParticleSystem } from '../src/model/scene-desc.js';
 
-/** f32 per body in the pose layout: (x, y, z, 0), (qx, qy, qz, qw). */
+/** f32 per body in the pose layout: (x, y, z, s), (qx, qy, qz, qw); s = 1 while the body sleeps, else 0. */
 export const POSE_FLOATS = 8;
+/** the float of a body's pose that holds its sleep flag (1 asleep: drawn dimmed; 0 awake) */
+export const POSE_ASLEEP = 3;
+/**
+ * A sleeping body's colour: its solver's colour c moved SLEEP_GREY of the way to its own grey
+ * (luma ℓ = 0.2126 r + 0.7152 g + 0.0722 b, Rec. 709), then scaled by SLEEP_DARKEN:
+ *   c_sleep = SLEEP_DARKEN · (c + SLEEP_GREY · (ℓ − c))
+ * (before lighting; the shader applies the same, shaders.wgsl.ts sphere_fs). Greyer and darker, so
+ * an awake body stands out among sleepers, and the hue still says which solver it is.
+ */
+export const SLEEP_GREY = 0.7;
+export const SLEEP_DARKEN = 0.55;
+export function dimmedColour(c: readonly number[]): [number, number, number] {
+  const l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  return [0, 1, 2].map((k) => SLEEP_DARKEN * (c[k] + SLEEP_GREY * (l - c[k]))) as [number, number, number];
+}
 /** f32 per body in the shape buffer: kind (SHAPE_*), then sphere (r, 0, 0), box (a, b, c) half extents, capsule (r, h, 0) */
 export const SHAPE_FLOATS = 4;
 export const SHAPE_SPHERE = 0;
@@ -123,15 +140,15 @@ function settle(box: Box): Box {
   return box;
 }
 
-/** A snapshot's bodies in the pose layout. */
+/** A snapshot's bodies in the pose layout, each one's sleep flag (Snapshot.asleep; none: all awake) in its POSE_ASLEEP float. */
 function packSnapshot(snap: Snapshot, out: Float32Array): void {
-  const x = snap.position, q = snap.orientation;
+  const x = snap.position, q = snap.orientation, asleep = snap.asleep;
   for (let i = 0; i < snap.bodyCount; i++) {
     const o = POSE_FLOATS * i;
     out[o] = x[3 * i];
     out[o + 1] = x[3 * i + 1];
     out[o + 2] = x[3 * i + 2];
-    out[o + 3] = 0;
+    out[o + POSE_ASLEEP] = asleep && asleep[i] ? 1 : 0;
     out[o + 4] = q[4 * i];
     out[o + 5] = q[4 * i + 1];
     out[o + 6] = q[4 * i + 2];

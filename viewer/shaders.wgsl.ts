@@ -5,9 +5,10 @@
  * Bindings:
  *   group 0  0  cam     uniform  Camera (matrices relative to the scene origin, light, ground)
  *   group 1  0  slot    uniform  Slot (one solver's colour and counts)
- *            1  pose    storage  per body two vec4f: (x, 0), q = [x y z w] — a GPU solver's own
- *                                `pose` buffer (src/gpu/frames.ts packBodyState), or a CPU
- *                                solver's snapshot in the same layout
+ *            1  pose    storage  per body two vec4f: (x, s), q = [x y z w] — a GPU solver's own
+ *                                `pose` buffer (src/gpu/frames.ts packBodyState, s = 0), or a CPU
+ *                                solver's snapshot in the same layout (s = 1 while the body sleeps:
+ *                                drawn dimmed, render-info.ts dimmedColour)
  *            2  shape   storage  per body vec4f: kind (0 sphere, 1 box, 2 capsule, 3 plane: no
  *                                impostor), dimensions (sphere r; box half extents a, b, c;
  *                                capsule r, h) (render-info.ts)
@@ -21,7 +22,19 @@
  * Positions are made relative to cam.origin before any matrix (f32 positions 10 km out keep
  * their millimetres that way).
  */
+import { SLEEP_DARKEN, SLEEP_GREY } from './render-info.js';
+
+/** A number as a WGSL f32 literal (always with a decimal point or exponent). */
+function wgslFloat(x: number): string {
+  const s = String(x);
+  return /[.e]/.test(s) ? s : `${s}.0`;
+}
+
 export const shaderSource = /* wgsl */ `
+// a sleeping body's colour (render-info.ts dimmedColour): SLEEP_DARKEN · (c + SLEEP_GREY · (luma(c) − c))
+const SLEEP_GREY: f32 = ${wgslFloat(SLEEP_GREY)};
+const SLEEP_DARKEN: f32 = ${wgslFloat(SLEEP_DARKEN)};
+
 struct Camera {
   view: mat4x4f,
   proj: mat4x4f,
@@ -89,6 +102,7 @@ struct SphereOut {
   @location(2) @interpolate(flat) r: f32,           // bounding radius
   @location(3) @interpolate(flat) q: vec4f,
   @location(4) @interpolate(flat) shape: vec4f,
+  @location(5) @interpolate(flat) asleep: f32,      // the pose's sleep flag: 1 drawn dimmed
 }
 
 @vertex
@@ -102,6 +116,7 @@ fn sphere_vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> 
   out.centre = c;
   out.r = r;
   out.q = pose[2u * i + 1u];
+  out.asleep = pose[2u * i].w;
   out.shape = sh;
   out.eye_point = c;
   out.clip = vec4f(0.0, 0.0, 2.0, 1.0);     // outside the clip volume: not drawn
@@ -229,7 +244,14 @@ fn sphere_fs(in: SphereOut) -> SphereFrag {
   let specular = pow(max(dot(n, half_vector), 0.0), 48.0) * 0.35;
   let shade = (0.32 + 0.68 * diffuse) * band;
   var out: SphereFrag;
-  out.colour = vec4f(slot.colour.rgb * shade + vec3f(specular), slot.colour.a);
+  var base = slot.colour.rgb;
+  var gloss = specular;
+  if (in.asleep > 0.5) {
+    let luma = dot(base, vec3f(0.2126, 0.7152, 0.0722));
+    base = SLEEP_DARKEN * mix(base, vec3f(luma), SLEEP_GREY);
+    gloss = specular * SLEEP_DARKEN;   // a dull highlight: a sleeper does not shine as brightly
+  }
+  out.colour = vec4f(base * shade + vec3f(gloss), slot.colour.a);
   let clip = cam.proj * vec4f(p, 1.0);
   out.depth = clamp(clip.z / clip.w, 0.0, 1.0);
   return out;

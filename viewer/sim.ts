@@ -28,7 +28,7 @@ import type { WorldDesc } from '../src/model/world.js';
 import { resolveOptions, type Solver, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
 import type { Snapshot } from '../src/model/snapshot.js';
 import type { Renderer, DrawSlot } from './renderer.js';
-import { POSE_FLOATS, type Drawable } from './render-info.js';
+import { POSE_ASLEEP, POSE_FLOATS, type Drawable } from './render-info.js';
 
 export type SlotStatus = 'starting' | 'running' | 'diverged' | 'failed';
 
@@ -104,6 +104,10 @@ export class Slot {
   /** contacts to draw (ContactProbe.lines) at frame `contactFrame` (−1: none yet) */
   contactLines: Float32Array<ArrayBuffer> | null = null;
   contactFrame = -1;
+  /** the solver handed a sleep mask (Snapshot.asleep) in some snapshot: it can put bodies to sleep */
+  sleeps = false;
+  /** bodies flagged asleep (drawn dimmed) in the poses last uploaded (render-info.ts POSE_ASLEEP; 0 drawn from a GPU buffer) */
+  dimmed = 0;
   private probe: ContactProbe | null = null;
   readonly options: SolverOptions;
   private metricsContext: { measure(s: Snapshot): FrameMetrics } | null = null;
@@ -135,6 +139,7 @@ export class Slot {
       this.metricsContext = metricsFor(desc, this.options.compliance);
       this.probe = ContactProbe.for(desc);
       const first = await this.solver.snapshot();
+      if (first.asleep) this.sleeps = true;
       this.metrics = this.metricsContext.measure(first);
       this.watch = new DivergenceWatch(desc, this.metrics);
       if (renderer && drawable) {
@@ -174,7 +179,12 @@ export class Slot {
   async upload(renderer: Renderer, drawable: Drawable, snap?: Snapshot): Promise<Snapshot | undefined> {
     if (this.zeroCopy || !this.solver || !this.ownPose || this.status === 'failed' || this.uploadedFrame === this.frame) return snap;
     const s = snap ?? (await this.solver.snapshot());
+    if (s.asleep) this.sleeps = true;
     drawable.packPoses(s, this.poseScratch!);
+    // the flags the renderer gets: what is drawn dimmed
+    let dimmed = 0;
+    for (let i = POSE_ASLEEP; i < this.poseScratch!.length; i += POSE_FLOATS) if (this.poseScratch![i] === 1) dimmed++;
+    this.dimmed = dimmed;
     renderer.device.queue.writeBuffer(this.ownPose, 0, this.poseScratch!);
     this.uploadedFrame = this.frame;
     return s;
@@ -201,6 +211,7 @@ export class Slot {
     if (!this.solver || this.status !== 'running') return undefined;
     try {
       const s = await this.solver.snapshot();
+      if (s.asleep) this.sleeps = true;
       this.metrics = this.metricsContext!.measure(s);
       const why = this.watch!.check(this.metrics, this.frame);
       if (why) {

@@ -5,11 +5,13 @@
  *
  *   header   title, when, the command, the machine, adapters, versions
  *   table    one row per scene × solver (skipped and diverged runs say so); the columns worst
- *            penetration and contacts only when some run has contacts ('—' for the others)
+ *            penetration and contacts only when some run has contacts, awake at end only when some
+ *            run sleeps (results.ts showsSleep) ('—' for the others)
  *   plots    per scene, one line per solver (one colour per solver across the page):
  *              violation:<scene>    max constraint violation against time, log y
  *              penetration:<scene>  deepest contact penetration against time, log y (scenes where
  *                                   some run has contacts: collisions on)
+ *              awake:<scene>        dynamic bodies awake against time (scenes where some run sleeps)
  *              energy:<scene>       total energy against time
  *              time:<scene>         ms per step against frame index
  *              convergence:<scene>  residual against iteration, log y, one line per
@@ -34,7 +36,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
+import { isSkipped, showsSleep, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 import { formatNumber as fmt, optionsText, optionsParts } from './table.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../particles/registry.js';
@@ -150,7 +152,7 @@ export function solverColours(results: CompareResults): Map<string, string> {
   return new Map(ids.map((id, i) => [id, palette[i % palette.length]]));
 }
 
-export type PlotKind = 'violation' | 'penetration' | 'energy' | 'time' | 'convergence';
+export type PlotKind = 'violation' | 'penetration' | 'awake' | 'energy' | 'time' | 'convergence';
 
 export interface PlotLine {
   label: string;
@@ -175,6 +177,8 @@ export interface PlotSpec {
   logY: boolean;
   /** label of a right-hand log axis for the lines with scale 'error' (other units than yLabel's) */
   y2Label?: string;
+  /** drawn as steps (a count that holds between samples), not straight segments */
+  stepped?: boolean;
   lines: PlotLine[];
 }
 
@@ -209,7 +213,8 @@ function spread(lines: PlotLine[]): number {
 }
 
 /**
- * The plots of one scene: violation, penetration (only where some run has contacts), energy, time and
+ * The plots of one scene: violation, penetration (only where some run has contacts), awake bodies (only
+ * where some run sleeps), energy, time and
  * convergence (only when some solver recorded residuals); none when every run was skipped.
  */
 export function scenePlots(results: CompareResults, scene: string, colours = solverColours(results)): PlotSpec[] {
@@ -234,6 +239,15 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
       id: `penetration:${scene}`, kind: 'penetration', scene,
       title: 'Max penetration', xLabel: 'time (s)', yLabel: 'max penetration (m)', logY: true,
       lines: contactRuns.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.maxPenetration, true)))),
+    });
+  // the dynamic bodies awake (read from each snapshot's sleep mask), linear y from 0: a count that drops as
+  // islands fall asleep; every rigid run of the scene, once some run sleeps (the others then show as flat lines)
+  const awakeRuns = runs.filter((r) => r.awake);
+  if (awakeRuns.some(showsSleep))
+    plots.push({
+      id: `awake:${scene}`, kind: 'awake', scene,
+      title: 'Awake bodies', xLabel: 'time (s)', yLabel: 'dynamic bodies awake', logY: false, stepped: true,
+      lines: awakeRuns.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.awake, false)))),
     });
   plots.push(
     {
@@ -285,6 +299,7 @@ export function plotSpecs(results: CompareResults): PlotSpec[] {
 
 const captions: Record<PlotKind, string> = {
   violation: 'Max constraint violation |C| (m) against time, log scale; gaps where a value is missing or zero.',
+  awake: 'Dynamic bodies awake (not asleep) against time, from each frame’s sleep mask; a solver that never sleeps keeps every body awake.',
   penetration: 'Deepest penetration over the contact points (m) against time, recomputed from each frame’s state by collision detection, log scale; gaps where nothing overlaps (zero) or a value is missing.',
   energy: 'Total energy (J: kinetic + gravitational potential) against time.',
   time: 'Milliseconds per step against frame index, on each solver’s clock (GPU: per-submission averages).',
@@ -329,14 +344,18 @@ const contactColumns: [string, string?][] = [
   ['contacts', 'contact points that touch (separation ≤ 5 mm) at the last frame'],
 ];
 const afterContacts = columns.findIndex(([name]) => name === 'worst max violation (m)') + 1;
+/** The awake column, after the contact columns, where some run sleeps (results.ts showsSleep). */
+const awakeColumns: [string, string?][] = [['awake at end', 'dynamic bodies awake (not asleep) at the last frame, of all dynamic bodies']];
 
 function tableHtml(results: CompareResults, colours: Map<string, string>, optionsVary: boolean): string {
   const withContacts = results.runs.some((r) => !isSkipped(r) && r.contacts);
+  const withAwake = results.runs.some((r) => !isSkipped(r) && showsSleep(r));
   const head = [
     ...columns.slice(0, 2),
     ...(optionsVary ? ([['options']] as [string][]) : []),
     ...columns.slice(2, afterContacts),
     ...(withContacts ? contactColumns : []),
+    ...(withAwake ? awakeColumns : []),
     ...columns.slice(afterContacts),
   ];
   const rows: string[] = [];
@@ -372,6 +391,7 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
         `<td>${fmtSci(r.violation.finalMax)}</td>`,
         `<td>${fmtSci(r.violation.worstMax)}</td>`,
         ...(withContacts ? [`<td class="penetration">${fmtSci(r.contacts?.worstMaxPenetration)}</td>`, `<td class="contacts">${fmt(r.contacts?.finalCount, 15)}</td>`] : []),
+        ...(withAwake ? [`<td class="awake">${r.awake && r.awake.finalCount !== null ? `${fmt(r.awake.finalCount, 15)}/${fmt(r.awake.dynamicBodies, 15)}` : DASH}</td>`] : []),
         `<td>${fmtSigned(r.energy.driftPercent)}</td>`,
         `<td>${fmt(r.cost.rowSolvesPerFrame)}</td>`,
         `<td>${fmt(r.cost.dispatchesPerFrame)}</td>`,
@@ -551,6 +571,7 @@ const pageScript = `
         var s = { label: l.label, stroke: l.colour, width: 2, spanGaps: false, value: function (u, v) { return fmt(v); } };
         if (l.dash) s.dash = l.dash;
         if (l.scale) s.scale = l.scale;
+        if (p.stepped && uPlot.paths && uPlot.paths.stepped) s.paths = uPlot.paths.stepped({ align: 1 });
         series.push(s);
       });
       var first = true;

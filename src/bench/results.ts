@@ -66,6 +66,13 @@ export interface RunRecord {
    * The final figures are null when the run diverged.
    */
   contacts?: { finalMaxPenetration: number | null; worstMaxPenetration: number | null; finalCount: number | null; meanCount: number | null };
+  /**
+   * Rigid worlds only (absent for particle systems): the dynamic bodies awake (not asleep) at the last frame
+   * (null when the run diverged) and their mean over the sampled frames, out of `dynamicBodies`; `sleeps`:
+   * the solver reported a sleep mask in this run (without one every body stays awake); `allAsleepT`: the
+   * time of the first sampled frame at which every dynamic body slept, s, or null (run/run.ts AwakeSummary).
+   */
+  awake?: { finalCount: number | null; meanCount: number | null; dynamicBodies: number; sleeps: boolean; allAsleepT: number | null };
   energy: { start: number | null; end: number | null; driftPercent: number | null };
   momentum: { start: number[]; end: number[] | null };
   diverged: { frame: number; t: number; reason: string } | null;
@@ -78,7 +85,7 @@ export interface RunRecord {
   constraintForces?: ConstraintForce[];
   /** compare only: steps/s ÷ the steps/s of the first solver on the same scene (null if that one did not run) */
   stepsPerSecondRatio?: number | null;
-  /** maxPenetration (m) and contacts (touching points): scenes with collisions on only */
+  /** maxPenetration (m) and contacts (touching points): scenes with collisions on only; awake (dynamic bodies awake): rigid worlds */
   series: {
     t: number;
     maxViolation: number | null;
@@ -86,6 +93,7 @@ export interface RunRecord {
     energy: number | null;
     maxPenetration?: number | null;
     contacts?: number;
+    awake?: number;
     trace?: Record<string, number[]>;
   }[];
 }
@@ -125,6 +133,15 @@ export interface CompareResults {
 
 export function isSkipped(r: RunRecord | SkippedRun): r is SkippedRun {
   return 'skipped' in r;
+}
+
+/**
+ * Whether a run's awake count is worth showing beside its other figures (the printed table, the HTML
+ * report, the `run` summary): a rigid run whose solver sleeps in it, or whose bodies were ever counted
+ * asleep. Elsewhere every dynamic body is awake all along, and the CSV and JSON still carry the count.
+ */
+export function showsSleep(r: Pick<RunRecord, 'awake'>): boolean {
+  return r.awake !== undefined && (r.awake.sleeps || (r.awake.meanCount !== null && r.awake.meanCount < r.awake.dynamicBodies));
 }
 
 export function finiteOrNull(x: number): number | null {
@@ -187,6 +204,17 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
           },
         }
       : {}),
+    ...(r.awake
+      ? {
+          awake: {
+            finalCount: r.final?.awake ?? null,
+            meanCount: finiteOrNull(r.awake.meanAwake),
+            dynamicBodies: r.awake.dynamicBodies,
+            sleeps: r.awake.sleeps,
+            allAsleepT: r.awake.allAsleep ? r.awake.allAsleep.t : null,
+          },
+        }
+      : {}),
     energy: {
       start: finiteOrNull(r.initial.energy),
       end: r.final ? finiteOrNull(r.final.energy) : null,
@@ -205,6 +233,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
       energy: finiteOrNull(p.energy),
       ...(p.maxPenetration !== undefined ? { maxPenetration: finiteOrNull(p.maxPenetration) } : {}),
       ...(p.contacts !== undefined ? { contacts: p.contacts } : {}),
+      ...(p.awake !== undefined ? { awake: p.awake } : {}),
       ...(p.trace ? { trace: p.trace } : {}),
     })),
   };

@@ -6,7 +6,7 @@ import { iterationsText, optionsRead, solverOptionSpecs, type IterationMode, typ
 import { findSolver } from '../solvers/registry.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../particles/registry.js';
-import { isSkipped, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
+import { isSkipped, showsSleep, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 
 export interface Column {
   /** CSV header (snake_case, with units) */
@@ -26,6 +26,14 @@ export interface Column {
 }
 
 const hasContacts = (r: RunRecord) => r.contacts !== undefined;
+/** rigid worlds: the awake count is recorded (RunRecord.awake) */
+const hasAwake = (r: RunRecord) => r.awake !== undefined;
+
+/** e.g. 0/6: the dynamic bodies awake at the last frame, of all dynamic bodies (null when diverged or no figure) */
+function awakeText(r: RunRecord): string | null {
+  const a = r.awake;
+  return a && a.finalCount !== null ? `${formatNumber(a.finalCount, 15)}/${formatNumber(a.dynamicBodies, 15)}` : null;
+}
 
 /** The columns of `list` that the runs `ran` show: optional ones with a value, shownIf ones that some run passes. */
 function shownColumns(list: Column[], ran: RunRecord[]): Column[] {
@@ -59,6 +67,8 @@ export const columns: Column[] = [
   // scenes with collisions on (RunRecord.contacts); the columns appear only when some run has contacts
   { csv: 'worst_penetration_m', title: 'worst penetration (m)', get: (r) => r.contacts?.worstMaxPenetration ?? null, shownIf: hasContacts },
   { csv: 'contacts_final', title: 'contacts', get: (r) => r.contacts?.finalCount ?? null, digits: 15, shownIf: hasContacts },
+  // the dynamic bodies awake at the end, of all: only where some run sleeps (showsSleep; the CSV has awake_final, dynamic_bodies)
+  { csv: 'awake_of_dynamic', title: 'awake', get: awakeText, tableOnly: true, shownIf: showsSleep },
   { csv: 'energy_drift_percent', title: 'energy %', get: (r) => r.energy.driftPercent },
   { csv: 'unconverged_of_solves', title: 'unconv.', get: unconvergedText, tableOnly: true, optional: true },
   { csv: 'steps_per_s_ratio_to_first', title: 'speed ×', get: (r) => r.stepsPerSecondRatio ?? null },
@@ -90,6 +100,11 @@ const csvOnly: Column[] = [
   { csv: 'final_rms_violation_m', title: 'final rms C', get: (r) => r.violation.finalRms },
   { csv: 'final_penetration_m', title: 'final penetration', get: (r) => r.contacts?.finalMaxPenetration ?? null, shownIf: hasContacts },
   { csv: 'contacts_mean', title: 'mean contacts', get: (r) => r.contacts?.meanCount ?? null, shownIf: hasContacts },
+  // rigid worlds: the awake dynamic bodies at the last frame and on average, of dynamic_bodies; when all first slept (s)
+  { csv: 'awake_final', title: 'awake', get: (r) => r.awake?.finalCount ?? null, shownIf: hasAwake },
+  { csv: 'awake_mean', title: 'mean awake', get: (r) => r.awake?.meanCount ?? null, shownIf: hasAwake },
+  { csv: 'dynamic_bodies', title: 'dynamic bodies', get: (r) => r.awake?.dynamicBodies ?? null, shownIf: hasAwake },
+  { csv: 'all_asleep_s', title: 'all asleep at', get: (r) => r.awake?.allAsleepT ?? null, shownIf: hasAwake },
   { csv: 'energy_start_j', title: 'E0', get: (r) => r.energy.start },
   { csv: 'energy_end_j', title: 'E', get: (r) => r.energy.end },
   { csv: 'row_solves_per_frame', title: 'rows/frame', get: (r) => r.cost.rowSolvesPerFrame },
@@ -206,7 +221,10 @@ function csvCell(v: number | string | null): string {
   return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
-/** results.csv: one row per scene × solver, numbers at full precision, empty cells for none; the contact columns only when some run has contacts. */
+/**
+ * results.csv: one row per scene × solver, numbers at full precision, empty cells for none; the contact columns
+ * only when some run has contacts, the awake columns only when some run is of a rigid world.
+ */
 export function compareCsv(results: CompareResults): string {
   const ran = results.runs.filter((r): r is RunRecord => !isSkipped(r));
   const all = shownColumns([...columns.filter((c) => !c.tableOnly), ...csvOnly], ran);

@@ -78,6 +78,7 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
     if (r.worstMaxAngularViolation || r.final.maxAngularViolation)
       lines.push(`angular     final max ${num(r.final.maxAngularViolation ?? 0)} rad, worst max ${num(r.worstMaxAngularViolation ?? 0)} rad (hinge and fixed joints)`);
     if (r.contacts) lines.push(contactsLine(r));
+    if (r.awake && (r.awake.sleeps || r.awake.meanAwake < r.awake.dynamicBodies)) lines.push(awakeLine(r));
     lines.push(`energy      start ${num(r.initial.energy, 6)} J, end ${num(r.final.energy, 6)} J${drift === null ? '' : ` (${drift >= 0 ? '+' : ''}${num(drift)} %)`}`);
     lines.push(`momentum    end (${r.final.momentum.map((x) => num(x)).join(', ')}) kg·m/s`);
     lines.push(`state hash  ${r.finalStateHash} (final positions, orientations and velocities, exact bits)`);
@@ -96,6 +97,19 @@ function contactsLine(r: RunResult): string {
   const count = final.contacts ?? 0;
   return `contacts    max penetration final ${num(final.maxPenetration ?? NaN)} m, worst ${num(c.worstMaxPenetration)} m; ` +
     `${countText(count, 'touching point')} at the end (mean ${num(c.meanContacts)} over ${countText(c.samples, 'sampled frame')})`;
+}
+
+/**
+ * Rigid runs whose solver sleeps (a sleep mask in its snapshots, or bodies counted asleep): the dynamic
+ * bodies awake at the last frame, of all, their mean over the sampled frames, and the first sampled time
+ * at which every one slept (metrics/metrics.ts awake; run/run.ts AwakeSummary).
+ */
+function awakeLine(r: RunResult): string {
+  const a = r.awake!;
+  const count = r.final!.awake ?? a.dynamicBodies;
+  const all = a.allAsleep ? `all asleep from t = ${num(a.allAsleep.t)} s (frame ${num(a.allAsleep.frame, 15)})` : 'never all asleep';
+  return `awake       ${formatNumber(count, 15)} of ${countText(a.dynamicBodies, 'dynamic body', 'dynamic bodies')} at the end ` +
+    `(mean ${num(a.meanAwake)} over ${countText(a.samples, 'sampled frame')}); ${all}`;
 }
 
 /** A one-time jump (run/run.ts DivergenceWatch): beyond the divergence bound, then no longer growing. */

@@ -22,6 +22,13 @@ export interface FrameMetrics {
   maxPenetration?: number;
   /** worlds with collisions on: contact points that touch (separation ≤ 5 mm) */
   contacts?: number;
+  /**
+   * rigid worlds: the dynamic (not fixed) bodies awake at this frame, Snapshot.asleep's zeros among them;
+   * every dynamic body when the solver never sleeps (no mask). Absent for particle systems.
+   */
+  awake?: number;
+  /** rigid worlds: the dynamic (not fixed) bodies, the count `awake` is out of */
+  dynamicBodies?: number;
   /** false when any position, orientation or velocity is NaN or infinite */
   finite: boolean;
 }

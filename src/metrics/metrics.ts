@@ -19,10 +19,13 @@
  *               (collision/pipeline.ts, not the solver's contact list): the deepest penetration
  *               max(0, −s) over every contact point (m), and the number of points that touch
  *               (separation s ≤ 5 mm, the velocity solvers' slop)
+ *   awake       the dynamic bodies not asleep (Snapshot.asleep, awakeBodies), out of all dynamic ones:
+ *               a count of state, read from the snapshot's mask (which bodies the solver froze), not a
+ *               physical figure recomputed — every dynamic body when the snapshot has no mask
  */
 import type { WorldDesc } from '../model/world.js';
 import { massProperties } from '../model/world.js';
-import type { Snapshot } from '../model/snapshot.js';
+import { awakeBodies, type Snapshot } from '../model/snapshot.js';
 import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
 import { ParticleMetricsContext } from '../particles/metrics.js';
 import type { FrameMetrics } from './frame-metrics.js';
@@ -41,6 +44,9 @@ export class MetricsContext {
   /** per constraint: q_ref = q_A⁻¹ q_B in the starting pose (4), and a distance joint's length (its starting length where it gives none) */
   private readonly reference: Float64Array;
   private readonly restLength: Float64Array;
+  /** per body 1 when dynamic (not fixed), and how many (the count `awake` is out of) */
+  private readonly dynamic: Uint8Array;
+  readonly dynamicBodies: number;
   /** @param defaultCompliance α of the joints that set none (the solver's --compliance) */
   constructor(readonly world: WorldDesc, defaultCompliance = 0) {
     this.compliance = Float64Array.from(world.constraints, (c) => c.compliance ?? defaultCompliance);
@@ -60,6 +66,8 @@ export class MetricsContext {
         this.restLength[ic] = Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]);
       } else if (c.type === 'distance' && c.length !== undefined) this.restLength[ic] = c.length;
     });
+    this.dynamic = Uint8Array.from(world.bodies, (b) => (b.fixed ? 0 : 1));
+    this.dynamicBodies = this.dynamic.reduce((k, d) => k + d, 0);
     world.bodies.forEach((b, i) => {
       if (b.fixed) return; // fixed bodies carry no energy
       const mp = massProperties(b);
@@ -171,6 +179,8 @@ export class MetricsContext {
       angularMomentum: L,
       finite,
       ...(finite ? this.contactsOf(s) ?? {} : {}),
+      awake: awakeBodies(s, this.dynamic),
+      dynamicBodies: this.dynamicBodies,
     };
   }
 }

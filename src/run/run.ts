@@ -57,6 +57,8 @@ export interface SeriesPoint {
   /** worlds with collisions on: the deepest penetration (m) and the touching points at this frame (FrameMetrics) */
   maxPenetration?: number;
   contacts?: number;
+  /** rigid worlds: the dynamic bodies awake at this frame (FrameMetrics.awake; all of them when nothing sleeps) */
+  awake?: number;
   trace?: Record<string, [number, number, number]>;
 }
 
@@ -72,6 +74,24 @@ export interface ContactSummary {
   meanContacts: number;
   /** sampled frames the two figures above are taken over */
   samples: number;
+}
+
+/**
+ * Sleeping, for rigid worlds (absent for particle systems): how many dynamic bodies were awake over the
+ * sampled frames (FrameMetrics.awake, read from each snapshot's sleep mask, Snapshot.asleep). The final
+ * count is RunResult.final's.
+ */
+export interface AwakeSummary {
+  /** the dynamic (not fixed) bodies: the count `awake` is out of */
+  dynamicBodies: number;
+  /** the solver reported a sleep mask in this run (it can put bodies to sleep: --sleep 1, Rapier); false: all stay awake */
+  sleeps: boolean;
+  /** the mean of the awake count over the sampled frames (frame 0 included) */
+  meanAwake: number;
+  /** sampled frames the mean is taken over */
+  samples: number;
+  /** the first sampled frame at which every dynamic body was asleep, or null (never, or no dynamic body) */
+  allAsleep: { frame: number; t: number } | null;
 }
 
 export interface Divergence {
@@ -105,6 +125,8 @@ export interface RunResult {
   worstMaxAngularViolation?: number;
   /** worlds with collisions on: worst penetration and mean contact count over the sampled frames (ContactSummary) */
   contacts?: ContactSummary;
+  /** rigid worlds: the awake bodies over the sampled frames and whether the solver sleeps (AwakeSummary) */
+  awake?: AwakeSummary;
   diverged: Divergence | null;
   /** one-time jumps: quantities that went beyond the watch's bound and did not keep growing (the largest sample of each) */
   jumps: Jump[];
@@ -418,6 +440,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     };
     if (m.maxPenetration !== undefined) p.maxPenetration = m.maxPenetration;
     if (m.contacts !== undefined) p.contacts = m.contacts;
+    if (m.awake !== undefined) p.awake = m.awake;
     if (trace.length) {
       p.trace = {};
       for (const i of trace) p.trace[i] = [pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]];
@@ -427,6 +450,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
 
   const constraintForces = opts.constraintForces ? solver.constraintForces?.() : undefined;
   const snap0 = await solver.snapshot();
+  let sleeps = snap0.asleep !== undefined; // the solver hands a sleep mask: it can put bodies to sleep
   const initial = metrics.measure(snap0);
   record(initial, 0, snap0.position);
   const watch = new DivergenceWatch(world, initial, opts.energyFactor, opts.violationFactor, opts.divergenceWatch ?? true);
@@ -464,6 +488,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     opts.onProgress?.(done, opts.frames);
     if (done === nextStop) {
       const snap = await solver.snapshot();
+      if (snap.asleep !== undefined) sleeps = true;
       const m = metrics.measure(snap);
       const reason = watch.check(m, done);
       if (reason) {
@@ -493,6 +518,20 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     contacts = { worstMaxPenetration: worstPen, meanContacts: sumContacts / series.length, samples: series.length };
   }
 
+  // awake bodies over the same samples (rigid worlds: FrameMetrics.awake is absent for particle systems)
+  let awake: AwakeSummary | undefined;
+  if (initial.awake !== undefined) {
+    const dynamicBodies = initial.dynamicBodies ?? 0;
+    const first = dynamicBodies > 0 ? series.find((p) => p.awake === 0) : undefined;
+    awake = {
+      dynamicBodies,
+      sleeps,
+      meanAwake: series.reduce((k, p) => k + (p.awake ?? 0), 0) / series.length,
+      samples: series.length,
+      allAsleep: first ? { frame: first.frame, t: first.t } : null,
+    };
+  }
+
   const timings = solver.timings();
   return {
     solver: solver.id,
@@ -506,6 +545,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     worstMaxViolation: worst,
     worstMaxAngularViolation: worstAngular,
     ...(contacts ? { contacts } : {}),
+    ...(awake ? { awake } : {}),
     diverged,
     jumps: watch.jumps(),
     timing: summariseTimings(timings),
