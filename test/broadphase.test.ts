@@ -445,3 +445,27 @@ test('no bodies, one, two, then one again', () => {
     }
   }
 });
+
+test('a state blowing up (every speculative margin covering the scene) is reported as a SolverFailure, not a crash', async () => {
+  const { CollisionPipeline, MAX_CANDIDATES_PER_BODY } = await import('../src/collision/pipeline.js');
+  const { ContactList } = await import('../src/rows/contact.js');
+  // 1,500 spheres 1 m apart on a line, each moving at 1e6 m/s: at h = 1/60 every margin h·|v| spans
+  // the whole line, so all n(n − 1)/2 = 1,124,250 pairs are candidates, over the 1e6 floor of the
+  // limit (64 n = 96,000 is below it)
+  const n = 1500;
+  const bodies = Array.from({ length: n }, (_, i) => ({ shape: { type: 'sphere' as const, radius: 0.1 }, mass: 1, position: [i, 0, 0] as [number, number, number] }));
+  const pipeline = new CollisionPipeline(bodies, new Float64Array(n).fill(1));
+  const position = new Float64Array(3 * n), orientation = new Float64Array(4 * n), v = new Float64Array(3 * n), w = new Float64Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    position[3 * i] = i;
+    orientation[4 * i + 3] = 1;
+    v[3 * i + 1] = 1e6;
+  }
+  assert.ok((n * (n - 1)) / 2 > Math.max(MAX_CANDIDATES_PER_BODY * n, 1e6));
+  assert.throws(() => pipeline.detect(position, orientation, v, w, 1 / 60, new ContactList()), (e: Error) => e.name === 'SolverFailure' && /blowing up/.test(e.message));
+  // at rest the same line has no candidates at all
+  v.fill(0);
+  const list = new ContactList();
+  pipeline.detect(position, orientation, v, w, 1 / 60, list);
+  assert.equal(list.count, 0);
+});

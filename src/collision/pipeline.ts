@@ -18,9 +18,13 @@ import type { BodyDesc } from '../model/world.js';
 import { boundingRadius } from '../model/world.js';
 import { shapeAabb } from './aabb.js';
 import { SweepAndPrune } from './broadphase.js';
+import { SolverFailure } from '../model/failure.js';
 import { collide } from './narrow.js';
 import type { Pose, CollisionShape as Shape } from './types.js';
 import { ContactList, contactKey, tangentOf } from '../rows/contact.js';
+
+/** Broad-phase candidates per body beyond which detection reports a blow-up (detect). */
+export const MAX_CANDIDATES_PER_BODY = 64;
 
 export const SPECULATIVE_DISTANCE = 0.02;
 /** defaults of the scene format (model/schema.ts) */
@@ -84,6 +88,15 @@ export class CollisionPipeline {
     this.broad.update(this.aabbs, n, this.isStatic);
     const pairs = this.broad.pairs;
     this.candidates = this.broad.pairCount;
+    // a state blowing up (speeds growing without bound) makes every speculative margin h·|v| cover
+    // the scene and every pair a candidate: reported as the run's failure, before the points of
+    // ~n²/2 pairs exhaust memory. A real pile has a few dozen neighbours per body at most.
+    const limit = Math.max(MAX_CANDIDATES_PER_BODY * n, 1_000_000);
+    if (this.candidates > limit) {
+      let fastest = 0;
+      for (let i = 0; i < n; i++) if (!(speed[i] <= fastest)) fastest = speed[i];
+      throw new SolverFailure(`collision detection: ${this.candidates} candidate pairs among ${n} bodies (over ${limit}), the fastest body at ${fastest.toPrecision(3)} m/s: the state is blowing up`);
+    }
     this.touching = 0;
     const poseA: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
     const poseB: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };

@@ -21,13 +21,8 @@ import { makeConstraint, type ParticleConstraint } from './constraints.js';
 import { makeForce, type ParticleForce } from './forces.js';
 import { ParticleSystemError, validateParticleSystem, type ConstraintDesc, type ForceDesc, type ParametricCircleDesc, type ParticleSystemDesc } from './model.js';
 
-/** A step that cannot go on (a constraint without a gradient): reported as the run's failure, never as NaN. */
-export class SolverFailure extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SolverFailure';
-  }
-}
+import { SolverFailure } from '../model/failure.js';
+export { SolverFailure };
 
 export interface ConstraintForce {
   /** index in the system's constraint list */
