@@ -75,9 +75,16 @@ export class CollisionPipeline {
    * The contact points at the pose given (3 per body positions, 4 per body orientations, velocities
    * 3 per body), into `out` (cleared first); h the frame's time step (the speculative margin).
    */
-  detect(position: Float64Array, orientation: Float64Array, linearVelocity: Float64Array, angularVelocity: Float64Array, h: number, out: ContactList): void {
+  detect(position: Float64Array, orientation: Float64Array, linearVelocity: Float64Array, angularVelocity: Float64Array, h: number, out: ContactList, asleep: Uint8Array | null = null): void {
     out.clear();
     const n = this.count;
+    // `asleep` (optional, per body): sleeping bodies are passed to the broad phase as static, so a
+    // pair of two sleepers or of a sleeper and a fixed body is not looked at (nothing moves there)
+    let inactive = this.isStatic;
+    if (asleep) {
+      inactive = this.inactiveScratch.length >= n ? this.inactiveScratch : (this.inactiveScratch = new Uint8Array(n));
+      for (let i = 0; i < n; i++) inactive[i] = this.isStatic[i] | asleep[i];
+    }
     const speed = this.speedScratch.length >= n ? this.speedScratch : (this.speedScratch = new Float64Array(n));
     for (let i = 0; i < n; i++) {
       const o = 3 * i;
@@ -85,7 +92,7 @@ export class CollisionPipeline {
       speed[i] = s;
       shapeAabb(this.shapes[i], position, o, orientation, 4 * i, SPECULATIVE_DISTANCE / 2 + h * s, this.aabbs, 6 * i);
     }
-    this.broad.update(this.aabbs, n, this.isStatic);
+    this.broad.update(this.aabbs, n, inactive);
     const pairs = this.broad.pairs;
     this.candidates = this.broad.pairCount;
     // a state blowing up (speeds growing without bound) makes every speculative margin h·|v| cover
@@ -158,6 +165,7 @@ export class CollisionPipeline {
     }
   }
   private speedScratch = new Float64Array(0);
+  private inactiveScratch = new Uint8Array(0);
 }
 
 function setPose(pose: Pose, position: Float64Array, orientation: Float64Array, i: number): void {

@@ -80,21 +80,27 @@ export abstract class CpuSolverBase extends WallTimedSolver {
   }
 
   /**
-   * With sleeping on, once per frame after detection (the contacts `list` found over every body,
-   * sleeping ones too, so an awake body touching a sleeper is seen): the islands' update (a contact
-   * or a joint from an awake body wakes a sleeping island; a resting island falls asleep; a joint
-   * added or removed between steps wakes everything, islands.ts wakeAll), then only the points with
-   * an awake body are kept in `list`. Returns `list`.
+   * With sleeping on, once per frame after detection (`list`: every pair with an awake body, so an
+   * awake body touching a sleeper is seen; pairs of two sleepers, or a sleeper and a fixed body, are
+   * not looked at: detectContacts): the islands' update (a contact or a joint from an awake body
+   * wakes a sleeping island; a resting island falls asleep; a joint added or removed between steps
+   * wakes everything, islands.ts wakeAll), then only the points with an awake body are kept in
+   * `list`. When bodies woke, the contacts are found again (the woken island's own contacts were
+   * not looked at), so a woken pile steps with all its contacts from its first frame. Returns `list`.
    */
   protected updateSleep(dt: number, list: ContactList | null): ContactList | null {
     const sleeping = this.sleeping;
     if (!sleeping) return list;
-    if (this.joints.version !== this.sleepJointsVersion) sleeping.wakeAll();
+    const jointsChanged = this.joints.version !== this.sleepJointsVersion;
+    if (jointsChanged) sleeping.wakeAll();
     this.sleepJointsVersion = this.joints.version;
+    const wokenBefore = jointsChanged ? sleeping.woken : 0;
     sleeping.update(dt, this.w.linearVelocity, this.w.angularVelocity, list, this.joints);
+    if (list && (sleeping.woken > 0 || wokenBefore > 0)) list = this.detectContacts(this.lastDetectH);
     if (list) sleeping.dropSleepingContacts(list);
     return list;
   }
+  private lastDetectH = 0;
 
   /** Dynamic bodies awake now (every dynamic body when nothing sleeps). */
   awakeBodyCount(): number {
@@ -124,7 +130,10 @@ export abstract class CpuSolverBase extends WallTimedSolver {
       c.setJoints(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
       this.jointsSeenByCollision = this.joints.version;
     }
-    c.detect(this.w.position, this.w.orientation, this.w.linearVelocity, this.w.angularVelocity, h, this.contacts);
+    // sleeping bodies count as fixed for the pairs looked at (a pair of two sleepers, or of a sleeper
+    // and a fixed body, is not: nothing moves there); their islands keep them together (islands.ts)
+    c.detect(this.w.position, this.w.orientation, this.w.linearVelocity, this.w.angularVelocity, h, this.contacts, this.sleeping ? this.sleeping.asleep : null);
+    this.lastDetectH = h;
     return this.contacts;
   }
 
