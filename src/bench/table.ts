@@ -166,6 +166,17 @@ export function optionsParts(o: SolverOptions, id: string, mode: IterationMode =
     parts.push(`damping ${formatNumber(o.linearDamping)}/s, ${formatNumber(o.angularDamping)}/s ang.`);
   if (reads.has('feedbackStiffness') || reads.has('feedbackDamping'))
     parts.push(`feedback k_s ${formatNumber(o.feedbackStiffness)}/s², k_d ${formatNumber(o.feedbackDamping)}/s`);
+  // the soft solvers' springs as they act: capped at a quarter (contacts) and half (joints) of the
+  // (sub)step rate 1/h (si-soft-cpu, softstep-cpu)
+  const spring = (name: string, hz: number, cap: number, zeta: number) => {
+    const acting = Math.min(hz, cap);
+    return `${name} spring ${formatNumber(acting)} Hz${acting < hz ? ` (${formatNumber(hz)} capped)` : ''} ζ ${formatNumber(zeta)}`;
+  };
+  const rate = o.substeps / o.dt;
+  if (reads.has('contactHertz')) parts.push(spring('contact', o.contactHertz, 0.25 * rate, o.contactDampingRatio));
+  if (reads.has('jointHertz')) parts.push(spring('joint', o.jointHertz, 0.5 * rate, o.jointDampingRatio));
+  // sleeping is on by default (shown by the awake line where a run sleeps); said only when turned off
+  if (reads.has('sleep') && o.sleep === 0) parts.push('sleeping off');
   return parts;
 }
 
