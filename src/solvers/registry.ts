@@ -164,7 +164,7 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'softstep-cpu',
-    description: 'Box2D v3 soft step: substeps of integrate, warm start, soft solve, integrate positions, relax; then restitution (f64)',
+    description: 'Box2D v3 soft step: substeps of integrate, restitution by collision propagation, warm start, soft solve, integrate positions, relax (f64)',
     device: 'cpu',
     reads: softReadsSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },

@@ -16,8 +16,8 @@
  *                can do it; otherwise the motion is left to dynamic friction.
  *   B takes +Σ J_Bᵀ λ, A likewise: x += m⁻¹ P, q += ½ (0, I⁻¹ (r × P)) ⊗ q (the text's pose update).
  *
- * Three departures from the text's point-by-point loop, each for a measured reason (box of 1 m on the
- * ground, 1 iteration × 10 substeps at 1/60 s):
+ * Four departures from the text's point-by-point loop, each for a measured reason (box of 1 m on the
+ * ground, 1 iteration × 10 substeps at 1/60 s; 4.: a pyramid):
  *   1. A manifold's points are solved together, as one block of rows to convergence (projected
  *      Gauss–Seidel over ≤ 12 rows, solveBlock), not one point after the other: corner by corner, the
  *      first corner's correction tilts the box and the order leaves a bias (measured: a box at rest
@@ -58,6 +58,29 @@
  *                velocity, so the cap is put on the impulse (Coulomb: |P_t| ≤ μ_d P_n, P_n = λ_n/h the
  *                normal impulse of the substep); for a point mass on the ground that is Δv = μ_d g h per
  *                substep, as it should be.
+ *   4. (departure 4, in the velocity pass) dynamic friction's per-point rule, applied to the points
+ *      of one manifold from the same velocities and summed, overshoots: the points sit on the same two rigid bodies, so each
+ *      point's impulse also moves the others, and the sum removes more than the manifold's motion. On
+ *      the small tangential motions of a resting pile (|v_t| below the cap μ_d λ_n / h) it maps the
+ *      motion to a multiple < −1 of itself each substep, until the cap clips it: for a 1 m box on the
+ *      ground (4 corners, uncapped) a yaw ω → −1.18 ω; a slide v_t → the box stopped but rocking
+ *      ω = 3 v_t / 1 m, which leaves its bottom at −1.5 v_t; on the half-face patch between two boxes of
+ *      a pyramid the map (I − D⁻¹K on the tangent rows, D = diag K) has eigenvalues down to −2.55
+ *      (scratch/jacobi.py). So resting contacts were kicked back and forth at the Coulomb cap, and the
+ *      position pass (one Gauss–Seidel sweep) did not take it all back: measured on the base-20
+ *      pyramid (210 boxes, μ 0.6) ~35 boxes kept rocking (ω about x) and yawing (about y) at up to
+ *      0.15 rad/s, neighbours in opposite senses, 210 awake at 3 s; 2 iterations or 20 substeps
+ *      damped it (7, 3 boxes above the sleep thresholds). The velocity pass therefore first solves the
+ *      manifold as one block, as the position pass does (1., 2.): its normal rows and a tangent pair
+ *      per point held in its disc |P_t| ≤ μ_d λ_n / h, to convergence; if that meets the tangential
+ *      targets (v_t → 0 at every point, to STICK_TOLERANCE) the manifold stops within its cones and
+ *      that is the pass. Else it slides, and the text's rule runs as before (normal block, then per
+ *      point along −v̂_t, capped): a sliding manifold's points are all at their caps, where the sum is
+ *      Coulomb's μ_d P_n and cannot overshoot, while the disc-projected block would spend part of each
+ *      disc on lateral components that cancel (measured: a box sliding down a slope decelerated 6 %
+ *      too little, 1.58 for 1.49 m/s², and yawed at 0.03 rad/s). After: the base-20 pyramid below
+ *      0.005 m/s and 0.002 rad/s at 0.5 s, asleep at 1.0 s (base 10 also at 1.0 s, was 2.5–3 s); the
+ *      slope's slide unchanged (test/static-friction.test.ts), test/xpbd-rest.test.ts.
  * μ_s (static friction's discs) and μ_d (dynamic friction's cap) are the pair's combined
  * `staticFriction` and `dynamicFriction` (ContactList.staticFriction, .friction); a body that gives only
  * `friction` uses it for both.
@@ -348,23 +371,38 @@ export class XpbdContacts {
 
   /**
    * Projected Gauss–Seidel on the manifold's block of `rows` rows (K λ = b, K = J M⁻¹ Jᵀ, to
-   * convergence: up to BLOCK_SWEEPS sweeps over ≤ 12 rows, fewer once converged): rows kind 0 normal (λ ≥ 0 when `oneSided`, else
-   * free), then per point a pair of tangent rows (kind 1 and 2: free when `bound` < 0, else the pair held
+   * convergence: up to BLOCK_SWEEPS sweeps over ≤ 12 rows, fewer once converged): rows kind 0 normal
+   * (λ ≥ 0 when `oneSided`, else free), then per point a pair of tangent rows (kind 1 and 2: free when `bound` < 0, else the pair held
    * in the disc |λ_t| ≤ bound[pair]). The result Δ = M⁻¹ Jᵀ λ (12: Δx_A, Δθ_A, Δx_B, Δθ_B) in bDelta.
    */
   private solveBlock(rows: number, oneSided: boolean): void {
-    const J = this.bJ, MJ = this.bMJ, D = this.bDelta, lam = this.bLambda, kind = this.bKind;
-    D.fill(0);
+    const J = this.bJ, MJ = this.bMJ, D = this.bDelta, lam = this.bLambda, kind = this.bKind, K = this.bK;
+    // K = J M⁻¹ Jᵀ once (symmetric), so a row's update reads J_i M⁻¹ Jᵀ λ = Σ_j K_ij λ_j (rows terms)
+    // instead of keeping Δ = M⁻¹ Jᵀ λ up to date (12 terms to read, 12 to write per row); the same
+    // iteration in exact arithmetic, up to rounding (profile: this loop was ~65 % of a base-20
+    // pyramid's frame, most of its 12-row blocks running all BLOCK_SWEEPS; measured 3.5 → 2.5 s of
+    // it in 60 frames, the frame 72 → 58 ms CPU, sleep off)
+    for (let i = 0; i < rows; i++) {
+      const ji = 12 * i;
+      K[13 * i] = this.bDiag[i];
+      for (let j = i + 1; j < rows; j++) {
+        const jj = 12 * j;
+        let v = 0;
+        for (let k = 0; k < 12; k++) v += J[ji + k] * MJ[jj + k];
+        K[12 * i + j] = v;
+        K[12 * j + i] = v;
+      }
+    }
     for (let sweep = 0; sweep < BLOCK_SWEEPS; sweep++) {
       let change = 0, size = 0;
       for (let i = 0; i < rows; i++) {
-        const K = this.bDiag[i];
-        if (!(K > 0)) continue;
-        const j = 12 * i;
+        const Kii = this.bDiag[i];
+        if (!(Kii > 0)) continue;
+        const ki = 12 * i;
         let jd = 0;
-        for (let k = 0; k < 12; k++) jd += J[j + k] * D[k];
+        for (let j = 0; j < rows; j++) jd += K[ki + j] * lam[j];
         const old = lam[i];
-        let next = old + (this.bTarget[i] - jd) / K;
+        let next = old + (this.bTarget[i] - jd) / Kii;
         if (kind[i] === 0) {
           if (oneSided && next < 0) next = 0;
         } else if (kind[i] === 2) {
@@ -374,9 +412,7 @@ export class XpbdContacts {
             const t1 = lam[i - 1], l = Math.sqrt(t1 * t1 + next * next);
             if (l > bound) {
               const f = l > 0 ? bound / l : 0;
-              const d1 = t1 * f - t1;
               lam[i - 1] = t1 * f;
-              for (let k = 0; k < 12; k++) D[k] += MJ[j - 12 + k] * d1;
               next *= f;
             }
           }
@@ -386,11 +422,18 @@ export class XpbdContacts {
         if (dl === 0) continue;
         if (Math.abs(dl) > change) change = Math.abs(dl);
         lam[i] = next;
-        for (let k = 0; k < 12; k++) D[k] += MJ[j + k] * dl;
       }
       if (change <= BLOCK_CONVERGED * size) break; // converged: a sweep changed no λ by more than this fraction
     }
+    // Δ = M⁻¹ Jᵀ λ
+    D.fill(0);
+    for (let i = 0; i < rows; i++) {
+      const l = lam[i], j = 12 * i;
+      if (l !== 0) for (let k = 0; k < 12; k++) D[k] += MJ[j + k] * l;
+    }
   }
+  /** the block's K = J M⁻¹ Jᵀ (row-major, stride 12) */
+  private readonly bK = new Float64Array(12 * 12);
   private readonly bJ = new Float64Array(12 * 12);
   private readonly bMJ = new Float64Array(12 * 12);
   private readonly bDiag = new Float64Array(12);
@@ -717,10 +760,12 @@ export class XpbdContacts {
   }
 
   /**
-   * The velocity pass (header) over the points active in the substep, manifold by manifold: first the
-   * manifold's normal rows as one block (targets Δv_n, free sign as Müller's Δv_n, solved to
-   * convergence: solveBlock), then dynamic friction per point from the velocities that leaves, all the
-   * manifold's points from the same velocities (Jacobi within the manifold), summed and applied once.
+   * The velocity pass (header) over the points active in the substep, manifold by manifold: first its
+   * normal rows (targets Δv_n, free sign as Müller's Δv_n) and its tangent pairs (targets −v_t · t_k,
+   * each pair in its disc |P_t| ≤ μ_d λ_n / h) as one block to convergence (solveBlock); kept when it
+   * stops the manifold's tangential motion (departure 4). Else the normal rows alone as one block, then
+   * dynamic friction per point from the velocities that leaves, all the manifold's points from the same
+   * velocities (Jacobi within the manifold; all at their caps when sliding), summed and applied once.
    */
   velocityPass(h: number): void {
     const list = this.list!, s = this.s;
@@ -729,9 +774,20 @@ export class XpbdContacts {
     const collided = this.elastic && this.collide(h);
     for (let m0 = 0; m0 < list.count; ) {
       const m1 = this.manifoldEnd(m0);
+      const a = list.bodyA[m0], b = list.bodyB[m0];
       let any = false;
+      for (let c = m0; c < m1; c++) any ||= this.active[c] === 1;
+      if (!any) {
+        m0 = m1;
+        continue;
+      }
       this.inertias(m0);
-      {
+      // attempt 0: the normal rows and the tangent pairs in one block, each pair in its Coulomb disc
+      // |P_t| ≤ μ_d λ_n / h; kept when it meets the tangential targets (the manifold stops sliding
+      // within its cones). Attempt 1 (it does not: the manifold slides): the normal rows alone, then
+      // Müller's rule per point below
+      let stopped = false;
+      for (let attempt = 0; attempt < 2 && !stopped; attempt++) {
         let rows = 0;
         for (let c = m0; c < m1; c++) {
           if (!this.active[c] || (collided && this.collided[c])) continue;
@@ -746,14 +802,47 @@ export class XpbdContacts {
           this.bPoint[rows] = c - m0;
           this.row(rows++, c, nx, ny, nz, -vn + Math.max(-e * before, 0));
         }
-        if (rows > 0) {
-          this.solveBlock(rows, false);
-          this.applyDelta(list.bodyA[m0], list.bodyB[m0], true);
+        const normals = rows;
+        if (attempt === 0) {
+          for (let c = m0; c < m1; c++) {
+            const mu = list.friction[c]; // dynamic μ_d
+            if (!this.active[c] || !(mu > 0)) continue;
+            const o3 = 3 * c;
+            this.arms(c);
+            this.relativeVelocity(c, s, 42);
+            for (let t = 1; t <= 2; t++) {
+              const T = t === 1 ? list.tangent1 : list.tangent2;
+              const tx = T[o3], ty = T[o3 + 1], tz = T[o3 + 2];
+              this.bKind[rows] = t;
+              this.bPoint[rows] = c - m0;
+              this.bMu[rows] = 0;
+              this.bBound[rows] = (mu * this.lambdaN[c]) / h;
+              this.row(rows++, c, tx, ty, tz, -(s[42] * tx + s[43] * ty + s[44] * tz));
+            }
+          }
+          if (rows === normals) continue; // no friction: attempt 1 is the normal block
         }
+        if (rows > 0) this.solveBlock(rows, false);
+        if (attempt === 0) {
+          // the tangential targets met to STICK_TOLERANCE of their norm, as the position pass's test
+          let r2 = 0, b2 = 0;
+          for (let i = normals; i < rows; i++) {
+            let jd = 0;
+            for (let k = 0; k < 12; k++) jd += this.bJ[12 * i + k] * this.bDelta[k];
+            r2 += (this.bTarget[i] - jd) ** 2;
+            b2 += this.bTarget[i] ** 2;
+          }
+          if (r2 > STICK_TOLERANCE * STICK_TOLERANCE * b2) continue;
+          stopped = true;
+        }
+        if (rows > 0) this.applyDelta(a, b, true);
+      }
+      if (stopped) {
+        m0 = m1;
+        continue;
       }
       for (let c = m0; c < m1; c++) {
         if (!this.active[c]) continue;
-        any = true;
         const o3 = 3 * c;
         const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
         this.arms(c);
@@ -770,7 +859,7 @@ export class XpbdContacts {
         const pt = Math.min((mu * this.lambdaN[c]) / h, vt / wt);
         this.accumulate(c, -pt * ux, -pt * uy, -pt * uz);
       }
-      if (any) this.commit(list.bodyA[m0], list.bodyB[m0], true);
+      this.commit(a, b, true);
       m0 = m1;
     }
   }
