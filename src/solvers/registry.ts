@@ -27,8 +27,8 @@ const rapierReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 's
 /** the soft solvers read the springs instead of β */
 const softReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'warmStart', 'compliance', 'linearDamping', 'angularDamping', 'contactHertz', 'contactDampingRatio', 'jointHertz', 'jointDampingRatio'];
 /** the CPU contact solvers put resting islands to sleep (collision/islands.ts; Rapier by its own rule); the GPU and global solvers do not */
-const velocityLevelSleeping: (keyof SolverOptions)[] = [...velocityLevel, 'sleep'];
-const softReadsSleeping: (keyof SolverOptions)[] = [...softReads, 'sleep'];
+const velocityLevelSleeping: (keyof SolverOptions)[] = [...velocityLevel, 'sleep', 'restitutionThreshold'];
+const softReadsSleeping: (keyof SolverOptions)[] = [...softReads, 'sleep', 'restitutionThreshold'];
 const everyJoint = ['point', 'distance', 'hinge', 'fixed'] as const;
 /**
  * Why the global solves refuse contacts (issue 16's choice: a converged reference, or a refusal with
@@ -139,7 +139,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'xpbd-cpu',
     description: 'XPBD, f64 CPU reference of xpbd-gpu (same stages, same colour order); contacts too (Müller 2020: found once per frame, projected each substep after the joints with static friction on the position level, then dynamic friction and restitution in a velocity pass)',
     device: 'cpu',
-    reads: [...positionLevel, 'sleep'],
+    reads: [...positionLevel, 'sleep', 'restitutionThreshold'],
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     defaults: { iterations: 1, substeps: 10 },
     create: async (world, options) => new XpbdCpuSolver(world, options),

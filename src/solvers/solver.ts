@@ -46,6 +46,8 @@ export interface SolverOptions {
    * contact solver by the same rule, Rapier by its own); 0: never. Worlds without collisions never sleep.
    */
   sleep: number;
+  /** restitution acts on contacts approaching faster than this, m/s (rows/block-solver.ts RESTITUTION_THRESHOLD) */
+  restitutionThreshold: number;
 }
 
 export const defaultSolverOptions: SolverOptions = {
@@ -64,6 +66,7 @@ export const defaultSolverOptions: SolverOptions = {
   jointHertz: 60,
   jointDampingRatio: 2,
   sleep: 1,
+  restitutionThreshold: 0.1,
 };
 
 /** Ranges and meaning of each option, for the CLI, `solvers` listing and checks. */
@@ -95,6 +98,7 @@ export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = 
   contactDampingRatio: { flag: 'contact-damping', min: 0, help: 'soft contact damping ratio ζ (Box2D v3: 10)' },
   jointHertz: { flag: 'joint-hertz', min: 1e-6, help: 'soft joint spring frequency in Hz (Box2D v3: 60)' },
   jointDampingRatio: { flag: 'joint-damping', min: 0, help: 'soft joint damping ratio ζ (Box2D v3.0: 2)' },
+  restitutionThreshold: { flag: 'restitution-threshold', min: 0, help: 'contacts approaching slower than this (m/s) do not bounce (Box2D: 1; here gravity is taken out first, so 0.1)' },
   sleep: { flag: 'sleep', min: 0, max: 1, integer: true, help: '1: islands whose bodies stay slow (0.05 m/s, 0.05 rad/s) for 0.5 s fall asleep (no solver work) until touched or pulled; 0: never' },
 };
 

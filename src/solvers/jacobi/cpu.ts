@@ -168,7 +168,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
    * Baumgarte β (the Jacobi text's β C, eq. 8) with the 5 mm slop and a 3 m/s push-out cap.
    */
   protected contactRule(): ContactRule {
-    return baumgarteContacts(this.options.beta);
+    return baumgarteContacts(this.options.beta, this.options.restitutionThreshold);
   }
 
   /**

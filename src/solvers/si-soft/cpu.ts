@@ -18,7 +18,7 @@
 import type { WorldDesc } from '../../model/world.js';
 import type { SolverOptions } from '../solver.js';
 import { PgsCpuSolver } from '../pgs/cpu.js';
-import { CONTACT_SLOP, MAX_PUSHOUT, RESTITUTION_THRESHOLD, type ContactRule } from '../../rows/block-solver.js';
+import { CONTACT_SLOP, MAX_PUSHOUT, type ContactRule } from '../../rows/block-solver.js';
 import type { SoftnessSpec } from '../../rows/softness.js';
 
 /** The soft contact rule for a (sub)step h: the spring capped at a quarter of the rate 1/h. */
@@ -27,7 +27,7 @@ export function softContactRule(options: SolverOptions, h: number): ContactRule 
     softness: { kind: 'frequency', hertz: Math.min(options.contactHertz, 0.25 / h), dampingRatio: options.contactDampingRatio },
     slop: CONTACT_SLOP,
     maxPushout: MAX_PUSHOUT,
-    restitutionThreshold: RESTITUTION_THRESHOLD,
+    restitutionThreshold: options.restitutionThreshold,
   };
 }
 

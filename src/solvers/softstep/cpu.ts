@@ -12,7 +12,7 @@
  *                       --contact-damping (ζ = 10), push-out at most 3 m/s, no slop; joints from --joint-hertz (60 Hz, at most half the
  *                       substep rate), --joint-damping (2) (rows/softness.ts S3; Box2D's defaults)
  *   n × ( integrate velocities   v ← v + h g (and the gyroscopic term)          (rigid/body.ts)
- *         restitution            collisions of points approaching faster than 1 m/s (Box2D's threshold)
+ *         restitution            collisions of points approaching faster than --restitution-threshold (0.1 m/s; Box2D: 1)
  *                                whose gap closes within the substep, propagated pair by pair
  *                                (Guendelman et al. 2003; rows/block-solver.ts applyRestitution; Box2D
  *                                instead bounces after the last relax)

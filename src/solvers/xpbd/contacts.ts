@@ -39,7 +39,7 @@
  *
  * Velocity pass (after v, ω are derived from the poses):
  *   collisions   first, the points with e > 0 whose gap closes within the substep, approaching faster
- *                than RESTITUTION_THRESHOLD (1 m/s, the velocity solvers' rule): collision propagation
+ *                than the restitution threshold (`--restitution-threshold`, 0.1 m/s, the velocity solvers' rule): collision propagation
  *                (Guendelman et al. 2003) on the predicted velocities Ṽ, pair after pair, swept until none
  *                collides (collide; rows/block-solver.ts applyRestitution derives it). Each collided
  *                point's projection impulse λ_n/h is replaced by the collision's, in v and in x. A
@@ -47,7 +47,7 @@
  * then per manifold with a point active in the substep (λ_n > 0), the collided points aside:
  *   v = (v_B + ω_B × r_B) − (v_A + ω_A × r_A),  v_n = n · v,  v_t = v − v_n n
  *   restitution  Δv_n = −v_n + max(−e ṽ_n, 0), ṽ_n the normal velocity before the substep's solve,
- *                e = 0 when |ṽ_n| ≤ RESTITUTION_THRESHOLD; the manifold's normal rows as one block
+ *                e = 0 when |ṽ_n| ≤ the threshold; the manifold's normal rows as one block
  *                (free sign, as the text's Δv_n), to convergence. (With the collisions first, e acts
  *                here only at a point they did not take: the sweeps ran out, or the projection closed
  *                a gap Ṽ did not.)
@@ -114,7 +114,7 @@ export class XpbdContacts {
   // scratch: arms (A at 0, B at 3), world I⁻¹ (A at 6, B at 15), points, anchors
   private readonly s = new Float64Array(48);
 
-  constructor(bodies: readonly BodyDesc[], private readonly w: CompiledWorld, private readonly rigid: RigidBodyCore) {
+  constructor(bodies: readonly BodyDesc[], private readonly w: CompiledWorld, private readonly rigid: RigidBodyCore, private readonly restitutionThreshold = RESTITUTION_THRESHOLD) {
     this.sphereRadius = new Float64Array(w.bodyCount).fill(NaN);
     bodies.forEach((b, i) => {
       if (b.shape.type === 'sphere') this.sphereRadius[i] = b.shape.radius;
@@ -685,7 +685,7 @@ export class XpbdContacts {
           }
           this.arms(c);
           const vn = this.normalVelocityOf(c, lin, ang);
-          if (!(vn - gn < -RESTITUTION_THRESHOLD) || !(this.predictedSeparation[c] + h * (vn - this.normalVelocityBefore[c]) < 0)) continue;
+          if (!(vn - gn < -this.restitutionThreshold) || !(this.predictedSeparation[c] + h * (vn - this.normalVelocityBefore[c]) < 0)) continue;
           pts[k] = c;
           target[k] = -e * (vn - gn) + gn;
           imp[k] = 0;
@@ -797,7 +797,7 @@ export class XpbdContacts {
           this.relativeVelocity(c, s, 42);
           const vn = s[42] * nx + s[43] * ny + s[44] * nz;
           const before = this.normalVelocityBefore[c];
-          const e = Math.abs(before) > RESTITUTION_THRESHOLD ? list.restitution[c] : 0;
+          const e = Math.abs(before) > this.restitutionThreshold ? list.restitution[c] : 0;
           this.bKind[rows] = 0;
           this.bPoint[rows] = c - m0;
           this.row(rows++, c, nx, ny, nz, -vn + Math.max(-e * before, 0));

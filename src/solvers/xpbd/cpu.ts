@@ -130,7 +130,7 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     this.inverseInertiaWorld = new Float64Array(9 * nb);
     const n = this.rowSolver.rows.largestBlock();
     this.rowScratch = new Float64Array(2 * n * n + 2 * n);
-    this.contactSolver = this.collision ? new XpbdContacts(world.bodies, this.w, this.rigid) : null;
+    this.contactSolver = this.collision ? new XpbdContacts(world.bodies, this.w, this.rigid, this.options.restitutionThreshold) : null;
     if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
   }
 
