@@ -375,6 +375,21 @@ export class XpbdContacts {
    * (λ ≥ 0 when `oneSided`, else free), then per point a pair of tangent rows (kind 1 and 2: free when `bound` < 0, else the pair held
    * in the disc |λ_t| ≤ bound[pair]). The result Δ = M⁻¹ Jᵀ λ (12: Δx_A, Δθ_A, Δx_B, Δθ_B) in bDelta.
    */
+  /**
+   * Whether the last block solve met the targets of rows [from, to) (the tangent rows) to
+   * STICK_TOLERANCE of their norm: |target − J Δ| ≤ tol |target| (the stick tests).
+   */
+  private targetsMet(from: number, to: number): boolean {
+    let r2 = 0, b2 = 0;
+    for (let i = from; i < to; i++) {
+      let jd = 0;
+      for (let k = 0; k < 12; k++) jd += this.bJ[12 * i + k] * this.bDelta[k];
+      r2 += (this.bTarget[i] - jd) ** 2;
+      b2 += this.bTarget[i] ** 2;
+    }
+    return r2 <= STICK_TOLERANCE * STICK_TOLERANCE * b2;
+  }
+
   private solveBlock(rows: number, oneSided: boolean): void {
     const J = this.bJ, MJ = this.bMJ, D = this.bDelta, lam = this.bLambda, kind = this.bKind, K = this.bK;
     // K = J M⁻¹ Jᵀ once (symmetric), so a row's update reads J_i M⁻¹ Jᵀ λ = Σ_j K_ij λ_j (rows terms)
@@ -546,14 +561,7 @@ export class XpbdContacts {
         // tangential motion: the block solve with the discs met its tangent targets (to STICK_TOLERANCE
         // of their norm). Else the manifold slides: solved again with its normal rows alone, and
         // dynamic friction (velocity pass) takes the tangential motion
-        let r2 = 0, b2 = 0;
-        for (let i = np; i < rows; i++) {
-          let jd = 0;
-          for (let k = 0; k < 12; k++) jd += this.bJ[12 * i + k] * this.bDelta[k];
-          r2 += (this.bTarget[i] - jd) ** 2;
-          b2 += this.bTarget[i] ** 2;
-        }
-        if (rows === np || r2 <= STICK_TOLERANCE * STICK_TOLERANCE * b2) break;
+        if (rows === np || this.targetsMet(np, rows)) break;
         for (let k = 0; k < np; k++) this.stick[k] = 0;
       }
       for (let k = 0; k < np; k++) {
@@ -825,14 +833,7 @@ export class XpbdContacts {
         if (rows > 0) this.solveBlock(rows, false);
         if (attempt === 0) {
           // the tangential targets met to STICK_TOLERANCE of their norm, as the position pass's test
-          let r2 = 0, b2 = 0;
-          for (let i = normals; i < rows; i++) {
-            let jd = 0;
-            for (let k = 0; k < 12; k++) jd += this.bJ[12 * i + k] * this.bDelta[k];
-            r2 += (this.bTarget[i] - jd) ** 2;
-            b2 += this.bTarget[i] ** 2;
-          }
-          if (r2 > STICK_TOLERANCE * STICK_TOLERANCE * b2) continue;
+          if (!this.targetsMet(normals, rows)) continue;
           stopped = true;
         }
         if (rows > 0) this.applyDelta(a, b, true);
