@@ -39,10 +39,9 @@ import { XpbdCpuSolver } from '../src/solvers/xpbd/cpu.js';
 import { XpbdGpuSolver } from '../src/solvers/xpbd/gpu.js';
 import { GlobalCpuSolver } from '../src/solvers/global/cpu.js';
 import { GlobalGpuSolver, defaultGpuTolerance } from '../src/solvers/global/gpu.js';
-import { frobenius, inverse, largestBlockCondition, norm2, type Mat } from './support/matrix.js';
+import { cpuSystem, frobenius, inverse, largestBlockCondition, norm2 } from './support/matrix.js';
 import type { RowBlockSolver } from '../src/rows/block-solver.js';
 import type { JointSet } from '../src/rows/joint-set.js';
-import type { DelassusOperator } from '../src/solvers/global/delassus.js';
 import type { ConstraintDesc, WorldDesc } from '../src/model/world.js';
 import type { Snapshot, SolverOptions } from '../src/solvers/solver.js';
 
@@ -172,29 +171,8 @@ class Comparison {
     } else {
       const cpu = this.cpu as unknown as GlobalCpuSolver;
       const gs = this.gpu as unknown as GlobalGpuSolver;
-      const op = (cpu as unknown as { op: DelassusOperator }).op;
-      const bvec = (cpu as unknown as { rhs: Float64Array }).rhs.slice();
-      const rows = cpu.rowSolver.rows, nr = rows.count;
-      const A: Mat = [];
-      for (let j = 0; j < nr; j++) {
-        const e = new Float64Array(nr), col = new Float64Array(nr);
-        e[j] = 1;
-        op.apply(e, col);
-        A.push(col); // symmetric: column j is row j
-      }
-      const invMass = cpu.rowSolver.inverseMass, nb = invMass.length;
-      const C: Mat = Array.from({ length: 6 * nb }, () => new Float64Array(nr)); // M⁻¹ Jᵀ in (v, ℓ ω)
-      for (let r = 0; r < nr; r++) {
-        const J = rows.jacobian.subarray(12 * r, 12 * r + 12);
-        for (const [body, o] of [[rows.bodyA[r], 0], [rows.bodyB[r], 6]] as const) {
-          if (!(invMass[body] > 0)) continue;
-          const I = cpu.angMassInv.subarray(9 * body, 9 * body + 9);
-          for (let d = 0; d < 3; d++) {
-            C[6 * body + d][r] += invMass[body] * J[o + d];
-            C[6 * body + 3 + d][r] += ell * (I[3 * d] * J[o + 3] + I[3 * d + 1] * J[o + 4] + I[3 * d + 2] * J[o + 5]);
-          }
-        }
-      }
+      const { op, A, b: bvec, C } = cpuSystem(cpu, ell);
+      const nr = A.length;
       const stats = await gs.readCgStats();
       const used = stats.iterations - this.iterationsBefore;
       this.iterationsBefore = stats.iterations;

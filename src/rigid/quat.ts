@@ -49,7 +49,16 @@ export function integrateOrientation(q: Float64Array, o: number, wx: number, wy:
  * quat_rotate); each solver keeps the form it had so its state hashes stay those of before.
  */
 export function rotateByQuat(q: Float64Array, qo: number, v: Float64Array, vo: number, out: Float64Array, oo: number): void {
-  const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
+  rotateBy(q[qo], q[qo + 1], q[qo + 2], q[qo + 3], v, vo, out, oo);
+}
+
+/** out[oo..oo+3) = R(q)ᵀ v (the inverse rotation: q's conjugate in rotateByQuat's arithmetic); out may not alias v. */
+export function rotateByQuatInverse(q: Float64Array, qo: number, v: Float64Array, vo: number, out: Float64Array, oo: number): void {
+  rotateBy(-q[qo], -q[qo + 1], -q[qo + 2], q[qo + 3], v, vo, out, oo);
+}
+
+/** R(x, y, z, w) v = v + 2 q_v × (q_v × v + w v) into out[oo..oo+3) (rotateByQuat's arithmetic). */
+function rotateBy(x: number, y: number, z: number, w: number, v: Float64Array, vo: number, out: Float64Array, oo: number): void {
   const vx = v[vo], vy = v[vo + 1], vz = v[vo + 2];
   const tx = y * vz - z * vy + w * vx;
   const ty = z * vx - x * vz + w * vy;

@@ -1,6 +1,8 @@
 /** Small dense-matrix helpers and the block condition number the GPU-against-CPU tests derive their f32 bounds from. */
 import assert from 'node:assert/strict';
 import type { JacobiCpuSolver } from '../../src/solvers/jacobi/cpu.js';
+import type { GlobalCpuSolver } from '../../src/solvers/global/cpu.js';
+import type { DelassusOperator } from '../../src/solvers/global/delassus.js';
 import { blockDelassus, pointBlockDelassus } from '../../src/rows/rows.js';
 
 export type Mat = Float64Array[];
@@ -47,4 +49,35 @@ export function largestBlockCondition(cpu: JacobiCpuSolver): number {
     kappa = Math.max(kappa, rowSum(A) * rowSum(inv));
   }
   return kappa;
+}
+
+/** The CPU's step system (after its step): A dense by A e_j, b, and C = M⁻¹ Jᵀ in the (v, ℓ ω) coordinates. */
+export function cpuSystem(cpu: GlobalCpuSolver, size: number) {
+  const op = (cpu as unknown as { op: DelassusOperator }).op;
+  const b = (cpu as unknown as { rhs: Float64Array }).rhs.slice();
+  const rows = cpu.rowSolver.rows;
+  const nr = rows.count;
+  const A: Mat = [];
+  for (let j = 0; j < nr; j++) {
+    const e = new Float64Array(nr), col = new Float64Array(nr);
+    e[j] = 1;
+    op.apply(e, col);
+    A.push(col); // A is symmetric: column j is row j
+  }
+  const invMass = cpu.rowSolver.inverseMass;
+  const nb = invMass.length;
+  // C[k][r]: coordinate k = 6 i + (0..2: v, 3..5: ℓ ω) of body i
+  const C: Mat = Array.from({ length: 6 * nb }, () => new Float64Array(nr));
+  for (let r = 0; r < nr; r++) {
+    const J = rows.jacobian.subarray(12 * r, 12 * r + 12);
+    for (const [body, o] of [[rows.bodyA[r], 0], [rows.bodyB[r], 6]] as const) {
+      if (!(invMass[body] > 0)) continue;
+      const I = cpu.angMassInv.subarray(9 * body, 9 * body + 9);
+      for (let d = 0; d < 3; d++) {
+        C[6 * body + d][r] += invMass[body] * J[o + d];
+        C[6 * body + 3 + d][r] += size * (I[3 * d] * J[o + 3] + I[3 * d + 1] * J[o + 4] + I[3 * d + 2] * J[o + 5]);
+      }
+    }
+  }
+  return { op, A, b, C };
 }

@@ -25,10 +25,10 @@
  * change of joints, λ and the pose once). Dispatches in one pass run in order, each seeing the
  * previous one's writes (WebGPU orders storage writes between dispatches).
  */
-import type { ConstraintDesc, WorldDesc } from '../../model/world.js';
-import { compileJoint, compileWorld, type CompiledWorld } from '../../model/compiled.js';
+import type { WorldDesc } from '../../model/world.js';
+import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
 import { JointSet } from '../../rows/joint-set.js';
-import { checkAddedJoint } from '../cpu-base.js';
+import { JointEditingGpuSolver } from '../gpu-joints.js';
 import type { GpuContext } from '../../gpu/device.js';
 import {
   type Solver,
@@ -37,7 +37,6 @@ import {
   type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
-import { GpuSolverBase } from '../../gpu/solver-base.js';
 import { bindBuffers, buildKernels, computePipeline, type BufferBinding } from '../../gpu/kernels.js';
 import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
 import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
@@ -58,7 +57,7 @@ interface Kernel {
 /** Bytes between the colour ranges in the 'colour' uniform buffer (minUniformBufferOffsetAlignment ≤ 256). */
 export const COLOUR_SLOT = 256;
 
-export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver {
+export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implements Solver {
   readonly id: string = 'jacobi-gpu';
   readonly variant: JacobiVariant;
   readonly bodyCount: number;
@@ -67,7 +66,6 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
   /** the joints as they are now: the world's, then those added and less those removed between steps */
   readonly joints: JointSet;
   /** joints added since the last step, by id: compiled again at the GPU's pose before it (syncJoints) */
-  private readonly pendingPose = new Map<number, ConstraintDesc>();
   /**
    * gs-gpu: per colour, swept one after the other, its point blocks block_list[start, start + count)
    * ('colour_point' kernels) and its other joints' first blocks [generalStart, generalStart + generalCount)
@@ -116,40 +114,12 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
   }
 
   /**
-   * Adds a joint between two of the world's bodies before the next step (its starting pose is the
-   * bodies' pose then, read back from the GPU); returns its id for removeConstraint. The CPU solvers'
-   * one-line errors (cpu-base.ts checkAddedJoint).
-   */
-  addConstraint(c: ConstraintDesc): number {
-    checkAddedJoint(c, this.w.worldBodyCount, this.w.inverseMass);
-    // compiled now at the creation pose (the GPU's is not at hand synchronously), again in syncJoints
-    const id = this.joints.add(c, this.w.position, this.w.orientation);
-    this.pendingPose.set(id, c);
-    return id;
-  }
-
-  /** Removes the joint with this id (the world's joints: their index; or addConstraint's id) before the next step. */
-  removeConstraint(id: number): void {
-    this.joints.remove(id);
-    this.pendingPose.delete(id);
-  }
-
-  protected override async beforeStep(): Promise<void> {
-    if (this.rowSolver.stale) await this.syncJoints();
-  }
-
-  /** Lays out and uploads the joints added or removed since the last step now (step does it by itself). */
-  async applyJointChanges(): Promise<void> {
-    await this.beforeStep();
-  }
-
-  /**
    * The joints changed: lay the rows out again and upload them. λ follows each row's key: the
    * GPU's λ (row_solve) is read back once here, at a change only, together with the pose where a
    * joint was added (its starting pose), and carried by RowBlockSolver.layout as on the CPU; a
    * readback per change is cheaper than keeping a CPU copy of λ in step with the GPU every step.
    */
-  private async syncJoints(): Promise<void> {
+  protected async syncJoints(): Promise<void> {
     const rs = this.rowSolver;
     const oldRows = rs.rows.count;
     const names: BufferName[] = [];
@@ -162,11 +132,7 @@ export class JacobiGpuSolver extends GpuSolverBase<BufferName> implements Solver
       for (let r = 0; r < oldRows; r++) rs.rows.lambda[r] = f[12 * r + 2]; // row_solve[3r].z (rows.wgsl.ts legend)
     }
     const pose = data.get('pose');
-    if (pose) {
-      const { position, orientation } = GpuSolverBase.poseFrom(pose, this.w.bodyCount);
-      for (const [id, c] of this.pendingPose) compileJoint(this.joints, c, this.joints.indexOf(id), position, orientation);
-    }
-    this.pendingPose.clear();
+    if (pose) this.compilePendingJoints(pose);
     this.checkJointKinds();
     this.relayoutRows();
     this.checkBlocks();

@@ -40,6 +40,7 @@ import type { WorldDesc } from '../../model/world.js';
 import type { ResidualCurve, SolverOptions } from '../solver.js';
 import { JacobiCpuSolver, RESIDUAL_QUANTITY } from '../jacobi/cpu.js';
 import { softContactRule, softJointSpring } from '../si-soft/cpu.js';
+import type { ContactRule } from '../../rows/block-solver.js';
 
 /**
  * The soft step's contact rule: si-soft-cpu's spring, with Box2D v3's two choices: no slop (the soft
@@ -51,7 +52,6 @@ export function softStepContactRule(options: SolverOptions, h: number): ContactR
   const spring = rule.softness as { kind: 'frequency'; hertz: number; dampingRatio: number };
   return { ...rule, slop: 0, staticSoftness: { ...spring, hertz: 2 * spring.hertz } };
 }
-import type { ContactRule } from '../../rows/block-solver.js';
 
 export class SoftStepCpuSolver extends JacobiCpuSolver {
   override readonly id: string = 'softstep-cpu';

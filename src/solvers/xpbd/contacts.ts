@@ -96,7 +96,7 @@ import type { BodyDesc } from '../../model/world.js';
 import type { CompiledWorld } from '../../model/compiled.js';
 import type { ContactList } from '../../rows/contact.js';
 import type { RigidBodyCore } from '../../rigid/body.js';
-import { integrateOrientation } from '../../rigid/quat.js';
+import { integrateOrientation, rotateByQuat, rotateByQuatInverse } from '../../rigid/quat.js';
 import { COLLISION_SWEEPS, RESTITUTION_THRESHOLD } from '../../rows/block-solver.js';
 
 export class XpbdContacts {
@@ -230,7 +230,7 @@ export class XpbdContacts {
         s[ro + 1] = sign * list.normal[o3 + 1];
         s[ro + 2] = sign * list.normal[o3 + 2];
       } else {
-        rotate(q, 4 * body, side === 0 ? list.anchorA : list.anchorB, o3, s, ro, false);
+        rotateByQuat(q, 4 * body, side === 0 ? list.anchorA : list.anchorB, o3, s, ro);
       }
     }
   }
@@ -510,16 +510,16 @@ export class XpbdContacts {
         const c3 = 3 * c;
         if (this.sphereRadius[a] !== this.sphereRadius[a] && this.sphereRadius[b] !== this.sphereRadius[b]) {
           // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair: its relative motion since taken
-          rotate(q, 4 * a, this.stickA, c3, s, 24, false);
-          rotate(q, 4 * b, this.stickB, c3, s, 27, false);
+          rotateByQuat(q, 4 * a, this.stickA, c3, s, 24);
+          rotateByQuat(q, 4 * b, this.stickB, c3, s, 27);
           dx = x[bo] + s[27] - x[ao] - s[24] - this.stickOffset[c3];
           dy = x[bo + 1] + s[28] - x[ao + 1] - s[25] - this.stickOffset[c3 + 1];
           dz = x[bo + 2] + s[29] - x[ao + 2] - s[26] - this.stickOffset[c3 + 2];
         } else for (let side = 0; side < 2; side++) {
           const body = side === 0 ? a : b, sign = side === 0 ? -1 : 1, ro = 3 * side, p = 3 * body;
           // a = Rᵀ r (the body point now at the arm), p̄ − x̄ = R̄ a
-          rotate(q, 4 * body, s, ro, s, 24, true);
-          rotate(orientationPrev, 4 * body, s, 24, s, 27, false);
+          rotateByQuatInverse(q, 4 * body, s, ro, s, 24);
+          rotateByQuat(orientationPrev, 4 * body, s, 24, s, 27);
           dx += sign * (x[p] + s[ro] - positionPrev[p] - s[27]);
           dy += sign * (x[p + 1] + s[ro + 1] - positionPrev[p + 1] - s[28]);
           dz += sign * (x[p + 2] + s[ro + 2] - positionPrev[p + 2] - s[29]);
@@ -877,15 +877,3 @@ const BLOCK_CONVERGED = 1e-9;
  * leaves most of it: |Δp_t| ≫ what μ_s λ_n can undo).
  */
 const STICK_TOLERANCE = 0.01;
-
-/** out[oo..) = R(q) v (inverse: Rᵀ v) for the unit quaternion q[qo..qo+4); out may not alias v's entries. */
-function rotate(q: Float64Array, qo: number, v: Float64Array, vo: number, out: Float64Array, oo: number, inverse: boolean): void {
-  const x = inverse ? -q[qo] : q[qo], y = inverse ? -q[qo + 1] : q[qo + 1], z = inverse ? -q[qo + 2] : q[qo + 2], w = q[qo + 3];
-  const vx = v[vo], vy = v[vo + 1], vz = v[vo + 2];
-  const tx = y * vz - z * vy + w * vx;
-  const ty = z * vx - x * vz + w * vy;
-  const tz = x * vy - y * vx + w * vz;
-  out[oo] = vx + 2 * (y * tz - z * ty);
-  out[oo + 1] = vy + 2 * (z * tx - x * tz);
-  out[oo + 2] = vz + 2 * (x * ty - y * tx);
-}

@@ -31,10 +31,10 @@ joint, block by block). A colour's constraints share no dynamic body,
  * λ = 0 every substep, so a new layout needs no readback but the pose, where a joint was added (its
  * starting pose).
  */
-import type { ConstraintDesc, WorldDesc } from '../../model/world.js';
-import { compileJoint, compileWorld, type CompiledWorld } from '../../model/compiled.js';
+import type { WorldDesc } from '../../model/world.js';
+import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
 import { JointSet } from '../../rows/joint-set.js';
-import { checkAddedJoint } from '../cpu-base.js';
+import { JointEditingGpuSolver } from '../gpu-joints.js';
 import { colourConstraints, type Colouring } from '../../model/colouring.js';
 import type { GpuContext } from '../../gpu/device.js';
 import {
@@ -44,7 +44,6 @@ import {
   type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
-import { GpuSolverBase } from '../../gpu/solver-base.js';
 import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js';
 import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
 import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.js';
@@ -68,23 +67,22 @@ interface Kernel {
   bindGroups: GPUBindGroup[];
 }
 
-export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
+export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements Solver {
   readonly id = 'xpbd-gpu';
   readonly variant: XpbdVariant;
   readonly bodyCount: number;
   colouring: Colouring;
 
-  private readonly w: CompiledWorld;
+  protected readonly w: CompiledWorld;
   /** the joints as they are now: the world's, then those added and less those removed between steps */
   readonly joints: JointSet;
   /** joints added since the last step, by id: compiled again at the GPU's pose before it (syncJoints) */
-  private readonly pendingPose = new Map<number, ConstraintDesc>();
   private readonly params: GPUBuffer;
   private passInfo: GPUBuffer;
   private readonly passStride: number;
   private readonly kernels = new Map<string, Kernel>();
   /** the rows of every joint (rows/), laid out on the CPU; the non-point joints' are solved on the GPU */
-  private readonly rowSolver: RowBlockSolver;
+  protected readonly rowSolver: RowBlockSolver;
   /** point joints (solve_colour's slots) in colour order, and the start of each colour's (K + 1 entries) */
   private pointOrder: number[] = [];
   private pointStart: number[] = [0];
@@ -127,43 +125,12 @@ export class XpbdGpuSolver extends GpuSolverBase<BufferName> implements Solver {
   }
 
   /**
-   * Adds a joint between two of the world's bodies before the next step (its starting pose is the
-   * bodies' pose then, read back from the GPU); returns its id for removeConstraint. The CPU solvers'
-   * one-line errors (cpu-base.ts checkAddedJoint).
-   */
-  addConstraint(c: ConstraintDesc): number {
-    checkAddedJoint(c, this.w.worldBodyCount, this.w.inverseMass);
-    const id = this.joints.add(c, this.w.position, this.w.orientation); // again at the GPU's pose in syncJoints
-    this.pendingPose.set(id, c);
-    return id;
-  }
-
-  /** Removes the joint with this id (the world's joints: their index; or addConstraint's id) before the next step. */
-  removeConstraint(id: number): void {
-    this.joints.remove(id);
-    this.pendingPose.delete(id);
-  }
-
-  protected override async beforeStep(): Promise<void> {
-    if (this.rowSolver.stale) await this.syncJoints();
-  }
-
-  /** Lays out and uploads the joints added or removed since the last step now (step does it by itself). */
-  async applyJointChanges(): Promise<void> {
-    await this.beforeStep();
-  }
-
-  /**
    * The joints changed: colour them and lay their rows out again (xpbd-cpu's relayout), grow the
    * buffers the new layout outgrew, upload it. Only the pose is read back, where a joint was added.
    */
-  private async syncJoints(): Promise<void> {
+  protected async syncJoints(): Promise<void> {
     if (this.variant.form === 'distance') throw new Error("xpbd-gpu: joints added or removed between steps need form 'point'");
-    if (this.pendingPose.size > 0) {
-      const { position, orientation } = GpuSolverBase.poseFrom((await this.read(['pose'])).get('pose')!, this.w.bodyCount);
-      for (const [id, c] of this.pendingPose) compileJoint(this.joints, c, this.joints.indexOf(id), position, orientation);
-      this.pendingPose.clear();
-    }
+    if (this.pendingPose.size > 0) this.compilePendingJoints((await this.read(['pose'])).get('pose')!);
     const j = this.joints;
     const hadRows = this.rowOrder.length > 0, records = this.recordCount();
     this.colouring = colourConstraints({ constraintCount: j.constraintCount, bodyCount: this.w.bodyCount, ib0: j.ib0, ib1: j.ib1, inverseMass: this.w.inverseMass });
