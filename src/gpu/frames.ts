@@ -77,7 +77,8 @@ export class FrameClock {
       const t0 = performance.now();
       this.device.queue.submit([encoder.finish()]);
       await this.device.queue.onSubmittedWorkDone();
-      this.wallMs.push(...new Array<number>(n).fill((performance.now() - t0) / n));
+      const perFrame = (performance.now() - t0) / n;
+      for (let f = 0; f < n; f++) this.wallMs.push(perFrame);
       if (this.readback) {
         await this.readback.mapAsync(GPUMapMode.READ, 0, 16 * n);
         const t = new BigUint64Array(this.readback.getMappedRange(0, 16 * n).slice(0));

@@ -71,7 +71,15 @@ export function colourConstraints(g: ConstraintGraph, { balance = true }: { bala
   // largest degree first, ties by index (a stable, deterministic order)
   const degree = new Int32Array(nc);
   for (let c = 0; c < nc; c++) for (const b of dynamicBodies(c)) degree[c] += count[b] - 1;
-  const visit = Array.from({ length: nc }, (_, c) => c).sort((a, b) => degree[b] - degree[a] || a - b);
+  // a counting sort by degree, descending, stable in the index (a comparison sort of a JS array of nc
+  // numbers takes seconds and its heap at 10M joints)
+  let maxDegree = 0;
+  for (let c = 0; c < nc; c++) if (degree[c] > maxDegree) maxDegree = degree[c];
+  const byDegree = new Int32Array(maxDegree + 2);
+  for (let c = 0; c < nc; c++) byDegree[maxDegree - degree[c] + 1]++;
+  for (let d = 0; d <= maxDegree; d++) byDegree[d + 1] += byDegree[d];
+  const visit = new Int32Array(nc);
+  for (let c = 0; c < nc; c++) visit[byDegree[maxDegree - degree[c]]++] = c;
 
   const colour = new Int32Array(nc).fill(-1);
   // mark[k] === stamp: colour k is taken by a neighbour of the constraint being coloured

@@ -48,8 +48,12 @@ export class JointSet implements JointTable {
     this.reserve(from.constraintCount);
     for (const k of Object.keys(perJoint) as (keyof Arrays)[]) (this[k] as Float64Array).set((from[k] as Float64Array).subarray(0, perJoint[k] * from.constraintCount));
     this.constraintCount = from.constraintCount;
-    for (let i = 0; i < this.constraintCount; i++) this.id[i] = from.id ? from.id[i] : i;
-    this.nextId = this.constraintCount === 0 ? 0 : Math.max(...this.id.subarray(0, this.constraintCount)) + 1;
+    let next = 0; // one past the largest id (a loop: a spread of one argument per joint overflows the stack)
+    for (let i = 0; i < this.constraintCount; i++) {
+      this.id[i] = from.id ? from.id[i] : i;
+      if (this.id[i] >= next) next = this.id[i] + 1;
+    }
+    this.nextId = next;
   }
 
   private reserve(n: number): void {

@@ -193,7 +193,7 @@ export class GlobalCpuSolver extends JacobiCpuSolver implements Solver {
           const ref = this.op.solve(this.rhs, reference, { tolerance: REFERENCE_TOLERANCE });
           haveReference = ref.converged && reference.some((x) => x !== 0);
         }
-        record.point.push(...points);
+        for (const p of points) record.point.push(p);
         if (haveReference) for (const x of iterates) record.error.push(relativeError(x, reference));
       }
       // ΔV = h M⁻¹ Jᵀ λ   (5), (34) in the rows' signs

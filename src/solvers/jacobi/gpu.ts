@@ -290,25 +290,26 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     const pointFirst = new Uint8Array(rows.count); // 1 at a point block's first row, 2 at its others
     for (let k = 0; k < this.pointBlockCount; k++) pointFirst.set([1, 2, 2], rows.blockStart[this.prepareList[k]]);
     const nb = w.bodyCount;
-    const perBody: number[][][] = Array.from({ length: nb }, () => [[], []]);
-    for (let r = 0; r < rows.count; r++) {
-      if (pointFirst[r] === 2) continue;
-      const kind = pointFirst[r] === 1 ? 0 : 1;
-      const tag = (r << 2) | (kind === 0 ? 2 : 0);
-      if (w.inverseMass[rows.bodyA[r]] > 0) perBody[rows.bodyA[r]][kind].push(tag);
-      if (w.inverseMass[rows.bodyB[r]] > 0) perBody[rows.bodyB[r]][kind].push(tag | 1);
-    }
+    // a counting sort into typed arrays (no per-body JS arrays: the host side stays off the JS heap at
+    // 10M bodies): slot 2i + kind counts body i's entries of that kind, its prefix sum is bodyRows,
+    // and a second pass fills the entries in row order within each slot
     const bodyRows = new Uint32Array(2 * nb + 1);
-    const entries: number[] = [];
-    for (let i = 0; i < nb; i++) {
-      bodyRows[2 * i] = entries.length;
-      entries.push(...perBody[i][0]);
-      bodyRows[2 * i + 1] = entries.length;
-      entries.push(...perBody[i][1]);
-    }
-    bodyRows[2 * nb] = entries.length;
+    const eachEntry = (visit: (slot: number, tag: number) => void): void => {
+      for (let r = 0; r < rows.count; r++) {
+        if (pointFirst[r] === 2) continue;
+        const kind = pointFirst[r] === 1 ? 0 : 1;
+        const tag = (r << 2) | (kind === 0 ? 2 : 0);
+        if (w.inverseMass[rows.bodyA[r]] > 0) visit(2 * rows.bodyA[r] + kind, tag);
+        if (w.inverseMass[rows.bodyB[r]] > 0) visit(2 * rows.bodyB[r] + kind, tag | 1);
+      }
+    };
+    eachEntry((slot) => bodyRows[slot + 1]++);
+    for (let s = 0; s < 2 * nb; s++) bodyRows[s + 1] += bodyRows[s];
+    const entries = new Uint32Array(bodyRows[2 * nb]);
+    const fillAt = bodyRows.slice(0, 2 * nb);
+    eachEntry((slot, tag) => (entries[fillAt[slot]++] = tag));
     data.body_rows = bodyRows.buffer;
-    data.row_entries = padded(Uint32Array.from(entries)).buffer;
+    data.row_entries = padded(entries).buffer;
     // the joints grouped by type, each JOINT_STRIDE vec4f (rows.wgsl.ts legend)
     const record = new Float32Array(4 * JOINT_STRIDE * Math.max(1, nc));
     this.jointCount = [0, 0, 0, 0];
@@ -317,8 +318,8 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     for (let k = 1; k < 4; k++) this.jointStart[k] = this.jointStart[k - 1] + this.jointCount[k - 1];
     const fill = this.jointStart.slice();
     // the rigid point joints first among the point joints (evaluate_point_rigid), then the soft ones
-    const order = Array.from({ length: nc }, (_, ic) => ic).sort((a, b) => this.rigidPoint[b] - this.rigidPoint[a] || a - b);
-    for (const ic of order) writeJointRecord(j, rs.rowStart[ic], ic, record, 4 * JOINT_STRIDE * fill[j.kind[ic]]++);
+    for (const rigid of [1, 0])
+      for (let ic = 0; ic < nc; ic++) if (this.rigidPoint[ic] === rigid) writeJointRecord(j, rs.rowStart[ic], ic, record, 4 * JOINT_STRIDE * fill[j.kind[ic]]++);
     data.joint = record.buffer;
   }
 
@@ -336,13 +337,18 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     const pointJoint = (ic: number) =>
       j.kind[ic] === JointKind.point && rs.constraintBlockEnd[ic] - rs.constraintBlock[ic] === 1 && rows.compliance[rows.blockStart[rs.constraintBlock[ic]]] === 0;
     this.rigidPoint = Uint8Array.from({ length: nc }, (_, ic) => (pointJoint(ic) ? 1 : 0));
-    const point: number[] = [], general: number[] = [];
+    let pointCount = 0, generalCount = 0;
+    for (let ic = 0; ic < nc; ic++)
+      if (this.rigidPoint[ic]) pointCount++;
+      else generalCount += rs.constraintBlockEnd[ic] - rs.constraintBlock[ic];
+    // the rigid point joints' blocks, then every block of the others (typed, filled in place)
+    this.prepareList = new Uint32Array(pointCount + generalCount);
+    let atPoint = 0, atGeneral = pointCount;
     for (let ic = 0; ic < nc; ic++) {
-      if (pointJoint(ic)) point.push(rs.constraintBlock[ic]);
-      else for (let b = rs.constraintBlock[ic]; b < rs.constraintBlockEnd[ic]; b++) general.push(b);
+      if (this.rigidPoint[ic]) this.prepareList[atPoint++] = rs.constraintBlock[ic];
+      else for (let b = rs.constraintBlock[ic]; b < rs.constraintBlockEnd[ic]; b++) this.prepareList[atGeneral++] = b;
     }
-    this.pointBlockCount = point.length;
-    this.prepareList = Uint32Array.from([...point, ...general]);
+    this.pointBlockCount = pointCount;
     if (this.colourJoints.length === 0) {
       this.blockList = this.prepareList;
       return;
