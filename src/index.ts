@@ -10,6 +10,7 @@
 export * from './model/world.js';
 export { compileWorld, type CompiledWorld } from './model/compiled.js';
 export { computeConnectivity, type Connectivity } from './model/connectivity.js';
+export { packedBodyList, packedConstraintList, packedBodies, packedConstraints, packWorld, editableWorld, forEachBody, forEachConstraint, PackedBodies, PackedConstraints } from './model/packed.js';
 export { type SceneInfo, type RigidSceneInfo, type ParamSpec, type VectorParamSpec, type ParamValue, resolveParams, resolveSceneParams, buildScene } from './scenes/scene.js';
 export { scenes, rigidScenes, findScene, findRigidScene } from './scenes/registry.js';
 export { type SceneDesc, isParticleSystem, sceneKind, rigidWorld } from './model/scene-desc.js';

@@ -19,6 +19,7 @@ import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { XpbdCpuSolver } from '../src/solvers/xpbd/cpu.js';
 import { GaussSeidelCpuSolver } from '../src/solvers/gs/cpu.js';
 import type { WorldDesc } from '../src/model/world.js';
+import { editableWorld } from '../src/model/packed.js';
 
 const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { encoding: 'utf8' });
 const errorLines = (stderr: string) => stderr.split('\n').filter((l) => l.trim() && !/^Warning: |^\s+at /.test(l));
@@ -62,13 +63,14 @@ test('chains=1e9 and chains=1e308 are refused before anything is built, with the
     const t0 = performance.now();
     assert.throws(
       () => necklace.build({ chains }),
-      (e: Error) => e instanceof InputError && /needs (about [\d.]+ TB|more than 1\.8e308 bytes) of JS heap, beyond the [\d.]+ [kMG]?B this Node process has left/.test(e.message),
+      (e: Error) => e instanceof InputError && /needs (about [\d.]+ TB|more than 1\.8e308 bytes) of memory \(arrays [^)]*\), beyond the [\d.]+ [kMG]?B this machine has left/.test(e.message),
     );
     assert.ok(performance.now() - t0 < 100, `refused in ${performance.now() - t0} ms`);
   }
-  // the estimate: 4e10 bodies and joints at ≈ 400 B each ≈ 16 TB
+  // the estimate: 4e10 bodies and joints, packed as they are built (model/packed.ts) at 29 + 60 B ≈ 3.6 TB
   const est = estimateMemory(necklace.count({ chains: 1e9 }));
-  assert.ok(est.heap > 1e13 && est.heap < 2e13, `${est.heap}`);
+  assert.equal(est.heap, 0);
+  assert.equal(est.offHeap, 4e10 * (29 + 60));
 });
 
 test('the command line refuses a necklace of 1e9 chains in one line, exit 2, in well under the 40 s it used to run', () => {
@@ -77,7 +79,7 @@ test('the command line refuses a necklace of 1e9 chains in one line, exit 2, in 
   assert.equal(r.status, 2, r.stderr);
   const lines = errorLines(r.stderr);
   assert.equal(lines.length, 1, r.stderr);
-  assert.match(lines[0], /^solverlab: scene 'necklace' with chains=1000000000 \(40,000,000,000 bodies, 40,000,000,000 constraints\) needs about 16\.\d TB of JS heap/);
+  assert.match(lines[0], /^solverlab: scene 'necklace' with chains=1000000000 \(40,000,000,000 bodies, 40,000,000,000 constraints\) needs about 3\.56 TB of memory \(arrays 3\.56 TB\), beyond the [\d.]+ GB this machine has left$/);
   assert.ok(Date.now() - t0 < 10_000, `${Date.now() - t0} ms`);
   const half = cli('run', '--scene', 'necklace', '--param', 'chains=2.5', '--frames', '1');
   assert.equal(half.status, 2);
@@ -98,7 +100,7 @@ test('a scene file is counted from its arrays and refused before its bodies are 
   }
 });
 
-test("the estimate holds the scenes' measured heap, and the CPU solvers' measured typed arrays, within 15 %", async () => {
+test("the estimate holds the scenes' measured packed descriptions, and the CPU solvers' measured typed arrays, within 15 %", async () => {
   // collect, then let V8 finish sweeping array buffers (their memory is freed off the main thread)
   // (until two readings in a row agree: a loaded machine sweeps late)
   const settle = async () => {
@@ -116,12 +118,15 @@ test("the estimate holds the scenes' measured heap, and the CPU solvers' measure
     const scene = findRigidScene(name)!;
     const count = scene.count(p);
     await settle();
-    const heap0 = process.memoryUsage().heapUsed;
+    const heap0 = process.memoryUsage().heapUsed, arrays0 = process.memoryUsage().arrayBuffers;
     const world = scene.build(p);
     await settle();
-    const heap = process.memoryUsage().heapUsed - heap0;
-    const est = estimateMemory(count).heap;
-    assert.ok(Math.abs(heap / est - 1) < 0.15, `${name} description: measured ${heap} B, estimated ${est} B`);
+    // packed as it is built (model/packed.ts): typed arrays, and next to nothing in the heap
+    const heap = process.memoryUsage().heapUsed - heap0, packed = process.memoryUsage().arrayBuffers - arrays0;
+    const est = estimateMemory(count);
+    assert.equal(est.heap, 0);
+    assert.ok(heap < 0.05 * est.offHeap, `${name} description: ${heap} B of heap`);
+    assert.ok(Math.abs(packed / est.offHeap - 1) < 0.15, `${name} description: measured ${packed} B of typed arrays, estimated ${est.offHeap} B`);
     for (const [id, make] of [
       ['jacobi-cpu', () => new JacobiCpuSolver(world)],
       ['gs-cpu', () => new GaussSeidelCpuSolver(world)],
@@ -140,7 +145,7 @@ test("the estimate holds the scenes' measured heap, and the CPU solvers' measure
 
 test('a size past the wasm32 address space is refused for Rapier only', () => {
   const count = { kind: 'rigid' as const, bodies: 3e6, constraints: 3e6 };
-  const roomy = { heap: 1e15, offHeap: 1e15, wasm: machineLimits().wasm };
+  const roomy = { heap: 1e15, memory: 1e15, wasm: machineLimits().wasm };
   assert.doesNotThrow(() => checkMemory('x', count, 'jacobi-cpu', false, roomy));
   assert.throws(() => checkMemory('x', count, 'rapier', false, roomy), /wasm memory under rapier, beyond the 4\.29 GB a wasm32 module can address/);
 });
@@ -162,7 +167,7 @@ test('ulp is the spacing of f32 and f64 numbers (checked against Math.fround and
 
 /** The pendulum with its bead's mass set to `mass` (kg): L = 0.5 m, r = 0.05 m, arm |a| = L. */
 function pendulumOfMass(mass: number): WorldDesc {
-  const w = findRigidScene('pendulum')!.build();
+  const w = editableWorld(findRigidScene('pendulum')!.build()); // built scenes are packed, read-only
   delete w.bodies[0].density;
   w.bodies[0].mass = mass;
   return w;
@@ -173,7 +178,7 @@ const pendulumMinMass = (max: number) => (2 * (1 + 0.25 / (0.4 * 0.05 * 0.05))) 
 test('the density-1e-100 pendulum is refused under gs-cpu, naming the field, and the refusal is where the joint is really lost', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'solverlab-limits-'));
   try {
-    const world = findRigidScene('pendulum')!.build();
+    const world = editableWorld(findRigidScene('pendulum')!.build());
     world.bodies[0].density = 1e-100;
     const file = join(dir, 'feather.json');
     writeFileSync(file, JSON.stringify({ format: 'solverlab-scene', version: 1, ...world }));

@@ -25,6 +25,7 @@
  */
 import type { WorldDesc } from '../model/world.js';
 import { massProperties } from '../model/world.js';
+import { forEachBody, forEachConstraint, packedBodies, packedConstraints } from '../model/packed.js';
 import { awakeBodies, type Snapshot } from '../model/snapshot.js';
 import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
 import { ParticleMetricsContext } from '../particles/metrics.js';
@@ -48,32 +49,67 @@ export class MetricsContext {
   private readonly dynamic: Uint8Array;
   readonly dynamicBodies: number;
   /** @param defaultCompliance α of the joints that set none (the solver's --compliance) */
+  /** per joint: bodies (−1: the world), anchors (3 each), and its own fields (type, axes, lengths, limits) */
+  private readonly ib0: Int32Array;
+  private readonly ib1: Int32Array;
+  private readonly rA: Float64Array;
+  private readonly rB: Float64Array;
+  private readonly joint: (ic: number) => Joint;
   constructor(readonly world: WorldDesc, defaultCompliance = 0) {
-    this.compliance = Float64Array.from(world.constraints, (c) => c.compliance ?? defaultCompliance);
+    // every list read once, in one pass (packed lists: from their typed arrays, no object per element)
     const n = world.bodies.length;
     this.mass = new Float64Array(n);
     this.inertiaLocal = new Float64Array(9 * n);
     const nc = world.constraints.length;
+    this.compliance = new Float64Array(nc);
     this.reference = new Float64Array(4 * nc);
     this.restLength = new Float64Array(nc).fill(NaN);
-    const x0 = Float64Array.from(world.bodies.flatMap((b) => b.position));
-    const q0 = Float64Array.from(world.bodies.flatMap((b) => unit(b.orientation ?? [0, 0, 0, 1])));
-    const pa = [0, 0, 0], pb = [0, 0, 0];
-    world.constraints.forEach((c, ic) => {
-      relative(q0, c.bodyA, c.bodyB, IDENTITY, 0, this.reference, 4 * ic);
-      if (c.type === 'distance' && c.length === undefined && c.minLength === undefined && c.maxLength === undefined) {
-        anchors(x0, q0, c, pa, pb);
-        this.restLength[ic] = Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]);
-      } else if (c.type === 'distance' && c.length !== undefined) this.restLength[ic] = c.length;
-    });
-    this.dynamic = Uint8Array.from(world.bodies, (b) => (b.fixed ? 0 : 1));
-    this.dynamicBodies = this.dynamic.reduce((k, d) => k + d, 0);
-    world.bodies.forEach((b, i) => {
+    this.ib0 = new Int32Array(nc);
+    this.ib1 = new Int32Array(nc);
+    this.rA = new Float64Array(3 * nc);
+    this.rB = new Float64Array(3 * nc);
+    const packed = packedConstraints(world.constraints);
+    const plain = world.constraints;
+    this.joint = packed ? (ic) => packed.prototypes.list[packed.prototype[ic]] as unknown as Joint : (ic) => plain[ic];
+    const x0 = new Float64Array(3 * n);
+    const q0 = new Float64Array(4 * n);
+    this.dynamic = new Uint8Array(n);
+    const props = new Map<object, ReturnType<typeof massProperties>>(); // per shared prototype (packed), else per body
+    const bodiesPacked = packedBodies(world.bodies) !== null;
+    forEachBody(world.bodies, (i, b, x, at, q, qAt) => {
+      x0[3 * i] = x[at];
+      x0[3 * i + 1] = x[at + 1];
+      x0[3 * i + 2] = x[at + 2];
+      q0.set(unit(q ? [q[qAt], q[qAt + 1], q[qAt + 2], q[qAt + 3]] : [0, 0, 0, 1]), 4 * i);
       if (b.fixed) return; // fixed bodies carry no energy
-      const mp = massProperties(b);
+      this.dynamic[i] = 1;
+      let mp = props.get(b);
+      if (!mp) props.set(b, (mp = massProperties({ ...b, position: [0, 0, 0] })));
+      if (!bodiesPacked) props.clear(); // a plain list's bodies are each their own: no cache to keep
       this.mass[i] = mp.mass;
       this.inertiaLocal.set(mp.inertiaLocal, 9 * i);
     });
+    this.dynamicBodies = this.dynamic.reduce((k, d) => k + d, 0);
+    const pa = [0, 0, 0], pb = [0, 0, 0];
+    forEachConstraint(world.constraints, (ic, c, bodyA, bodyB, anchorA, anchorB, at) => {
+      this.ib0[ic] = bodyA;
+      this.ib1[ic] = bodyB === null ? -1 : bodyB;
+      for (let d = 0; d < 3; d++) (this.rA[3 * ic + d] = anchorA[at + d]), (this.rB[3 * ic + d] = anchorB[at + d]);
+      this.compliance[ic] = c.compliance ?? defaultCompliance;
+      relative(q0, bodyA, bodyB, IDENTITY, 0, this.reference, 4 * ic);
+      if (c.type === 'distance' && c.length === undefined && c.minLength === undefined && c.maxLength === undefined) {
+        this.anchors(x0, q0, ic, pa, pb);
+        this.restLength[ic] = Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]);
+      } else if (c.type === 'distance' && c.length !== undefined) this.restLength[ic] = c.length;
+    });
+  }
+
+  /** Joint ic's two anchor points in the world: a = x_A + R_A r_A, b = x_B + R_B r_B (or the world point). */
+  private anchors(x: Float64Array, q: Float64Array, ic: number, a: number[], b: number[]): void {
+    worldPoint(x, q, this.ib0[ic], this.rA, 3 * ic, a);
+    const B = this.ib1[ic];
+    if (B < 0) (b[0] = this.rB[3 * ic], b[1] = this.rB[3 * ic + 1], b[2] = this.rB[3 * ic + 2]);
+    else worldPoint(x, q, B, this.rB, 3 * ic, b);
   }
 
   private collision: CollisionPipeline | null | undefined;
@@ -120,9 +156,10 @@ export class MetricsContext {
     // constraint violation
     let maxV = 0, sumSq = 0, rigid = 0, elastic = 0, maxAngle = 0;
     const a = [0, 0, 0], b = [0, 0, 0];
-    for (let ic = 0; ic < world.constraints.length; ic++) {
-      const c = world.constraints[ic];
-      anchors(x, q, c, a, b);
+    for (let ic = 0; ic < this.ib0.length; ic++) {
+      const c = this.joint(ic);
+      const bodyA = this.ib0[ic], bodyB = this.ib1[ic] < 0 ? null : this.ib1[ic];
+      this.anchors(x, q, ic, a, b);
       const d2 = (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2;
       let linear: number, angle = 0;
       if (c.type === 'distance') {
@@ -130,9 +167,9 @@ export class MetricsContext {
         if (!Number.isNaN(this.restLength[ic])) linear = Math.abs(L - this.restLength[ic]);
         else linear = Math.max(0, (c.minLength ?? -Infinity) - L, L - (c.maxLength ?? Infinity));
       } else linear = Math.sqrt(d2);
-      if (c.type === 'hinge') angle = hingeViolation(q, c, this.reference, 4 * ic);
+      if (c.type === 'hinge') angle = hingeViolation(q, c, bodyA, bodyB, this.reference, 4 * ic);
       else if (c.type === 'fixed') {
-        relative(q, c.bodyA, c.bodyB, this.reference, 4 * ic, rel, 0);
+        relative(q, bodyA, bodyB, this.reference, 4 * ic, rel, 0);
         angle = 2 * Math.atan2(Math.hypot(rel[0], rel[1], rel[2]), Math.abs(rel[3]));
       }
       const alpha = this.compliance[ic];
@@ -195,12 +232,6 @@ function unit(q: ArrayLike<number>): number[] {
   return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
 }
 
-/** The joint's two anchor points in the world: a = x_A + R_A r_A, b = x_B + R_B r_B (or the world point). */
-function anchors(x: Float64Array, q: Float64Array, c: Joint, a: number[], b: number[]): void {
-  worldPoint(x, q, c.bodyA, c.anchorA, a);
-  if (c.bodyB === null) (b[0] = c.anchorB[0], b[1] = c.anchorB[1], b[2] = c.anchorB[2]);
-  else worldPoint(x, q, c.bodyB, c.anchorB, b);
-}
 
 /** out = q_A⁻¹ ⊗ q_B ⊗ ref⁻¹ (q_B = identity for the world), ref = ref[ro..ro+4). */
 function relative(q: Float64Array, bodyA: number, bodyB: number | null, ref: Float64Array, ro: number, out: Float64Array, oo: number): void {
@@ -219,15 +250,15 @@ function relative(q: Float64Array, bodyA: number, bodyB: number | null, ref: Flo
 }
 
 /** A hinge's angular violation: the angle between its axes in the world, or how far its angle is past a limit. */
-function hingeViolation(q: Float64Array, c: Joint & { type: 'hinge' }, ref: Float64Array, ro: number): number {
-  const na = Math.hypot(...c.axisA), nb = Math.hypot(...c.axisB);
-  rotate(q, 4 * c.bodyA, c.axisA[0] / na, c.axisA[1] / na, c.axisA[2] / na, axisA);
-  if (c.bodyB === null) (axisB[0] = c.axisB[0] / nb, axisB[1] = c.axisB[1] / nb, axisB[2] = c.axisB[2] / nb);
-  else rotate(q, 4 * c.bodyB, c.axisB[0] / nb, c.axisB[1] / nb, c.axisB[2] / nb, axisB);
+function hingeViolation(q: Float64Array, c: Joint & { type: 'hinge' }, bodyA: number, bodyB: number | null, ref: Float64Array, ro: number): number {
+  const na = Math.hypot(c.axisA[0], c.axisA[1], c.axisA[2]), nb = Math.hypot(c.axisB[0], c.axisB[1], c.axisB[2]);
+  rotate(q, 4 * bodyA, c.axisA[0] / na, c.axisA[1] / na, c.axisA[2] / na, axisA);
+  if (bodyB === null) (axisB[0] = c.axisB[0] / nb, axisB[1] = c.axisB[1] / nb, axisB[2] = c.axisB[2] / nb);
+  else rotate(q, 4 * bodyB, c.axisB[0] / nb, c.axisB[1] / nb, c.axisB[2] / nb, axisB);
   const cx = axisA[1] * axisB[2] - axisA[2] * axisB[1], cy = axisA[2] * axisB[0] - axisA[0] * axisB[2], cz = axisA[0] * axisB[1] - axisA[1] * axisB[0];
   let angle = Math.atan2(Math.hypot(cx, cy, cz), axisA[0] * axisB[0] + axisA[1] * axisB[1] + axisA[2] * axisB[2]);
   if (c.lowerAngle !== undefined || c.upperAngle !== undefined) {
-    relative(q, c.bodyA, c.bodyB, ref, ro, rel, 0);
+    relative(q, bodyA, bodyB, ref, ro, rel, 0);
     const s = Math.sign(rel[3]) || 1;
     const theta = 2 * Math.atan2(s * (rel[0] * c.axisA[0] + rel[1] * c.axisA[1] + rel[2] * c.axisA[2]) / na, s * rel[3]);
     angle = Math.max(angle, (c.lowerAngle ?? -Infinity) - theta, theta - (c.upperAngle ?? Infinity));
@@ -235,9 +266,9 @@ function hingeViolation(q: Float64Array, c: Joint & { type: 'hinge' }, ref: Floa
   return angle;
 }
 
-/** out = x_i + R(q_i) r */
-function worldPoint(x: Float64Array, q: Float64Array, i: number, r: ArrayLike<number>, out: number[]): void {
-  rotate(q, 4 * i, r[0], r[1], r[2], out);
+/** out = x_i + R(q_i) r, r = r[ro..ro+3) */
+function worldPoint(x: Float64Array, q: Float64Array, i: number, r: ArrayLike<number>, ro: number, out: number[]): void {
+  rotate(q, 4 * i, r[ro], r[ro + 1], r[ro + 2], out);
   out[0] += x[3 * i]; out[1] += x[3 * i + 1]; out[2] += x[3 * i + 2];
 }
 

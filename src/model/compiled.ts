@@ -10,6 +10,7 @@ import { type WorldDesc, massProperties, validateWorld } from './world.js';
 import { computeConnectivity, type Connectivity } from './connectivity.js';
 import type { Snapshot } from './snapshot.js';
 import { JointKind, type JointTable } from '../rows/joint-data.js';
+import { packedBodies, packedConstraints, type PackedBodies, type PackedConstraints } from './packed.js';
 
 /**
  * The joints (every constraint of the desc) are also a JointTable (rows/joint-data.ts): kind,
@@ -46,7 +47,10 @@ export function compileWorld(world: WorldDesc): CompiledWorld {
   validateWorld(world);
   const worldBodyCount = world.bodies.length;
   const constraintCount = world.constraints.length;
-  const anchorCount = world.constraints.filter((c) => c.bodyB === null).length;
+  const pb = packedBodies(world.bodies), pc = packedConstraints(world.constraints);
+  let anchorCount = 0;
+  if (pc) for (let ic = 0; ic < constraintCount; ic++) anchorCount += pc.bodyB[ic] < 0 ? 1 : 0;
+  else for (const c of world.constraints) anchorCount += c.bodyB === null ? 1 : 0;
   const bodyCount = worldBodyCount + anchorCount;
   const cw: CompiledWorld = {
     worldBodyCount,
@@ -77,6 +81,11 @@ export function compileWorld(world: WorldDesc): CompiledWorld {
     referenceOrientation: new Float64Array(4 * constraintCount),
     connectivity: { ic0: new Int32Array(0), constraintList: new Int32Array(0) },
   };
+  if (pb && pc) {
+    compilePacked(cw, pb, pc);
+    cw.connectivity = computeConnectivity(bodyCount, cw.ib0, cw.ib1);
+    return cw;
+  }
   world.bodies.forEach((b, i) => {
     const mp = massProperties(b);
     cw.position.set(b.position, 3 * i);
@@ -111,6 +120,57 @@ export function compileWorld(world: WorldDesc): CompiledWorld {
   world.constraints.forEach((c, ic) => compileJoint(cw, c, ic, cw.position, cw.orientation));
   cw.connectivity = computeConnectivity(bodyCount, cw.ib0, cw.ib1);
   return cw;
+}
+
+/**
+ * compileWorld's body and joint loops over packed lists (model/packed.ts): the same arithmetic,
+ * read from the typed arrays, with each prototype's mass properties computed once.
+ */
+function compilePacked(cw: CompiledWorld, pb: PackedBodies, pc: PackedConstraints): void {
+  const props = pb.prototypes.list.map((proto) => massProperties({ ...proto, position: [0, 0, 0] } as Parameters<typeof massProperties>[0]));
+  const fixed = pb.prototypes.list.map((proto) => proto.fixed === true);
+  for (let i = 0; i < pb.count; i++) {
+    const mp = props[pb.prototype[i]], bits = pb.present[i];
+    cw.position[3 * i] = pb.position[3 * i];
+    cw.position[3 * i + 1] = pb.position[3 * i + 1];
+    cw.position[3 * i + 2] = pb.position[3 * i + 2];
+    if (bits & 1) {
+      const o = pb.orientation, q0 = o[4 * i], q1 = o[4 * i + 1], q2 = o[4 * i + 2], q3 = o[4 * i + 3];
+      const qn = Math.hypot(q0, q1, q2, q3);
+      cw.orientation[4 * i] = q0 / qn;
+      cw.orientation[4 * i + 1] = q1 / qn;
+      cw.orientation[4 * i + 2] = q2 / qn;
+      cw.orientation[4 * i + 3] = q3 / qn;
+    } else cw.orientation[4 * i + 3] = 1; // [0, 0, 0, 1] / 1
+    if (!fixed[pb.prototype[i]]) {
+      if (bits & 2) cw.linearVelocity.set(pb.linearVelocity.subarray(3 * i, 3 * i + 3), 3 * i);
+      if (bits & 4) cw.angularVelocity.set(pb.angularVelocity.subarray(3 * i, 3 * i + 3), 3 * i);
+    }
+    cw.mass[i] = mp.mass;
+    cw.inverseMass[i] = mp.inverseMass;
+    cw.inertiaLocal.set(mp.inertiaLocal, 9 * i);
+    cw.inverseInertiaLocal.set(mp.inverseInertiaLocal, 9 * i);
+  }
+  let anchor = cw.worldBodyCount;
+  const joints = pc.prototypes.list as unknown as WorldDesc['constraints'];
+  for (let ic = 0; ic < pc.count; ic++) {
+    const proto = joints[pc.prototype[ic]];
+    cw.ib0[ic] = pc.bodyA[ic];
+    cw.r0.set(pc.anchorA.subarray(3 * ic, 3 * ic + 3), 3 * ic);
+    if (proto.compliance !== undefined) cw.compliance[ic] = proto.compliance;
+    if (pc.bodyB[ic] < 0) {
+      // fixed anchor body at the world point; r¹ = 0
+      cw.position.set(pc.anchorB.subarray(3 * ic, 3 * ic + 3), 3 * anchor);
+      cw.orientation[4 * anchor + 3] = 1;
+      cw.mass[anchor] = Infinity;
+      cw.ib1[ic] = anchor++;
+    } else {
+      cw.ib1[ic] = pc.bodyB[ic];
+      cw.r1.set(pc.anchorB.subarray(3 * ic, 3 * ic + 3), 3 * ic);
+    }
+  }
+  // compileJoint reads only the joint's own fields (type, axes, lengths, limits): its prototype's
+  for (let ic = 0; ic < pc.count; ic++) compileJoint(cw, joints[pc.prototype[ic]], ic, cw.position, cw.orientation);
 }
 
 /**

@@ -1,26 +1,33 @@
 /**
  * What a machine and a solver's arithmetic can hold, checked before anything is allocated.
  *
- * 1. Memory. A scene is counted (bodies, constraints) before it is built — built-in scenes
+ * 1. Memory. A scene is counted (bodies, constraints, rows) before it is built — built-in scenes
  *    by their `count(params)`, scene files by their arrays — and its footprint estimated:
- *      JS heap:   the description's objects (measured with process.memoryUsage on built
- *                 scenes: ≈ 190 B per sphere body, 210 B per point joint, 130 B per particle,
- *                 150 B per particle constraint), twice for a scene file (the parsed JSON
- *                 and the checked copy live together);
- *      off heap:  the typed arrays each solver family allocates, counted from its code
- *                 (bytes per body and per constraint, `solverFootprints` below);
- *      wasm:      Rapier's wasm memory (≈ 1.7 kB per body and joint, measured).
- *    Limits, and why these:
+ *      description: a built-in scene's bodies and joints are packed into typed arrays as they are
+ *                 made (model/packed.ts: 29 B per body, 60 B per joint); a scene file's parsed
+ *                 JSON objects and their checked copy live in the JS heap together (≈ 190 B per
+ *                 body and 210 B per joint each, measured) before they are packed;
+ *      arrays:    the typed arrays each solver family allocates, counted from its code (bytes per
+ *                 body, per constraint and per row, `solverFootprints` below);
+ *      GPU:       a GPU solver's buffers (its `sizes()`), counted as host memory: on a software
+ *                 adapter (SwiftShader) they are, and on a discrete GPU the upload's staging
+ *                 copies are, for a moment, as large (so there the estimate errs high by them);
+ *      wasm:      Rapier's wasm memory (≈ 1.7 kB per body and joint, measured);
+ *      baseline:  what the process holds when it checks (its resident set: Node, the modules,
+ *                 Dawn), which a run keeps.
+ *    Checked against what this machine has, and why:
  *      JS heap  — v8.getHeapStatistics().heap_size_limit less what is in use (in the browser
  *                 viewer: the heap limit the engine reports, else 4 GiB): objects live in
  *                 V8's heap, and V8 *aborts* the process (exit 134, a native stack) when it is
- *                 full; it cannot be caught. `node --max-old-space-size` raises it.
- *      off heap — the machine's physical memory, os.totalmem() (or the cgroup's limit,
- *                 process.constrainedMemory(), when lower), less the heap limit: typed arrays
- *                 live outside the heap and beyond physical memory the kernel's OOM killer or
- *                 endless swapping ends the run. Not os.freemem(): a moment's reading that
- *                 other processes move, so the same command would pass or fail by chance.
+ *                 full; it cannot be caught. `solverlab` sets it to ¾ of the machine (cli/heap.ts).
+ *      memory   — everything together (baseline, heap, arrays, GPU buffers, wasm) against the
+ *                 machine's physical memory, os.totalmem() (or the cgroup's limit,
+ *                 process.constrainedMemory(), when lower): beyond it the kernel's OOM killer or
+ *                 endless swapping ends the run. Not os.freemem(): a moment's reading that other
+ *                 processes move, so the same command would pass or fail by chance.
  *      wasm     — 4 GiB, the 32-bit address space of a wasm32 module (Rapier).
+ *    The estimate is the run's peak resident memory within ±15 % (test/scale.test.ts measures
+ *    it, at two sizes, for a CPU and a GPU solver); a run prints both (`memory` in its summary).
  *    A single typed array can be as long as memory allows in Node ≥ 20 (ArrayBuffers up to
  *    2⁵³ bytes), so per-array length limits never bind before physical memory does.
  *
@@ -30,6 +37,7 @@
  *    still be of use.
  */
 import { massProperties, type WorldDesc } from './world.js';
+import { forEachBody, forEachConstraint, packedBodies, packedConstraints } from './packed.js';
 import { isParticleSystem, type SceneDesc } from './scene-desc.js';
 import { InputError } from '../scenes/input-error.js';
 
@@ -59,7 +67,11 @@ export function jointRows(c: WorldDesc['constraints'][number]): number {
 export function countScene(desc: SceneDesc): SceneCount {
   if (isParticleSystem(desc)) return { kind: 'particles', bodies: desc.particles.length, constraints: desc.constraints.length };
   let rows = 0;
-  for (const c of desc.constraints) rows += c && typeof c === 'object' && 'type' in c ? jointRows(c) : 3;
+  const pc = packedConstraints(desc.constraints);
+  if (pc) {
+    const perPrototype = pc.prototypes.list.map((c) => jointRows(c as unknown as WorldDesc['constraints'][number]));
+    for (let ic = 0; ic < pc.count; ic++) rows += perPrototype[pc.prototype[ic]];
+  } else for (const c of desc.constraints) rows += c && typeof c === 'object' && 'type' in c ? jointRows(c) : 3;
   return { kind: 'rigid', bodies: desc.bodies.length, constraints: desc.constraints.length, rows };
 }
 
@@ -75,11 +87,13 @@ interface Footprint {
 
 const F64 = 8, F32 = 4, I32 = 4;
 
-/** The description's objects in the JS heap (measured: built necklace, joint-grid and cloth scenes). */
+/** A scene file's description objects in the JS heap (measured: built necklace, joint-grid and cloth scenes, as plain objects). */
 const descriptionHeap = {
   rigid: { body: 190, constraint: 210 },
   particles: { body: 130, constraint: 150 },
 };
+/** A rigid description packed (model/packed.ts): per body prototype index u32, position 3 f64, present u8; per joint prototype, bodies 2 i32, anchors 6 f64. */
+const packedDescription = { body: I32 + 3 * F64 + 1, constraint: 3 * I32 + 6 * F64 };
 
 /**
  * The compiled world every rigid solver builds (model/compiled.ts, connectivity.ts): per body
@@ -92,16 +106,17 @@ const compiledWorld: Footprint = { heapBody: 0, heapConstraint: 0, body: 33 * F6
 
 /**
  * What a run adds for any rigid solver: metrics (metrics/metrics.ts: mass 1 + inertia 9 f64 per
- * body; compliance 1, reference orientation 4 and rest length 1 f64 per constraint) and snapshots
- * (run/run.ts keeps the first, the last good and the current one: 3 × 13 f64 per body).
+ * body, and the starting pose 7 f64 while it is made; per constraint compliance 1, reference
+ * orientation 4, rest length 1, anchors 6 f64 and bodies 2 i32) and snapshots (run/run.ts keeps the
+ * first, the last good and the current one: 3 × 13 f64 per body).
  */
-const rigidRun: Footprint = { heapBody: 0, heapConstraint: 0, body: 10 * F64 + 3 * 13 * F64, constraint: 6 * F64 };
+const rigidRun: Footprint = { heapBody: 0, heapConstraint: 0, body: 10 * F64 + 3 * 13 * F64, constraint: 12 * F64 + 2 * I32 };
 
 /**
  * The constraint rows of the velocity-level CPU solvers (rows/rows.ts RowSet): per row body
  * indices 2 i32, J 12 f64, C, bounds 2, compliance, key, λ, bias rate, γ = 8 f64, angular u8,
- * owner i32. The set grows by doubling from 4, so it holds 4·2ᵏ ≥ rows; the arrays it grew out of
- * stay until collected, another (less than) as much. The rows are the scene's own count (SceneCount.rows,
+ * owner i32. The set grows by doubling from 4, so it holds 4·2ᵏ ≥ rows (the arrays it grew out of
+ * are collected as it grows: measured, the peak holds one set, not two). The rows are the scene's own count (SceneCount.rows,
  * by joint type) where it is known, else 3 per joint (a point joint).
  */
 const ROW_BYTES = 2 * I32 + 20 * F64 + 1 + I32 + F64; // and the block solver's bias per row (at the first step)
@@ -124,7 +139,7 @@ const JOINT_SET = 1 + 3 * I32 + 22 * F64;
 /** The row block solver (rows/block-solver.ts) per point joint: first row, row count, first and
  * last block, order 5 i32; the 3×3 block matrix 9 f64; the row CSR's entries (2 per row) i32. */
 const BLOCK_SOLVER = 5 * I32 + 9 * F64 + 2 * ROWS_PER_CONSTRAINT * I32;
-const solverFootprints: Record<string, Footprint & { rows?: boolean }> = {
+const solverFootprints: Record<string, Footprint & { rows?: boolean; gpu?: GpuFootprint }> = {
   // jacobi/cpu.ts: per body ΔV 3 + ΔΩ 3 + I_world⁻¹ 9 f64, the rigid core's isotropic scale 1 and
   // midpoint offset 3 f64 and free flag u8 (rigid/body.ts), the row CSR's offset i32; per joint
   // the JointSet and the row block solver — and the rows.
@@ -172,6 +187,28 @@ const solverFootprints: Record<string, Footprint & { rows?: boolean }> = {
 };
 
 /**
+ * A GPU solver's buffers (bytes per body, per constraint, per row, per block: its `sizes()`), as in
+ * jacobi/gpu.ts (jacobi-gpu, gs-gpu, global-gpu's body and row buffers) and xpbd/gpu.ts.
+ *   jacobi: per body pose, velocity, Δvelocity 32 each, inverse mass 64, inverse inertia 48,
+ *     midpoint offset 16, the body → row CSR's offsets 8; per row J 48, C 8, params 16, solve 48,
+ *     point arm 32, CSR entries 8, residual 4; per block record 16 and two lists 4 each; per joint
+ *     its record, JOINT_STRIDE (7) vec4f.
+ *   xpbd: per body pose, previous pose, velocity 32 each, mass 64, midpoint offset 16; per joint
+ *     bodies 8, anchors 32, compliance 4, multiplier 16, residual 4 and its record 7 vec4f; per row
+ *     J 48, C 8, params 16, λ 4, residual 4.
+ */
+interface GpuFootprint {
+  body: number;
+  constraint: number;
+  row: number;
+  block: number;
+}
+const JACOBI_GPU: GpuFootprint = { body: 3 * 32 + 64 + 48 + 16 + 8, constraint: 7 * 16, row: 48 + 8 + 16 + 48 + 32 + 8 + 4, block: 16 + 4 + 4 };
+const XPBD_GPU: GpuFootprint = { body: 3 * 32 + 64 + 16, constraint: 8 + 32 + 4 + 16 + 4 + 7 * 16, row: 48 + 8 + 16 + 4 + 4, block: 0 };
+for (const id of ['jacobi-gpu', 'gs-gpu', 'global-gpu']) solverFootprints[id].gpu = JACOBI_GPU;
+solverFootprints['xpbd-gpu'].gpu = XPBD_GPU;
+
+/**
  * Particle systems (particles/system.ts, integrators.ts, cg.ts), d = 3: per particle the state y
  * (2d), force, work copies and Jᵀλ (5d), the integrator's stages (RK4: 4 × 2d) and a temporary (2d),
  * mass 1, metrics 1, snapshots 3 × 13 f64; per constraint (up to d rows) C, λ, J̇q̇, Jw, Ċ, rhs,
@@ -186,16 +223,23 @@ const particleRun: Footprint = {
 };
 
 export interface MemoryEstimate {
+  /** JS heap the description and the run need */
   heap: number;
+  /** typed arrays: the packed description, the compiled world, the solver's and the run's */
   offHeap: number;
+  /** a GPU solver's buffers (host memory on a software adapter) */
+  gpu: number;
+  /** Rapier's wasm memory */
   wasm: number;
+  /** all of it: what the run adds to the process's resident memory */
+  total: number;
 }
 
 export interface MemoryLimits {
   /** JS heap left: the heap's limit less what is in use now */
   heap: number;
-  /** physical memory (or the cgroup's limit) less the heap limit */
-  offHeap: number;
+  /** physical memory (or the cgroup's limit) less what this process holds now (its resident set) */
+  memory: number;
   /** wasm32 address space */
   wasm: number;
 }
@@ -211,52 +255,70 @@ function nodeModules(): { v8: typeof import('node:v8'); os: typeof import('node:
   return { v8: p.getBuiltinModule('node:v8') as typeof import('node:v8'), os: p.getBuiltinModule('node:os') as typeof import('node:os') };
 }
 
+/** The machine's physical memory, or the cgroup's limit where lower (bytes); null in a browser. */
+export function physicalMemory(): number | null {
+  const node = nodeModules();
+  if (!node) return null;
+  const constrained = (process as { constrainedMemory?: () => number | undefined }).constrainedMemory?.() ?? 0;
+  return constrained > 0 ? Math.min(constrained, node.os.totalmem()) : node.os.totalmem();
+}
+
 /**
  * This process's limits. In a browser (the viewer) or a Node without getBuiltinModule: the
  * heap limit the engine reports (Chrome's performance.memory) or V8's usual 4 GiB, and 4 GiB
- * of arrays — a browser tab gets no more than that.
+ * of memory — a browser tab gets no more than that.
  */
 export function machineLimits(): MemoryLimits {
   const node = nodeModules();
   if (!node) {
     const reported = (globalThis as { performance?: { memory?: { jsHeapSizeLimit?: number; usedJSHeapSize?: number } } }).performance?.memory;
     const heap = reported?.jsHeapSizeLimit ? reported.jsHeapSizeLimit - (reported.usedJSHeapSize ?? 0) : 2 ** 32;
-    return { heap, offHeap: 2 ** 32, wasm: 2 ** 32 };
+    return { heap, memory: 2 ** 32, wasm: 2 ** 32 };
   }
   const stats = node.v8.getHeapStatistics();
-  const constrained = (process as { constrainedMemory?: () => number | undefined }).constrainedMemory?.() ?? 0;
-  const physical = constrained > 0 ? Math.min(constrained, node.os.totalmem()) : node.os.totalmem();
   return {
     heap: stats.heap_size_limit - stats.used_heap_size,
-    offHeap: Math.max(0, physical - stats.heap_size_limit),
+    memory: Math.max(0, physicalMemory()! - process.memoryUsage.rss()),
     wasm: 2 ** 32,
   };
 }
 
 /**
  * Bytes a scene needs: its description alone (no solver: a scene built, exported or loaded), or
- * with a solver's run (the solver's arrays, the compiled world, metrics, snapshots).
- * @param fromFile the description exists twice while a scene file is checked (parsed JSON and its copy)
+ * with a solver's run (the solver's arrays and GPU buffers, the compiled world, metrics, snapshots).
+ * @param fromFile the description is a scene file's: parsed objects and their checked copy in the
+ *   heap (then packed); else a built-in scene's, packed as it is built
  */
 export function estimateMemory(count: SceneCount, solverId?: string, fromFile = false): MemoryEstimate {
-  const desc = descriptionHeap[count.kind];
-  const copies = fromFile ? 2 : 1;
-  const est: MemoryEstimate = { heap: copies * (count.bodies * desc.body + count.constraints * desc.constraint), offHeap: 0, wasm: 0 };
-  if (solverId === undefined) return est;
-  const parts: Footprint[] = [];
-  if (count.kind === 'particles') parts.push(particleRun);
-  else {
-    parts.push(compiledWorld, rigidRun);
-    const own = solverFootprints[solverId];
-    if (own) parts.push(own);
-    // the rows, twice: the set and the arrays it grew out of (until collected)
-    if (own?.rows) est.offHeap += 2 * rowSetBytes(count);
+  const est: MemoryEstimate = { heap: 0, offHeap: 0, gpu: 0, wasm: 0, total: 0 };
+  if (count.kind === 'particles') {
+    const desc = descriptionHeap.particles;
+    est.heap += count.bodies * desc.body + count.constraints * desc.constraint;
+  } else {
+    if (fromFile) est.heap += 2 * (count.bodies * descriptionHeap.rigid.body + count.constraints * descriptionHeap.rigid.constraint);
+    est.offHeap += count.bodies * packedDescription.body + count.constraints * packedDescription.constraint;
   }
-  for (const f of parts) {
-    est.heap += count.bodies * f.heapBody + count.constraints * f.heapConstraint;
-    est.offHeap += count.bodies * f.body + count.constraints * f.constraint;
-    est.wasm += count.bodies * (f.wasmBody ?? 0) + count.constraints * (f.wasmConstraint ?? 0);
+  if (solverId !== undefined) {
+    const parts: Footprint[] = [];
+    if (count.kind === 'particles') parts.push(particleRun);
+    else {
+      parts.push(compiledWorld, rigidRun);
+      const own = solverFootprints[solverId];
+      if (own) parts.push(own);
+      if (own?.rows) est.offHeap += rowSetBytes(count);
+      if (own?.gpu) {
+        const rows = count.rows ?? ROWS_PER_CONSTRAINT * count.constraints;
+        // bodies: the scene's and one world anchor at most per joint (counted as the scene's: an upper bound of a few %)
+        est.gpu += count.bodies * own.gpu.body + count.constraints * (own.gpu.constraint + own.gpu.block) + rows * own.gpu.row;
+      }
+    }
+    for (const f of parts) {
+      est.heap += count.bodies * f.heapBody + count.constraints * f.heapConstraint;
+      est.offHeap += count.bodies * f.body + count.constraints * f.constraint;
+      est.wasm += count.bodies * (f.wasmBody ?? 0) + count.constraints * (f.wasmConstraint ?? 0);
+    }
   }
+  est.total = est.heap + est.offHeap + est.gpu + est.wasm;
   return est;
 }
 
@@ -304,10 +366,15 @@ export function checkMemory(what: string, count: SceneCount, solverId?: string, 
     throw new InputError(
       `${what} (${size}) needs ${approx(est.heap)} of JS heap${by}, beyond the ${formatBytes(limits.heap)} this Node process has left (node --max-old-space-size raises it)`,
     );
-  if (!(est.offHeap <= limits.offHeap))
-    throw new InputError(`${what} (${size}) needs ${approx(est.offHeap)} of arrays${by}, beyond the ${formatBytes(limits.offHeap)} of this machine's memory outside the JS heap`);
   if (!(est.wasm <= limits.wasm))
     throw new InputError(`${what} (${size}) needs ${approx(est.wasm)} of wasm memory${by}, beyond the ${formatBytes(limits.wasm)} a wasm32 module can address`);
+  if (!(est.total <= limits.memory)) {
+    const parts = [['JS heap', est.heap], ['arrays', est.offHeap], ['GPU buffers', est.gpu], ['wasm', est.wasm]]
+      .filter(([, b]) => (b as number) > 0)
+      .map(([name, b]) => `${name} ${formatBytes(b as number)}`)
+      .join(', ');
+    throw new InputError(`${what} (${size}) needs ${approx(est.total)} of memory${by} (${parts}), beyond the ${formatBytes(limits.memory)} this machine has left`);
+  }
 }
 
 // ───────────────────────────── 2. arithmetic ─────────────────────────────
@@ -385,6 +452,7 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
   const n = world.bodies.length;
   const mass = new Float64Array(n);
   const inertiaMin = new Float64Array(n);
+  const fixed = new Uint8Array(n);
   const field = (i: number) => {
     const b = world.bodies[i];
     return b.mass !== undefined ? `bodies[${i}].mass: ${fmt(mass[i])} kg is` : `bodies[${i}].density: ${fmt(b.density ?? NaN)} gives a mass of ${fmt(mass[i])} kg,`;
@@ -392,13 +460,19 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
 
   // per body: mass, inertia, position against size
   const h = options.dt / options.substeps;
-  const g = Math.hypot(...world.gravity);
-  let worstSize: { i: number; ratio: number; ulp: number; size: number; at: number } | null = null;
-  let worstFall: { i: number; ulp: number; at: number } | null = null;
-  for (let i = 0; i < n; i++) {
-    const b = world.bodies[i];
-    if (b.fixed) continue;
-    const mp = massProperties(b);
+  const g = Math.hypot(world.gravity[0], world.gravity[1], world.gravity[2]);
+  // `as`: assigned inside the visitor below, which TypeScript's narrowing does not follow
+  let worstSize = null as { i: number; ratio: number; ulp: number; size: number; at: number } | null;
+  let worstFall = null as { i: number; ulp: number; at: number } | null;
+  const packed = packedBodies(world.bodies) !== null;
+  const props = new Map<object, ReturnType<typeof massProperties>>(); // per shared prototype (packed lists)
+  forEachBody(world.bodies, (i, b, position, p) => {
+    if (b.fixed) return void (fixed[i] = 1);
+    let mp = props.get(b);
+    if (!mp) {
+      mp = massProperties({ ...b, position: [0, 0, 0] });
+      if (packed) props.set(b, mp);
+    }
     mass[i] = mp.mass;
     inertiaMin[i] = Math.min(mp.inertiaLocal[0], mp.inertiaLocal[4], mp.inertiaLocal[8]);
     if (!(mass[i] >= a.minNormal && mass[i] <= a.max))
@@ -406,13 +480,13 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
     if (!(inertiaMin[i] >= a.minNormal && inertiaMin[i] <= a.max))
       throw new InputError(`bodies[${i}].shape: with its mass of ${fmt(mass[i])} kg it has a moment of inertia ${fmt(inertiaMin[i])} kg·m², outside the ${fmt(a.minNormal)} .. ${fmt(a.max)} ${who} can represent`);
     const size = Math.sqrt((2.5 * inertiaMin[i]) / mass[i]);
-    const at = Math.max(...b.position.map(Math.abs));
+    const at = Math.max(Math.abs(position[p]), Math.abs(position[p + 1]), Math.abs(position[p + 2]));
     const u = ulp(at, a);
     if (!(u < size))
       throw new InputError(`bodies[${i}].position: at ${fmt(at)} m from the origin ${who} stores positions to ${fmt(u)} m, not below the body's size of ${fmt(size)} m`);
     if (u > 2 ** -10 * size && (!worstSize || u / size > worstSize.ratio)) worstSize = { i, ratio: u / size, ulp: u, size, at };
     if (g > 0 && g * h * h < u / 2 && (!worstFall || u > worstFall.ulp)) worstFall = { i, ulp: u, at };
-  }
+  });
   if (worstSize)
     warnings.push(
       `bodies[${worstSize.i}].position: at ${fmt(worstSize.at)} m from the origin ${who} stores positions to ${fmt(worstSize.ulp)} m, ${fmt(100 * worstSize.ratio)} % of the body's size (${fmt(worstSize.size)} m): joint errors below that are rounding`,
@@ -424,16 +498,15 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
 
   // per joint: the effective-mass block's determinant, and the mass ratio
   let ratioWarned = false;
-  world.constraints.forEach((c, ic) => {
-    const sides: [number, number[]][] = [[c.bodyA, c.anchorA]];
-    if (c.bodyB !== null) sides.push([c.bodyB, c.anchorB]);
+  forEachConstraint(world.constraints, (ic, c, bodyA, bodyB, anchorA, anchorB, at) => {
     let inverseMassSum = 0;
     const dynamic: number[] = [];
-    for (const [ib, anchor] of sides) {
-      if (world.bodies[ib].fixed) continue;
+    for (let side = 0; side < (bodyB === null ? 1 : 2); side++) {
+      const ib = side === 0 ? bodyA : (bodyB as number), anchor = side === 0 ? anchorA : anchorB;
+      if (fixed[ib]) continue;
       dynamic.push(ib);
       inverseMassSum += 1 / mass[ib];
-      const arm2 = anchor[0] * anchor[0] + anchor[1] * anchor[1] + anchor[2] * anchor[2];
+      const arm2 = anchor[at] * anchor[at] + anchor[at + 1] * anchor[at + 1] + anchor[at + 2] * anchor[at + 2];
       // the side's largest eigenvalue of K in units of 1/m: (1 + |a|²/ρ²), or of 1/I (angular rows)
       const angularRows = (c.type as string) === 'hinge' || (c.type as string) === 'fixed';
       const spread = Math.max(1 + arm2 / (inertiaMin[ib] / mass[ib]), angularRows ? mass[ib] / inertiaMin[ib] : 0);
@@ -470,11 +543,18 @@ function fmt(x: number): string {
   return (ar >= 1e-3 && ar < 1e6 ? String(r) : r.toExponential()).replace('e+', 'e');
 }
 
+/** This machine's limits with the already built description of `count` given back (it is counted in the estimate and already held). */
+function withDescriptionHeld(count: SceneCount): MemoryLimits {
+  const limits = machineLimits();
+  return { ...limits, memory: limits.memory + estimateMemory(count).total };
+}
+
 /**
  * Everything a run checks before its solver allocates: memory for this solver, then the arithmetic's
  * ranges (rigid worlds). Throws an InputError for a refusal; returns warning lines.
  */
 export function preflight(what: string, desc: SceneDesc, solverId: string, options: RangeOptions): string[] {
-  checkMemory(what, countScene(desc), solverId);
+  // the description exists already: its part (and a file's parse) is in what the process holds now
+  checkMemory(what, countScene(desc), solverId, false, withDescriptionHeld(countScene(desc)));
   return isParticleSystem(desc) ? [] : checkRanges(desc, solverId, options);
 }

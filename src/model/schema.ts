@@ -187,7 +187,7 @@ const hingeSchema = z
 const fixedSchema = z.strictObject({ type: z.literal('fixed'), ...jointFields });
 
 const CONSTRAINT_TYPES = ['point', 'distance', 'hinge', 'fixed'];
-const constraintSchema = z.discriminatedUnion('type', [pointSchema, distanceSchema, hingeSchema, fixedSchema], {
+export const constraintSchema = z.discriminatedUnion('type', [pointSchema, distanceSchema, hingeSchema, fixedSchema], {
   error: (i) => shapeOrTypeError(i.input, CONSTRAINT_TYPES),
 });
 
@@ -290,6 +290,23 @@ export function schemaFault(value: unknown, error: z.ZodError): WorldError {
   if (issue.code === 'unrecognized_keys') problem = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   else if (issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined) problem = 'missing';
   return new WorldError(jsonPath(issue.path), problem);
+}
+
+/** The first issue zod found in one element of a list (`bodies`, `constraints`), its path under `list[index]`. */
+export function elementFault(list: string, index: number, value: unknown, error: z.ZodError): WorldError {
+  const issue = error.issues[0];
+  const inner = schemaFault(value, error);
+  return new WorldError(jsonPath([list, index, ...issue.path]), inner.problem);
+}
+
+/** The checks across bodies and constraints (checkReferences) for one joint, as a WorldError or null. */
+export function referenceFault(ic: number, bodyA: number, bodyB: number | null, bodyCount: number, fixed: (i: number) => boolean): WorldError | null {
+  const at = (...path: (string | number)[]) => jsonPath(['constraints', ic, ...path]);
+  if (bodyA >= bodyCount) return new WorldError(at('bodyA'), `body index out of range 0..${bodyCount - 1}`);
+  if (bodyB !== null && bodyB >= bodyCount) return new WorldError(at('bodyB'), `body index out of range 0..${bodyCount - 1} (or null for the world)`);
+  if (bodyB === bodyA) return new WorldError(at('bodyB'), 'a constraint joins two different bodies');
+  if (fixed(bodyA) && (bodyB === null || fixed(bodyB))) return new WorldError(at(), 'joins two fixed bodies (nothing can move)');
+  return null;
 }
 
 /** The schema pieces the particle-system file format shares. */
@@ -417,6 +434,44 @@ export function sceneFileJson(world: WorldDesc, meta: { name?: string; descripti
     constraints: world.constraints,
   };
   return compactJson(file);
+}
+
+/**
+ * sceneFileJson's text in pieces, element by element, so a scene of any size is written without
+ * one string of it all (V8's strings end at 2²⁹ − 24 characters, ≈ 3M bodies of this format):
+ * the pieces joined are exactly sceneFileJson's text (the elements are JSON.stringify'd at their
+ * depth in the file, indent 1, with compactJson's one-line number arrays).
+ */
+export function* sceneFileChunks(world: WorldDesc, meta: { name?: string; description?: string; params?: Record<string, number> } = {}): Generator<string> {
+  const head = compactJson({
+    format: SCENE_FORMAT,
+    version: SCENE_FORMAT_VERSION,
+    ...meta,
+    gravity: world.gravity,
+    ...(world.collisions !== undefined ? { collisions: world.collisions } : {}),
+  });
+  yield head.slice(0, head.length - '\n}\n'.length); // the object left open
+  const list = function* (name: string, items: readonly unknown[], last: boolean) {
+    if (items.length === 0) {
+      yield `,\n "${name}": []`;
+    } else {
+      yield `,\n "${name}": [\n`;
+      let batch = '';
+      for (let i = 0; i < items.length; i++) {
+        // depth 2 in the file: every line of the element two spaces in
+        const text = compactJson(items[i]).slice(0, -1).replace(/\n/g, '\n  ');
+        batch += `${i ? ',\n' : ''}  ${text}`;
+        if (batch.length > 1 << 20) {
+          yield batch;
+          batch = '';
+        }
+      }
+      yield `${batch}\n ]`;
+    }
+    if (last) yield '\n}\n';
+  };
+  yield* list('bodies', world.bodies, false);
+  yield* list('constraints', world.constraints, true);
 }
 
 /** Indented JSON with one line per number array: a body or constraint reads as a few lines, not dozens. */

@@ -13,7 +13,8 @@
  * diagonal in the body's local frame) are computed once, here, by `massProperties`.
  */
 
-import { WorldError, schemaFault, worldSchema, type Shape, type Vec3, type BodyDesc, type WorldDesc } from './schema.js';
+import { WorldError, schemaFault, worldSchema, bodySchema, constraintSchema, elementFault, referenceFault, type Shape, type Vec3, type BodyDesc, type WorldDesc } from './schema.js';
+import { packedBodies, packedConstraints, type PackedBodies, type PackedConstraints } from './packed.js';
 
 // The description types are inferred from the zod schema (schema.ts), so the two cannot drift.
 export type {
@@ -152,6 +153,54 @@ export function massProperties(body: BodyDesc): MassProperties {
  */
 export function validateWorld(world: WorldDesc): void {
   if (!world || typeof world !== 'object' || Array.isArray(world)) throw new WorldError('(top level)', 'expected an object with gravity, bodies and constraints');
+  const pb = packedBodies(world.bodies), pc = packedConstraints(world.constraints);
+  if (pb && pc) return validatePacked(world, pb, pc);
   const r = worldSchema.safeParse(world);
   if (!r.success) throw schemaFault(world, r.error);
+}
+
+/**
+ * validateWorld for packed lists (model/packed.ts), without a zod pass over every element (seconds
+ * and a copy of every object at 10M bodies): the schema checks the top level, and one element of
+ * each prototype, which holds every field but the per-element numbers; those are checked in a loop
+ * (finite, a quaternion not zero), and an element found faulty there goes through the schema for
+ * the exact message a plain list would give. The references are checkReferences's, per joint.
+ */
+function validatePacked(world: WorldDesc, pb: PackedBodies, pc: PackedConstraints): void {
+  const top = worldSchema.safeParse({ ...world, bodies: [], constraints: [] });
+  if (!top.success) throw schemaFault(world, top.error);
+  const checkBody = (i: number) => {
+    const r = bodySchema.safeParse(pb.at(i));
+    if (!r.success) throw elementFault('bodies', i, pb.at(i), r.error);
+  };
+  const checkJoint = (ic: number) => {
+    const r = constraintSchema.safeParse(pc.at(ic));
+    if (!r.success) throw elementFault('constraints', ic, pc.at(ic), r.error);
+  };
+  const finite = (a: Float64Array, from: number, n: number) => {
+    for (let k = from; k < from + n; k++) if (!Number.isFinite(a[k])) return false;
+    return true;
+  };
+  const seen = new Uint8Array(pb.prototypes.list.length);
+  for (let i = 0; i < pb.count; i++) {
+    const k = pb.prototype[i], bits = pb.present[i];
+    let suspect = !seen[k] || !finite(pb.position, 3 * i, 3);
+    if (bits & 1) suspect ||= !finite(pb.orientation, 4 * i, 4) || Math.hypot(pb.orientation[4 * i], pb.orientation[4 * i + 1], pb.orientation[4 * i + 2], pb.orientation[4 * i + 3]) <= 1e-12;
+    if (bits & 2) suspect ||= !finite(pb.linearVelocity, 3 * i, 3);
+    if (bits & 4) suspect ||= !finite(pb.angularVelocity, 3 * i, 3);
+    seen[k] = 1;
+    if (suspect) checkBody(i);
+  }
+  const fixed = pb.prototypes.list.map((b) => b.fixed === true);
+  const isFixed = (i: number) => fixed[pb.prototype[i]];
+  const seenJoint = new Uint8Array(pc.prototypes.list.length);
+  for (let ic = 0; ic < pc.count; ic++) {
+    const k = pc.prototype[ic];
+    if (!seenJoint[k] || !finite(pc.anchorA, 3 * ic, 3) || !finite(pc.anchorB, 3 * ic, 3)) checkJoint(ic);
+    seenJoint[k] = 1;
+  }
+  for (let ic = 0; ic < pc.count; ic++) {
+    const fault = referenceFault(ic, pc.bodyA[ic], pc.bodyB[ic] < 0 ? null : pc.bodyB[ic], pb.count, isFixed);
+    if (fault) throw fault;
+  }
 }

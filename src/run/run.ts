@@ -17,6 +17,7 @@
  * writer: frames 0, K, 2K, … and the last); each is checked by the watch before anyone sees it.
  */
 import { boundingRadius, massProperties } from '../model/world.js';
+import { forEachBody, forEachConstraint, packedBodies } from '../model/packed.js';
 import { isParticleSystem, sceneBodyCount, type SceneDesc } from '../model/scene-desc.js';
 import type { ResidualCurve, Solver, SolverCost } from '../solvers/solver.js';
 import type { Snapshot, StepTimings } from '../model/snapshot.js';
@@ -157,8 +158,16 @@ export function sceneExtent(world: SceneDesc): number {
     for (const p of world.parametric ?? []) grow(pad(p.center), p.radius);
     for (const c of world.constraints) if (c.type === 'circle') grow(pad(c.center), c.radius);
   } else {
-    for (const b of world.bodies) grow(b.position, boundingRadius(b.shape));
-    for (const c of world.constraints) if (c.bodyB === null) grow(c.anchorB, 0);
+    const p = [0, 0, 0];
+    forEachBody(world.bodies, (_i, b, x, at) => {
+      p[0] = x[at], p[1] = x[at + 1], p[2] = x[at + 2];
+      grow(p, boundingRadius(b.shape));
+    });
+    forEachConstraint(world.constraints, (_ic, _c, _a, bodyB, _rA, anchorB, at) => {
+      if (bodyB !== null) return;
+      p[0] = anchorB[at], p[1] = anchorB[at + 1], p[2] = anchorB[at + 2];
+      grow(p, 0);
+    });
   }
   if (!Number.isFinite(lo[0])) return 1;
   return Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-3);
@@ -197,7 +206,17 @@ export function energyScale(world: SceneDesc, initial: FrameMetrics): number {
     for (const p of world.particles) if (!p.fixed) massSum += p.mass;
   } else {
     g = Math.hypot(...world.gravity);
-    for (const b of world.bodies) if (!b.fixed) massSum += massProperties(b).mass;
+    const masses = new Map<object, number>(); // per shared prototype of a packed list
+    const packed = packedBodies(world.bodies) !== null;
+    forEachBody(world.bodies, (_i, b) => {
+      if (b.fixed) return;
+      let m = masses.get(b);
+      if (m === undefined) {
+        m = massProperties({ ...b, position: [0, 0, 0] }).mass;
+        if (packed) masses.set(b, m);
+      }
+      massSum += m;
+    });
   }
   return massSum * g * extent + Math.abs(initial.kinetic) + massSum * 1;
 }

@@ -8,6 +8,7 @@
 import type { WorldDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
 import { necklace } from './necklace.js';
+import { packedBodies, packedConstraints } from '../model/packed.js';
 
 // the necklace's parameters but its `chains` (a smaller default here) and `collisions` (listed last)
 const { chains: _chains, collisions, ...necklaceParams } = necklace.params;
@@ -26,8 +27,10 @@ export const farFromOrigin: RigidSceneInfo = defineScene({
   build(p): WorldDesc {
     const { offset, ...rest } = p;
     const world = necklace.build(rest); // `collisions` too: the necklace's world says it
-    for (const b of world.bodies) b.position[0] += offset;
-    for (const c of world.constraints) if (c.bodyB === null) c.anchorB[0] += offset;
+    // the necklace's lists are packed (model/packed.ts): move its typed arrays, not per-body copies
+    const bodies = packedBodies(world.bodies)!, joints = packedConstraints(world.constraints)!;
+    for (let i = 0; i < bodies.count; i++) bodies.position[3 * i] += offset;
+    for (let ic = 0; ic < joints.count; ic++) if (joints.bodyB[ic] < 0) joints.anchorB[3 * ic] += offset;
     return world;
   },
 });

@@ -5,7 +5,8 @@
  * satisfying every constraint. The pin stands at (0, 2·radius·beads, 0), so the
  * last bead just touches y = 0.
  */
-import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
+import type { WorldDesc, PointConstraintDesc } from '../model/world.js';
+import { packedBodyList, packedConstraintList } from '../model/packed.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
 import { addChain, beadParams, collisionsParam } from './chain.js';
 
@@ -22,8 +23,8 @@ export const hangingChain: RigidSceneInfo = defineScene({
   build(p): WorldDesc {
     const n = p.beads, r = p.radius;
     const top = 2 * r * n;
-    const bodies: BodyDesc[] = [];
-    const constraints: PointConstraintDesc[] = [];
+    const bodies = packedBodyList(p.beads);
+    const constraints = packedConstraintList<PointConstraintDesc>(p.beads);
     addChain(bodies, constraints, { start: [0, top, 0], direction: [0, -1, 0], beads: n, radius: r, density: p.density });
     return { gravity: [0, -9.81, 0], collisions: p.collisions === 1, bodies, constraints };
   },

@@ -7,7 +7,8 @@
  * (Jacobi, Gauss-Seidel) converge slowly and the chain stretches.
  * The pin stands high enough that the ball clears y = 0.
  */
-import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
+import type { WorldDesc, PointConstraintDesc } from '../model/world.js';
+import { packedBodyList, packedConstraintList } from '../model/packed.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
 import { addChain, beadParams, collisionsParam } from './chain.js';
 
@@ -25,8 +26,8 @@ export const highMassRatio: RigidSceneInfo = defineScene({
   },
   build(p): WorldDesc {
     const r = p.radius, R = p.ballRadius;
-    const bodies: BodyDesc[] = [];
-    const constraints: PointConstraintDesc[] = [];
+    const bodies = packedBodyList(p.beads + 1);
+    const constraints = packedConstraintList<PointConstraintDesc>(p.beads + 1);
     const top = 2 * r * p.beads + 2 * R;
     addChain(bodies, constraints, { start: [0, top, 0], direction: [0, -1, 0], beads: p.beads, radius: r, density: p.density });
     const beadMass = p.density * (4 / 3) * Math.PI * r * r * r;

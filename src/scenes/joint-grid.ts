@@ -6,7 +6,8 @@
  * (every grid cell is a 4-cycle) and bodies with four joints, so the Jacobi
  * sweep's neighbours disagree more, and reduced-coordinate solvers cannot run it.
  */
-import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
+import type { WorldDesc, PointConstraintDesc } from '../model/world.js';
+import { packedBodyList, packedConstraintList } from '../model/packed.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
 import { beadParams, collisionsParam } from './chain.js';
 
@@ -25,8 +26,8 @@ export const jointGrid: RigidSceneInfo = defineScene({
   build(p): WorldDesc {
     const nx = p.columns, nz = p.rows, r = p.radius;
     const height = 2 * r * Math.max(nx, nz) + 1; // the sagging net stays above y = 0
-    const bodies: BodyDesc[] = [];
-    const constraints: PointConstraintDesc[] = [];
+    const bodies = packedBodyList(p.columns * p.rows);
+    const constraints = packedConstraintList<PointConstraintDesc>((p.columns - 1) * p.rows + p.columns * (p.rows - 1) + 4);
     const index = (i: number, k: number) => k * nx + i;
     for (let k = 0; k < nz; k++)
       for (let i = 0; i < nx; i++) bodies.push({ shape: { type: 'sphere', radius: r }, density: p.density, position: [2 * r * i, height, 2 * r * k] });

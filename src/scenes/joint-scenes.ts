@@ -10,7 +10,8 @@
  *   rope-swing   a capsule hung from a world point by a rope (distance with maxLength) and thrown
  *                up so the rope goes slack and snaps taut again
  */
-import type { BodyDesc, ConstraintDesc, WorldDesc } from '../model/world.js';
+import type { WorldDesc } from '../model/world.js';
+import { packedBodyList, packedConstraintList } from '../model/packed.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
 import { collisionsParam } from './chain.js';
 
@@ -31,8 +32,8 @@ export const hingeChain: RigidSceneInfo = defineScene({
   },
   build(p): WorldDesc {
     const half = p.length / 2, t = p.thickness / 2;
-    const bodies: BodyDesc[] = [];
-    const constraints: ConstraintDesc[] = [];
+    const bodies = packedBodyList(p.links);
+    const constraints = packedConstraintList(p.links);
     const top = 1 + p.links * p.length;
     const limits = p.limit > 0 ? { lowerAngle: -p.limit, upperAngle: p.limit } : {};
     for (let i = 0; i < p.links; i++) {
@@ -61,8 +62,8 @@ export const cantilever: RigidSceneInfo = defineScene({
   },
   build(p): WorldDesc {
     const half = p.length / 2, t = p.thickness / 2;
-    const bodies: BodyDesc[] = [];
-    const constraints: ConstraintDesc[] = [];
+    const bodies = packedBodyList(p.boxes);
+    const constraints = packedConstraintList(p.boxes);
     for (let i = 0; i < p.boxes; i++) {
       bodies.push({ shape: { type: 'box', halfExtents: [half, t, t] }, density: p.density, position: [(2 * i + 1) * half, 2, 0] });
       constraints.push(

@@ -10,7 +10,12 @@ import { WorldError, type WorldDesc } from '../model/world.js';
 import type { SceneDesc } from '../model/scene-desc.js';
 import { sceneFromJson } from '../model/scene-file.js';
 import { parseJsonText } from '../model/schema.js';
-import { checkMemory, type SceneCount } from '../model/limits.js';
+import { checkMemory, formatBytes, type SceneCount } from '../model/limits.js';
+import { packWorld } from '../model/packed.js';
+import { constants as bufferConstants } from 'node:buffer';
+
+/** The longest string V8 makes (characters; a UTF-8 file of more bytes cannot be read as one). */
+const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 import { ParticleSystemError, isParticleSystem } from '../particles/model.js';
 import { scenes, findScene } from './registry.js';
 import { resolveSceneParams, type ParamValue, type SceneInfo } from './scene.js';
@@ -59,7 +64,14 @@ export function loadScene(ref: string, params: Record<string, ParamValue> = {}):
     if (keys.length) throw new InputError(`--param ${keys[0]}: a scene file has no parameters (edit the file instead)`);
     let text: string;
     try {
-      if (statSync(ref).isDirectory()) throw new InputError(`scene file ${ref} is a folder`);
+      const st = statSync(ref);
+      if (st.isDirectory()) throw new InputError(`scene file ${ref} is a folder`);
+      // JSON is parsed from one string, and V8's strings end at 2²⁹ − 24 characters (≈ 3M bodies of
+      // `scenes --export`'s format): a larger file cannot be read here, whatever the memory
+      if (st.size > MAX_STRING_LENGTH)
+        throw new InputError(
+          `scene file ${ref} is ${formatBytes(st.size)}, beyond the ${formatBytes(MAX_STRING_LENGTH)} of JSON this reader takes in one piece (about 3M bodies): build a scene that large from a built-in scene and --param`,
+        );
       text = readFileSync(ref, 'utf8');
     } catch (e) {
       if (e instanceof InputError) throw e;
@@ -71,7 +83,8 @@ export function loadScene(ref: string, params: Record<string, ParamValue> = {}):
       // counted from the file's arrays before the world is checked and copied
       checkMemory(`scene file ${ref}`, countJson(value), undefined, true);
       const { world, name, description } = sceneFromJson(value);
-      return { name: name ?? basename(ref, '.json'), file: ref, description: description ?? `scene file ${ref}`, params: {}, world };
+      // a rigid world's lists packed into typed arrays, as a built-in scene's are: the parsed objects go
+      return { name: name ?? basename(ref, '.json'), file: ref, description: description ?? `scene file ${ref}`, params: {}, world: isParticleSystem(world) ? world : packWorld(world) };
     } catch (e) {
       if (e instanceof WorldError) throw new WorldError(e.path, e.problem, ref);
       throw e;

@@ -6,7 +6,8 @@
  * reaction to the far end's weight takes `beads` iterations to arrive.
  * The pin stands at height 2·r·beads + r, so the hanging chain clears y = 0.
  */
-import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
+import type { WorldDesc, PointConstraintDesc } from '../model/world.js';
+import { packedBodyList, packedConstraintList } from '../model/packed.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
 import { addChain, fromVertical, beadParams, collisionsParam } from './chain.js';
 
@@ -22,8 +23,8 @@ export const longChain: RigidSceneInfo = defineScene({
     ...collisionsParam,
   },
   build(p): WorldDesc {
-    const bodies: BodyDesc[] = [];
-    const constraints: PointConstraintDesc[] = [];
+    const bodies = packedBodyList(p.beads);
+    const constraints = packedConstraintList<PointConstraintDesc>(p.beads);
     const top = 2 * p.radius * p.beads + p.radius;
     addChain(bodies, constraints, { start: [0, top, 0], direction: fromVertical(p.angle), beads: p.beads, radius: p.radius, density: p.density });
     return { gravity: [0, -9.81, 0], collisions: p.collisions === 1, bodies, constraints };

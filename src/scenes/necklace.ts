@@ -6,7 +6,8 @@
  * a grid: rows `spacing` apart along z, columns far enough apart along x that a
  * swinging chain never reaches its neighbour (chains swing in their own x–y plane).
  */
-import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
+import type { WorldDesc, PointConstraintDesc } from '../model/world.js';
+import { packedBodyList, packedConstraintList } from '../model/packed.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
 import { addChain, beadParams, collisionsParam } from './chain.js';
 
@@ -29,8 +30,8 @@ export const necklace: RigidSceneInfo = defineScene({
     const pitchX = 2 * length + gap; // a chain sweeps at most `length` either side of its pin
     const pitchZ = 2 * r + gap;
     const height = length + 1; // pins high enough that hanging chains stay above y = 0
-    const bodies: BodyDesc[] = [];
-    const constraints: PointConstraintDesc[] = [];
+    const bodies = packedBodyList(p.chains * p.beads);
+    const constraints = packedConstraintList<PointConstraintDesc>(p.chains * p.beads);
     for (let c = 0; c < chains; c++) {
       const start: [number, number, number] = [(c % columns) * pitchX, height, Math.floor(c / columns) * pitchZ];
       addChain(bodies, constraints, { start, direction: [1, 0, 0], beads, radius: r, density: p.density });

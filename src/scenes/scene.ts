@@ -8,7 +8,8 @@
  * checks the description fits the JS heap from `count` before it allocates anything.
  */
 import type { WorldDesc } from '../model/world.js';
-import type { SceneDesc } from '../model/scene-desc.js';
+import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
+import { packWorld } from '../model/packed.js';
 import { checkMemory, type SceneCount } from '../model/limits.js';
 import { InputError } from './input-error.js';
 
@@ -67,7 +68,9 @@ export function defineScene<D extends SceneDesc>(def: SceneDefinition<D>): Scene
       const resolved = resolveSceneParams(scene, { ...given, ...vectors });
       const what = `scene '${def.name}' with ${Object.entries(given).map(([k, v]) => `${k}=${v}`).join(' ') || 'its defaults'}`;
       checkMemory(what, { kind: def.kind, ...def.count(resolved.params) });
-      return def.build(resolved.params, resolved.vectors);
+      const built = def.build(resolved.params, resolved.vectors);
+      // a rigid world's lists packed into typed arrays (model/packed.ts), whichever way the builder made them
+      return (isParticleSystem(built) ? built : packWorld(built)) as D;
     },
   };
   return scene;

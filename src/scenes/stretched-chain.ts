@@ -7,7 +7,8 @@
  * correction injects (Baumgarte's β turns position error into velocity).
  * The pin stands at the top of the stretched chain, which clears y = 0.
  */
-import type { WorldDesc, BodyDesc, PointConstraintDesc } from '../model/world.js';
+import type { WorldDesc, PointConstraintDesc } from '../model/world.js';
+import { packedBodyList, packedConstraintList } from '../model/packed.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
 import { addChain, beadParams, collisionsParam } from './chain.js';
 
@@ -23,8 +24,8 @@ export const stretchedChain: RigidSceneInfo = defineScene({
     ...collisionsParam,
   },
   build(p): WorldDesc {
-    const bodies: BodyDesc[] = [];
-    const constraints: PointConstraintDesc[] = [];
+    const bodies = packedBodyList(p.beads);
+    const constraints = packedConstraintList<PointConstraintDesc>(p.beads);
     const top = 2 * p.radius * p.stretch * p.beads;
     addChain(bodies, constraints, { start: [0, top, 0], direction: [0, -1, 0], beads: p.beads, radius: p.radius, density: p.density, stretch: p.stretch });
     return { gravity: [0, -9.81, 0], collisions: p.collisions === 1, bodies, constraints };

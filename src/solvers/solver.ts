@@ -11,6 +11,7 @@ import type { Snapshot, StepTimings, AdapterDescription } from '../model/snapsho
 import type { SceneDesc } from '../model/scene-desc.js';
 import type { ConstraintForce } from '../particles/system.js';
 import type { GpuContext } from '../gpu/device.js';
+import { forEachBody, forEachConstraint } from '../model/packed.js';
 
 export interface SolverOptions {
   /** frame time step h_frame in seconds */
@@ -216,7 +217,11 @@ const constraintNoun: Record<ConstraintType, string> = { point: 'point joints', 
  * e.g. "gs-cpu does not support hinge joints (constraints[3])".
  */
 export function supportReason(id: string, support: SolverSupport, world: WorldDesc): string | null {
-  const ic = world.constraints.findIndex((c) => !support.constraints.includes(c.type ?? 'point'));
+  // the first one found in one pass (packed lists: no object per element)
+  let ic = -1, ib = -1;
+  forEachConstraint(world.constraints, (k, c) => {
+    if (ic < 0 && !support.constraints.includes(c.type ?? 'point')) ic = k;
+  });
   if (ic >= 0) {
     const type = world.constraints[ic].type ?? 'point';
     return `${id} does not support ${constraintNoun[type] ?? `${type} constraints`} (constraints[${ic}])`;
@@ -224,7 +229,9 @@ export function supportReason(id: string, support: SolverSupport, world: WorldDe
   // contacts before shapes: a contact scene's planes are not the reason that matters
   if (!support.contacts && world.collisions !== false && world.bodies.length >= 2)
     return `${id} does not solve contacts${support.contactsRefused ? ` (${support.contactsRefused})` : ''} and this scene has collisions on (set "collisions": false, or --param collisions=0 where the scene has it; contact solvers: ${CONTACT_SOLVER_HINT})`;
-  const ib = world.bodies.findIndex((b) => !support.shapes.includes(b.shape.type));
+  forEachBody(world.bodies, (k, b) => {
+    if (ib < 0 && !support.shapes.includes(b.shape.type)) ib = k;
+  });
   if (ib >= 0) return `${id} does not support ${world.bodies[ib].shape.type} shapes (bodies[${ib}])`;
   return null;
 }
