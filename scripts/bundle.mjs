@@ -23,6 +23,8 @@ await build({
   target: 'node20',
   outfile: join(out, 'solverlab.mjs'),
   external: ['webgpu'],
+  // the bundle starts itself again with the heap the machine allows (src/cli/heap.ts)
+  define: { SOLVERLAB_BUNDLED: 'true' },
   logLevel: 'warning',
 });
 const pkg = 'node_modules/webgpu';

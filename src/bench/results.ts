@@ -19,6 +19,13 @@ export interface RunMeta {
   options: SolverOptions;
   /** the solver's SolverInfo.iterationMode, where it has one */
   iterationMode?: IterationMode;
+  /** the process's memory: the estimate checked before the run (model/limits.ts: what the process held then plus what the run adds) and the peak resident set it reached */
+  memory?: RunMemory;
+}
+
+export interface RunMemory {
+  estimatedBytes: number;
+  peakResidentBytes: number;
 }
 
 export interface RunRecord {
@@ -59,6 +66,7 @@ export interface RunRecord {
     unconvergedSolves?: number;
   };
   violation: { finalMax: number | null; finalRms: number | null; worstMax: number | null };
+  memory?: RunMemory;
   /**
    * Scenes with collisions on only (absent otherwise): the deepest penetration over the contact points (m)
    * at the last frame and the worst over the sampled frames (frame 0 included), the touching points at the
@@ -189,6 +197,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
       ...(r.cost.cgIterationsPerFrame !== undefined ? { cgIterationsPerFrame: r.cost.cgIterationsPerFrame } : {}),
       ...(r.cost.solves !== undefined ? { solves: r.cost.solves, unconvergedSolves: r.cost.unconvergedSolves ?? 0 } : {}),
     },
+    ...(meta.memory ? { memory: meta.memory } : {}),
     violation: {
       finalMax: r.final ? finiteOrNull(r.final.maxViolation) : null,
       finalRms: r.final ? finiteOrNull(r.final.rmsViolation) : null,

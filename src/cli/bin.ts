@@ -1,5 +1,16 @@
 #!/usr/bin/env node
-/** Entry point of the `solverlab` command. */
-import { main } from './main.js';
+/**
+ * Entry point of the `solverlab` command. The bundle (scripts/bundle.mjs defines SOLVERLAB_BUNDLED)
+ * and the installed bin (bin/solverlab.js sets SOLVERLAB_HEAP_REEXEC) first make sure of the heap
+ * the machine allows (cli/heap.ts); the clone's launcher passes it to node itself.
+ */
+import { reexecWithHeap } from './heap.js';
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+declare const SOLVERLAB_BUNDLED: boolean | undefined;
+const bundled = typeof SOLVERLAB_BUNDLED !== 'undefined' && SOLVERLAB_BUNDLED;
+const child = bundled || process.env.SOLVERLAB_HEAP_REEXEC === '1' ? reexecWithHeap() : null;
+if (child !== null) process.exit(child);
+else {
+  const { main } = await import('./main.js');
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -8,12 +8,13 @@
  *   solverlab view     the browser viewer on a local web server (src/cli/view.ts)
  * Exit status: 0 ok, 1 runtime failure (e.g. no GPU), 2 bad input, 3 the run diverged.
  */
-import { writeFileSync, renameSync, existsSync, statSync, mkdirSync } from 'node:fs';
+import { writeFileSync, renameSync, existsSync, statSync, mkdirSync, openSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { dirname, resolve, join } from 'node:path';
 import { parseArgs, numberFlag, paramFlags, indexList, UsageError, commandHelp, overviewHelp, type FlagSpec, type CommandSpec } from './args.js';
 import { scenes } from '../scenes/registry.js';
 import { loadScene, builtInScene, InputError } from '../scenes/load.js';
 import { anySceneFileJson } from '../model/scene-file.js';
+import { sceneFileChunks } from '../model/schema.js';
 import { solvers, findSolver } from '../solvers/registry.js';
 import { solverOptionSpecs, resolveOptions, optionsRead, type SolverInfo, type SolverOptions, type SolverOptionSpec } from '../solvers/solver.js';
 import type { Snapshot } from '../model/snapshot.js';
@@ -23,7 +24,8 @@ import { runSolver, type RunResult } from '../run/run.js';
 import { TrajectoryWriter, trajectoryFormat } from '../run/trajectory.js';
 import { startProgress } from '../run/progress.js';
 import { WorldError } from '../model/world.js';
-import { preflight } from '../model/limits.js';
+import { preflight, estimateMemory, countScene, checkMemory } from '../model/limits.js';
+import { necklace as necklaceScene } from '../scenes/necklace.js';
 import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
 import { runTradeoff, tradeoffTable, parseSettings } from '../bench/tradeoff.js';
@@ -136,6 +138,39 @@ function checkWritable(flag: string, file: string): string {
   return path;
 }
 
+/** All of `chunks` written to a file descriptor, with no string of them all (a pipe that is full is waited on). */
+function writeChunks(fd: number, chunks: Iterable<string>): void {
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  for (const chunk of chunks) {
+    const bytes = Buffer.from(chunk);
+    for (let at = 0; at < bytes.length; ) {
+      try {
+        at += writeSync(fd, bytes, at);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EPIPE') return; // the reader has gone (… | head): nothing more to write
+        if (code !== 'EAGAIN') throw e;
+        Atomics.wait(wait, 0, 0, 5); // a non-blocking pipe is full: let the reader catch up
+      }
+    }
+  }
+}
+
+/** writeAtomic for text made in pieces (a scene file of millions of bodies). */
+export function writeChunksAtomic(path: string, chunks: Iterable<string>): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    writeChunks(fd, chunks);
+    closeSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  renameSync(tmp, path);
+}
+
 /** Write whole or not at all: a temporary file renamed into place. */
 export function writeAtomic(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
@@ -201,6 +236,8 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   for (const w of unreadOptions(info, flags)) process.stderr.write(`solverlab: note: ${w}\n`);
   // memory for this solver, and the ranges its arithmetic carries (model/limits.ts): refused or warned
   for (const w of preflight(`scene '${scene.name}'`, world, info.id, options)) process.stderr.write(`solverlab: warning: ${w}\n`);
+  // what the process holds now (the description built) and what the run will add: shown beside the peak
+  const estimatedBytes = process.memoryUsage.rss() + estimateMemory(countScene(world), info.id).total - estimateMemory(countScene(world)).total;
   const trace = one(flags, 'trace') !== undefined ? indexList('trace', one(flags, 'trace')!) : [];
   const bodies = sceneBodyCount(world);
   for (const i of trace) if (i >= bodies) throw new UsageError(`--trace ${i}: body index out of range 0..${bodies - 1}`);
@@ -251,7 +288,8 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
     solver.destroy();
     gpu?.device.destroy();
   }
-  const meta = { scene: scene.name, file: scene.file, params, options, iterationMode: info.iterationMode };
+  const memory = { estimatedBytes, peakResidentBytes: process.resourceUsage().maxRSS * 1024 };
+  const meta = { scene: scene.name, file: scene.file, params, options, iterationMode: info.iterationMode, memory };
   const summary = formatSummary(meta, result, { constraints: flags.has('constraints') }) + '\n';
   const json = JSON.stringify(runRecord(meta, result), null, 1) + '\n';
   if (jsonToStdout) {
@@ -279,13 +317,16 @@ function cmdScenes(flags: Map<string, string[]>): number {
   builtInScene(name);
   const out = one(flags, 'out') !== undefined ? checkWritable('out', one(flags, 'out')!) : undefined;
   const scene = loadScene(name, paramFlags(flags.get('param') ?? []));
-  const text = anySceneFileJson(scene.world, { name: scene.name, description: scene.description, params: scene.params });
+  // a rigid world streamed element by element (any size); a particle system (small) as one text
+  const meta = { name: scene.name, description: scene.description, params: scene.params };
+  const numeric = Object.fromEntries(Object.entries(scene.params).filter((e): e is [string, number] => typeof e[1] === 'number'));
+  const chunks = isParticleSystem(scene.world) ? [anySceneFileJson(scene.world, meta)] : sceneFileChunks(scene.world, { name: scene.name, description: scene.description, params: numeric });
   if (out) {
-    writeAtomic(out, text);
+    writeChunksAtomic(out, chunks);
     const n = sceneBodyCount(scene.world);
     const what = isParticleSystem(scene.world) ? countText(n, 'particle') : countText(n, 'body', 'bodies');
     process.stderr.write(`scene '${scene.name}' (${what}, ${countText(scene.world.constraints.length, 'constraint')}) written to ${out}\n`);
-  } else process.stdout.write(text);
+  } else writeChunks(1, chunks);
   return 0;
 }
 
@@ -398,6 +439,8 @@ async function cmdBench(flags: Map<string, string[]>): Promise<number> {
   const frames = numberFlag('frames', one(flags, 'frames') ?? '60', { integer: true, min: 1 });
   const ids = (one(flags, 'solvers') ?? 'jacobi-cpu,jacobi-gpu,rapier').split(',');
   for (const id of ids) if (!findSolver(id)) throw new UsageError(`unknown solver '${id}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
+  // every size under every solver checked before any runs: a refusal is one line and nothing written (model/limits.ts)
+  for (const n of sizes) for (const id of ids) checkMemory(`the necklace of ${countText(n, 'bead')}`, necklaceScene.count({ chains: n / 40, beads: 40 }), id);
   const results = await runBench({ sizes, frames, solvers: ids, log: (s) => process.stderr.write(s + '\n') });
   writeAtomic(out, JSON.stringify(results, null, 1) + '\n');
   process.stderr.write(`results written to ${out}\n`);
@@ -441,6 +484,8 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     process.stderr.write(`solverlab: ${(e as Error).message ?? String(e)}\n`);
+    // an error no check names is a fault of SolverLab's: --verbose shows where, for a report
+    if (argv.includes('--verbose') && (e as Error).stack) process.stderr.write(`${(e as Error).stack}\n`);
     return 1;
   }
 }

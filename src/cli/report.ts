@@ -3,6 +3,7 @@ import { formatCompared, type Jump, type RunResult } from '../run/run.js';
 import { energyDriftPercent, type RunMeta } from '../bench/results.js';
 
 import { countText, formatNumber, optionsText } from '../bench/table.js';
+import { formatBytes } from '../model/limits.js';
 import type { ConstraintForce } from '../particles/system.js';
 
 /** A number for people: NaN and infinities are never printed as numbers. */
@@ -55,6 +56,8 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
     if (t.frames > 0) cost += ` (≥ ${num(c.iterationBytesPerFrame / (t.medianMs * 1e6))} GB/s)`;
   }
   lines.push(cost);
+  if (meta.memory)
+    lines.push(`memory      peak ${formatBytes(meta.memory.peakResidentBytes)} resident (estimated ${formatBytes(meta.memory.estimatedBytes)} before the run)`);
   if (r.residuals) {
     for (const [channel, values] of Object.entries(r.residuals.channels))
       lines.push(`residual    frame ${r.residuals.frame}, ${channel} rows, after k = 0..${values.length - 1} iterations: ${values.map((x) => num(x)).join(' ')}`);

@@ -22,6 +22,7 @@ import { loadScene, isSceneFile } from '../scenes/load.js';
 import { findSolver, solvers } from '../solvers/registry.js';
 import { solverOptionSpecs } from '../solvers/solver.js';
 import { solverOptionFlags } from './option-flags.js';
+import { checkMemory, countScene } from '../model/limits.js';
 
 export const viewFlags: Record<string, FlagSpec> = {
   port: { value: true, arg: 'N', help: 'the port to serve on (default 5173; 0: any free port)' },
@@ -163,6 +164,8 @@ export async function cmdView(flags: Map<string, string[]>): Promise<number> {
     for (const id of solverIds) {
       const why = findSolver(id)!.unsupported?.(scene.world);
       if (why) throw new UsageError(`${id} cannot run scene '${scene.name}': ${why}`);
+      // the page runs it on this machine (a local server): refused here as `run` refuses it, one line, exit 2
+      checkMemory(`scene '${scene.name}'`, countScene(scene.world), id);
     }
     if (isSceneFile(sceneRef)) {
       sceneFile = { name: basename(sceneRef), text: readFileSync(sceneRef, 'utf8') };
