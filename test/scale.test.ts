@@ -14,6 +14,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findRigidScene } from '../src/scenes/registry.js';
+import { checkMemory, estimateMemory } from '../src/model/limits.js';
+import { InputError } from '../src/scenes/load.js';
 
 interface RunJson {
   bodies: number;
@@ -50,5 +56,47 @@ test('a million-bead necklace steps one frame on jacobi-cpu and on jacobi-gpu; c
       const { estimatedBytes: est, peakResidentBytes: peak } = rec.memory;
       assert.ok(Math.abs(est / peak - 1) <= 0.15, `${solver} ${n}: estimated ${(est / 1e6).toFixed(0)} MB, peak ${(peak / 1e6).toFixed(0)} MB`);
     }
+  }
+});
+
+test('past the machine: run, compare, bench and view refuse a 40M-bead necklace in one line, exit 2, nothing written', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'solverlab-scale-'));
+  try {
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
+    const chains = 'chains=1000000'; // 40M beads: ≈ 130 GB under jacobi-gpu, more than this or a CI machine has
+    const cases: [string, string[], string][] = [
+      ['run', ['run', '--scene', 'necklace', '--param', chains, '--solver', 'jacobi-gpu', '--frames', '1', '--json', join(dir, 'run.json')], join(dir, 'run.json')],
+      ['compare', ['compare', '--scenes', 'necklace', '--param', chains, '--solvers', 'jacobi-cpu,jacobi-gpu', '--frames', '1', '--out', join(dir, 'cmp')], join(dir, 'cmp')],
+      ['bench', ['bench', '--sizes', '40000000', '--solvers', 'jacobi-gpu', '--frames', '1', '--out', join(dir, 'bench.json')], join(dir, 'bench.json')],
+      ['view', ['view', '--scene', 'necklace', '--param', chains, '--solver', 'jacobi-gpu', '--port', '0'], ''],
+    ];
+    for (const [name, args, output] of cases) {
+      const t0 = Date.now();
+      const r = cli(...args);
+      assert.equal(r.status, 2, `${name}: ${r.stderr}`);
+      const lines = r.stderr.split('\n').filter((l) => l.trim());
+      assert.equal(lines.length, 1, `${name}: ${r.stderr}`);
+      assert.match(lines[0], /^solverlab: .*\(40,000,000 bodies, 40,000,000 constraints\) needs about [\d.]+ GB of memory under jacobi-(gpu|cpu) \(arrays [\d.]+ GB(, GPU buffers [\d.]+ GB)?\), beyond the [\d.]+ GB this machine has left$/, name);
+      assert.equal(r.stdout, '', name);
+      if (output) assert.ok(!existsSync(output), `${name} wrote ${output}`);
+      assert.ok(Date.now() - t0 < 20_000, `${name}: refused after ${Date.now() - t0} ms`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the size check at 4M and 10M beads: within a 128 GB GPU host, refused where memory is short, naming the parts', () => {
+  const necklace = findRigidScene('necklace')!;
+  for (const [beads, solver] of [[4e6, 'jacobi-cpu'], [4e6, 'jacobi-gpu'], [1e7, 'jacobi-gpu'], [1e7, 'gs-gpu'], [1e7, 'xpbd-gpu']] as const) {
+    const count = necklace.count({ chains: beads / 40 });
+    const est = estimateMemory(count, solver);
+    // measured: ≈ 2.0–2.9 kB per bead and joint at 1M (test above); the estimate scales linearly in the counts
+    assert.ok(est.total > 1.5e3 * beads && est.total < 4e3 * beads, `${solver} ${beads}: ${est.total}`);
+    assert.doesNotThrow(() => checkMemory('x', count, solver, false, { heap: 4e9, memory: 128e9, wasm: 2 ** 32 }));
+    assert.throws(
+      () => checkMemory('x', count, solver, false, { heap: 4e9, memory: est.total * 0.99, wasm: 2 ** 32 }),
+      (e: Error) => e instanceof InputError && /^x \([\d,]+ bodies, [\d,]+ constraints\) needs about [\d.]+ GB of memory under \S+ \((JS heap [\d.]+ [MG]B, )?arrays [\d.]+ GB(, GPU buffers [\d.]+ GB)?\), beyond the [\d.]+ GB this machine has left$/.test(e.message),
+    );
   }
 });

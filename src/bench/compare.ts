@@ -15,12 +15,12 @@ import { createRequire } from 'node:module';
 import { loadScene, isSceneFile, builtInScene, InputError, type LoadedScene } from '../scenes/load.js';
 import { findSolver, solvers } from '../solvers/registry.js';
 import { resolveOptions, type SolverOptions } from '../solvers/solver.js';
-import type { ParamValue } from '../scenes/scene.js';
+import { sceneWhat, type ParamValue } from '../scenes/scene.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver } from '../run/run.js';
 import { runRecord, isSkipped, type CompareResults, type RunRecord, type SkippedRun, type MachineInfo } from './results.js';
 import { VERSION } from '../version.js';
-import { preflight } from '../model/limits.js';
+import { preflight, checkMemory } from '../model/limits.js';
 
 export interface CompareProgress {
   scene: string;
@@ -78,6 +78,28 @@ export function prepareCompare(opts: CompareOptions): LoadedScene[] {
     if (!findSolver(id)) throw new InputError(`unknown solver '${id}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
   for (const ref of opts.scenes) if (!isSceneFile(ref)) builtInScene(ref);
   const per = paramsPerScene(opts.scenes, opts.params ?? {});
+  // memory from the built-in scenes' counts, before any is built: where no scene × solver pair fits,
+  // the first refusal is the answer (one line, exit 2); a pair that does not fit among others that do
+  // is skipped with its reason when its turn comes (runCompare)
+  let fits = false;
+  let refusal: InputError | null = null;
+  for (const ref of opts.scenes) {
+    if (isSceneFile(ref)) {
+      fits = true;
+      continue;
+    }
+    const scene = builtInScene(ref);
+    const count = scene.count(per.get(ref)! as Record<string, number>);
+    for (const id of opts.solvers)
+      try {
+        checkMemory(sceneWhat(scene.name, per.get(ref)!), count, id);
+        fits = true;
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        refusal ??= e;
+      }
+  }
+  if (!fits && refusal) throw refusal;
   return opts.scenes.map((ref) => loadScene(ref, per.get(ref)!));
 }
 
@@ -101,8 +123,9 @@ export function machineInfo(adapters: string[]): MachineInfo {
   };
 }
 
-export async function runCompare(opts: CompareOptions): Promise<CompareResults> {
-  const loaded = prepareCompare(opts);
+/** @param opts.loaded the scenes prepareCompare returned for these options (else it runs here) */
+export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[] }): Promise<CompareResults> {
+  const loaded = opts.loaded ?? prepareCompare(opts);
   // default: early enough that a run which later diverges still has its curve, late enough that warm starting is under way
   const residualFrame = opts.residualFrame ?? Math.min(30, Math.max(1, Math.floor(opts.frames / 2)));
   const createdAt = new Date().toISOString();

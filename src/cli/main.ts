@@ -12,7 +12,7 @@ import { writeFileSync, renameSync, existsSync, statSync, mkdirSync, openSync, w
 import { dirname, resolve, join } from 'node:path';
 import { parseArgs, numberFlag, paramFlags, indexList, UsageError, commandHelp, overviewHelp, type FlagSpec, type CommandSpec } from './args.js';
 import { scenes } from '../scenes/registry.js';
-import { loadScene, builtInScene, InputError } from '../scenes/load.js';
+import { loadScene, builtInScene, isSceneFile, InputError } from '../scenes/load.js';
 import { anySceneFileJson } from '../model/scene-file.js';
 import { sceneFileChunks } from '../model/schema.js';
 import { solvers, findSolver } from '../solvers/registry.js';
@@ -26,6 +26,7 @@ import { startProgress } from '../run/progress.js';
 import { WorldError } from '../model/world.js';
 import { preflight, estimateMemory, countScene, checkMemory } from '../model/limits.js';
 import { necklace as necklaceScene } from '../scenes/necklace.js';
+import { sceneWhat } from '../scenes/scene.js';
 import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
 import { runTradeoff, tradeoffTable, parseSettings } from '../bench/tradeoff.js';
@@ -219,7 +220,15 @@ function findSolverOrThrow(id: string) {
 async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const sceneRef = one(flags, 'scene');
   if (!sceneRef) throw new UsageError(`run needs --scene NAME or FILE.json (scenes: ${scenes.map((s) => s.name).join(', ')})`);
-  const scene = loadScene(sceneRef, paramFlags(flags.get('param') ?? []));
+  const given = paramFlags(flags.get('param') ?? []);
+  // a built-in scene's memory under its solver from its count, before it is built (minutes at 10M bodies)
+  if (!isSceneFile(sceneRef)) {
+    const builtIn = builtInScene(sceneRef);
+    const count = builtIn.count(given as Record<string, number>);
+    const id = one(flags, 'solver') ?? (count.kind === 'particles' ? 'witkin-rk4' : 'jacobi-gpu');
+    if (findSolver(id)) checkMemory(sceneWhat(builtIn.name, given), count, id);
+  }
+  const scene = loadScene(sceneRef, given);
   const { params, world } = scene;
   // the default solver: the GPU Jacobi baseline for rigid scenes, RK4 for particle systems
   const info = findSolverOrThrow(one(flags, 'solver') ?? (isParticleSystem(world) ? 'witkin-rk4' : 'jacobi-gpu'));
@@ -363,7 +372,7 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   if (!existsSync(dirname(outDir))) throw new UsageError(`--out ${outDir}: folder ${dirname(outDir)} does not exist`);
   const params = paramFlags(flags.get('param') ?? []);
   const opts = { scenes: sceneRefs, solvers: solverIds, frames, params, options, residualFrame, sampleEvery };
-  prepareCompare(opts); // every name, file and parameter checked before anything runs
+  const loaded = prepareCompare(opts); // every name, file and parameter checked (and the scenes built once) before anything runs
   // an option no chosen solver reads would change nothing: said, not silently taken
   for (const [key, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, SolverOptionSpec][])
     if (flags.has(spec.flag) && !solverIds.some((id) => findSolver(id)?.reads.includes(key)))
@@ -373,6 +382,7 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   const progress = compareProgress(!quiet && !!process.stderr.isTTY);
   const results = await runCompare({
     ...opts,
+    loaded,
     command: ['solverlab', ...argv].join(' '),
     onProgress: progress,
     onWarning: (line) => {

@@ -24,6 +24,7 @@
  */
 import type { WorldDesc } from './world.js';
 import { compileWorld } from './compiled.js';
+import { reorderedConstraints } from './packed.js';
 
 export interface Colouring {
   colourCount: number;
@@ -156,7 +157,7 @@ export function colouringConflict(g: ConstraintGraph, col: Colouring): [number, 
  */
 export function colourOrderedWorld(world: WorldDesc): { world: WorldDesc; colouring: Colouring } {
   const col = colourConstraints(compileWorld(world));
-  const constraints = Array.from(col.order, (ic) => world.constraints[ic]);
+  const constraints = reorderedConstraints(world.constraints, col.order); // packed stays packed
   const colour = Int32Array.from(col.order, (ic) => col.colour[ic]);
   const order = Int32Array.from(col.order, (_, k) => k);
   return { world: { ...world, constraints }, colouring: { ...col, colour, order } };

@@ -144,9 +144,10 @@ const solverFootprints: Record<string, Footprint & { rows?: boolean; gpu?: GpuFo
   // midpoint offset 3 f64 and free flag u8 (rigid/body.ts), the row CSR's offset i32; per joint
   // the JointSet and the row block solver — and the rows.
   'jacobi-cpu': { heapBody: 0, heapConstraint: 0, body: 19 * F64 + I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER, rows: true },
-  // gs-cpu: jacobi-cpu over a colour-ordered copy of the constraint list (one pointer per constraint
-  // in the heap), plus the colouring's degree, colour, order and CSR lists (≈ 6 i32 per constraint).
-  'gs-cpu': { heapBody: 0, heapConstraint: 8, body: 19 * F64 + 3 * I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER + 6 * I32, rows: true },
+  // gs-cpu: jacobi-cpu over a colour-ordered copy of the constraint list (packed, model/packed.ts:
+  // the description's 60 B per joint again), plus the colouring's degree, colour, order and CSR lists
+  // (≈ 6 i32 per constraint).
+  'gs-cpu': { heapBody: 0, heapConstraint: 0, body: 19 * F64 + 3 * I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER + 6 * I32 + packedDescription.constraint, rows: true },
   // global-cpu: jacobi-cpu, plus the Delassus operator (per body 9 f64; per row scratch, right-hand
   // side, warm start, direct λ, refinement scratch 2 = 6 f64, a block index i32), the block graph's
   // neighbour lists (≈ 4 per joint in a chain, i32), and the envelope LDLᵀ's diagonal 3×3 blocks and
@@ -176,7 +177,7 @@ const solverFootprints: Record<string, Footprint & { rows?: boolean; gpu?: GpuFo
   // GPU solver takes its rows' layout from the CPU's (a RowBlockSolver over the joints, uploaded),
   // the JointSet, the row block solver and the rows on the host.
   'jacobi-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 + JOINT_SET + BLOCK_SOLVER, rows: true },
-  'gs-gpu': { heapBody: 0, heapConstraint: 8, body: 44 * F32 + 2 * I32, constraint: 2 * I32 + 8 * F32 + 8 * I32 + JOINT_SET + BLOCK_SOLVER, rows: true },
+  'gs-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32 + 2 * I32, constraint: 2 * I32 + 8 * F32 + 8 * I32 + JOINT_SET + BLOCK_SOLVER + packedDescription.constraint, rows: true },
   'global-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 + JOINT_SET + BLOCK_SOLVER, rows: true },
   // xpbd-gpu also lays its joints' rows out on the host (a RowBlockSolver over the compiled world): the rows.
   'xpbd-gpu': { heapBody: 0, heapConstraint: 0, body: 32 * F32 + 2 * I32, constraint: 2 * I32 + 9 * F32 + 6 * I32 + BLOCK_SOLVER, rows: true },

@@ -63,6 +63,16 @@ class Prototypes<T extends object> {
     }
     return (this.last = k);
   }
+  /** Takes `other`'s prototypes as its own (indices kept): a reordered copy of a list shares them. */
+  adopt(other: Prototypes<T>): void {
+    this.list.length = 0;
+    this.byKey.clear();
+    other.list.forEach((p, k) => {
+      this.list.push(p);
+      this.byKey.set(JSON.stringify(p), k);
+    });
+    this.last = -1;
+  }
 }
 
 function grow<A extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a: A, size: number): A {
@@ -337,4 +347,24 @@ export function packWorld(world: WorldDesc): WorldDesc {
   const constraints = packedConstraintList(world.constraints.length);
   for (const c of world.constraints) constraints.push(c);
   return { ...world, bodies, constraints };
+}
+
+/** A constraint list in another order: element k of the result is element order[k] of `list` (packed in, packed out). */
+export function reorderedConstraints(list: readonly ConstraintDesc[], order: ArrayLike<number>): ConstraintDesc[] {
+  const from = packedConstraints(list);
+  if (!from) return Array.from(order as ArrayLike<number>, (ic) => list[ic]);
+  const n = order.length;
+  const out = packedConstraintList(n);
+  const to = packedConstraints(out)!;
+  to.prototypes.adopt(from.prototypes);
+  for (let k = 0; k < n; k++) {
+    const ic = order[k];
+    to.prototype[k] = from.prototype[ic];
+    to.bodyA[k] = from.bodyA[ic];
+    to.bodyB[k] = from.bodyB[ic];
+    to.anchorA.set(from.anchorA.subarray(3 * ic, 3 * ic + 3), 3 * k);
+    to.anchorB.set(from.anchorB.subarray(3 * ic, 3 * ic + 3), 3 * k);
+  }
+  to.count = n;
+  return out;
 }

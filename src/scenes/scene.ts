@@ -66,7 +66,7 @@ export function defineScene<D extends SceneDesc>(def: SceneDefinition<D>): Scene
     },
     build(given = {}, vectors = {}) {
       const resolved = resolveSceneParams(scene, { ...given, ...vectors });
-      const what = `scene '${def.name}' with ${Object.entries(given).map(([k, v]) => `${k}=${v}`).join(' ') || 'its defaults'}`;
+      const what = sceneWhat(def.name, given);
       checkMemory(what, { kind: def.kind, ...def.count(resolved.params) });
       const built = def.build(resolved.params, resolved.vectors);
       // a rigid world's lists packed into typed arrays (model/packed.ts), whichever way the builder made them
@@ -74,6 +74,11 @@ export function defineScene<D extends SceneDesc>(def: SceneDefinition<D>): Scene
     },
   };
   return scene;
+}
+
+/** How a memory refusal names a built-in scene: `scene 'necklace' with chains=25000` (the parameters as given). */
+export function sceneWhat(name: string, given: Record<string, unknown>): string {
+  return `scene '${name}' with ${Object.entries(given).map(([k, v]) => `${k}=${v}`).join(' ') || 'its defaults'}`;
 }
 
 /** A scene of rigid bodies: its build returns a WorldDesc. */
