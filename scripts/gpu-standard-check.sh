@@ -38,5 +38,5 @@ bad=$(grep -E '^   exit [0-9]+ after' "$work/standard.log" | grep -vE '^   exit 
 for log in "$work"/out/*.log; do
   if grep -qE '^\s+at |Maximum call stack|heap out of memory|Aborted' "$log"; then echo "gpu-standard-check: $(basename "$log") holds a stack trace or an abort" >&2; exit 1; fi
 done
-grep -h 'adapter' "$work"/out/*.log | sort -u | head -3
+grep -h 'adapter:' "$work"/out/*.log | sort -u | head -3 || true
 echo "gpu-standard-check: every step of standard.sh ran or refused cleanly ($(ls "$work/out" | wc -l) files in OUT)"

@@ -109,6 +109,7 @@ export async function runBench(opts: BenchOptions) {
       // GPU solvers: only the last frame by default, keeping the whole run in one batch without readback
       const sampleEvery = Math.max(1, Math.floor(opts.sampleEvery ?? (info.device === 'gpu' ? opts.frames : 1)));
       const r = await timeOnce(id, world, options, opts.frames, info.device === 'gpu' ? gpu : undefined, sampleEvery);
+      if (beads === opts.sizes[0]) log(`  adapter: ${r.adapter}`); // which device the figures are of (a GPU host's first run checks it)
       const row: BenchRow = {
         solver: id,
         beads,

@@ -115,18 +115,18 @@ const rigidRun: Footprint = { heapBody: 0, heapConstraint: 0, body: 10 * F64 + 3
 /**
  * The constraint rows of the velocity-level CPU solvers (rows/rows.ts RowSet): per row body
  * indices 2 i32, J 12 f64, C, bounds 2, compliance, key, λ, bias rate, γ = 8 f64, angular u8,
- * owner i32. The set grows by doubling from 4, so it holds 4·2ᵏ ≥ rows (the arrays it grew out of
- * are collected as it grows: measured, the peak holds one set, not two). The rows are the scene's own count (SceneCount.rows,
- * by joint type) where it is known, else 3 per joint (a point joint).
+ * owner i32, block i32; per block its start i32, point flag and contact kind u8, arms 6 f64,
+ * friction 2 f64, normal row i32. The joints' rows are counted before they are laid out and the
+ * set reserved at that size (rows/block-solver.ts layout), so it holds exactly the rows, one block
+ * per joint (a hinge's limits add blocks: a few %). The rows are the scene's own count
+ * (SceneCount.rows, by joint type) where it is known, else 3 per joint (a point joint).
  */
-const ROW_BYTES = 2 * I32 + 20 * F64 + 1 + I32 + F64; // and the block solver's bias per row (at the first step)
+const ROW_BYTES = 2 * I32 + 20 * F64 + 1 + I32 + I32 + F64; // and the block solver's bias per row (at the first step)
+const BLOCK_BYTES = I32 + 2 + 8 * F64 + I32;
 const ROWS_PER_CONSTRAINT = 3;
-function rowCapacity(rows: number): number {
-  return rows <= 4 ? 4 : 4 * 2 ** Math.ceil(Math.log2(rows / 4));
-}
 function rowSetBytes(count: Omit<SceneCount, 'kind'>): number {
   const rows = count.rows ?? ROWS_PER_CONSTRAINT * count.constraints;
-  return rowCapacity(rows) * ROW_BYTES + (rowCapacity(count.constraints) + 1) * I32;
+  return rows * ROW_BYTES + (count.constraints + 1) * BLOCK_BYTES;
 }
 
 /**

@@ -148,6 +148,13 @@ export class RowBlockSolver {
     if (this.contacts) this.saveContactLambda();
     rows.clear();
     const nc = j.constraintCount;
+    // the joints' rows and blocks counted first (every constraint type lays its rows out through
+    // addBlock alone), so the set is reserved at its size once, not grown by doubling to up to twice
+    // it (at 10M joints: 30M rows, 2.6 GB of doubling's slack and copies)
+    let needRows = 0, needBlocks = 0;
+    const counter = { addBlock: (n: number) => ((needRows += n), needBlocks++, 0) } as unknown as RowSet;
+    for (let ic = 0; ic < nc; ic++) constraintTypes[j.kind[ic]].layout(j, ic, counter, 0, 0);
+    rows.reserve(needRows, needBlocks);
     this.rowStart = new Int32Array(nc);
     this.rowCount = new Int32Array(nc);
     this.constraintBlock = new Int32Array(nc);
