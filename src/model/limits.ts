@@ -171,16 +171,19 @@ const solverFootprints: Record<string, Footprint & { rows?: boolean; gpu?: GpuFo
   // core's 4 f64 and u8; per joint the JointSet, the row block solver, the distance form's λ 3 f64,
   // and the colouring (≈ 6 i32) — and the rows.
   'xpbd-cpu': { heapBody: 0, heapConstraint: 0, body: 20 * F64 + 2 * I32 + 1, constraint: JOINT_SET + BLOCK_SOLVER + 3 * F64 + 6 * I32, rows: true },
-  // GPU solvers, host side (GPU memory is checked against the adapter's limits when buffers are made):
-  // f32 staging of masses 16 + inertia 12 per body, pose and velocity 16 f32 per body
-  // (gpu/frames.ts), body indices 2 u32 + anchors 8 f32 per constraint, colour order; and, as every
-  // GPU solver takes its rows' layout from the CPU's (a RowBlockSolver over the joints, uploaded),
-  // the JointSet, the row block solver and the rows on the host.
-  'jacobi-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 + JOINT_SET + BLOCK_SOLVER, rows: true },
-  'gs-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32 + 2 * I32, constraint: 2 * I32 + 8 * F32 + 8 * I32 + JOINT_SET + BLOCK_SOLVER + packedDescription.constraint, rows: true },
-  'global-gpu': { heapBody: 0, heapConstraint: 0, body: 44 * F32, constraint: 2 * I32 + 8 * F32 + 2 * I32 + JOINT_SET + BLOCK_SOLVER, rows: true },
-  // xpbd-gpu also lays its joints' rows out on the host (a RowBlockSolver over the compiled world): the rows.
-  'xpbd-gpu': { heapBody: 0, heapConstraint: 0, body: 32 * F32 + 2 * I32, constraint: 2 * I32 + 9 * F32 + 6 * I32 + BLOCK_SOLVER, rows: true },
+  // GPU solvers, host side: as every GPU solver takes its rows' layout from the CPU's (a
+  // RowBlockSolver over the joints, uploaded), the JointSet, the row block solver and the rows, and
+  // per joint its point flag u8 and the prepare and block lists 2 u32 (gs-gpu: the colouring's
+  // lists ≈ 6 i32 and the colour-ordered packed joints). The f32 staging of the upload (pose,
+  // velocity, masses, rows, joint records) is not counted: it is garbage before the run allocates
+  // its metrics and snapshots (≈ 0.5 kB per body, more than the staging), so it is never part of
+  // the peak. Their buffers are `gpu` (GpuFootprint, below).
+  'jacobi-gpu': { heapBody: 0, heapConstraint: 0, body: 0, constraint: 1 + 2 * I32 + JOINT_SET + BLOCK_SOLVER, rows: true },
+  'gs-gpu': { heapBody: 0, heapConstraint: 0, body: 0, constraint: 1 + 2 * I32 + 6 * I32 + JOINT_SET + BLOCK_SOLVER + packedDescription.constraint, rows: true },
+  'global-gpu': { heapBody: 0, heapConstraint: 0, body: 0, constraint: 1 + 2 * I32 + JOINT_SET + BLOCK_SOLVER, rows: true },
+  // xpbd-gpu lays its joints' rows out on the host too (a RowBlockSolver over the compiled world): the
+  // rows, the block solver, the colouring (≈ 6 i32) and its point and row orders (JS arrays, 8 B an entry).
+  'xpbd-gpu': { heapBody: 0, heapConstraint: 16, body: 0, constraint: 6 * I32 + BLOCK_SOLVER, rows: true },
   // Rapier: a rigid body and a joint in wasm memory (measured ≈ 1.7 kB per body with its joint),
   // and the f64 snapshot arrays on our side.
   rapier: { heapBody: 0, heapConstraint: 0, body: 13 * F64, constraint: 0, wasmBody: 1200, wasmConstraint: 500 },
@@ -198,6 +201,8 @@ const solverFootprints: Record<string, Footprint & { rows?: boolean; gpu?: GpuFo
  *     bodies 8, anchors 32, compliance 4, multiplier 16, residual 4 and its record 7 vec4f; per row
  *     J 48, C 8, params 16, λ 4, residual 4.
  */
+/** The GPU device and the solver's compiled pipelines, whatever the scene (measured on SwiftShader: 50–80 MB for a one-chain necklace). */
+const GPU_CONTEXT = 64e6;
 interface GpuFootprint {
   body: number;
   constraint: number;
@@ -310,7 +315,7 @@ export function estimateMemory(count: SceneCount, solverId?: string, fromFile = 
       if (own?.gpu) {
         const rows = count.rows ?? ROWS_PER_CONSTRAINT * count.constraints;
         // bodies: the scene's and one world anchor at most per joint (counted as the scene's: an upper bound of a few %)
-        est.gpu += count.bodies * own.gpu.body + count.constraints * (own.gpu.constraint + own.gpu.block) + rows * own.gpu.row;
+        est.gpu += GPU_CONTEXT + count.bodies * own.gpu.body + count.constraints * (own.gpu.constraint + own.gpu.block) + rows * own.gpu.row;
       }
     }
     for (const f of parts) {
