@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { findRigidScene } from '../src/scenes/registry.js';
 import { checkMemory, estimateMemory } from '../src/model/limits.js';
 import { InputError } from '../src/scenes/load.js';
+import { GpuSolverBase } from '../src/gpu/solver-base.js';
 
 interface RunJson {
   bodies: number;
@@ -99,4 +100,15 @@ test('the size check at 4M and 10M beads: within a 128 GB GPU host, refused wher
       (e: Error) => e instanceof InputError && /^x \([\d,]+ bodies, [\d,]+ constraints\) needs about [\d.]+ GB of memory under \S+ \((JS heap [\d.]+ [MG]B, )?arrays [\d.]+ GB(, GPU buffers [\d.]+ GB)?\), beyond the [\d.]+ GB this machine has left$/.test(e.message),
     );
   }
+});
+
+test("a buffer past the adapter's binding limit is refused naming the buffer and the limit (InputError: one line, exit 2)", () => {
+  // the check itself, on a stand-in for a solver whose device has SwiftShader's 1 GiB binding limit
+  const solver = { device: { limits: { maxStorageBufferBindingSize: 2 ** 30, maxBufferSize: 2 ** 32 } }, adapter: { name: 'test adapter' } };
+  const check = (GpuSolverBase.prototype as unknown as { checkLimits(this: unknown, sizes: Record<string, number>): void }).checkLimits;
+  assert.doesNotThrow(() => check.call(solver, { pose: 2 ** 30 }));
+  assert.throws(
+    () => check.call(solver, { pose: 1000, row_jacobian: 48 * 30e6 }), // a 10M-bead necklace's Jacobian rows
+    (e: Error) => e instanceof InputError && e.message === "scene too big for this adapter (test adapter): buffer 'row_jacobian' needs 1.44 GB (1440000000 bytes), beyond its maxStorageBufferBindingSize of 1.07 GB",
+  );
 });

@@ -5,6 +5,8 @@
  * recorded frame. A GPU solver extends it and records its frame in encodeFrame.
  */
 import type { GpuContext } from './device.js';
+import { InputError } from '../scenes/input-error.js';
+import { formatBytes } from '../model/limits.js';
 import { FrameClock, readBuffers, snapshotFromPoseVelocity, WORKGROUP_SIZE } from './frames.js';
 import type { SolverOptions } from '../solvers/solver.js';
 import type { AdapterDescription, Snapshot, StepTimings } from '../model/snapshot.js';
@@ -50,7 +52,7 @@ export abstract class GpuSolverBase<B extends string> {
     this.clock = new FrameClock(this.device, gpu.timestamps);
   }
 
-  /** Refuses a scene whose buffers exceed the adapter's limits, naming the buffer. */
+  /** Refuses a scene whose buffers exceed the adapter's limits, naming the buffer and the limit (an InputError: one line, exit 2). */
   protected checkLimits(sizes: Record<string, number>): void {
     const lim = this.device.limits;
     for (const [name, size] of Object.entries(sizes)) {
@@ -58,7 +60,8 @@ export abstract class GpuSolverBase<B extends string> {
         lim.maxStorageBufferBindingSize <= lim.maxBufferSize
           ? [lim.maxStorageBufferBindingSize, 'maxStorageBufferBindingSize']
           : [lim.maxBufferSize, 'maxBufferSize'];
-      if (size > limit) throw new Error(`scene too big for this adapter: buffer '${name}' needs ${size} bytes, ${which} is ${limit}`);
+      if (size > limit)
+        throw new InputError(`scene too big for this adapter (${this.adapter.name}): buffer '${name}' needs ${formatBytes(size)} (${size} bytes), beyond its ${which} of ${formatBytes(limit)}`);
     }
   }
 
