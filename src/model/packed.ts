@@ -152,11 +152,6 @@ export class PackedBodies {
     if (bits & ANGULAR) b.angularVelocity = Object.freeze(Array.from(this.angularVelocity.subarray(3 * i, 3 * i + 3)));
     return Object.freeze(b) as unknown as BodyDesc;
   }
-
-  /** Typed-array bytes held (for the memory estimate's test and the README's table). */
-  bytes(): number {
-    return this.prototype.byteLength + this.position.byteLength + this.orientation.byteLength + this.linearVelocity.byteLength + this.angularVelocity.byteLength + this.present.byteLength;
-  }
 }
 
 /** A scene's joints as typed arrays (bodies, anchors) plus interned prototypes (type, compliance, axes, lengths, limits). */
@@ -210,10 +205,6 @@ export class PackedConstraints {
       ...rest,
     };
     return Object.freeze(c) as unknown as ConstraintDesc;
-  }
-
-  bytes(): number {
-    return this.prototype.byteLength + this.bodyA.byteLength + this.bodyB.byteLength + this.anchorA.byteLength + this.anchorB.byteLength;
   }
 }
 
