@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync, mkdirSync, symlinkSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { join, dirname, resolve, relative } from 'node:path';
 import { scenes, findRigidScene, buildScene, InputError, JacobiCpuSolver, runSolver } from '../src/index.js';
 import { massProperties } from '../src/model/world.js';
@@ -137,6 +137,24 @@ test('the published declarations compile in a strict consumer (skipLibCheck off)
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the bundle starts itself again with ¾ of the machine as heap (cli/heap.ts); statuses and output pass through', () => {
+  // dist/solverlab/solverlab.mjs: built by the test above
+  const bundle = join(root, 'dist', 'solverlab', 'solverlab.mjs');
+  const env = { ...process.env, NODE_OPTIONS: '' };
+  const r = spawnSync(process.execPath, [bundle, 'run', '--scene', 'pendulum', '--solver', 'jacobi-cpu', '--frames', '2', '--json', '-', '--quiet'], { encoding: 'utf8', env });
+  assert.equal(r.status, 0, r.stderr);
+  const heap = JSON.parse(r.stdout).memory.heapLimitBytes;
+  const target = 0.75 * totalmem();
+  assert.ok(heap > 0.9 * target && heap < 1.1 * target, `heap limit ${heap} B, ¾ of the machine ${target} B`);
+  // a user's own heap flag is kept: no second start
+  const own = spawnSync(process.execPath, ['--max-old-space-size=1000', bundle, 'run', '--scene', 'pendulum', '--solver', 'jacobi-cpu', '--frames', '2', '--json', '-', '--quiet'], { encoding: 'utf8', env });
+  assert.ok(JSON.parse(own.stdout).memory.heapLimitBytes < 1.2e9);
+  // bad input: the child's one line and exit status 2
+  const bad = spawnSync(process.execPath, [bundle, 'run', '--scene', 'pendulum', '--frames', 'x'], { encoding: 'utf8', env });
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
 });
 
 test("the README's known failures are what the solvers do: each 'diverges at frame N' claim, run", async () => {

@@ -26,6 +26,8 @@ export interface RunMeta {
 export interface RunMemory {
   estimatedBytes: number;
   peakResidentBytes: number;
+  /** the JS heap's limit this process ran with (cli/heap.ts) */
+  heapLimitBytes: number;
 }
 
 export interface RunRecord {

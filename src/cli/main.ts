@@ -10,6 +10,7 @@
  */
 import { writeFileSync, renameSync, existsSync, statSync, mkdirSync, openSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { dirname, resolve, join } from 'node:path';
+import v8 from 'node:v8';
 import { parseArgs, numberFlag, paramFlags, indexList, UsageError, commandHelp, overviewHelp, type FlagSpec, type CommandSpec } from './args.js';
 import { scenes } from '../scenes/registry.js';
 import { loadScene, builtInScene, isSceneFile, InputError } from '../scenes/load.js';
@@ -297,7 +298,7 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
     solver.destroy();
     gpu?.device.destroy();
   }
-  const memory = { estimatedBytes, peakResidentBytes: process.resourceUsage().maxRSS * 1024 };
+  const memory = { estimatedBytes, peakResidentBytes: process.resourceUsage().maxRSS * 1024, heapLimitBytes: v8.getHeapStatistics().heap_size_limit };
   const meta = { scene: scene.name, file: scene.file, params, options, iterationMode: info.iterationMode, memory };
   const summary = formatSummary(meta, result, { constraints: flags.has('constraints') }) + '\n';
   const json = JSON.stringify(runRecord(meta, result), null, 1) + '\n';

@@ -57,7 +57,7 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
   }
   lines.push(cost);
   if (meta.memory)
-    lines.push(`memory      peak ${formatBytes(meta.memory.peakResidentBytes)} resident (estimated ${formatBytes(meta.memory.estimatedBytes)} before the run)`);
+    lines.push(`memory      peak ${formatBytes(meta.memory.peakResidentBytes)} resident (estimated ${formatBytes(meta.memory.estimatedBytes)} before the run) · JS heap limit ${formatBytes(meta.memory.heapLimitBytes)}`);
   if (r.residuals) {
     for (const [channel, values] of Object.entries(r.residuals.channels))
       lines.push(`residual    frame ${r.residuals.frame}, ${channel} rows, after k = 0..${values.length - 1} iterations: ${values.map((x) => num(x)).join(' ')}`);
