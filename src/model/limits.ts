@@ -108,7 +108,7 @@ const compiledWorld: Footprint = { heapBody: 0, heapConstraint: 0, body: 33 * F6
  * What a run adds for any rigid solver: metrics (metrics/metrics.ts: mass 1 + inertia 9 f64 per
  * body, and the starting pose 7 f64 while it is made; per constraint compliance 1, reference
  * orientation 4, rest length 1, anchors 6 f64 and bodies 2 i32) and snapshots (run/run.ts keeps the
- * first, the last good and the current one: 3 × 13 f64 per body).
+ * last good one and the current one, and the one before awaits collection, measured: 3 × 13 f64 per body).
  */
 const rigidRun: Footprint = { heapBody: 0, heapConstraint: 0, body: 10 * F64 + 3 * 13 * F64, constraint: 12 * F64 + 2 * I32 };
 

@@ -468,18 +468,18 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
   };
 
   const constraintForces = opts.constraintForces ? solver.constraintForces?.() : undefined;
-  const snap0 = await solver.snapshot();
-  let sleeps = snap0.asleep !== undefined; // the solver hands a sleep mask: it can put bodies to sleep
-  const initial = metrics.measure(snap0);
-  record(initial, 0, snap0.position);
+  // the last good snapshot, frame 0's first: no other is kept (at 10M bodies one is 1 GB)
+  let finalSnap = await solver.snapshot();
+  let sleeps = finalSnap.asleep !== undefined; // the solver hands a sleep mask: it can put bodies to sleep
+  const initial = metrics.measure(finalSnap);
+  record(initial, 0, finalSnap.position);
   const watch = new DivergenceWatch(world, initial, opts.energyFactor, opts.violationFactor, opts.divergenceWatch ?? true);
   const observeEvery = opts.observe ? Math.floor(opts.observe.every) : 0;
   if (opts.observe && !(observeEvery >= 1)) throw new Error(`observe.every must be an integer ≥ 1, got ${opts.observe.every}`);
-  await opts.observe?.onSnapshot(snap0);
+  await opts.observe?.onSnapshot(finalSnap);
   let worst = initial.maxViolation;
   let worstAngular = initial.maxAngularViolation ?? 0;
   let final: FrameMetrics | null = initial;
-  let finalSnap = snap0;
   let diverged: Divergence | null = null;
   solver.resetTimings();
 
