@@ -79,12 +79,22 @@ export interface BenchRow {
   diverged: boolean;
 }
 
-async function timeOnce(id: string, world: ReturnType<typeof necklace.build>, options: SolverOptions, frames: number, gpu?: GpuContext, sampleEvery = frames) {
+/**
+ * One solver over `frames` frames after a 5-frame warm-up; with `zeroIterations`, the same solver then
+ * again at 0 iterations (a GPU solver reads its iteration count as it encodes each frame), for the
+ * iteration kernels' share: one solver made, not two (at 10M beads making one takes about a minute
+ * of host time).
+ */
+async function timeOnce(id: string, world: ReturnType<typeof necklace.build>, options: SolverOptions, frames: number, gpu?: GpuContext, sampleEvery = frames, zeroIterations = false) {
   const solver = await findSolver(id)!.create(world, options, gpu);
   try {
     await solver.step(Math.min(5, frames)); // warm-up: pipelines, caches, JIT
     const r = await runSolver(solver, world, { frames, sampleEvery });
-    return r;
+    if (!zeroIterations) return { r, r0: null };
+    solver.options.iterations = 0;
+    await solver.step(Math.min(5, frames));
+    const r0 = await runSolver(solver, world, { frames, sampleEvery: frames });
+    return { r, r0 };
   } finally {
     solver.destroy();
   }
@@ -108,7 +118,7 @@ export async function runBench(opts: BenchOptions) {
       // CPU solvers: every frame by default (a snapshot between timed frames costs no step time);
       // GPU solvers: only the last frame by default, keeping the whole run in one batch without readback
       const sampleEvery = Math.max(1, Math.floor(opts.sampleEvery ?? (info.device === 'gpu' ? opts.frames : 1)));
-      const r = await timeOnce(id, world, options, opts.frames, info.device === 'gpu' ? gpu : undefined, sampleEvery);
+      const { r, r0 } = await timeOnce(id, world, options, opts.frames, info.device === 'gpu' ? gpu : undefined, sampleEvery, info.device === 'gpu');
       if (beads === opts.sizes[0]) log(`  adapter: ${r.adapter}`); // which device the figures are of (a GPU host's first run checks it)
       const row: BenchRow = {
         solver: id,
@@ -128,9 +138,8 @@ export async function runBench(opts: BenchOptions) {
         sampleEvery,
         diverged: !!r.diverged,
       };
-      if (info.device === 'gpu') {
+      if (r0) {
         // the iteration kernels' own time: frame(N iterations) − frame(0 iterations), per iteration
-        const r0 = await timeOnce(id, world, { ...options, iterations: 0 }, opts.frames, gpu);
         const solves = options.iterations * options.substeps;
         const perIteration = (r.timing.medianMs - r0.timing.medianMs) / solves;
         const bytes = (r.cost.iterationBytesPerFrame ?? NaN) / solves;
