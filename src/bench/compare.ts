@@ -12,15 +12,15 @@
  */
 import { cpus, totalmem, type as osType, release, arch } from 'node:os';
 import { createRequire } from 'node:module';
-import { loadScene, isSceneFile, builtInScene, InputError, type LoadedScene } from '../scenes/load.js';
+import { loadScene, isSceneFile, builtInScene, builtInRefusal, InputError, type LoadedScene } from '../scenes/load.js';
 import { findSolver, solvers } from '../solvers/registry.js';
 import { resolveOptions, type SolverOptions } from '../solvers/solver.js';
-import { sceneWhat, type ParamValue } from '../scenes/scene.js';
+import type { ParamValue } from '../scenes/scene.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver } from '../run/run.js';
 import { runRecord, isSkipped, type CompareResults, type RunRecord, type SkippedRun, type MachineInfo } from './results.js';
 import { VERSION } from '../version.js';
-import { preflight, checkMemory } from '../model/limits.js';
+import { preflight } from '../model/limits.js';
 
 export interface CompareProgress {
   scene: string;
@@ -83,22 +83,12 @@ export function prepareCompare(opts: CompareOptions): LoadedScene[] {
   // is skipped with its reason when its turn comes (runCompare)
   let fits = false;
   let refusal: InputError | null = null;
-  for (const ref of opts.scenes) {
-    if (isSceneFile(ref)) {
-      fits = true;
-      continue;
+  for (const ref of opts.scenes)
+    for (const id of opts.solvers) {
+      const why = builtInRefusal(ref, per.get(ref)!, id);
+      if (why) refusal ??= why;
+      else fits = true;
     }
-    const scene = builtInScene(ref);
-    const count = scene.count(per.get(ref)! as Record<string, number>);
-    for (const id of opts.solvers)
-      try {
-        checkMemory(sceneWhat(scene.name, per.get(ref)!), count, id);
-        fits = true;
-      } catch (e) {
-        if (!(e instanceof InputError)) throw e;
-        refusal ??= e;
-      }
-  }
   if (!fits && refusal) throw refusal;
   return opts.scenes.map((ref) => loadScene(ref, per.get(ref)!));
 }

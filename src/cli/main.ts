@@ -13,9 +13,8 @@ import { dirname, resolve, join } from 'node:path';
 import v8 from 'node:v8';
 import { parseArgs, numberFlag, paramFlags, indexList, UsageError, commandHelp, overviewHelp, type FlagSpec, type CommandSpec } from './args.js';
 import { scenes } from '../scenes/registry.js';
-import { loadScene, builtInScene, isSceneFile, InputError } from '../scenes/load.js';
-import { anySceneFileJson } from '../model/scene-file.js';
-import { sceneFileChunks } from '../model/schema.js';
+import { loadScene, builtInScene, builtInRefusal, isSceneFile, InputError } from '../scenes/load.js';
+import { anySceneFileChunks } from '../model/scene-file.js';
 import { solvers, findSolver } from '../solvers/registry.js';
 import { solverOptionSpecs, resolveOptions, optionsRead, type SolverInfo, type SolverOptions, type SolverOptionSpec } from '../solvers/solver.js';
 import type { Snapshot } from '../model/snapshot.js';
@@ -27,7 +26,6 @@ import { startProgress } from '../run/progress.js';
 import { WorldError } from '../model/world.js';
 import { preflight, estimateMemory, countScene, checkMemory } from '../model/limits.js';
 import { necklace as necklaceScene } from '../scenes/necklace.js';
-import { sceneWhat } from '../scenes/scene.js';
 import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
 import { runTradeoff, tradeoffTable, parseSettings } from '../bench/tradeoff.js';
@@ -175,9 +173,7 @@ export function writeChunksAtomic(path: string, chunks: Iterable<string>): void 
 
 /** Write whole or not at all: a temporary file renamed into place. */
 export function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  writeChunksAtomic(path, [text]);
 }
 
 /** The solver options given on the command line (the rest come from resolveOptions). */
@@ -224,10 +220,9 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const given = paramFlags(flags.get('param') ?? []);
   // a built-in scene's memory under its solver from its count, before it is built (minutes at 10M bodies)
   if (!isSceneFile(sceneRef)) {
-    const builtIn = builtInScene(sceneRef);
-    const count = builtIn.count(given as Record<string, number>);
-    const id = one(flags, 'solver') ?? (count.kind === 'particles' ? 'witkin-rk4' : 'jacobi-gpu');
-    if (findSolver(id)) checkMemory(sceneWhat(builtIn.name, given), count, id);
+    const id = one(flags, 'solver') ?? (builtInScene(sceneRef).count(given as Record<string, number>).kind === 'particles' ? 'witkin-rk4' : 'jacobi-gpu');
+    const refusal = findSolver(id) ? builtInRefusal(sceneRef, given, id) : null;
+    if (refusal) throw refusal;
   }
   const scene = loadScene(sceneRef, given);
   const { params, world } = scene;
@@ -327,10 +322,7 @@ function cmdScenes(flags: Map<string, string[]>): number {
   builtInScene(name);
   const out = one(flags, 'out') !== undefined ? checkWritable('out', one(flags, 'out')!) : undefined;
   const scene = loadScene(name, paramFlags(flags.get('param') ?? []));
-  // a rigid world streamed element by element (any size); a particle system (small) as one text
-  const meta = { name: scene.name, description: scene.description, params: scene.params };
-  const numeric = Object.fromEntries(Object.entries(scene.params).filter((e): e is [string, number] => typeof e[1] === 'number'));
-  const chunks = isParticleSystem(scene.world) ? [anySceneFileJson(scene.world, meta)] : sceneFileChunks(scene.world, { name: scene.name, description: scene.description, params: numeric });
+  const chunks = anySceneFileChunks(scene.world, { name: scene.name, description: scene.description, params: scene.params });
   if (out) {
     writeChunksAtomic(out, chunks);
     const n = sceneBodyCount(scene.world);

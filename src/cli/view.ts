@@ -18,12 +18,11 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { UsageError, numberFlag, paramFlags, type FlagSpec } from './args.js';
-import { loadScene, isSceneFile, builtInScene } from '../scenes/load.js';
+import { loadScene, isSceneFile, builtInRefusal } from '../scenes/load.js';
 import { findSolver, solvers } from '../solvers/registry.js';
 import { solverOptionSpecs } from '../solvers/solver.js';
 import { solverOptionFlags } from './option-flags.js';
 import { checkMemory, countScene } from '../model/limits.js';
-import { sceneWhat } from '../scenes/scene.js';
 
 export const viewFlags: Record<string, FlagSpec> = {
   port: { value: true, arg: 'N', help: 'the port to serve on (default 5173; 0: any free port)' },
@@ -162,17 +161,16 @@ export async function cmdView(flags: Map<string, string[]>): Promise<number> {
   let sceneFile: { name: string; text: string } | null = null;
   if (sceneRef !== undefined) {
     // a built-in scene's memory under each solver from its count, before it is built
-    if (!isSceneFile(sceneRef)) {
-      const builtIn = builtInScene(sceneRef);
-      const count = builtIn.count(params as Record<string, number>);
-      for (const id of solverIds) checkMemory(sceneWhat(builtIn.name, params), count, id);
+    for (const id of solverIds) {
+      const refusal = builtInRefusal(sceneRef, params, id);
+      if (refusal) throw refusal;
     }
     const scene = loadScene(sceneRef, params);
     for (const id of solverIds) {
       const why = findSolver(id)!.unsupported?.(scene.world);
       if (why) throw new UsageError(`${id} cannot run scene '${scene.name}': ${why}`);
-      // the page runs it on this machine (a local server): refused here as `run` refuses it, one line, exit 2
-      checkMemory(`scene '${scene.name}'`, countScene(scene.world), id);
+      // the page runs it on this machine (a local server): a file is refused here as `run` refuses it, one line, exit 2
+      if (isSceneFile(sceneRef)) checkMemory(`scene '${scene.name}'`, countScene(scene.world), id);
     }
     if (isSceneFile(sceneRef)) {
       sceneFile = { name: basename(sceneRef), text: readFileSync(sceneRef, 'utf8') };

@@ -3,7 +3,7 @@
  * "kind": "particles", a particle system (src/particles/schema.ts). Used by the
  * command line and the viewer alike; every fault is one WorldError with its JSON path.
  */
-import { parseJsonText, sceneFileJson, worldFromJson } from './schema.js';
+import { parseJsonText, sceneFileChunks, worldFromJson } from './schema.js';
 import { particleFileJson, particleSystemFromJson } from '../particles/schema.js';
 import { isParticleSystem, type SceneDesc } from './scene-desc.js';
 import type { ParamValue } from '../scenes/scene.js';
@@ -28,8 +28,13 @@ export function parseAnySceneFile(text: string): ParsedSceneFile {
 }
 
 export function anySceneFileJson(desc: SceneDesc, meta: { name?: string; description?: string; params?: Record<string, ParamValue> } = {}): string {
-  if (isParticleSystem(desc)) return particleFileJson(desc, meta);
+  return [...anySceneFileChunks(desc, meta)].join('');
+}
+
+/** anySceneFileJson's text in pieces: a rigid world element by element (any size, schema.ts sceneFileChunks), a particle system (small) as one. */
+export function anySceneFileChunks(desc: SceneDesc, meta: { name?: string; description?: string; params?: Record<string, ParamValue> } = {}): Iterable<string> {
+  if (isParticleSystem(desc)) return [particleFileJson(desc, meta)];
   const { params, ...rest } = meta;
   const numeric = params && Object.fromEntries(Object.entries(params).filter((e): e is [string, number] => typeof e[1] === 'number'));
-  return sceneFileJson(desc, { ...rest, ...(numeric ? { params: numeric } : {}) });
+  return sceneFileChunks(desc, { ...rest, ...(numeric ? { params: numeric } : {}) });
 }

@@ -66,7 +66,7 @@ function collectGarbage(): void {
 const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 import { ParticleSystemError, isParticleSystem } from '../particles/model.js';
 import { scenes, findScene } from './registry.js';
-import { resolveSceneParams, type ParamValue, type SceneInfo } from './scene.js';
+import { resolveSceneParams, sceneWhat, type ParamValue, type SceneInfo } from './scene.js';
 import { InputError } from './input-error.js';
 
 export { InputError };
@@ -135,6 +135,23 @@ export function loadScene(ref: string, params: Record<string, ParamValue> = {}):
     throw e;
   }
   return { name: scene.name, description: scene.description, params: { ...resolved.params, ...resolved.vectors }, world };
+}
+
+/**
+ * Whether a built-in scene fits this machine under `solverId`, from its count, before it is built
+ * (minutes at 10M bodies): the refusal (an InputError, one line), or null when it fits or `ref` is a
+ * scene file (checked once read: preflight).
+ */
+export function builtInRefusal(ref: string, params: Record<string, ParamValue>, solverId: string): InputError | null {
+  if (isSceneFile(ref)) return null;
+  const scene = builtInScene(ref);
+  try {
+    checkMemory(sceneWhat(scene.name, params), scene.count(params as Record<string, number>), solverId);
+    return null;
+  } catch (e) {
+    if (e instanceof InputError) return e;
+    throw e;
+  }
 }
 
 /** loadScene for a scene that must be of rigid bodies (the rigid solvers, tests); InputError for a particle system. */
