@@ -45,34 +45,55 @@ function deepFreeze<T>(x: T): T {
   return x;
 }
 
-/** The prototypes of a packed list: interned by value; the last one used is tried first (runs of equal elements). */
+/**
+ * The prototypes of a packed list: interned by value and by the element's key order (its per-element
+ * fields included, so an element reads back with its keys where the builder put them); the last one
+ * used is tried first (runs of equal elements).
+ */
 class Prototypes<T extends object> {
   readonly list: T[] = [];
+  /** each prototype's elements' keys, in their order */
+  readonly keys: string[][] = [];
   private readonly byKey = new Map<string, number>();
   private last = -1;
-  intern(rest: T): number {
-    if (this.last >= 0 && sameValue(this.list[this.last], rest)) return this.last;
-    for (let k = Math.max(0, this.list.length - 8); k < this.list.length; k++)
-      if (sameValue(this.list[k], rest)) return (this.last = k);
-    const key = JSON.stringify(rest);
+  private same(k: number, rest: T, keys: string[]): boolean {
+    const own = this.keys[k];
+    return own.length === keys.length && own.every((x, i) => x === keys[i]) && sameValue(this.list[k], rest);
+  }
+  intern(rest: T, keys: string[]): number {
+    if (this.last >= 0 && this.same(this.last, rest, keys)) return this.last;
+    for (let k = Math.max(0, this.list.length - 8); k < this.list.length; k++) if (this.same(k, rest, keys)) return (this.last = k);
+    const key = `${keys.join(',')}|${JSON.stringify(rest)}`;
     let k = this.byKey.get(key);
     if (k === undefined) {
       k = this.list.length;
       this.list.push(deepFreeze(rest));
+      this.keys.push(Object.freeze(keys) as string[]);
       this.byKey.set(key, k);
     }
     return (this.last = k);
   }
   /** Takes `other`'s prototypes as its own (indices kept): a reordered copy of a list shares them. */
   adopt(other: Prototypes<T>): void {
-    this.list.length = 0;
+    this.list.length = this.keys.length = 0;
     this.byKey.clear();
     other.list.forEach((p, k) => {
       this.list.push(p);
-      this.byKey.set(JSON.stringify(p), k);
+      this.keys.push(other.keys[k]);
+      this.byKey.set(`${other.keys[k].join(',')}|${JSON.stringify(p)}`, k);
     });
     this.last = -1;
   }
+}
+
+/** An element read back: its keys in their order, each from its prototype or, for a per-element field, from `own`. */
+function assemble(keys: readonly string[], proto: object, own: (key: string) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = own(k);
+    out[k] = v === undefined ? (proto as Record<string, unknown>)[k] : v;
+  }
+  return out;
 }
 
 function grow<A extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a: A, size: number): A {
@@ -117,7 +138,7 @@ export class PackedBodies {
     this.position = grow(this.position, 3 * (i + 1));
     const rest: Record<string, unknown> = {};
     for (const k of Object.keys(b)) if (!(BODY_FIELDS as readonly string[]).includes(k)) rest[k] = (b as Record<string, unknown>)[k];
-    this.prototype[i] = this.prototypes.intern(rest as Omit<BodyDesc, 'position'>);
+    this.prototype[i] = this.prototypes.intern(rest as Omit<BodyDesc, 'position'>, Object.keys(b));
     const p = vec(b.position, 3, `bodies[${i}].position`);
     this.position[3 * i] = p[0];
     this.position[3 * i + 1] = p[1];
@@ -142,14 +163,13 @@ export class PackedBodies {
     this.count++;
   }
 
-  /** Body i as a fresh frozen BodyDesc: its prototype's fields, then its own, in the order a builder writes them. */
+  /** Body i as a fresh frozen BodyDesc: its keys in the order its builder wrote them, shared fields from its prototype. */
   at(i: number): BodyDesc {
-    const b: Record<string, unknown> = { ...this.prototypes.list[this.prototype[i]] };
-    b.position = Object.freeze([this.position[3 * i], this.position[3 * i + 1], this.position[3 * i + 2]]);
-    const bits = this.present[i];
-    if (bits & ORIENTATION) b.orientation = Object.freeze(Array.from(this.orientation.subarray(4 * i, 4 * i + 4)));
-    if (bits & LINEAR) b.linearVelocity = Object.freeze(Array.from(this.linearVelocity.subarray(3 * i, 3 * i + 3)));
-    if (bits & ANGULAR) b.angularVelocity = Object.freeze(Array.from(this.angularVelocity.subarray(3 * i, 3 * i + 3)));
+    const k = this.prototype[i];
+    const vector = (a: Float64Array, n: number) => Object.freeze(Array.from(a.subarray(n * i, n * i + n)));
+    const b = assemble(this.prototypes.keys[k], this.prototypes.list[k], (key) =>
+      key === 'position' ? vector(this.position, 3) : key === 'orientation' ? vector(this.orientation, 4) : key === 'linearVelocity' ? vector(this.linearVelocity, 3) : key === 'angularVelocity' ? vector(this.angularVelocity, 3) : undefined,
+    );
     return Object.freeze(b) as unknown as BodyDesc;
   }
 }
@@ -185,7 +205,7 @@ export class PackedConstraints {
     this.anchorB = grow(this.anchorB, 3 * (i + 1));
     const rest: Record<string, unknown> = {};
     for (const k of Object.keys(c)) if (!(JOINT_FIELDS as readonly string[]).includes(k)) rest[k] = (c as Record<string, unknown>)[k];
-    this.prototype[i] = this.prototypes.intern(rest);
+    this.prototype[i] = this.prototypes.intern(rest, Object.keys(c));
     this.bodyA[i] = c.bodyA;
     this.bodyB[i] = c.bodyB === null ? -1 : c.bodyB;
     this.anchorA.set(vec(c.anchorA, 3, `constraints[${i}].anchorA`), 3 * i);
@@ -193,17 +213,13 @@ export class PackedConstraints {
     this.count++;
   }
 
-  /** Joint i as a fresh frozen ConstraintDesc: type, bodies, anchors, then its prototype's other fields. */
+  /** Joint i as a fresh frozen ConstraintDesc: its keys in the order its builder wrote them, its own fields from its prototype. */
   at(i: number): ConstraintDesc {
-    const { type, ...rest } = this.prototypes.list[this.prototype[i]];
-    const c = {
-      type,
-      bodyA: this.bodyA[i],
-      bodyB: this.bodyB[i] < 0 ? null : this.bodyB[i],
-      anchorA: Object.freeze([this.anchorA[3 * i], this.anchorA[3 * i + 1], this.anchorA[3 * i + 2]]),
-      anchorB: Object.freeze([this.anchorB[3 * i], this.anchorB[3 * i + 1], this.anchorB[3 * i + 2]]),
-      ...rest,
-    };
+    const k = this.prototype[i];
+    const vector = (a: Float64Array) => Object.freeze([a[3 * i], a[3 * i + 1], a[3 * i + 2]]);
+    const c = assemble(this.prototypes.keys[k], this.prototypes.list[k], (key) =>
+      key === 'bodyA' ? this.bodyA[i] : key === 'bodyB' ? (this.bodyB[i] < 0 ? null : this.bodyB[i]) : key === 'anchorA' ? vector(this.anchorA) : key === 'anchorB' ? vector(this.anchorB) : undefined,
+    );
     return Object.freeze(c) as unknown as ConstraintDesc;
   }
 }
