@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Rehearses a GPU host's first device call here, on SwiftShader: builds the bundle, packs .gpu/ with
-# the shared gpu-pack.sh, and runs its standard.sh from a clean environment with no Node on the PATH
+# scripts/gpu-pack.sh (the shared one, plus GLVND), and runs its standard.sh from a clean environment with no Node on the PATH
 # (the GPU host has none), at reduced sizes unless --full: every step must end with exit 0 and a
 # result, or with one line saying why not (exit 2) — never a stack trace.
 #   bash scripts/gpu-standard-check.sh          # 10k/100k for jacobi-gpu, gs-gpu, xpbd-gpu; 1M for jacobi-gpu
 #   bash scripts/gpu-standard-check.sh --full   # the host's own sizes (100k/1M; 10M), as far as this machine holds
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-pack="$root/../shared/tools/gpu-pack.sh"
-[ -f "$pack" ] || { echo "gpu-standard-check: $pack not found (the shared tools sit beside the project)" >&2; exit 2; }
+pack="$root/scripts/gpu-pack.sh"
+[ -f "$pack" ] || { echo "gpu-standard-check: $pack not found" >&2; exit 2; }
 cd "$root"
 npm run build >/dev/null
 bash "$pack"

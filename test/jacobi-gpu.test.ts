@@ -125,3 +125,18 @@ test('soft joints on the GPU: jacobi-gpu and gs-gpu swing the spring scene as th
     gpu.device.destroy();
   }
 });
+
+test('GPU timestamps keep their full resolution (Dawn would round them to 2¹⁶ ns = 65.5 µs, a third of a 100k-bead step on an H200)', async () => {
+  const gpu = await acquireGpu();
+  if (!gpu.timestamps) return gpu.device.destroy(); // an adapter without timestamp queries times on the wall clock
+  const s = await JacobiGpuSolver.create(necklace.build({ chains: 2, beads: 10 }), { iterations: 2 }, gpu);
+  await s.step(12);
+  const t = s.timings();
+  assert.equal(t.clock, 'gpu-timestamp');
+  // Quantised, every frame time is a whole number of 65,536 ns; unquantised, a frame's time is such a
+  // multiple with probability 2⁻¹⁶ (to the timer's 1 ns), so all 12 being multiples means quantisation.
+  const multiples = t.msPerFrame.filter((ms) => Math.round(ms * 1e6) % 65536 === 0).length;
+  assert.ok(multiples < t.msPerFrame.length, `all ${multiples} frame times are multiples of 65,536 ns: ${t.msPerFrame.map((ms) => Math.round(ms * 1e6))}`);
+  s.destroy();
+  gpu.device.destroy();
+});

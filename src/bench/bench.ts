@@ -10,7 +10,10 @@
  * which it used); for GPU solvers the achieved bandwidth
  * of the iteration kernels, from the difference between a frame with N
  * iterations and one with none (the iteration kernels' own time) and the bytes those
- * kernels must move (the solver's cost().iterationBytesPerFrame). Each solver runs at
+ * kernels must move (the solver's cost().iterationBytesPerFrame). That is an effective bandwidth:
+ * the bytes are counted per use (a chain bead's velocity once for each of its two joints), and a
+ * second use is often served by the cache, so it can exceed the memory's peak (the H200's 4.8 TB/s:
+ * 6.1 TB/s at 4M beads under jacobi-gpu, docs/hardware/h200-2026-11-26). Each solver runs at
  * its own default options (resolveOptions).
  *
  * Comparisons: when the run includes `baseline` (default 'rapier' when it is among the
@@ -147,7 +150,7 @@ export async function runBench(opts: BenchOptions) {
         row.iterationBandwidthGBs = perIteration > 0 ? bytes / (perIteration * 1e-3) / 1e9 : undefined;
       }
       log(`  median ${fmt(row.medianMs)} ms (${row.clock}), p95 ${fmt(row.p95Ms)} ms, ${fmt(row.stepsPerSecond, 4)} steps/s` +
-        (row.iterationBandwidthGBs ? `, iteration kernels ${fmt(row.iterationBandwidthGBs)} GB/s` : '') +
+        (row.iterationBandwidthGBs ? `, iteration kernels ${fmt(row.iterationBandwidthGBs)} GB/s effective` : '') +
         (row.diverged ? ', diverged' : `, worst max violation ${fmt(row.worstMaxViolation)} m`));
       rows.push(row);
     }

@@ -35,8 +35,16 @@ export const noGpuHint =
  */
 const liveInstances: GPU[] = [];
 
+/**
+ * Dawn's toggles for a measuring tool: Dawn rounds timestamp queries down to a multiple of 2¹⁶ ns
+ * (65.5 µs, its `timestamp_quantization` toggle, a browser's defence against timing attacks), which is
+ * a third of a 100k-bead step on an H200 (0.197 ms); Node runs our own code, so the full resolution is
+ * taken (the browser's viewer keeps the browser's quantised clock).
+ */
+const DAWN_FLAGS = ['disable-dawn-features=timestamp_quantization'];
+
 function newInstance(create: (flags: string[]) => GPU): GPU {
-  const gpu = create([]);
+  const gpu = create(DAWN_FLAGS);
   liveInstances.push(gpu);
   return gpu;
 }
