@@ -140,3 +140,15 @@ test('GPU timestamps keep their full resolution (Dawn would round them to 2¹⁶
   s.destroy();
   gpu.device.destroy();
 });
+
+test('GPU frame times never add up to more than the wall time they were measured in (overlapping pass stamps are not counted twice)', async () => {
+  const gpu = await acquireGpu();
+  if (!gpu.timestamps) return gpu.device.destroy();
+  const s = await JacobiGpuSolver.create(necklace.build({ chains: 4, beads: 10 }), { iterations: 4 }, gpu);
+  await s.step(16); // one submission (≤ MAX_FRAMES_PER_SUBMIT frames): its wall time bounds the GPU's
+  const t = s.timings();
+  const gpuSum = t.msPerFrame.reduce((a, b) => a + b, 0), wallSum = t.wallMsPerFrame.reduce((a, b) => a + b, 0);
+  assert.ok(gpuSum <= wallSum * (1 + 1e-9), `GPU frame times add up to ${gpuSum} ms, more than the batch's ${wallSum} ms of wall time`);
+  s.destroy();
+  gpu.device.destroy();
+});
