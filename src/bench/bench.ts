@@ -72,6 +72,8 @@ export interface BenchRow {
   wallMedianMs: number;
   stepsPerSecond: number;
   /** GPU solvers: achieved bandwidth of update_multipliers + update_velocities, GB/s */
+  /** why the GPU's timestamps were not used (then clock is 'wall') */
+  clockNote?: string;
   iterationBandwidthGBs?: number;
   iterationMs?: number;
   /** worst max constraint violation over the run (m), every `sampleEvery` frames; null when diverged */
@@ -123,6 +125,7 @@ export async function runBench(opts: BenchOptions) {
       const sampleEvery = Math.max(1, Math.floor(opts.sampleEvery ?? (info.device === 'gpu' ? opts.frames : 1)));
       const { r, r0 } = await timeOnce(id, world, options, opts.frames, info.device === 'gpu' ? gpu : undefined, sampleEvery, info.device === 'gpu');
       if (beads === opts.sizes[0]) log(`  adapter: ${r.adapter}`); // which device the figures are of (a GPU host's first run checks it)
+      if (r.timing.clockNote) log(`  clock: ${r.timing.clockNote}`);
       const row: BenchRow = {
         solver: id,
         beads,
@@ -132,6 +135,7 @@ export async function runBench(opts: BenchOptions) {
         frames: r.timing.frames,
         adapter: r.adapter,
         clock: r.timing.clock,
+        ...(r.timing.clockNote ? { clockNote: r.timing.clockNote } : {}),
         medianMs: r.timing.medianMs,
         p95Ms: r.timing.p95Ms,
         wallMedianMs: r.timing.wallMedianMs,

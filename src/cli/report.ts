@@ -40,6 +40,7 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
   ];
   if (t.frames > 0) {
     lines.push(`step time   median ${num(t.medianMs)} ms, p95 ${num(t.p95Ms)} ms (${clockName[t.clock]})`);
+    if (t.clockNote) lines.push(`            (${t.clockNote})`);
     if (t.clock !== 'wall') lines.push(`wall time   median ${num(t.wallMedianMs)} ms, p95 ${num(t.wallP95Ms)} ms per step (submit to done, no readback)`);
     lines.push(`steps/s     ${num(t.stepsPerSecond)} (wall)`);
   }

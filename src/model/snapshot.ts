@@ -37,6 +37,8 @@ export interface StepTimings {
   msPerFrame: number[];
   /** wall-clock ms per frame, without readbacks (batch wall time / frames in the batch) */
   wallMsPerFrame: number[];
+  /** why the GPU's timestamps were not used although the adapter has them (then clock is 'wall') */
+  clockNote?: string;
 }
 
 export interface AdapterDescription {

@@ -103,6 +103,8 @@ export interface Divergence {
 
 export interface TimingSummary {
   clock: StepTimings['clock'];
+  /** why the GPU's timestamps were not used although the adapter has them */
+  clockNote?: string;
   medianMs: number;
   p95Ms: number;
   wallMedianMs: number;
@@ -191,6 +193,7 @@ export function summariseTimings(t: StepTimings): TimingSummary {
     wallP95Ms: percentile(wall, 95),
     stepsPerSecond: 1000 / percentile(wall, 50),
     frames: ms.length,
+    ...(t.clockNote !== undefined ? { clockNote: t.clockNote } : {}),
   };
 }
 
