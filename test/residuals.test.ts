@@ -167,7 +167,7 @@ test(`${pair.name}-gpu reports the residual curve of ${pair.name}-cpu (f32 again
 /*
  * A contact point's λ lies in a convex set K (λ_n ≥ 0; the friction disc |λ_t| ≤ μ λ_n), and the
  * residual the contact solvers report is the natural map h W (λ − Π_K(λ − h⁻¹ W⁻¹ ρ)) (block-solver.ts
- * N1; Facchinei & Pang 2003, §1.5.3): ρ itself where no bound is active, 0 where λ sits at a bound
+ * N1; Facchinei & Pang 2003, vol. I §1.5): ρ itself where no bound is active, 0 where λ sits at a bound
  * and ρ pushes it out (complementarity holds there), and the step to the bound near one. The scenes:
  * one 1 m box (half extent 0.5 m, 1000 kg) on the ground plane, each solver at its defaults but for
  * the iterations and sleeping (off: a sleeping island reports nothing).

@@ -855,7 +855,7 @@ function applyPointImpulse(rows: RowSet, block: number, l0: number, l1: number, 
  * multipliers lie in a convex set K (the normal row: λ_n ≥ 0; the friction pair: the disc
  * |λ_t| ≤ μ λ_n, λ_n as it stands), and λ solves the step's problem iff it is a fixed point of the
  * solver's own projected update (Facchinei & Pang 2003, "Finite-Dimensional Variational Inequalities
- * and Complementarity Problems", §1.5.3, the natural map F_nat(λ) = λ − Π_K(λ − F(λ)); here with the
+ * and Complementarity Problems", vol. I §1.5, the natural map F_nat(λ) = λ − Π_K(λ − F(λ)); here with the
  * metric of the block's W = A + γ, the solver's step):
  *   λ⁺ = Π_K^W(λ − h⁻¹ W⁻¹ ρ),    r_nat = h W (λ − λ⁺)                                  (N1)
  * r_nat is in ρ's units (velocity), and
