@@ -9,7 +9,7 @@
  *     (collision/islands.ts), so no body can be asleep at a sample earlier than that: every box is
  *     awake at frame 0, at frame 1 and at every sample with t < TIME_TO_SLEEP;
  *   - the pyramid starts at rest on the ground, so it settles at once and is asleep well before
- *     1.5 s (measured: all asleep at frame 31, t ≈ 0.52 s, under softstep-cpu at 60 Hz);
+ *     1.5 s (measured: all asleep at frame 32, t ≈ 0.53 s, under softstep-cpu at 60 Hz);
  *   - a sleeping body is at rest: with every box asleep the kinetic energy is exactly 0;
  *   - with sleep 0 nothing sleeps: every box awake at every sample;
  *   - the count at the end is the number of dynamic bodies whose flag is 0 in the last snapshot's

@@ -20,10 +20,21 @@
  * `buildIslands` (union-find over the whole graph) is the from-scratch reference the tests hold the
  * incremental islands to.
  *
- * Sleep timer (per body), thresholds as Box2D's defaults:
- *   |v| < SLEEP_LINEAR_SPEED = 0.05 m/s and |ω| < SLEEP_ANGULAR_SPEED = 0.05 rad/s
- *     → timer += dt,  else timer ← 0,
- * read from the velocities at the frame's start (the end of the last frame's solve).
+ * Sleep timer (per body), thresholds as Box2D's defaults. A body is slow at a sample when
+ *   |v| < SLEEP_LINEAR_SPEED = 0.05 m/s and |ω| < SLEEP_ANGULAR_SPEED = 0.05 rad/s,
+ * sampled once per frame, at its start (the velocities the last frame's solve left, or the initial
+ * ones). The last frame rested iff the body was slow at both ends of it:
+ *     slow now and slow at the last sample → timer += dt,  else timer ← 0.
+ * Why both ends: a body slow at one sample may be at rest under an unbalanced force (released at rest
+ * in mid-air; at the top of a throw; a pendulum at its turning point): one sample cannot tell. Two
+ * samples one frame apart bound its velocity change, |Δv| = |a| dt < 2 · 0.05 m/s, so a credited
+ * frame has moved the body less than 0.05 dt and its net acceleration is below 0.1/dt; to reach
+ * TIME_TO_SLEEP every frame of 0.5 s must pass this, which an unsupported body under g cannot at any
+ * dt: g dt > 0.1 m/s when dt > 10 ms, and below that its speed stays under 0.05 m/s for at most
+ * 0.1/g ≈ 10 ms ≪ 0.5 s. A frame not yet stepped is never credited (no sample before the first),
+ * which is what let a body released at rest sleep at the first frame where dt ≥ TIME_TO_SLEEP (the
+ * timer once read one sample: `single-box --dt 0.5` hung 1 m up, "all asleep from frame 1"). Box2D
+ * credits a step whose solved velocity is slow; ours is the same test over the frame's two ends.
  *
  * Island rules, once per frame after detection:
  *   - an island with a sleeping body and an awake one (a contact or a joint now connects an awake
@@ -315,6 +326,8 @@ export class SleepState {
   readonly asleep: Uint8Array;
   /** s the body has stayed below both speed thresholds (reset when it moves or wakes) */
   readonly timer: Float64Array;
+  /** 1 when the body was slow at the last sample (header); 0 before the first (no frame stepped yet) */
+  private readonly slowBefore: Uint8Array;
   /** the persistent islands (header) */
   readonly graph: IslandGraph;
   /** bodies woken (by the last update, or by wakeAll since) and put to sleep by the last update */
@@ -329,6 +342,7 @@ export class SleepState {
     const n = inverseMass.length;
     this.asleep = new Uint8Array(n);
     this.timer = new Float64Array(n);
+    this.slowBefore = new Uint8Array(n);
     this.graph = new IslandGraph(inverseMass);
     this.sleepers = new Int32Array(n);
     this.wakers = new Int32Array(n);
@@ -348,7 +362,10 @@ export class SleepState {
       const o = 3 * i;
       const sv = linearVelocity[o] ** 2 + linearVelocity[o + 1] ** 2 + linearVelocity[o + 2] ** 2;
       const sw = angularVelocity[o] ** 2 + angularVelocity[o + 1] ** 2 + angularVelocity[o + 2] ** 2;
-      timer[i] = sv < v2 && sw < w2 ? timer[i] + dt : 0;
+      // the last frame rested iff the body was slow at both its ends (header)
+      const slow = sv < v2 && sw < w2 ? 1 : 0;
+      timer[i] = slow && this.slowBefore[i] ? timer[i] + dt : 0;
+      this.slowBefore[i] = slow;
     }
     const graph = this.graph;
     graph.update(contacts, joints);

@@ -16,8 +16,10 @@
  *   ρ_p  = J_p V + biasRate_p C_p + h γ_p λ_p                          (velocity units)
  *   Δλ_b = −h⁻¹ (A_bb + γ)⁻¹ ρ_b                                         (the Jacobi text's (37), rows' signs)
  *   λ_p  ← clamp(λ_p + Δλ_p, lower_p, upper_p)                          (projected: the one-pager's row solve)
- * and the residual ‖b − Aλ‖ it reports is h⁻¹ ρ over the rows, with a row at a bound whose ρ
- * pushes further out of bounds counted as 0 (complementarity holds there).
+ * and the residual ‖b − Aλ‖ it reports is h⁻¹ ρ over the rows, projected: a joint's row at a bound
+ * whose ρ pushes further out of bounds counted as 0 (complementarity holds there), a contact's normal
+ * row and friction pair by the natural map of their complementarity problem (N1, contactNormalResidual),
+ * which is 0 there too and ρ itself off the bounds.
  *
  * Warm start follows the rows' keys: `layout` keeps λ of every row whose key the previous
  * layout had, and a new row starts at 0.
@@ -589,10 +591,11 @@ export class RowBlockSolver {
           J[j + 9] * (w[ib] + dw[ib]) + J[j + 10] * (w[ib + 1] + dw[ib + 1]) + J[j + 11] * (w[ib + 2] + dw[ib + 2]) +
           bias[r0] + h * gamma[r0] * lam[r0];
         const old = lam[r0];
-        if (!(old <= 0 && r > 0)) squares += r * r;
+        const free = old - invH * M[o] * r;
+        const next = free < 0 ? 0 : free;
+        const q = free < 0 ? contactNormalResidual(old, next, h, M[o]) : r; // natural map (contactNormalResidual)
+        squares += q * q;
         if (!apply) continue;
-        let next = old - invH * M[o] * r;
-        if (next < 0) next = 0;
         lam[r0] = next;
         if (immediate && next !== old) applyImpulse(rows, r0, h * (next - old), invMass, inverseInertia, dv, dw);
         continue;
@@ -613,15 +616,8 @@ export class RowBlockSolver {
         // disc μ_s λ_n; beyond it the contact slides and friction acts on the dynamic disc μ_d λ_n
         const staticRadius = rows.blockMuStatic[b] * lamN;
         const sliding = len2 > staticRadius * staticRadius;
-        const atEdge = sliding && old0 * old0 + old1 * old1 >= radius * radius * (1 - 1e-12) && old0 * p0 + old1 * p1 < 0;
-        const projected = atEdge ? 0 : p0 * p0 + p1 * p1;
-        squares += projected;
-        if (perRow) {
-          perRow[r0] = atEdge ? 0 : p0 * p0;
-          perRow[r0 + 1] = atEdge ? 0 : p1 * p1;
-        }
-        if (!apply) continue;
-        if (sliding && len2 > radius * radius) {
+        const onDisc = sliding && len2 > radius * radius;
+        if (onDisc) {
           // sliding: project the stick solution onto the disc in the metric of A_tt (frictionDisc):
           // the friction then opposes the slip that remains after it acts (Coulomb's maximal
           // dissipation), where scaling it back radially would not (A_tt couples the tangents through
@@ -630,6 +626,19 @@ export class RowBlockSolver {
           n0 = this.disc[0];
           n1 = this.disc[1];
         }
+        // the residual: ρ where the stick solution stands, else the natural map (frictionResidual)
+        let q0 = p0, q1 = p1;
+        if (onDisc) {
+          frictionResidual(M, o, old0 - n0, old1 - n1, h, this.disc);
+          q0 = this.disc[0];
+          q1 = this.disc[1];
+        }
+        squares += q0 * q0 + q1 * q1;
+        if (perRow) {
+          perRow[r0] = q0 * q0;
+          perRow[r0 + 1] = q1 * q1;
+        }
+        if (!apply) continue;
         lam[r0] = n0;
         lam[r0 + 1] = n1;
         if (immediate) applyPairImpulse(rows, r0, h * (n0 - old0), h * (n1 - old1), invMass, inverseInertia, dv, dw);
@@ -638,8 +647,17 @@ export class RowBlockSolver {
       for (let p = r0; p < r1; p++) {
         const r = rho[p - r0] + h * gamma[p] * lam[p];
         rho[p - r0] = r;
-        // projected residual: 0 where λ sits at a bound and ρ pushes it further out (Δλ ∝ −ρ)
-        const projected = (lam[p] <= lower[p] && r > 0) || (lam[p] >= upper[p] && r < 0) ? 0 : r * r;
+        let projected: number;
+        if (kind === CONTACT_NORMAL) {
+          // a contact's normal row (a 1×1 block, λ_n ≥ 0): the natural map, as on the path above
+          const free = lam[p] - invH * M[o] * r;
+          const q = free < 0 ? contactNormalResidual(lam[p], 0, h, M[o]) : r;
+          projected = q * q;
+        } else {
+          // a joint's row: projected residual, 0 where λ sits at a bound and ρ pushes it further out
+          // (Δλ ∝ −ρ; the GPU rows' twin, rows.wgsl.ts, computes the same)
+          projected = (lam[p] <= lower[p] && r > 0) || (lam[p] >= upper[p] && r < 0) ? 0 : r * r;
+        }
         squares += projected;
         if (perRow) perRow[p] = projected;
       }
@@ -830,6 +848,42 @@ function applyPointImpulse(rows: RowSet, block: number, l0: number, l1: number, 
     dw[o + 1] += sh * (Ii[io + 3] * tx + Ii[io + 4] * ty + Ii[io + 5] * tz);
     dw[o + 2] += sh * (Ii[io + 6] * tx + Ii[io + 7] * ty + Ii[io + 8] * tz);
   }
+}
+
+/*
+ * The contact rows' residual: the natural map of their complementarity problem. A contact point's
+ * multipliers lie in a convex set K (the normal row: λ_n ≥ 0; the friction pair: the disc
+ * |λ_t| ≤ μ λ_n, λ_n as it stands), and λ solves the step's problem iff it is a fixed point of the
+ * solver's own projected update (Facchinei & Pang 2003, "Finite-Dimensional Variational Inequalities
+ * and Complementarity Problems", vol. I §1.5, the natural map F_nat(λ) = λ − Π_K(λ − F(λ)); here with the
+ * metric of the block's W = A + γ, the solver's step):
+ *   λ⁺ = Π_K^W(λ − h⁻¹ W⁻¹ ρ),    r_nat = h W (λ − λ⁺)                                  (N1)
+ * r_nat is in ρ's units (velocity), and
+ *   - where the projection does nothing (a row off its bound, a stick solution inside the disc),
+ *     r_nat = ρ exactly: we return ρ itself there, so an unclamped row's residual is unchanged;
+ *   - at a bound with ρ pushing λ out of K (a separating point at λ_n = 0; a sliding point with λ_t
+ *     on the disc's edge against the slip), λ⁺ = λ and r_nat = 0: complementarity holds, and the
+ *     residual says so. With μ = 0 the disc is the point 0 and the friction residual is 0;
+ *   - near a bound it is the step to the bound, not the whole ρ (continuous in λ, where dropping ρ
+ *     only exactly at the bound jumps: a friction λ_t a hair inside the disc after a reverse sweep moved
+ *     λ_n would report the whole slip, ~v/h).
+ * As the step shrinks, (N1) tends to the projected gradient of Calamai & Moré (1987): ρ with its
+ * outward component dropped at the bound (the joints' rows' rule in solveBlocks).
+ */
+
+/** (N1) for a contact normal row (1×1, W = 1/M_oo): λ⁺ = max(0, λ − h⁻¹ M ρ) was clamped, so r = h (λ − λ⁺) / M_oo. */
+function contactNormalResidual(old: number, next: number, h: number, inverseW: number): number {
+  return (h * (old - next)) / inverseW;
+}
+
+/**
+ * (N1) for a friction pair projected onto its disc: r = h W (λ − λ⁺), W = M⁻¹ of the block's stored
+ * 2×2 inverse at M[o..o+4), from dλ = λ − λ⁺. Writes r into out[0..2).
+ */
+function frictionResidual(M: Float64Array, o: number, d0: number, d1: number, h: number, out: Float64Array): void {
+  const det = M[o] * M[o + 3] - M[o + 1] * M[o + 2];
+  out[0] = (h * (M[o + 3] * d0 - M[o + 1] * d1)) / det;
+  out[1] = (h * (M[o] * d1 - M[o + 2] * d0)) / det;
 }
 
 /** (R1) for one row's impulse P = h Δλ: Δv_A += m_A⁻¹ J_vA P, Δω_A += I_A⁻¹ J_ωA P, and the same for B. */
