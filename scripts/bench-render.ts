@@ -21,7 +21,7 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { acquireGpu } from '../src/gpu/device.js';
-import { hasBodyStateBuffer } from '../src/gpu/solver-base.js';
+import { hasBodyStateBuffer } from '../src/solvers/gpu-base.js';
 import { loadRigidScene } from '../src/scenes/load.js';
 import { findSolver, solvers } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';

@@ -14,7 +14,7 @@ export { packedBodyList, packedConstraintList, packedBodies, packedConstraints, 
 export { type SceneInfo, type RigidSceneInfo, type ParamSpec, type VectorParamSpec, type ParamValue, resolveParams, resolveSceneParams, buildScene } from './scenes/scene.js';
 export { scenes, rigidScenes, findScene, findRigidScene } from './scenes/registry.js';
 export { type SceneDesc, isParticleSystem, sceneKind, rigidWorld } from './model/scene-desc.js';
-export { parseAnySceneFile, anySceneFileJson } from './model/scene-file.js';
+export { parseAnySceneFile, anySceneFileJson } from './scenes/scene-file.js';
 export {
   type ParticleDesc,
   type ForceDesc,
@@ -23,10 +23,10 @@ export {
   type ParticleSystemDesc,
   ParticleSystemError,
   validateParticleSystem,
-} from './particles/model.js';
+} from './model/particle-system.js';
 export { ParticleSystem, SolverFailure, type ConstraintForce, type FeedbackGains } from './particles/system.js';
 export { Integrator, type IntegratorName } from './particles/integrators.js';
-export { WitkinSolver } from './particles/solver.js';
+export { WitkinSolver } from './solvers/witkin/solver.js';
 export { conjugateGradient, type CgOptions, type CgResult } from './math/cg.js';
 export * from './solvers/solver.js';
 export { solvers, findSolver } from './solvers/registry.js';
@@ -54,7 +54,7 @@ export { RowBlockSolver } from './rows/block-solver.js';
 export { softness, compliancePerStep, type Softness, type SoftnessSpec } from './rows/softness.js';
 export type { ConstraintType } from './rows/constraint-type.js';
 export { constraintTypes } from './rows/constraint-types.js';
-export { JointKind, type JointTable, type BodyPose } from './rows/joint-data.js';
+export { JointKind, type JointTable, type BodyPose } from './model/joint-data.js';
 export { JointSet } from './rows/joint-set.js';
 export { RigidBodyCore } from './rigid/body.js';
 export { acquireGpu, NoGpuError, type GpuContext } from './gpu/device.js';

@@ -13,13 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildScene } from '../src/scenes/scene.js';
 import { beadOnWire, beadOnWireParametric, doublePendulum } from '../src/scenes/particles.js';
-import { WitkinSolver } from '../src/particles/solver.js';
+import { WitkinSolver } from '../src/solvers/witkin/solver.js';
 import { ParticleSystem } from '../src/particles/system.js';
 import { Integrator, type IntegratorName } from '../src/particles/integrators.js';
 import { ParticleMetricsContext } from '../src/particles/metrics.js';
-import { ParticleSystemError, type ParticleSystemDesc } from '../src/particles/model.js';
+import { ParticleSystemError, type ParticleSystemDesc } from '../src/model/particle-system.js';
 import { runSolver } from '../src/run/run.js';
-import { parseAnySceneFile, anySceneFileJson } from '../src/model/scene-file.js';
+import { parseAnySceneFile, anySceneFileJson } from '../src/scenes/scene-file.js';
 import { WorldError } from '../src/model/world.js';
 
 const feedback = { feedbackStiffness: 100, feedbackDamping: 20 };

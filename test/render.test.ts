@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { acquireGpu } from '../src/gpu/device.js';
-import { hasBodyStateBuffer } from '../src/gpu/solver-base.js';
+import { hasBodyStateBuffer } from '../src/solvers/gpu-base.js';
 import { loadRigidScene } from '../src/scenes/load.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { findRigidScene } from '../src/scenes/registry.js';
 import { checkMemory, estimateMemory } from '../src/model/limits.js';
 import { InputError } from '../src/scenes/load.js';
-import { GpuSolverBase } from '../src/gpu/solver-base.js';
+import { GpuSolverBase } from '../src/solvers/gpu-base.js';
 
 interface RunJson {
   bodies: number;

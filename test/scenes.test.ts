@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findRigidScene, scenes } from '../src/scenes/registry.js';
 import { buildScene, resolveParams } from '../src/scenes/scene.js';
-import { isParticleSystem, validateParticleSystem } from '../src/particles/model.js';
+import { isParticleSystem, validateParticleSystem } from '../src/model/particle-system.js';
 import { validateWorld, massProperties } from '../src/model/world.js';
 import { MetricsContext } from '../src/metrics/metrics.js';
 import type { Snapshot } from '../src/solvers/solver.js';

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadScene } from '../src/scenes/load.js';
-import { parseAnySceneFile } from '../src/model/scene-file.js';
+import { parseAnySceneFile } from '../src/scenes/scene-file.js';
 import { sceneFileJson } from '../src/model/schema.js';
 import { findScene } from '../src/scenes/registry.js';
 import { resolveParams } from '../src/scenes/scene.js';
@@ -37,7 +37,7 @@ import { configQuery, parseConfig } from '../viewer/config.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';
 import { metricsFor } from '../src/metrics/metrics.js';
-import type { ParticleSystemDesc } from '../src/particles/model.js';
+import type { ParticleSystemDesc } from '../src/model/particle-system.js';
 import { TIME_TO_SLEEP } from '../src/collision/islands.js';
 
 /** WebGPU on SwiftShader in headless Chromium (docs: shared/design.md, GPU notes) */

@@ -21,7 +21,7 @@ import { solvers, findSolver } from '../src/solvers/registry.js';
 import { resolveOptions, solverOptionSpecs, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
 import type { Snapshot } from '../src/model/snapshot.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../src/gpu/device.js';
-import { parseAnySceneFile } from '../src/model/scene-file.js';
+import { parseAnySceneFile } from '../src/scenes/scene-file.js';
 import { isParticleSystem, type SceneDesc } from '../src/model/scene-desc.js';
 import { formatNumber as fmt, countText } from '../src/bench/table.js';
 import { renderInfo, type Drawable } from './render-info.js';

@@ -24,13 +24,13 @@
  * Rigid WorldDesc: spheres, boxes and capsules; planes (fixed half-spaces) as a square of their
  * surface about where the other bodies meet them (Drawable.ground, drawn as ground, outside the
  * framing bounds but for the foot of the bodies on them); point, distance, hinge and fixed joints.
- * Particle system (src/particles/model.ts): each particle a sphere of its `radius` (or 2 % of the
+ * Particle system (src/model/particle-system.ts): each particle a sphere of its `radius` (or 2 % of the
  * scene's extent), identity orientation; 2-D scenes lie in the xy-plane (z = 0) and are `planar`
  * (the camera looks along −z).
  */
 import { boundingRadius, type WorldDesc } from '../src/model/world.js';
 import type { Snapshot } from '../src/model/snapshot.js';
-import type { ParticleSystemDesc } from '../src/particles/model.js';
+import type { ParticleSystemDesc } from '../src/model/particle-system.js';
 import { isParticleSystem } from '../src/model/scene-desc.js';
 
 /** f32 per body in the pose layout: (x, y, z, s), (qx, qy, qz, qw); s = 1 while the body sleeps, else 0. */

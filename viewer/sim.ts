@@ -20,7 +20,7 @@ import { CollisionPipeline } from '../src/collision/pipeline.js';
 import { ContactList } from '../src/rows/contact.js';
 import { CONTACT_SLOP } from '../src/rows/block-solver.js';
 import { isParticleSystem } from '../src/model/scene-desc.js';
-import { hasBodyStateBuffer } from '../src/gpu/solver-base.js';
+import { hasBodyStateBuffer } from '../src/solvers/gpu-base.js';
 import { metricsFor, type FrameMetrics } from '../src/metrics/metrics.js';
 import { DivergenceWatch } from '../src/run/run.js';
 import type { SceneDesc } from '../src/model/scene-desc.js';

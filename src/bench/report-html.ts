@@ -39,7 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { isSkipped, showsSleep, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 import { formatNumber as fmt, optionsText, optionsParts } from './table.js';
 import type { ParamValue } from '../scenes/scene.js';
-import { isParticleSolver } from '../particles/registry.js';
+import { isParticleSolver } from '../solvers/witkin/registry.js';
 import type { SolverOptions } from '../solvers/solver.js';
 import { LAMBDA_ERROR_CHANNEL, LAMBDA_ERROR_QUANTITY } from '../solvers/global/lambda-error.js';
 

@@ -5,7 +5,7 @@
 import { iterationsText, optionsRead, solverOptionSpecs, type IterationMode, type SolverOptions } from '../solvers/solver.js';
 import { findSolver } from '../solvers/registry.js';
 import type { ParamValue } from '../scenes/scene.js';
-import { isParticleSolver } from '../particles/registry.js';
+import { isParticleSolver } from '../solvers/witkin/registry.js';
 import { isSkipped, showsSleep, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 
 export interface Column {

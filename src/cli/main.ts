@@ -14,7 +14,7 @@ import v8 from 'node:v8';
 import { parseArgs, numberFlag, paramFlags, indexList, UsageError, commandHelp, overviewHelp, type FlagSpec, type CommandSpec } from './args.js';
 import { scenes } from '../scenes/registry.js';
 import { loadScene, builtInScene, builtInRefusal, isSceneFile, InputError } from '../scenes/load.js';
-import { anySceneFileChunks } from '../model/scene-file.js';
+import { anySceneFileChunks } from '../scenes/scene-file.js';
 import { solvers, findSolver } from '../solvers/registry.js';
 import { solverOptionSpecs, resolveOptions, optionsRead, type SolverInfo, type SolverOptions, type SolverOptionSpec } from '../solvers/solver.js';
 import type { Snapshot } from '../model/snapshot.js';

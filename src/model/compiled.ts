@@ -9,11 +9,11 @@
 import { type WorldDesc, massProperties, validateWorld } from './world.js';
 import { computeConnectivity, type Connectivity } from './connectivity.js';
 import type { Snapshot } from './snapshot.js';
-import { JointKind, type JointTable } from '../rows/joint-data.js';
+import { JointKind, type JointTable } from './joint-data.js';
 import { packedBodies, packedConstraints, type PackedBodies, type PackedConstraints } from './packed.js';
 
 /**
- * The joints (every constraint of the desc) are also a JointTable (rows/joint-data.ts): kind,
+ * The joints (every constraint of the desc) are also a JointTable (model/joint-data.ts): kind,
  * bodies, anchors, and what each kind adds (axes, lengths, limits, the starting relative
  * orientation), which the constraint types of rows/ turn into rows.
  */

@@ -39,7 +39,7 @@
 import { massProperties, type WorldDesc } from './world.js';
 import { forEachBody, forEachConstraint, packedBodies, packedConstraints } from './packed.js';
 import { isParticleSystem, type SceneDesc } from './scene-desc.js';
-import { InputError } from '../scenes/input-error.js';
+import { InputError } from './input-error.js';
 
 /** Bodies (or particles) and constraints of a scene: all that its memory depends on. */
 export interface SceneCount {

@@ -5,7 +5,7 @@
  * through the same run/compare/metrics path and produce the same Snapshot.
  */
 import type { WorldDesc } from './world.js';
-import { isParticleSystem, type ParticleSystemDesc } from '../particles/model.js';
+import { isParticleSystem, type ParticleSystemDesc } from './particle-system.js';
 
 export type SceneDesc = WorldDesc | ParticleSystemDesc;
 export { isParticleSystem };

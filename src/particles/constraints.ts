@@ -8,7 +8,7 @@
  * block (r, k) holds d numbers at ((r·P + k)·d); `blocks(q, v, J, Jd, o)` writes
  * them from offset o, `value(q, C, o)` writes C_r at o + r.
  */
-import type { ConstraintDesc } from './model.js';
+import type { ConstraintDesc } from '../model/particle-system.js';
 
 export interface ParticleConstraint {
   readonly desc: ConstraintDesc;

@@ -4,7 +4,7 @@
  * apply_force, …) and knows its potential energy, so the metrics can check that
  * the conservative ones conserve.
  */
-import type { ForceDesc } from './model.js';
+import type { ForceDesc } from '../model/particle-system.js';
 
 export interface ParticleForce {
   readonly desc: ForceDesc;

@@ -12,7 +12,7 @@ import type { FrameMetrics } from '../metrics/frame-metrics.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { makeConstraint, type ParticleConstraint } from './constraints.js';
 import { makeForce, type ParticleForce } from './forces.js';
-import type { ParticleSystemDesc } from './model.js';
+import type { ParticleSystemDesc } from '../model/particle-system.js';
 
 export class ParticleMetricsContext {
   private readonly mass: Float64Array;

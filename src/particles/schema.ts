@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import { WorldError } from '../model/world.js';
 import { SCENE_FORMAT, SCENE_FORMAT_VERSION, compactJson, schemaFault, schemaParts } from '../model/schema.js';
-import { ParticleSystemError, validateParticleSystem, type ParticleSystemDesc } from './model.js';
+import { ParticleSystemError, validateParticleSystem, type ParticleSystemDesc } from '../model/particle-system.js';
 
 const { finite, positive, describe, shapeOrTypeError } = schemaParts;
 const vector = z.array(finite, { error: (i) => `expected an array of 2 or 3 numbers, got ${describe(i.input)}` }).min(2).max(3);

@@ -19,7 +19,7 @@
 import { conjugateGradient } from '../math/cg.js';
 import { makeConstraint, type ParticleConstraint } from './constraints.js';
 import { makeForce, type ParticleForce } from './forces.js';
-import { ParticleSystemError, validateParticleSystem, type ConstraintDesc, type ForceDesc, type ParametricCircleDesc, type ParticleSystemDesc } from './model.js';
+import { ParticleSystemError, validateParticleSystem, type ConstraintDesc, type ForceDesc, type ParametricCircleDesc, type ParticleSystemDesc } from '../model/particle-system.js';
 
 import { SolverFailure } from '../model/failure.js';
 export { SolverFailure };

@@ -27,7 +27,7 @@
 import { RowSet, rowConnectivity, blockVelocity, pointBlockVelocity, gatherImpulse, invertBlock, blockDelassus, pointBlockDelassus, JACOBIAN_STRIDE, type RowConnectivity } from './rows.js';
 import { constraintTypes } from './constraint-types.js';
 import { MAX_ROWS_PER_CONSTRAINT } from './constraint-type.js';
-import type { BodyPose, JointTable } from './joint-data.js';
+import type { BodyPose, JointTable } from '../model/joint-data.js';
 import { softness, type Softness, type SoftnessSpec } from './softness.js';
 import { CONTACT_FRICTION, CONTACT_NORMAL } from './rows.js';
 import { ContactList, copyContacts, evaluateContact, layoutContacts, tangentOf } from './contact.js';

@@ -16,7 +16,7 @@
  *                                 order) at the given pose; reads nothing else and writes only them.
  */
 import type { RowSet } from './rows.js';
-import type { BodyPose, JointTable } from './joint-data.js';
+import type { BodyPose, JointTable } from '../model/joint-data.js';
 
 export interface ConstraintType {
   name: string;

@@ -1,6 +1,6 @@
 /** The constraint types by JointKind: a new type is one module in rows/ and one line here. */
 import type { ConstraintType } from './constraint-type.js';
-import { JointKind } from './joint-data.js';
+import { JointKind } from '../model/joint-data.js';
 import { pointJoint } from './point.js';
 import { distanceJoint } from './distance.js';
 import { hingeJoint } from './hinge.js';

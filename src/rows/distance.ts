@@ -15,7 +15,7 @@
  */
 import { JACOBIAN_STRIDE, type RowSet } from './rows.js';
 import type { ConstraintType } from './constraint-type.js';
-import type { BodyPose, JointTable } from './joint-data.js';
+import type { BodyPose, JointTable } from '../model/joint-data.js';
 import { leverArms } from './point.js';
 
 const arm = new Float64Array(6);

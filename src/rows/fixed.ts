@@ -18,7 +18,7 @@
  */
 import { JACOBIAN_STRIDE, type RowSet } from './rows.js';
 import type { ConstraintType } from './constraint-type.js';
-import type { BodyPose, JointTable } from './joint-data.js';
+import type { BodyPose, JointTable } from '../model/joint-data.js';
 import { evaluatePointRows } from './point.js';
 import { quatMultiply, rotate } from '../rigid/quat.js';
 

@@ -11,7 +11,7 @@
  * A joint added between steps joins two bodies of the world (bodyB may not be null: a world anchor
  * is a body of its own in the compiled world, made once; anchor to a fixed body instead).
  */
-import type { JointTable } from './joint-data.js';
+import type { JointTable } from '../model/joint-data.js';
 import type { ConstraintDesc } from '../model/world.js';
 import { compileJoint } from '../model/compiled.js';
 

@@ -11,7 +11,7 @@
  */
 import type { RowSet } from './rows.js';
 import { JACOBIAN_STRIDE } from './rows.js';
-import type { BodyPose, JointTable } from './joint-data.js';
+import type { BodyPose, JointTable } from '../model/joint-data.js';
 import type { ConstraintType } from './constraint-type.js';
 import { rotate } from '../rigid/quat.js';
 

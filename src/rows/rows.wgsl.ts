@@ -70,9 +70,9 @@
  *
  * Storage buffers per kernel ≤ 8 (the browser's default limit): hence the packing above.
  */
-import type { JointTable } from './joint-data.js';
+import type { JointTable } from '../model/joint-data.js';
 import { softnessWgsl } from './softness.js';
-import { JointKind } from './joint-data.js';
+import { JointKind } from '../model/joint-data.js';
 
 /** vec4f entries of the `joint` buffer per joint. */
 export const JOINT_STRIDE = 7;

@@ -10,7 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { basename } from 'node:path';
 import { WorldError, type WorldDesc } from '../model/world.js';
 import type { SceneDesc } from '../model/scene-desc.js';
-import { sceneFromJson } from '../model/scene-file.js';
+import { sceneFromJson } from './scene-file.js';
 import { parseJsonText } from '../model/schema.js';
 import { checkMemory, formatBytes, type SceneCount } from '../model/limits.js';
 import { packWorld } from '../model/packed.js';
@@ -64,10 +64,10 @@ function collectGarbage(): void {
 
 /** The longest string V8 makes (characters; a UTF-8 file of more bytes cannot be read as one). */
 const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
-import { ParticleSystemError, isParticleSystem } from '../particles/model.js';
+import { ParticleSystemError, isParticleSystem } from '../model/particle-system.js';
 import { scenes, findScene } from './registry.js';
 import { resolveSceneParams, sceneWhat, type ParamValue, type SceneInfo } from './scene.js';
-import { InputError } from './input-error.js';
+import { InputError } from '../model/input-error.js';
 
 export { InputError };
 

@@ -8,7 +8,7 @@
  *   cloth                    a grid of particles with distance constraints to its neighbours, two opposite corners nailed (3-D)
  */
 import { defineScene, type SceneInfo } from './scene.js';
-import { ParticleSystemError, type ConstraintDesc, type ParticleDesc, type ParticleSystemDesc } from '../particles/model.js';
+import { ParticleSystemError, type ConstraintDesc, type ParticleDesc, type ParticleSystemDesc } from '../model/particle-system.js';
 
 type ParticleSceneInfo = SceneInfo<ParticleSystemDesc>;
 

@@ -11,7 +11,7 @@ import type { WorldDesc } from '../model/world.js';
 import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
 import { packWorld } from '../model/packed.js';
 import { checkMemory, type SceneCount } from '../model/limits.js';
-import { InputError } from './input-error.js';
+import { InputError } from '../model/input-error.js';
 
 export interface ParamSpec {
   default: number;

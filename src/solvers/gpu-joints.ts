@@ -9,7 +9,7 @@ import type { ConstraintDesc } from '../model/world.js';
 import { compileJoint, type CompiledWorld } from '../model/compiled.js';
 import type { JointSet } from '../rows/joint-set.js';
 import type { RowBlockSolver } from '../rows/block-solver.js';
-import { GpuSolverBase } from '../gpu/solver-base.js';
+import { GpuSolverBase } from './gpu-base.js';
 import { checkAddedJoint } from './cpu-base.js';
 
 export abstract class JointEditingGpuSolver<B extends string> extends GpuSolverBase<B> {

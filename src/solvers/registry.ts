@@ -1,8 +1,8 @@
 import type { WorldDesc } from '../model/world.js';
 /** The solvers, by id. A new solver is one folder plus one line here. */
 import { supportReason, type RigidSolverInfo, type SolverInfo, type SolverOptions } from './solver.js';
-import { isParticleSystem } from '../particles/model.js';
-import { particleSolvers } from '../particles/registry.js';
+import { isParticleSystem } from '../model/particle-system.js';
+import { particleSolvers } from './witkin/registry.js';
 import { JacobiCpuSolver } from './jacobi/cpu.js';
 import { JacobiGpuSolver } from './jacobi/gpu.js';
 import { GaussSeidelCpuSolver } from './gs/cpu.js';

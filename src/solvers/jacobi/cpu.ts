@@ -44,7 +44,7 @@ import type { ContactList } from '../../rows/contact.js';
 /** Residual channels of contact rows (the one-pager's diagnostics: normal and friction apart). */
 export const CONTACT_NORMAL_CHANNEL = 'contact normal';
 export const FRICTION_CHANNEL = 'friction';
-import { jointKindNames } from '../../rows/joint-data.js';
+import { jointKindNames } from '../../model/joint-data.js';
 import type { Solver, SolverOptions, SolverCost, ResidualCurve } from '../solver.js';
 import { DelassusOperator, relativeError, type DelassusSource } from '../global/delassus.js';
 import { LAMBDA_ERROR_CHANNEL, REFERENCE_TOLERANCE } from '../global/lambda-error.js';

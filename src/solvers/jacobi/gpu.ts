@@ -43,7 +43,7 @@ import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
 import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
-import { JointKind, jointKindNames } from '../../rows/joint-data.js';
+import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { F32_MAX, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, writeJointRecord, type RowKernelSpec } from '../../rows/rows.wgsl.js';
 
 interface Kernel {

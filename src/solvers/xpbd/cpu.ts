@@ -63,7 +63,7 @@ import { integrateOrientation, rotateByQuat } from '../../rigid/quat.js';
 import { CpuSolverBase } from '../cpu-base.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { blockDelassus, invertBlock, JACOBIAN_STRIDE } from '../../rows/rows.js';
-import { JointKind, jointKindNames } from '../../rows/joint-data.js';
+import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { compliancePerStep } from '../../rows/softness.js';
 import { XpbdContacts } from './contacts.js';
 

@@ -50,7 +50,7 @@ import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.j
 import { XPBD_MIN_DISTANCE, XPBD_RESIDUAL_QUANTITY, defaultXpbdVariant, xpbdRows, type XpbdVariant } from './cpu.js';
 import { kernelSpecs, kernelSource, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
-import { JointKind, jointKindNames } from '../../rows/joint-data.js';
+import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { F32_MAX, JOINT_KIND_SHIFT, JOINT_STRIDE, writeJointRecord } from '../../rows/rows.wgsl.js';
 
 const PARAMS_BYTES = 48;

@@ -4,11 +4,11 @@
  * Snapshot of the common pose/velocity layout, and the residual readback of a
  * recorded frame. A GPU solver extends it and records its frame in encodeFrame.
  */
-import type { GpuContext } from './device.js';
-import { InputError } from '../scenes/input-error.js';
+import type { GpuContext } from '../gpu/device.js';
+import { InputError } from '../model/input-error.js';
 import { formatBytes } from '../model/limits.js';
-import { FrameClock, readBuffers, snapshotFromPoseVelocity, WORKGROUP_SIZE } from './frames.js';
-import type { SolverOptions } from '../solvers/solver.js';
+import { FrameClock, readBuffers, snapshotFromPoseVelocity, WORKGROUP_SIZE } from '../gpu/frames.js';
+import type { SolverOptions } from './solver.js';
 import type { AdapterDescription, Snapshot, StepTimings } from '../model/snapshot.js';
 
 /**

@@ -1,8 +1,8 @@
 /** The particle-system solvers: one per integrator, all with the global (CG) multiplier solve. */
-import type { SolverInfo } from '../solvers/solver.js';
-import { isParticleSystem } from './model.js';
+import type { SolverInfo } from '../solver.js';
+import { isParticleSystem } from '../../model/particle-system.js';
 import { WitkinSolver } from './solver.js';
-import type { IntegratorName } from './integrators.js';
+import type { IntegratorName } from '../../particles/integrators.js';
 
 /** Feedback C̈ = −k_s C − k_d Ċ critically damped at ω = 10 rad/s: k_s = ω², k_d = 2ω. */
 const feedback = { feedbackStiffness: 100, feedbackDamping: 20 };

@@ -3,10 +3,10 @@
  * "kind": "particles", a particle system (src/particles/schema.ts). Used by the
  * command line and the viewer alike; every fault is one WorldError with its JSON path.
  */
-import { parseJsonText, sceneFileChunks, worldFromJson } from './schema.js';
+import { parseJsonText, sceneFileChunks, worldFromJson } from '../model/schema.js';
 import { particleFileJson, particleSystemFromJson } from '../particles/schema.js';
-import { isParticleSystem, type SceneDesc } from './scene-desc.js';
-import type { ParamValue } from '../scenes/scene.js';
+import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
+import type { ParamValue } from './scene.js';
 
 export interface ParsedSceneFile {
   world: SceneDesc;

@@ -6,12 +6,12 @@
  * `iterations` does not apply (the CG iterations used are reported in cost()).
  * Options used: dt, substeps, feedbackStiffness (k_s), feedbackDamping (k_d).
  */
-import type { ResidualCurve, Solver, SolverCost, SolverOptions } from '../solvers/solver.js';
-import type { Snapshot } from '../model/snapshot.js';
-import { WallTimedSolver } from '../solvers/cpu-base.js';
-import { Integrator, type IntegratorName } from './integrators.js';
-import { ParticleSystem, type ConstraintForce } from './system.js';
-import type { ParticleSystemDesc } from './model.js';
+import type { ResidualCurve, Solver, SolverCost, SolverOptions } from '../solver.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import { WallTimedSolver } from '../cpu-base.js';
+import { Integrator, type IntegratorName } from '../../particles/integrators.js';
+import { ParticleSystem, type ConstraintForce } from '../../particles/system.js';
+import type { ParticleSystemDesc } from '../../model/particle-system.js';
 
 export const CG_RESIDUAL_QUANTITY = '‖b − JWJᵀλ‖₂ per CG iteration (units of C̈ per row)';
 
