@@ -36,7 +36,8 @@
  *     to their count; an error in the chart script is shown in the page
  *     (#plot-status) and logged to the console;
  *   - every cost–quality figure sits in an element with `data-figure="<id>"` (the model's
- *     `figures`, costQualitySpecs), counted apart from the plots in `dataset.figuresReady`.
+ *     `figures`, costQualitySpecs), counted apart from the plots in `dataset.figuresReady`;
+ *     the element's `data-labels-drawn` counts the point labels drawn on its canvas.
  *
  * The uPlot files are looked up beside this module first (the bundled CLI,
  * dist/solverlab/, has them copied beside solverlab.mjs by scripts/bundle.mjs),
@@ -773,6 +774,7 @@ const pageScript = `
               ctx.fillText(text, at[0], at[1]);
             });
             ctx.restore();
+            box.parentNode.dataset.labelsDrawn = String(placed.length);
             if (!first) return;
             first = false;
             figuresDrawn += 1;
