@@ -751,30 +751,40 @@ const pageScript = `
         hooks: {
           draw: [function (u) {
             // each point's label beside it: above right, below right, above left or below left, the first
-            // place inside the plot that no label already drawn covers (else the first inside the plot)
+            // place inside the plot that covers no point and no label already drawn (else the first inside the plot)
             var ctx = u.ctx, r = window.devicePixelRatio || 1;
-            var lineH = 13 * r, gap = 7 * r, placed = [];
+            var lineH = 13 * r, gap = 7 * r, dot = 7 * r;
             var b = u.bbox;
+            var at = f.points.map(function (p) { return [u.valToPos(p.ms, 'x', true), u.valToPos(p.y, 'y', true)]; });
+            // rectangles [x, y, w, h] taken: every point's disc, then each label as it is placed
+            var taken = at.map(function (q) { return [q[0] - dot, q[1] - dot, 2 * dot, 2 * dot]; });
+            function clear(x, y, w, h) {
+              return taken.every(function (o) { return x + w <= o[0] || o[0] + o[2] <= x || y + h <= o[1] || o[1] + o[3] <= y; });
+            }
             ctx.save();
             ctx.font = (11 * r) + 'px system-ui, sans-serif';
             ctx.fillStyle = '#222222';
+            ctx.strokeStyle = 'rgba(255, 255, 255, 0.85)'; // a halo: the label stays legible over a grid or the frontier line
+            ctx.lineWidth = 3 * r;
+            ctx.lineJoin = 'round';
             ctx.textAlign = 'left';
             ctx.textBaseline = 'top';
-            f.points.forEach(function (p) {
-              var x = u.valToPos(p.ms, 'x', true), y = u.valToPos(p.y, 'y', true);
+            var labelsDrawn = 0;
+            f.points.forEach(function (p, i) {
+              var x = at[i][0], y = at[i][1];
               var text = p.label + (p.diverged ? ' (diverged)' : '') + (p.y !== p.worst ? ' (0)' : '');
               var w = ctx.measureText(text).width;
               var spots = [[x + gap, y - gap - lineH], [x + gap, y + gap], [x - gap - w, y - gap - lineH], [x - gap - w, y + gap]];
               var inside = spots.filter(function (q) { return q[0] >= b.left && q[0] + w <= b.left + b.width && q[1] >= b.top && q[1] + lineH <= b.top + b.height; });
-              var free = inside.filter(function (q) {
-                return placed.every(function (o) { return q[0] + w <= o[0] || o[0] + o[2] <= q[0] || q[1] + lineH <= o[1] || o[1] + lineH <= q[1]; });
-              });
-              var at = free[0] || inside[0] || spots[0];
-              placed.push([at[0], at[1], w]);
-              ctx.fillText(text, at[0], at[1]);
+              var free = inside.filter(function (q) { return clear(q[0], q[1], w, lineH); });
+              var spot = free[0] || inside[0] || spots[0];
+              taken.push([spot[0], spot[1], w, lineH]);
+              ctx.strokeText(text, spot[0], spot[1]);
+              ctx.fillText(text, spot[0], spot[1]);
+              labelsDrawn += 1;
             });
             ctx.restore();
-            box.parentNode.dataset.labelsDrawn = String(placed.length);
+            box.parentNode.dataset.labelsDrawn = String(labelsDrawn);
             if (!first) return;
             first = false;
             figuresDrawn += 1;
