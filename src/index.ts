@@ -63,7 +63,7 @@ export { runSolver, DivergenceWatch, summariseTimings, type RunResult, type RunO
 export { runBench, type BenchRow } from './bench/bench.js';
 export * from './bench/results.js';
 export { stateHash } from './metrics/hash.js';
-export { runCompare, prepareCompare, paramsPerScene, machineInfo, type CompareOptions, type CompareProgress } from './bench/compare.js';
+export { runCompare, prepareCompare, paramsPerScene, machineInfo, entryLabel, solverEntry, type CompareOptions, type CompareProgress, type SolverEntry } from './bench/compare.js';
 export { formatCompareTable, compareCsv } from './bench/table.js';
 export { renderReport } from './bench/report-html.js';
 export { parseSceneFile, worldFromJson, sceneFileJson, sceneFileSchema } from './model/schema.js';

@@ -24,9 +24,9 @@ import { resolveParams } from '../src/scenes/scene.js';
 import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { defaultSolverOptions } from '../src/solvers/solver.js';
 import { runSolver } from '../src/run/run.js';
-import { runRecord, isSkipped, type CompareResults, type RunRecord } from '../src/bench/results.js';
+import { runRecord, isSkipped, runLabel, type CompareResults, type RunRecord } from '../src/bench/results.js';
 import { formatNumber as fmt } from '../src/bench/table.js';
-import { renderReport, findUplot, jsonForScript, fmtSci, plotSpecs, uplotFiles, type PlotSpec } from '../src/bench/report-html.js';
+import { renderReport, findUplot, jsonForScript, fmtSci, plotSpecs, uplotFiles, costQualitySpecs, type PlotSpec, type CostQualitySpec, type CostQualityPoint } from '../src/bench/report-html.js';
 import { chromiumPath, haveBrowser } from './support/browser.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'solverlab-report-'));
@@ -333,6 +333,113 @@ test("the options column: each run shows only its solver's options, and no optio
     assert.doesNotMatch(cell('global-cpu').text!, /\d+ iterations?\b/, 'global-cpu reads no iterations');
     assert.match(cell('global-cpu').text!, /direct LDLᵀ/);
     assert.match(cell('jacobi-cpu').text!, /8 iterations · 1 substep · β 0\.2\/h · warm start 1/);
+  } finally {
+    await page.close();
+  }
+});
+
+// --- the cost–quality figure -------------------------------------------------------------------
+
+/** A compare with settings: pgs-cpu at 2 and 20 sweeps beside jacobi-cpu on a hanging chain (joints), and
+ *  softstep-cpu beside pgs-cpu at 4 and 20 sweeps on a three-box stack, sleeping off (contacts, no joints). */
+async function settingsResults(): Promise<CompareResults> {
+  const { runCompare } = await import('../src/bench/compare.js');
+  return runCompare({
+    scenes: ['long-chain', 'vertical-stack'],
+    params: { beads: 20, boxes: 3 },
+    solvers: [{ id: 'pgs-cpu', settings: { iterations: 2 } }, { id: 'pgs-cpu', settings: { iterations: 20 } }, 'jacobi-cpu', 'softstep-cpu'],
+    options: { sleep: 0 },
+    frames: 30,
+  });
+}
+
+let settingsPromise: Promise<CompareResults> | null = null;
+const settingsOnce = () => (settingsPromise ??= settingsResults());
+
+test('the cost–quality figure: one point per run, at its median ms and worst figure, the frontier the runs no other beats', async () => {
+  const results = await settingsOnce();
+  const html = renderReport(results);
+  const model = JSON.parse(/<script type="application\/json" id="solverlab-data">(.*?)<\/script>/s.exec(html)![1]) as { figures: CostQualitySpec[] };
+  // the chain has joints and no contacts: the violation; the stack has contacts and no joints: the penetration
+  assert.deepEqual(model.figures.map((f) => f.id), ['cost-quality-violation:long-chain', 'cost-quality-penetration:vertical-stack']);
+  for (const f of model.figures) {
+    const ran = results.runs.filter((r): r is RunRecord => r.scene === f.scene && !isSkipped(r));
+    assert.ok(ran.length >= 3, `${f.scene}: ${ran.length} runs`);
+    // one point per run, named by the run's label, where the table puts it
+    assert.deepEqual(f.points.map((p) => p.label), ran.map(runLabel));
+    assert.deepEqual(f.missing, []);
+    ran.forEach((r, i) => {
+      const p = f.points[i];
+      assert.equal(p.ms, r.timing.medianMs);
+      assert.equal(p.worst, f.measure === 'violation' ? r.violation.worstMax : r.contacts!.worstMaxPenetration);
+      assert.equal(p.diverged, r.diverged !== null);
+    });
+    assert.equal(new Set(f.points.map((p) => p.colour)).size, f.points.length, 'a colour per run');
+    // the frontier, by its definition: a run is on it exactly when no other run (not diverged) costs no more,
+    // is off by no more, and is better in one of the two
+    const dominates = (a: CostQualityPoint, b: CostQualityPoint) => !a.diverged && a !== b && a.ms <= b.ms && a.worst <= b.worst && (a.ms < b.ms || a.worst < b.worst);
+    for (const p of f.points) assert.equal(p.frontier, !p.diverged && !f.points.some((q) => dominates(q, p)), `${f.id} ${p.label}`);
+    assert.ok(f.points.some((p) => p.frontier), 'the cheapest run that did not diverge is always on it');
+    // the figure says which clock and which quality it shows, on its axis and in its caption
+    assert.match(f.xLabel, /^median ms per frame, wall clock/);
+    assert.match(f.yLabel, f.measure === 'violation' ? /^worst max violation \(m\)/ : /^worst penetration \(m\)/);
+  }
+  assert.match(html, /<figure class="plot cost-quality" data-figure="cost-quality-violation:long-chain">\s*<figcaption><b>Cost against quality<\/b> — One point per run: the median ms per frame on the wall clock against the worst max constraint violation/);
+  assert.match(html, /data-figure="cost-quality-penetration:vertical-stack">\s*<figcaption><b>Cost against quality<\/b> — One point per run: the median ms per frame on the wall clock against the worst penetration/);
+  // the runs' rows and plot lines are named by label too
+  assert.ok(html.includes('data-run="long-chain/pgs-cpu:iterations=20"'));
+  assert.ok(plotSpecs(results).find((p) => p.id === 'violation:long-chain')!.lines.some((l) => l.label === 'pgs-cpu:iterations=2'));
+  // a scene where one run ran has no such figure (nothing to weigh it against)
+  const one = { ...results, runs: results.runs.filter((r) => runLabel(r) === 'jacobi-cpu') };
+  assert.deepEqual(costQualitySpecs(one, 'long-chain'), []);
+});
+
+test('the cost–quality figure in the browser: drawn, every run’s point in its colour on the canvas, labelled', async (t) => {
+  if (!haveBrowser(t)) return;
+  const results = await settingsOnce();
+  const file = join(dir, 'settings.html');
+  writeFileSync(file, renderReport(results));
+  const page = await (await browser()).newPage({ viewport: { width: 1200, height: 900 } });
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForFunction(() => document.body.dataset.figuresReady !== undefined || document.body.dataset.plotsError !== undefined, null, { timeout: 15_000 });
+    const model = JSON.parse((await page.textContent('#solverlab-data')) ?? '') as { figures: CostQualitySpec[] };
+    const seen = await page.evaluate((figures) => {
+      return {
+        ready: document.body.dataset.figuresReady,
+        error: document.getElementById('plot-status')?.textContent ?? '',
+        figures: figures.map((f) => {
+          const canvas = document.querySelector<HTMLElement>(`[data-figure="${f.id}"]`)?.querySelector('canvas');
+          const counts: Record<string, number> = {};
+          if (canvas && canvas.width && canvas.height) {
+            const px = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+            const targets = f.points.map((p) => [p.colour, [1, 3, 5].map((i) => parseInt(p.colour.slice(i, i + 2), 16))] as [string, number[]]);
+            for (const [c] of targets) counts[c] = 0;
+            for (let i = 0; i < px.length; i += 4) {
+              if (px[i + 3] < 200) continue;
+              for (const [c, [r, g, b]] of targets) if (Math.abs(px[i] - r) + Math.abs(px[i + 1] - g) + Math.abs(px[i + 2] - b) < 60) counts[c]++;
+            }
+          }
+          const labels = document.querySelector<HTMLElement>(`[data-figure="${f.id}"]`)?.dataset.labelsDrawn;
+          return { id: f.id, canvas: canvas ? [canvas.width, canvas.height] : null, counts, labels, points: f.points.length };
+        }),
+      };
+    }, model.figures);
+    t.diagnostic(JSON.stringify(seen));
+    assert.equal(seen.error, '');
+    assert.deepEqual(errors, []);
+    assert.equal(seen.ready, String(model.figures.length));
+    for (const f of seen.figures) {
+      assert.ok(f.canvas && f.canvas[0] > 100 && f.canvas[1] > 100, `${f.id}: canvas ${f.canvas}`);
+      // a point is a disc of 11 px (its area about 95 px): well over 20 px of its colour unless another covers it
+      for (const [c, n] of Object.entries(f.counts)) assert.ok(n > 20, `${f.id}: the point of colour ${c} has ${n} pixels`);
+      assert.equal(f.labels, String(f.points), `${f.id}: a label drawn beside every point`);
+    }
   } finally {
     await page.close();
   }

@@ -9,21 +9,30 @@
  * Parameters: a `--param k=v` applies to every chosen built-in scene that has
  * parameter k; one that no chosen scene has is an InputError (a typo must not
  * silently compare the defaults).
+ *
+ * Settings: an entry of the solver list may set options of its own (SolverEntry: on the command line
+ * `NAME:key=value[:key=value…]`, src/cli/solver-entries.ts), so one compare runs the same solver at
+ * several settings, at equal cost rather than equal flags. A run's options are, in order: the shared
+ * defaults, the solver's own, the shared options asked for (`--iterations` …), then the entry's settings.
+ * Such a run is labelled `NAME:key=value…` (entryLabel) wherever it is shown. An entry that sets an option
+ * its solver does not read, or that runs with the same options as another entry of the same solver, is an
+ * InputError (either would compare a run with itself).
  */
 import { cpus, totalmem, type as osType, release, arch } from 'node:os';
 import { createRequire } from 'node:module';
 import { loadScene, isSceneFile, builtInScene, builtInRefusal, InputError, type LoadedScene } from '../scenes/load.js';
 import { findSolver, solvers } from '../solvers/registry.js';
-import { resolveOptions, type SolverOptions } from '../solvers/solver.js';
+import { resolveOptions, optionsRead, solverOptionSpecs, type SolverOptions } from '../solvers/solver.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver } from '../run/run.js';
-import { runRecord, isSkipped, type CompareResults, type RunRecord, type SkippedRun, type MachineInfo } from './results.js';
+import { runRecord, isSkipped, runLabel, type CompareResults, type RunRecord, type SkippedRun, type MachineInfo } from './results.js';
 import { VERSION } from '../version.js';
 import { preflight } from '../model/limits.js';
 
 export interface CompareProgress {
   scene: string;
+  /** the run's label (entryLabel: the solver's id, with its settings where its entry has some) */
   solver: string;
   /** 0-based index of this run in the matrix, and the matrix size */
   run: number;
@@ -32,10 +41,18 @@ export interface CompareProgress {
   frames: number;
 }
 
+/** One entry of a compare's solver list: a solver, and the options it runs with that the others do not share. */
+export interface SolverEntry {
+  id: string;
+  /** override CompareOptions.options for this entry's runs; its label names them in the order given */
+  settings?: Partial<SolverOptions>;
+}
+
 export interface CompareOptions {
   /** built-in scene names or scene-file paths */
   scenes: string[];
-  solvers: string[];
+  /** solver ids, or entries with settings of their own (the first is the speed baseline) */
+  solvers: (string | SolverEntry)[];
   frames: number;
   params?: Record<string, ParamValue>;
   options?: Partial<SolverOptions>;
@@ -66,16 +83,59 @@ export function paramsPerScene(sceneRefs: string[], params: Record<string, Param
   return out;
 }
 
+/** An entry as a SolverEntry (a bare id has no settings). */
+export function solverEntry(e: string | SolverEntry): SolverEntry {
+  return typeof e === 'string' ? { id: e } : e;
+}
+
+/**
+ * What an entry's runs are called: the solver's id, then each setting as `:flag=value` in the order
+ * given, with the option's command-line flag name (solverOptionSpecs), e.g. 'pgs-cpu:substeps=4:iterations=8'.
+ */
+export function entryLabel(e: string | SolverEntry): string {
+  const { id, settings } = solverEntry(e);
+  const parts = Object.entries(settings ?? {}).map(([k, v]) => `:${solverOptionSpecs[k as keyof SolverOptions]?.flag ?? k}=${v}`);
+  return id + parts.join('');
+}
+
+function hasSettings(e: SolverEntry): boolean {
+  return !!e.settings && Object.keys(e.settings).length > 0;
+}
+
+/**
+ * The entries checked: known solvers, settings that are options their solver reads (SolverInfo.reads),
+ * and no two entries that would run the same solver with the same options (compared over the options it
+ * reads, after the shared options and defaults: `pgs-cpu` and `pgs-cpu:iterations=10` are one run).
+ */
+function checkEntries(entries: SolverEntry[], shared: Partial<SolverOptions> = {}): void {
+  const seen = new Map<string, string>();
+  for (const e of entries) {
+    const label = entryLabel(e);
+    const info = findSolver(e.id);
+    if (!info) throw new InputError(`unknown solver '${e.id}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
+    for (const key of Object.keys(e.settings ?? {})) {
+      const spec = solverOptionSpecs[key as keyof SolverOptions];
+      if (!spec) throw new InputError(`'${label}': unknown option '${key}'`);
+      if (!info.reads.includes(key as keyof SolverOptions))
+        throw new InputError(`'${label}': ${info.id} does not read ${spec.flag} (it reads ${optionsRead(info).map((k) => solverOptionSpecs[k].flag).join(', ')})`);
+    }
+    const options = resolveOptions(info, { ...shared, ...e.settings });
+    const key = `${e.id}\0${optionsRead(info).map((k) => options[k]).join('\0')}`;
+    const other = seen.get(key);
+    if (other !== undefined)
+      throw new InputError(other === label ? `'${label}' is listed twice` : `'${other}' and '${label}' run ${e.id} with the same options (listed twice)`);
+    seen.set(key, label);
+  }
+}
+
 /** Checks names, files and parameters before anything runs; returns the loaded scenes. */
 export function prepareCompare(opts: CompareOptions): LoadedScene[] {
   if (!opts.scenes.length) throw new InputError('compare needs at least one scene');
   if (!opts.solvers.length) throw new InputError('compare needs at least one solver');
-  for (const list of [opts.scenes, opts.solvers]) {
-    const dup = list.find((x, i) => list.indexOf(x) !== i);
-    if (dup) throw new InputError(`'${dup}' is listed twice`);
-  }
-  for (const id of opts.solvers)
-    if (!findSolver(id)) throw new InputError(`unknown solver '${id}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
+  const dupScene = opts.scenes.find((x, i) => opts.scenes.indexOf(x) !== i);
+  if (dupScene) throw new InputError(`'${dupScene}' is listed twice`);
+  const entries = opts.solvers.map(solverEntry);
+  checkEntries(entries, opts.options);
   for (const ref of opts.scenes) if (!isSceneFile(ref)) builtInScene(ref);
   const per = paramsPerScene(opts.scenes, opts.params ?? {});
   // memory from the built-in scenes' counts, before any is built: where no scene × solver pair fits,
@@ -84,7 +144,7 @@ export function prepareCompare(opts: CompareOptions): LoadedScene[] {
   let fits = false;
   let refusal: InputError | null = null;
   for (const ref of opts.scenes)
-    for (const id of opts.solvers) {
+    for (const { id } of entries) {
       const why = builtInRefusal(ref, per.get(ref)!, id);
       if (why) refusal ??= why;
       else fits = true;
@@ -123,7 +183,9 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
   const adapters = new Set<string>();
   let gpu: GpuContext | undefined;
   let gpuError: string | undefined;
-  const total = loaded.length * opts.solvers.length;
+  const entries = opts.solvers.map(solverEntry);
+  const labels = entries.map(entryLabel);
+  const total = loaded.length * entries.length;
 
   const done = (r: RunRecord | SkippedRun) => {
     runs.push(r);
@@ -132,11 +194,15 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
 
   try {
     for (const scene of loaded) {
-      for (const id of opts.solvers) {
+      for (const [e, entry] of entries.entries()) {
+        const { id } = entry;
         const index = runs.length;
         const info = findSolver(id)!;
-        const options = resolveOptions(info, opts.options); // each solver at its own defaults unless asked otherwise
-        const skip = (reason: string) => done({ scene: scene.name, params: scene.params, solver: id, skipped: reason });
+        // each solver at its own defaults unless asked otherwise; an entry's settings over the shared options
+        const options = resolveOptions(info, { ...opts.options, ...entry.settings });
+        // an entry with settings: its label and settings in the record, beside the solver's id (results.ts runLabel)
+        const named = hasSettings(entry) ? { label: labels[e], settings: { ...entry.settings } } : {};
+        const skip = (reason: string) => done({ scene: scene.name, params: scene.params, solver: id, ...named, skipped: reason });
         const reason = info.unsupported?.(scene.world, options) ?? null;
         if (reason) {
           skip(reason);
@@ -145,7 +211,7 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
         // what `run` checks before its solver allocates: memory for this solver, the arithmetic's ranges;
         // a refusal skips this pair with its reason, the others still run
         try {
-          for (const w of preflight(`scene '${scene.name}'`, scene.world, id, options)) opts.onWarning?.(`${id} on ${scene.name}: ${w}`);
+          for (const w of preflight(`scene '${scene.name}'`, scene.world, id, options)) opts.onWarning?.(`${labels[e]} on ${scene.name}: ${w}`);
         } catch (e) {
           if (!(e instanceof InputError)) throw e;
           skip(e.message);
@@ -178,9 +244,10 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
             frames: opts.frames,
             sampleEvery: opts.sampleEvery,
             residualFrame: solver.stepRecordingResiduals && opts.frames >= 1 ? Math.min(residualFrame, opts.frames) : undefined,
-            onProgress: (frame, frames) => opts.onProgress?.({ scene: scene.name, solver: id, run: index, runs: total, frame, frames }),
+            onProgress: (frame, frames) => opts.onProgress?.({ scene: scene.name, solver: labels[e], run: index, runs: total, frame, frames }),
           });
-          done(runRecord({ scene: scene.name, params: scene.params, options, iterationMode: info.iterationMode }, result));
+          const { scene: name, params, solver: solverId, ...rest } = runRecord({ scene: scene.name, params: scene.params, options, iterationMode: info.iterationMode }, result);
+          done({ scene: name, params, solver: solverId, ...named, ...rest }); // the label and settings after the solver's id
         } catch (e) {
           skip(`failed while running: ${(e as Error).message}`);
         } finally {
@@ -192,10 +259,10 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
     gpu?.device.destroy();
   }
 
-  // steps/s relative to the first solver on the same scene
+  // steps/s relative to the first entry of the solver list on the same scene
   for (const r of runs) {
     if (isSkipped(r)) continue;
-    const first = runs.find((x) => x.scene === r.scene && x.solver === opts.solvers[0]);
+    const first = runs.find((x) => x.scene === r.scene && runLabel(x) === labels[0]);
     const base = first && !isSkipped(first) ? first.timing.stepsPerSecond : null;
     r.stepsPerSecondRatio = base && r.timing.stepsPerSecond !== null ? r.timing.stepsPerSecond / base : null;
   }
@@ -212,7 +279,7 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
     versions,
     frames: opts.frames,
     scenes: loaded.map((s) => s.name),
-    solvers: opts.solvers,
+    solvers: labels,
     runs,
   };
 }

@@ -4,9 +4,17 @@
  * the plot data (JSON) are all inlined; the page makes no network request.
  *
  *   header   title, when, the command, the machine, adapters, versions
- *   table    one row per scene × solver (skipped and diverged runs say so); the columns worst
+ *   table    one row per scene × solver entry (skipped and diverged runs say so); the columns worst
  *            penetration and contacts only when some run has contacts, awake at end only when some
- *            run sleeps (results.ts showsSleep) ('—' for the others)
+ *            run sleeps (results.ts showsSleep) ('—' for the others). An entry with settings of its
+ *            own (`rapier:iterations=4`) is named by its label (results.ts runLabel) here, in the
+ *            plots' legends and in the figures, and has a colour of its own.
+ *   figures  per scene where two runs or more ran, cost against quality: one point per run, the
+ *            median ms per frame (its clock named) against the worst max violation (scenes with
+ *            constraints) or the worst penetration (scenes with contacts), log axes where the figures
+ *            span more than 30×, each point labelled, the frontier (the runs no other beats in both)
+ *            joined by a dashed line:
+ *              cost-quality-violation:<scene>, cost-quality-penetration:<scene>
  *   plots    per scene, one line per solver (one colour per solver across the page):
  *              violation:<scene>    max constraint violation against time, log y
  *              penetration:<scene>  deepest contact penetration against time, log y (scenes where
@@ -26,7 +34,10 @@
  *   - every plot sits in an element with a stable `data-plot="<kind>:<scene>"`;
  *     when all plots have been drawn the page sets `document.body.dataset.plotsReady`
  *     to their count; an error in the chart script is shown in the page
- *     (#plot-status) and logged to the console.
+ *     (#plot-status) and logged to the console;
+ *   - every cost–quality figure sits in an element with `data-figure="<id>"` (the model's
+ *     `figures`, costQualitySpecs), counted apart from the plots in `dataset.figuresReady`;
+ *     the element's `data-labels-drawn` counts the point labels drawn on its canvas.
  *
  * The uPlot files are looked up beside this module first (the bundled CLI,
  * dist/solverlab/, has them copied beside solverlab.mjs by scripts/bundle.mjs),
@@ -36,7 +47,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isSkipped, showsSleep, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
+import { isSkipped, showsSleep, runLabel, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 import { formatNumber as fmt, optionsText, optionsParts } from './table.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../solvers/witkin/registry.js';
@@ -141,14 +152,17 @@ function paramsText(p: Record<string, ParamValue>): string {
 // ---------------------------------------------------------------------------------------------
 // colours and the plot model
 
-/** One colour per solver, in the order of results.solvers (then any other solver met in runs). */
+/**
+ * One colour per solver entry (runLabel: a solver listed at several settings gets one colour per setting),
+ * in the order of results.solvers (then any other met in runs).
+ */
 const palette = ['#1f6fd1', '#d62f2f', '#2a9d3c', '#e07b00', '#8a4fd0', '#0f9aa8', '#b0457f', '#7a6a1e', '#555555', '#c9a100'];
 /** dash patterns for the channels of one solver on the convergence plot */
 const dashes: (number[] | null)[] = [null, [8, 4], [2, 3], [10, 3, 2, 3], [4, 4]];
 
 export function solverColours(results: CompareResults): Map<string, string> {
   const ids = [...results.solvers];
-  for (const r of results.runs) if (!ids.includes(r.solver)) ids.push(r.solver);
+  for (const r of results.runs) if (!ids.includes(runLabel(r))) ids.push(runLabel(r));
   return new Map(ids.map((id, i) => [id, palette[i % palette.length]]));
 }
 
@@ -156,6 +170,7 @@ export type PlotKind = 'violation' | 'penetration' | 'awake' | 'energy' | 'time'
 
 export interface PlotLine {
   label: string;
+  /** the run's label (runLabel): the solver's id, with its settings where its compare entry had some */
   solver: string;
   colour: string;
   dash: number[] | null;
@@ -220,9 +235,9 @@ function spread(lines: PlotLine[]): number {
 export function scenePlots(results: CompareResults, scene: string, colours = solverColours(results)): PlotSpec[] {
   const runs = ranRunsOf(results, scene);
   if (!runs.length) return [];
-  const colour = (r: RunRecord) => colours.get(r.solver) ?? palette[0];
-  const line = (r: RunRecord, x: number[], y: (number | null)[], label = r.solver, dash: number[] | null = null): PlotLine => ({
-    label, solver: r.solver, colour: colour(r), dash, x, y,
+  const colour = (r: RunRecord) => colours.get(runLabel(r)) ?? palette[0];
+  const line = (r: RunRecord, x: number[], y: (number | null)[], label = runLabel(r), dash: number[] | null = null): PlotLine => ({
+    label, solver: runLabel(r), colour: colour(r), dash, x, y,
   });
   const plots: PlotSpec[] = [
     {
@@ -257,7 +272,7 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
     },
   );
   const timeLines = runs.map((r) =>
-    line(r, r.timing.msPerFrame.map((_, i) => i + 1), r.timing.msPerFrame.map((y) => plotValue(y, false)), `${r.solver} (${clockName(r.timing.clock)})`),
+    line(r, r.timing.msPerFrame.map((_, i) => i + 1), r.timing.msPerFrame.map((y) => plotValue(y, false)), `${runLabel(r)} (${clockName(r.timing.clock)})`),
   );
   const logTime = spread(timeLines) > 30; // solvers far apart (CPU vs GPU): one decade per grid line reads better
   if (logTime) for (const l of timeLines) l.y = l.y.map((y) => (y !== null && y > 0 ? y : null));
@@ -271,7 +286,7 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
     // The λ-error channel is dimensionless, not a residual: its lines go on a right-hand axis of their own.
     const lines = res.flatMap((r) =>
       Object.entries(r.residuals!.channels).map(([name, ys], c) => {
-        const l = line(r, ys.map((_, k) => k), ys.map((y) => plotValue(y, true)), `${r.solver} · ${name}`, dashes[c % dashes.length]);
+        const l = line(r, ys.map((_, k) => k), ys.map((y) => plotValue(y, true)), `${runLabel(r)} · ${name}`, dashes[c % dashes.length]);
         if (name === LAMBDA_ERROR_CHANNEL) {
           l.scale = 'error';
           l.label += ' (right axis)';
@@ -292,6 +307,117 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
 export function plotSpecs(results: CompareResults): PlotSpec[] {
   const colours = solverColours(results);
   return scenesOf(results).flatMap((s) => scenePlots(results, s, colours));
+}
+
+// ---------------------------------------------------------------------------------------------
+// the cost–quality figure: one point per run, what it costs against how far off it ends up
+
+/** The quality a cost–quality figure shows: the worst max constraint violation, or the worst contact penetration (m). */
+export type QualityMeasure = 'violation' | 'penetration';
+
+export interface CostQualityPoint {
+  /** the run's label (runLabel) */
+  label: string;
+  colour: string;
+  /** median ms per frame on the run's clock (RunRecord.timing.medianMs, the table's 'median ms') */
+  ms: number;
+  clock: string;
+  /** the worst of the measure over the sampled frames (m): violation.worstMax or contacts.worstMaxPenetration */
+  worst: number;
+  /** where the point is drawn on the y axis: `worst`, or where that is 0 on a log axis, the axis' floor */
+  y: number;
+  diverged: boolean;
+  /** on the frontier: no other run that did not diverge costs no more and is off by no more, and less in one */
+  frontier: boolean;
+}
+
+export interface CostQualitySpec {
+  /** `cost-quality-${measure}:${scene}`, the container's data-figure attribute */
+  id: string;
+  scene: string;
+  measure: QualityMeasure;
+  xLabel: string;
+  yLabel: string;
+  /** log axes where the figures span more than a factor of 30 (as the time plot) */
+  logX: boolean;
+  logY: boolean;
+  /** one per run of the scene that ran and has both figures, in the order of the runs */
+  points: CostQualityPoint[];
+  /** the runs that ran but have no point, and why (a figure missing) */
+  missing: { label: string; why: string }[];
+}
+
+/**
+ * The frontier of cost (x) against error (y), lower being better in both: sorted by cost (then error), a
+ * point is on it when its error is below that of every cheaper point, i.e. no point dominates it.
+ */
+function markFrontier(points: CostQualityPoint[]): void {
+  const order = points.filter((p) => !p.diverged).sort((a, b) => a.ms - b.ms || a.worst - b.worst);
+  let best = Infinity;
+  for (const p of order) {
+    p.frontier = p.worst < best;
+    if (p.frontier) best = p.worst;
+  }
+}
+
+/**
+ * A scene's cost–quality figures, where at least two runs ran: ms per frame against the worst max violation
+ * when the scene has constraints, and against the worst penetration when some run has contacts.
+ */
+export function costQualitySpecs(results: CompareResults, scene: string, colours = solverColours(results)): CostQualitySpec[] {
+  const runs = ranRunsOf(results, scene);
+  if (runs.length < 2) return [];
+  const measures: QualityMeasure[] = [];
+  if (runs.some((r) => r.constraints > 0)) measures.push('violation');
+  if (runs.some((r) => r.contacts)) measures.push('penetration');
+  const clocks = new Set(runs.map((r) => r.timing.clock));
+  const oneClock = clocks.size === 1 ? clockName([...clocks][0]) : null;
+  return measures.map((measure) => {
+    const points: CostQualityPoint[] = [];
+    const missing: { label: string; why: string }[] = [];
+    for (const r of runs) {
+      const worst = measure === 'violation' ? r.violation.worstMax : (r.contacts?.worstMaxPenetration ?? null);
+      const ms = r.timing.medianMs;
+      if (!isNum(ms) || !(ms > 0)) missing.push({ label: runLabel(r), why: 'no step time' });
+      else if (!isNum(worst) || worst < 0) missing.push({ label: runLabel(r), why: measure === 'violation' ? 'no violation figure' : 'no contacts' });
+      else points.push({ label: runLabel(r), colour: colours.get(runLabel(r)) ?? palette[0], ms, clock: r.timing.clock, worst, y: worst, diverged: r.diverged !== null, frontier: false });
+    }
+    markFrontier(points);
+    const spanOf = (xs: number[]) => (xs.length ? Math.max(...xs) / Math.min(...xs) : 1);
+    const positive = points.map((p) => p.worst).filter((y) => y > 0);
+    const logX = spanOf(points.map((p) => p.ms)) > 30;
+    const logY = spanOf(positive) > 30;
+    // a run exactly on the constraint (0) has no place on a log axis: drawn on a floor a decade below the least positive figure
+    if (logY) for (const p of points) if (p.worst === 0) p.y = Math.min(...positive) / 10;
+    return {
+      id: `cost-quality-${measure}:${scene}`,
+      scene,
+      measure,
+      xLabel: `median ms per frame, ${oneClock ? `${oneClock} clock` : "each run's clock"}${logX ? ' (log)' : ''}`,
+      yLabel: `${measure === 'violation' ? 'worst max violation' : 'worst penetration'} (m)${logY ? ' (log)' : ''}`,
+      logX,
+      logY,
+      points,
+      missing,
+    };
+  });
+}
+
+/** The figure's caption: which clock and which measure, how to read it. */
+function costQualityCaption(f: CostQualitySpec): string {
+  const clocks = [...new Set(f.points.map((p) => clockName(p.clock)))];
+  const clock = clocks.length === 1 ? `the ${clocks[0]} clock` : `each run's own clock (${clocks.join(', ')}: not comparable with one another)`;
+  const quality =
+    f.measure === 'violation'
+      ? 'the worst max constraint violation |C| over the sampled frames (m, recomputed from positions)'
+      : 'the worst penetration over the contact points and the sampled frames (m, recomputed by collision detection)';
+  const logs = [f.logX ? 'x' : '', f.logY ? 'y' : ''].filter(Boolean);
+  return (
+    `One point per run: the median ms per frame on ${clock} against ${quality}${logs.length ? `; log ${logs.join(' and ')}` : ''}. ` +
+    'Lower left is better; the dashed line joins the runs that no other run beats in both (the frontier). ' +
+    'A diverged run is drawn hollow and is not on the frontier' +
+    (f.points.some((p) => p.y !== p.worst) ? '; a run at 0 sits on the floor of the log axis, its label marked (0).' : '.')
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -364,10 +490,10 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
     runs.forEach((r, i) => {
       // the scene's name once, spanning its rows
       const sceneCell = i === 0 ? `<td class="scene" rowspan="${runs.length}">${escapeHtml(r.scene)}</td>` : '';
-      const solverCell = `<td class="solver"><span class="swatch" style="background:${colours.get(r.solver)}"></span>${escapeHtml(r.solver)}</td>`;
+      const solverCell = `<td class="solver"><span class="swatch" style="background:${colours.get(runLabel(r))}"></span>${escapeHtml(runLabel(r))}</td>`;
       const tr = (cls: string[], cells: string) => {
         if (i === 0) cls.unshift('scene-start');
-        return `<tr data-run="${escapeHtml(`${r.scene}/${r.solver}`)}"${cls.length ? ` class="${cls.join(' ')}"` : ''}>${cells}</tr>`;
+        return `<tr data-run="${escapeHtml(`${r.scene}/${runLabel(r)}`)}"${cls.length ? ` class="${cls.join(' ')}"` : ''}>${cells}</tr>`;
       };
       if (isSkipped(r)) {
         const span = head.length - 2;
@@ -431,7 +557,7 @@ ${dl(items)}
 </header>`;
 }
 
-function sceneHtml(results: CompareResults, scene: string, plots: PlotSpec[]): string {
+function sceneHtml(results: CompareResults, scene: string, plots: PlotSpec[], figures: CostQualitySpec[] = []): string {
   const runs = runsOf(results, scene);
   const ran = ranRunsOf(results, scene);
   const meta = ran[0] ?? runs[0];
@@ -440,6 +566,16 @@ function sceneHtml(results: CompareResults, scene: string, plots: PlotSpec[]): s
   if (ran[0]) facts.push(`${fmt(ran[0].bodies)} bodies, ${fmt(ran[0].constraints)} constraints`);
   const parts: string[] = [];
   if (!ran.length) parts.push('<p class="note">Every solver was skipped on this scene: nothing to plot.</p>');
+  // the cost–quality figures first: the scene's runs at a glance (drawn by the page's script from the model's `figures`)
+  for (const f of figures) {
+    const missing = f.missing.length
+      ? `<p class="note">No point: ${f.missing.map((m) => `${escapeHtml(m.label)} (${escapeHtml(m.why)})`).join(', ')}.</p>`
+      : '';
+    parts.push(`<figure class="plot cost-quality" data-figure="${escapeHtml(f.id)}">
+<figcaption><b>Cost against quality</b> — ${escapeHtml(costQualityCaption(f))}</figcaption>
+<div class="chart"></div>
+${missing}</figure>`);
+  }
   for (const p of plots) {
     parts.push(`<figure class="plot" data-plot="${escapeHtml(p.id)}">
 <figcaption><b>${escapeHtml(p.title)}</b> — ${escapeHtml(captions[p.kind])}</figcaption>
@@ -455,14 +591,14 @@ function sceneHtml(results: CompareResults, scene: string, plots: PlotSpec[]): s
     for (const r of withResiduals(ran)) {
       const c = r.residuals!;
       const list = byQuantity.get(c.quantity) ?? [];
-      list.push(`${escapeHtml(r.solver)} (frame ${fmt(c.frame)}, substep ${fmt(c.substep)})`);
+      list.push(`${escapeHtml(runLabel(r))} (frame ${fmt(c.frame)}, substep ${fmt(c.substep)})`);
       byQuantity.set(c.quantity, list);
     }
     if (byQuantity.size)
       parts.push(`<p class="note residuals-what">Residual: ${[...byQuantity].map(([q, who]) => `${escapeHtml(q)} — ${who.join(', ')}`).join('; ')}.</p>`);
     const withError = withResiduals(ran).filter((r) => r.residuals!.channels[LAMBDA_ERROR_CHANNEL]);
     if (withError.length)
-      parts.push(`<p class="note residuals-what">λ error (right axis): ${escapeHtml(LAMBDA_ERROR_QUANTITY)} — ${withError.map((r) => escapeHtml(r.solver)).join(', ')}.</p>`);
+      parts.push(`<p class="note residuals-what">λ error (right axis): ${escapeHtml(LAMBDA_ERROR_QUANTITY)} — ${withError.map((r) => escapeHtml(runLabel(r))).join(', ')}.</p>`);
   }
   return `<section class="scene" id="scene-${escapeHtml(scene)}">
 <h2>${escapeHtml(scene)}</h2>
@@ -562,6 +698,102 @@ const pageScript = `
     var drawn = 0;
     var height = 260;
     if (!plots.length) document.body.dataset.plotsReady = '0';
+    // the cost-quality figures: one series per run holding its one point (no line), the frontier as a
+    // dashed line through its points, each point labelled beside it; document.body.dataset.figuresReady
+    // counts those drawn
+    var figures = model.figures || [];
+    var figuresDrawn = 0;
+    if (!figures.length) document.body.dataset.figuresReady = '0';
+    function paddedLogRange(u, min, max) {
+      if (min == null || max == null || !(min > 0) || !(max > 0)) return [1e-12, 1];
+      return uPlot.rangeLog(min / 2, max * 2, 10, true);
+    }
+    function logAxis(label, extra) {
+      var a = { label: label, size: 60, filter: logFilter, grid: { filter: logFilter }, ticks: { filter: logFilter }, values: function (u, vals) { return vals.map(logLabel); } };
+      if (extra) Object.keys(extra).forEach(function (k) { a[k] = extra[k]; });
+      return a;
+    }
+    function linAxis(label, extra) {
+      var a = { label: label, size: 64, values: function (u, vals) { return vals.map(function (v) { return v == null ? '' : fmt(v); }); } };
+      if (extra) Object.keys(extra).forEach(function (k) { a[k] = extra[k]; });
+      return a;
+    }
+    figures.forEach(function (f) {
+      var box = document.querySelector('[data-figure="' + CSS.escape(f.id) + '"] .chart');
+      if (!box) throw new Error('no container for figure ' + f.id);
+      var tables = f.points.map(function (p) { return [[p.ms], [p.y]]; });
+      var front = f.points.filter(function (p) { return p.frontier; }).sort(function (a, b) { return a.ms - b.ms; });
+      if (front.length > 1) tables.push([front.map(function (p) { return p.ms; }), front.map(function (p) { return p.y; })]);
+      var data = uPlot.join(tables);
+      var series = [{ label: f.xLabel, value: function (u, v) { return fmt(v); } }];
+      f.points.forEach(function (p) {
+        series.push({
+          label: p.label, stroke: p.colour, width: 2, paths: function () { return null; },
+          points: { show: true, size: 11, width: 2, stroke: p.colour, fill: p.diverged ? '#ffffff' : p.colour },
+          value: function (u, v) { return fmt(v); },
+        });
+      });
+      if (front.length > 1) series.push({ label: 'frontier', stroke: '#777777', width: 1.5, dash: [6, 4], spanGaps: true, points: { show: false } });
+      var first = true;
+      var opts = {
+        width: Math.max(300, box.clientWidth || 560),
+        height: height,
+        scales: {
+          x: f.logX ? { time: false, distr: 3, log: 10, range: paddedLogRange } : { time: false, range: linRange },
+          y: f.logY ? { distr: 3, log: 10, range: paddedLogRange } : { range: linRange },
+        },
+        axes: [
+          f.logX ? logAxis(f.xLabel, { size: 50 }) : linAxis(f.xLabel, { size: 50 }),
+          f.logY ? logAxis(f.yLabel) : linAxis(f.yLabel),
+        ],
+        series: series,
+        cursor: { drag: { x: true, y: false } },
+        hooks: {
+          draw: [function (u) {
+            // each point's label beside it: above right, below right, above left or below left, the first
+            // place inside the plot that covers no point and no label already drawn (else the first inside the plot)
+            var ctx = u.ctx, r = window.devicePixelRatio || 1;
+            var lineH = 13 * r, gap = 7 * r, dot = 7 * r;
+            var b = u.bbox;
+            var at = f.points.map(function (p) { return [u.valToPos(p.ms, 'x', true), u.valToPos(p.y, 'y', true)]; });
+            // rectangles [x, y, w, h] taken: every point's disc, then each label as it is placed
+            var taken = at.map(function (q) { return [q[0] - dot, q[1] - dot, 2 * dot, 2 * dot]; });
+            function clear(x, y, w, h) {
+              return taken.every(function (o) { return x + w <= o[0] || o[0] + o[2] <= x || y + h <= o[1] || o[1] + o[3] <= y; });
+            }
+            ctx.save();
+            ctx.font = (11 * r) + 'px system-ui, sans-serif';
+            ctx.fillStyle = '#222222';
+            ctx.strokeStyle = 'rgba(255, 255, 255, 0.85)'; // a halo: the label stays legible over a grid or the frontier line
+            ctx.lineWidth = 3 * r;
+            ctx.lineJoin = 'round';
+            ctx.textAlign = 'left';
+            ctx.textBaseline = 'top';
+            var labelsDrawn = 0;
+            f.points.forEach(function (p, i) {
+              var x = at[i][0], y = at[i][1];
+              var text = p.label + (p.diverged ? ' (diverged)' : '') + (p.y !== p.worst ? ' (0)' : '');
+              var w = ctx.measureText(text).width;
+              var spots = [[x + gap, y - gap - lineH], [x + gap, y + gap], [x - gap - w, y - gap - lineH], [x - gap - w, y + gap]];
+              var inside = spots.filter(function (q) { return q[0] >= b.left && q[0] + w <= b.left + b.width && q[1] >= b.top && q[1] + lineH <= b.top + b.height; });
+              var free = inside.filter(function (q) { return clear(q[0], q[1], w, lineH); });
+              var spot = free[0] || inside[0] || spots[0];
+              taken.push([spot[0], spot[1], w, lineH]);
+              ctx.strokeText(text, spot[0], spot[1]);
+              ctx.fillText(text, spot[0], spot[1]);
+              labelsDrawn += 1;
+            });
+            ctx.restore();
+            box.parentNode.dataset.labelsDrawn = String(labelsDrawn);
+            if (!first) return;
+            first = false;
+            figuresDrawn += 1;
+            if (figuresDrawn === figures.length) document.body.dataset.figuresReady = String(figuresDrawn);
+          }],
+        },
+      };
+      charts.push({ chart: new uPlot(opts, data, box), box: box });
+    });
     plots.forEach(function (p) {
       var box = document.querySelector('[data-plot="' + CSS.escape(p.id) + '"] .chart');
       if (!box) throw new Error('no container for plot ' + p.id);
@@ -629,8 +861,9 @@ export function renderReport(results: CompareResults): string {
   const optionsVary = new Set(optionTexts).size > 1;
   const sharedOptions = !optionsVary && ran.length ? optionTexts[0] : null;
   const { js, css } = uplotAssets();
-  const sections = scenesOf(results).map((s) => sceneHtml(results, s, plots.filter((p) => p.scene === s)));
-  const model = { plots };
+  const figures = scenesOf(results).flatMap((s) => costQualitySpecs(results, s, colours));
+  const sections = scenesOf(results).map((s) => sceneHtml(results, s, plots.filter((p) => p.scene === s), figures.filter((f) => f.scene === s)));
+  const model = { plots, figures };
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -34,6 +34,14 @@ export interface RunRecord {
   scene: string;
   params: Record<string, ParamValue>;
   solver: string;
+  /**
+   * compare only, and only for an entry of the solver list that sets options of its own
+   * (`NAME:key=value[:key=value…]`): the run's name, e.g. 'rapier:iterations=4', which the table, CSV and
+   * report show in place of the solver's id, and those options (they override the shared ones; `options`
+   * holds what the run used)
+   */
+  label?: string;
+  settings?: Partial<SolverOptions>;
   options: SolverOptions;
   /** what options.iterations means for this solver (SolverInfo.iterationMode); absent: 'sweeps' */
   iterationMode?: IterationMode;
@@ -113,6 +121,9 @@ export interface SkippedRun {
   scene: string;
   params: Record<string, ParamValue>;
   solver: string;
+  /** as RunRecord.label and settings */
+  label?: string;
+  settings?: Partial<SolverOptions>;
   skipped: string;
 }
 
@@ -137,8 +148,14 @@ export interface CompareResults {
   versions: Record<string, string>;
   frames: number;
   scenes: string[];
+  /** the solver list as run: each entry's label (runLabel), the solver's id where it sets no options of its own */
   solvers: string[];
   runs: (RunRecord | SkippedRun)[];
+}
+
+/** What a run is called in the table, CSV and report: its label where its entry set options of its own, else the solver's id. */
+export function runLabel(r: Pick<RunRecord, 'solver' | 'label'>): string {
+  return r.label ?? r.solver;
 }
 
 export function isSkipped(r: RunRecord | SkippedRun): r is SkippedRun {

@@ -6,7 +6,7 @@ import { iterationsText, optionsRead, solverOptionSpecs, type IterationMode, typ
 import { findSolver } from '../solvers/registry.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../solvers/witkin/registry.js';
-import { isSkipped, showsSleep, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
+import { isSkipped, showsSleep, runLabel, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 
 export interface Column {
   /** CSV header (snake_case, with units) */
@@ -197,7 +197,7 @@ function status(r: RunRecord | SkippedRun): string {
   return 'ok';
 }
 
-/** The printed table: one row per scene × solver, a note line under skipped and diverged runs. */
+/** The printed table: one row per scene × solver entry (runLabel), a note line under skipped and diverged runs. */
 export function formatCompareTable(results: CompareResults): string {
   const ran = results.runs.filter((r): r is RunRecord => !isSkipped(r));
   const shown = shownColumns(columns, ran);
@@ -205,13 +205,15 @@ export function formatCompareTable(results: CompareResults): string {
   const rows: string[][] = [];
   const notes = new Map<number, string>();
   for (const r of results.runs) {
+    // a run of an entry with settings of its own under its label (rapier:iterations=4), else the solver's id
+    const name = runLabel(r);
     if (isSkipped(r)) {
-      notes.set(rows.length, `  ↳ ${r.solver} on ${r.scene}: ${status(r)}`);
-      rows.push([r.scene, r.solver, ...shown.map(() => '')]);
+      notes.set(rows.length, `  ↳ ${name} on ${r.scene}: ${status(r)}`);
+      rows.push([r.scene, name, ...shown.map(() => '')]);
       continue;
     }
-    if (r.diverged) notes.set(rows.length, `  ↳ ${r.solver} on ${r.scene}: ${status(r)}`);
-    rows.push([r.scene, r.solver, ...shown.map((c) => {
+    if (r.diverged) notes.set(rows.length, `  ↳ ${name} on ${r.scene}: ${status(r)}`);
+    rows.push([r.scene, name, ...shown.map((c) => {
       const v = c.get(r);
       return typeof v === 'number' || v === null ? formatNumber(v, c.digits) : v;
     })]);
@@ -234,14 +236,17 @@ function csvCell(v: number | string | null): string {
 
 /**
  * results.csv: one row per scene × solver, numbers at full precision, empty cells for none; the contact columns
- * only when some run has contacts, the awake columns only when some run is of a rigid world.
+ * only when some run has contacts, the awake columns only when some run is of a rigid world; a `label` column
+ * after `solver` only when some entry of the solver list set options of its own (runLabel: e.g.
+ * rapier:iterations=4, the solver's id for the others; the option columns hold every run's values).
  */
 export function compareCsv(results: CompareResults): string {
   const ran = results.runs.filter((r): r is RunRecord => !isSkipped(r));
   const all = shownColumns([...columns.filter((c) => !c.tableOnly), ...csvOnly], ran);
-  const lines = [['scene', 'params', 'solver', 'status', ...all.map((c) => c.csv)].join(',')];
+  const labelled = results.runs.some((r) => r.label !== undefined);
+  const lines = [['scene', 'params', 'solver', ...(labelled ? ['label'] : []), 'status', ...all.map((c) => c.csv)].join(',')];
   for (const r of results.runs) {
-    const lead = [r.scene, paramsText(r.params), r.solver, status(r)].map(csvCell);
+    const lead = [r.scene, paramsText(r.params), r.solver, ...(labelled ? [runLabel(r)] : []), status(r)].map(csvCell);
     lines.push([...lead, ...all.map((c) => (isSkipped(r) ? '' : csvCell(c.get(r))))].join(','));
   }
   return lines.join('\n') + '\n';

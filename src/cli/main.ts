@@ -30,7 +30,8 @@ import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
 import { runTradeoff, tradeoffTable, parseSettings } from '../bench/tradeoff.js';
 import { formatSummary } from './report.js';
-import { runRecord, isSkipped } from '../bench/results.js';
+import { runRecord, isSkipped, runLabel } from '../bench/results.js';
+import { parseSolverEntry } from './solver-entries.js';
 import { runCompare, prepareCompare } from '../bench/compare.js';
 import { formatCompareTable, compareCsv, countText } from '../bench/table.js';
 import { renderReport, findUplot } from '../bench/report-html.js';
@@ -63,7 +64,13 @@ const runFlags: Record<string, FlagSpec> = {
 
 const compareFlags: Record<string, FlagSpec> = {
   scenes: { value: true, arg: 'a,b,…', help: 'built-in scenes or scene files' },
-  solvers: { value: true, arg: 'x,y,…', help: 'solvers (the first is the speed baseline)' },
+  solvers: {
+    value: true,
+    arg: 'x,y,…',
+    help:
+      "solvers (the first is the speed baseline); an entry NAME:key=value[:key=value…] runs that solver with options of its own, " +
+      'named by their flags below (e.g. rapier:iterations=4,pgs-cpu:substeps=4:iterations=8): they override the shared flags for that run, and the same solver may be listed at several settings',
+  },
   ...sharedRunFlags,
   out: { value: true, arg: 'DIR', help: 'folder for results.json, results.csv, report.html (default compare-results)' },
 };
@@ -76,7 +83,11 @@ const commands: Record<string, CommandSpec> = {
   },
   compare: {
     summary: 'every solver on every scene: a table, DIR/results.json, results.csv, report.html',
-    usage: ['solverlab compare --scenes a,b,… --solvers x,y,… [options]', 'diverged and skipped runs are results: shown in the table, exit status 0'],
+    usage: [
+      'solverlab compare --scenes a,b,… --solvers x,y,… [options]',
+      'solverlab compare --scenes pyramid --solvers softstep-cpu,rapier:iterations=4,pgs-cpu:iterations=20 [options]',
+      'diverged and skipped runs are results: shown in the table, exit status 0',
+    ],
     flags: compareFlags,
   },
   scenes: {
@@ -355,7 +366,9 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
     return items;
   };
   const sceneRefs = list('scenes');
-  const solverIds = list('solvers');
+  // each entry a solver, alone or with options of its own (NAME:key=value…: cli/solver-entries.ts)
+  const entries = list('solvers').map(parseSolverEntry);
+  const solverIds = entries.map((e) => e.id);
   const options = solverOptionsFromFlags(flags);
   const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 1 });
   const sampleEvery = numberFlag('sample-every', one(flags, 'sample-every') ?? '1', { integer: true, min: 1 });
@@ -364,7 +377,7 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${outDir}: is a file, not a folder`);
   if (!existsSync(dirname(outDir))) throw new UsageError(`--out ${outDir}: folder ${dirname(outDir)} does not exist`);
   const params = paramFlags(flags.get('param') ?? []);
-  const opts = { scenes: sceneRefs, solvers: solverIds, frames, params, options, residualFrame, sampleEvery };
+  const opts = { scenes: sceneRefs, solvers: entries, frames, params, options, residualFrame, sampleEvery };
   const loaded = prepareCompare(opts); // every name, file and parameter checked (and the scenes built once) before anything runs
   // an option no chosen solver reads would change nothing: said, not silently taken
   for (const [key, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, SolverOptionSpec][])
@@ -386,7 +399,7 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
       if (quiet) return;
       if (progress) process.stderr.write('\r\x1b[K');
       const what = isSkipped(r) ? `skipped (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : countText(r.frames, 'frame');
-      process.stderr.write(`${r.solver} on ${r.scene}: ${what}\n`);
+      process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
     },
   });
   process.stdout.write(formatCompareTable(results) + '\n');
