@@ -29,14 +29,20 @@ if [ "$major" -lt 20 ]; then
   exit 2
 fi
 
-# Node packages: install when missing or when package-lock.json changed since the last install
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# Node packages: install when missing or when package-lock.json's content changed since the last
+# install (its hash is kept beside the packages; a modification time would call a fresh checkout of
+# the same lockfile changed, and a reinstall through a node_modules shared with another worktree
+# empties that worktree's packages under it)
+lock_hash="$(sha256sum package-lock.json | cut -d' ' -f1)"
+installed_hash="$(cat node_modules/.solverlab-lock-sha256 2>/dev/null || true)"
+if [ ! -d node_modules ] || [ "$lock_hash" != "$installed_hash" ]; then
   if [ "$check_only" = 1 ]; then
     echo "solverlab: missing: Node packages (run npm ci in $root)" >&2
     exit 1
   fi
   echo "solverlab: installing Node packages (npm ci) …" >&2
   npm ci --no-audit --no-fund --loglevel=error >&2
+  echo "$lock_hash" > node_modules/.solverlab-lock-sha256
 fi
 
 # The Vulkan loader libvulkan.so.1: listed in the dynamic linker's cache, whose lines read
