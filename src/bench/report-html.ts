@@ -557,6 +557,34 @@ ${dl(items)}
 </header>`;
 }
 
+/**
+ * Where each run's frame time goes: mean wall ms per frame in each stage of the solvers built from
+ * stages (solvers/stages.ts), one row per run, the stages in step order (first seen first), each
+ * cell with a bar of its share of the row's staged time. Null when no run of the scene has stages.
+ */
+export function stagesHtml(ran: RunRecord[]): string | null {
+  const staged = ran.filter((r) => r.timing.stages?.length);
+  if (!staged.length) return null;
+  const names: string[] = [];
+  for (const r of staged) for (const st of r.timing.stages!) if (!names.includes(st.name)) names.push(st.name);
+  const rows = staged.map((r) => {
+    const by = new Map(r.timing.stages!.map((st) => [st.name, st.msPerFrame]));
+    const total = r.timing.stages!.reduce((a, st) => a + st.msPerFrame, 0);
+    const cells = names.map((n) => {
+      const ms = by.get(n);
+      if (ms === undefined) return '<td></td>';
+      const share = total > 0 ? (100 * ms) / total : 0;
+      return `<td data-stage="${escapeHtml(n)}">${fmt(ms)}<div class="stage-bar" style="width:${share.toFixed(1)}%"></div></td>`;
+    });
+    return `<tr data-run="${escapeHtml(runLabel(r))}"><th scope="row">${escapeHtml(runLabel(r))}</th>${cells.join('')}<td>${fmt(total)}</td></tr>`;
+  });
+  return `<figure class="stages" data-stages>
+<figcaption><b>Where the time goes</b> — mean wall ms per frame in each stage of the solver's step, in step order; the bar is the stage's share of the run's staged time</figcaption>
+<table class="stages"><thead><tr><th>run</th>${names.map((n) => th(n)).join('')}<th>staged total</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table>
+</figure>`;
+}
+
 function sceneHtml(results: CompareResults, scene: string, plots: PlotSpec[], figures: CostQualitySpec[] = []): string {
   const runs = runsOf(results, scene);
   const ran = ranRunsOf(results, scene);
@@ -576,6 +604,8 @@ function sceneHtml(results: CompareResults, scene: string, plots: PlotSpec[], fi
 <div class="chart"></div>
 ${missing}</figure>`);
   }
+  const stages = stagesHtml(ran);
+  if (stages) parts.push(stages);
   for (const p of plots) {
     parts.push(`<figure class="plot" data-plot="${escapeHtml(p.id)}">
 <figcaption><b>${escapeHtml(p.title)}</b> — ${escapeHtml(captions[p.kind])}</figcaption>
@@ -613,6 +643,8 @@ const pageCss = `
 body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; padding: 16px 24px 40px; max-width: 1400px; color: #1b1b1b; background: #fff; }
 h1 { font-size: 22px; margin: 4px 0 12px; }
 h2 { font-size: 18px; margin: 28px 0 4px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+table.stages td { min-width: 64px; vertical-align: top; }
+.stage-bar { height: 4px; background: #4a7bd0; margin-top: 2px; }
 header dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0 0 16px; }
 header dt { color: #666; }
 header dd { margin: 0; }

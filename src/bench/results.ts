@@ -60,6 +60,8 @@ export interface RunRecord {
     stepsPerSecond: number | null;
     /** ms per frame on `clock`, in frame order (GPU: per-submission averages) */
     msPerFrame: (number | null)[];
+    /** solvers built from stages: mean wall ms per frame in each stage, in step order (solvers/stages.ts) */
+    stages?: { name: string; msPerFrame: number }[];
   };
   cost: {
     /** constraint-row solves per frame (a point constraint is 3 rows) */
@@ -207,6 +209,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
       wallP95Ms: finiteOrNull(r.timing.wallP95Ms),
       stepsPerSecond: finiteOrNull(r.timing.stepsPerSecond),
       msPerFrame: r.msPerFrame.map(finiteOrNull),
+      ...(r.stages ? { stages: r.stages } : {}),
     },
     cost: {
       rowSolvesPerFrame: r.cost.rowSolvesPerFrame,

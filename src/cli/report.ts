@@ -43,6 +43,7 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
     if (t.clockNote) lines.push(`            (${t.clockNote})`);
     if (t.clock !== 'wall') lines.push(`wall time   median ${num(t.wallMedianMs)} ms, p95 ${num(t.wallP95Ms)} ms per step (submit to done, no readback)`);
     lines.push(`steps/s     ${num(t.stepsPerSecond)} (wall)`);
+    if (r.stages?.length) lines.push(`stages      ${r.stages.map((st) => `${st.name} ${num(st.msPerFrame)}`).join(' · ')} ms per frame (mean, wall)`);
   }
   const c = r.cost;
   let cost = `cost        ${num(c.rowSolvesPerFrame)} row solves per frame`;

@@ -20,6 +20,7 @@ import { boundingRadius, massProperties } from '../model/world.js';
 import { forEachBody, forEachConstraint, packedBodies } from '../model/packed.js';
 import { isParticleSystem, sceneBodyCount, type SceneDesc } from '../model/scene-desc.js';
 import type { ResidualCurve, Solver, SolverCost } from '../solvers/solver.js';
+import { isStaged } from '../solvers/stages.js';
 import type { Snapshot, StepTimings } from '../model/snapshot.js';
 import type { ConstraintForce } from '../particles/system.js';
 import { stateHash } from '../metrics/hash.js';
@@ -143,6 +144,22 @@ export interface RunResult {
   series: SeriesPoint[];
   /** λ and Q̂ of every constraint at the initial state, when asked for and the solver has them */
   constraintForces?: ConstraintForce[];
+  /** solvers built from stages (solvers/stages.ts): mean wall ms per timed frame in each stage, in step order */
+  stages?: StageTime[];
+}
+
+/** One stage's share of a frame (solvers/stages.ts): mean wall ms per timed frame. */
+export interface StageTime {
+  name: string;
+  msPerFrame: number;
+}
+
+/** A staged solver's stage times as mean ms per frame over `frames` timed frames, in its step order. */
+export function stageTimesPerFrame(solver: Solver, frames: number): StageTime[] | undefined {
+  if (!isStaged(solver) || frames <= 0) return undefined;
+  const totals = solver.stageTimes();
+  const names = [...solver.stageNames, ...Object.keys(totals).filter((n) => !solver.stageNames.includes(n))];
+  return names.filter((n) => totals[n] !== undefined).map((name) => ({ name, msPerFrame: totals[name] / frames }));
 }
 
 
@@ -555,6 +572,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
   }
 
   const timings = solver.timings();
+  const stages = stageTimesPerFrame(solver, timings.msPerFrame.length);
   return {
     solver: solver.id,
     adapter: solver.adapter.name,
@@ -577,5 +595,6 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     residuals,
     series,
     ...(constraintForces ? { constraintForces } : {}),
+    ...(stages ? { stages } : {}),
   };
 }

@@ -10,14 +10,21 @@ import { SleepState } from '../collision/islands.js';
 import { compileWorld, snapshotOf, type CompiledWorld } from '../model/compiled.js';
 import { CollisionPipeline } from '../collision/pipeline.js';
 import { ContactList } from '../rows/contact.js';
+import { StageClock, type StageTimes, type StagedSolver } from './stages.js';
 import { defaultSolverOptions, type AdapterDescription, type Snapshot, type SolverOptions, type StepTimings } from './solver.js';
 
-export abstract class WallTimedSolver {
+export abstract class WallTimedSolver implements StagedSolver {
   abstract readonly id: string;
   readonly options: SolverOptions;
   readonly adapter: AdapterDescription = { name: 'cpu (f64)', software: false, timestamps: false };
   protected frame = 0;
   private msPerFrame: number[] = [];
+  /** the wall time of each stage (solvers/stages.ts); a frame that times none is one stage, 'step' */
+  protected readonly stageClock = new StageClock();
+  /** the stage names of one frame, in order: a solver that times its stages lists them */
+  get stageNames(): readonly string[] {
+    return ['step'];
+  }
 
   constructor(options: Partial<SolverOptions>) {
     this.options = { ...defaultSolverOptions, ...options };
@@ -29,8 +36,11 @@ export abstract class WallTimedSolver {
   async step(frames: number): Promise<void> {
     for (let f = 0; f < frames; f++) {
       const t0 = performance.now();
+      const timed = this.stageClock.calls;
       this.stepFrame();
-      this.msPerFrame.push(performance.now() - t0);
+      const ms = performance.now() - t0;
+      this.msPerFrame.push(ms);
+      if (this.stageClock.calls === timed) this.stageClock.add('step', ms);
     }
   }
 
@@ -38,8 +48,13 @@ export abstract class WallTimedSolver {
     return { clock: 'wall', msPerFrame: this.msPerFrame.slice(), wallMsPerFrame: this.msPerFrame.slice() };
   }
 
+  stageTimes(): StageTimes {
+    return this.stageClock.totals();
+  }
+
   resetTimings(): void {
     this.msPerFrame = [];
+    this.stageClock.reset();
   }
 
   destroy(): void {}

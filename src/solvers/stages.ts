@@ -30,6 +30,8 @@ export class StageClock {
   private readonly index = new Map<string, number>();
   private readonly names: string[] = [];
   private ms: number[] = [];
+  /** stage calls timed since creation (never reset): a caller can tell whether a step timed any */
+  calls = 0;
 
   /** Runs fn as stage `name`, adding its wall time to the stage's total. */
   run<T>(name: string, fn: () => T): T {
@@ -43,6 +45,7 @@ export class StageClock {
 
   /** Adds ms to stage `name` (for a stage timed by its caller). */
   add(name: string, ms: number): void {
+    this.calls++;
     let k = this.index.get(name);
     if (k === undefined) {
       k = this.names.length;

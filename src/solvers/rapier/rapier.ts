@@ -141,6 +141,7 @@
  * Rapier body handle bodyHandles[i]; anchor bodies are created after the desc's bodies and never
  * read back. step() only calls world.step(); snapshot() only reads.
  */
+import type { StageTimes } from '../stages.js';
 import RAPIER from '@dimforge/rapier3d-compat';
 import { massProperties, type BodyDesc, type DistanceConstraintDesc, type HingeConstraintDesc, type WorldDesc } from '../../model/world.js';
 import {
@@ -695,6 +696,13 @@ export class RapierSolver implements Solver {
 
   resetTimings(): void {
     this.msPerFrame = [];
+  }
+
+  /** Rapier's step is one call into its wasm (collision, solve and integration inside; its JS API has no profiler): one stage */
+  readonly stageNames: readonly string[] = ['world.step (Rapier)'];
+
+  stageTimes(): StageTimes {
+    return { 'world.step (Rapier)': this.msPerFrame.reduce((a, b) => a + b, 0) };
   }
 
   /**
