@@ -20,7 +20,8 @@
  *               q₁ += ½ (0, I₁⁻¹ (r₁ × p)) ⊗ q₁,  q₂ −= ½ (0, I₂⁻¹ (r₂ × p)) ⊗ q₂, normalise
  *      then (collisions on, points found) the contacts, manifold after manifold (xpbd/contacts.ts:
  *      normal projection with compliance 0, static friction on the position level)
- *   3. update_velocities  v = (x − x_prev) / h;  ω = 2 Δq_v / h, Δq = q q_prev⁻¹ (negated if Δq_w < 0);
+ *   3. update_velocities  v = (x − x_prev) / h;  ω = 2 Δq_v / (h Δq_w), Δq = q q_prev⁻¹ (the exact
+ *                         inverse of integrate's orientation update, below);
  *                         v ← v · max(0, 1 − μ_lin h),  ω ← ω · max(0, 1 − μ_ang h)
  *      then the contacts' velocity pass (restitution, dynamic friction; xpbd/contacts.ts)
  * Contacts are found once per frame, at its start (speculative margin for dt). With collisions off
@@ -39,6 +40,22 @@
  * 1 − 3.5 = −2.5 each substep: any rounding error grows and flips sign until it is as large
  * as the sag, and the beads rattle (spin of ~ a⊥/a∥ · g h / r ≈ 1 rad/s at rest). The
  * 'point' update maps d ↦ d − K K⁻¹ d = 0: no such factor. test/xpbd.test.ts shows both.
+ *
+ * ω from the orientation (update_velocities). Müller et al. 2020 (Alg. 2, the velocity update
+ * after the solve, and eq. 8, the orientation update) take ω ← 2 [q q_prev⁻¹]_xyz / h, negated
+ * if Δq_w < 0. That is the inverse of the update only to first order: integrate's
+ * q ← normalise(q + ½h (0, ω) ⊗ q) = normalise((1, ½hω) ⊗ q) (quat.ts: the Cayley map) turns by
+ *   Δq = q q_prev⁻¹ = (½hω, 1) / √(1 + ¼h²|ω|²),
+ * so 2 Δq_v / h returns ω / √(1 + ¼h²|ω|²): every substep takes the fraction ≈ ¼h²|ω|² of the
+ * rotational energy (a sphere at 20 rad/s, h = 1/600 s: 2.8e-4 at first, 63 % in 10 s; a sphere
+ * rolling at 7 rad/s: v fell 3 % in 10 s). The exact inverse is Δq_v / Δq_w = ½hω:
+ *   ω = 2 Δq_v / (h Δq_w)
+ * (−Δq gives the same ω, so the double cover needs no sign test, and a common scale of q and
+ * q_prev — their norms' rounding — cancels). It inverts every rotation the substep made the same
+ * way, the projection's ½(0, θ) ⊗ q included. Spheres take it here; every other shape (boxes,
+ * capsules: I⁻¹_world = R I⁻¹_local Rᵀ, with the gyroscopic midpoint step) takes the same inverse
+ * in rigid/body.ts angularVelocityFromRotation, with the midpoint offset of a free body. A free
+ * body then keeps ω (sphere) and its kinetic energy (every shape) to rounding (test/xpbd-rotation.test.ts).
  *
  * Invariants: within one colour no two constraints share a dynamic body
  * (colourConstraints), so solving them one after the other (here, along `order`)
@@ -428,11 +445,11 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   }
 
   /**
-   * 3. v = (x − x_prev)/h; ω = ±2 Δq_v / h, Δq = q q_prev⁻¹ (spheres); then damping. A body that
-   *    is not isotropic takes the exact inverse of its orientation update instead
-   *    (rigid/body.ts angularVelocityFromRotation: ω_orient = 2 Δq_v / (h Δq_w), less the
-   *    midpoint offset, carried with the body): 2 Δq_v / h returns ω / √(1 + (h|ω|/2)²), which
-   *    loses energy every substep (e.g. 3.7 % over 10 s at 3 rad/s and h = 1/600).
+   * 3. v = (x − x_prev)/h; ω = 2 Δq_v / (h Δq_w), Δq = q q_prev⁻¹ (spheres: the exact inverse of
+   *    the Cayley step, header); then damping. A body that is not isotropic takes the same inverse
+   *    in rigid/body.ts angularVelocityFromRotation (ω_orient = 2 Δq_v / (h Δq_w), less the
+   *    midpoint offset, carried with the body). Müller's 2 Δq_v / h returns ω / √(1 + (h|ω|/2)²),
+   *    which loses energy every substep (e.g. 3.7 % over 10 s at 3 rad/s and h = 1/600).
    */
   updateVelocities(h: number): void {
     const { position: x, orientation: q, linearVelocity: v, angularVelocity: w, inverseMass, bodyCount } = this.w;
@@ -460,7 +477,9 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       const x1 = q[qo], y1 = q[qo + 1], z1 = q[qo + 2], w1 = q[qo + 3];
       const x0 = qp[qo], y0 = qp[qo + 1], z0 = qp[qo + 2], w0 = qp[qo + 3];
       const dqw = w1 * w0 + x1 * x0 + y1 * y0 + z1 * z0;
-      const s = dqw < 0 ? -angScale : angScale; // the shorter way round
+      // ω = 2 Δq_v / (h Δq_w): the exact inverse of integrate's Cayley step (header); dividing by Δq_w
+      // also picks the shorter way round (Δq and −Δq give the same ω, so the double cover needs no test)
+      const s = angScale / dqw;
       w[o] = s * (w0 * x1 - w1 * x0 - (y1 * z0 - z1 * y0));
       w[o + 1] = s * (w0 * y1 - w1 * y0 - (z1 * x0 - x1 * z0));
       w[o + 2] = s * (w0 * z1 - w1 * z0 - (x1 * y0 - y1 * x0));
