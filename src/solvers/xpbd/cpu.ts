@@ -208,7 +208,7 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     }
     for (let s = 0; s < substeps; s++) {
       this.integrate(h);
-      if (contacts) contacts.beginSubstep();
+      if (contacts) contacts.beginSubstep(h);
       const record = residual !== null && s === 0;
       if (record) this.recordResidual(h, residual);
       for (let k = 0; k < iterations; k++) {
