@@ -530,30 +530,8 @@ export class XpbdContacts {
       const dp = this.dp;
       for (let k = 0; k < np; k++) {
         const c = m0 + k;
-        this.arms(c);
-        const d = -((x[bo] + s[3] - x[ao] - s[0]) * nx + (x[bo + 1] + s[4] - x[ao + 1] - s[1]) * ny + (x[bo + 2] + s[5] - x[ao + 2] - s[2]) * nz);
-        // the normal row's target: d less the overlap the push-out may leave (header, "Bounded push-out")
-        dp[4 * k + 3] = d > 0 ? d - this.overlapLeft(c, positionPrev, orientationPrev) : d;
+        const d = this.measure(c, o3, positionPrev, orientationPrev, dp, 4 * k);
         if (d > deepest) deepest = d;
-        let dx = 0, dy = 0, dz = 0;
-        const c3 = 3 * c;
-        if (this.sphereRadius[a] !== this.sphereRadius[a] && this.sphereRadius[b] !== this.sphereRadius[b]) {
-          // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair: its relative motion since taken
-          rotateByQuat(q, 4 * a, this.stickA, c3, s, 24);
-          rotateByQuat(q, 4 * b, this.stickB, c3, s, 27);
-          dx = x[bo] + s[27] - x[ao] - s[24] - this.stickOffset[c3];
-          dy = x[bo + 1] + s[28] - x[ao + 1] - s[25] - this.stickOffset[c3 + 1];
-          dz = x[bo + 2] + s[29] - x[ao + 2] - s[26] - this.stickOffset[c3 + 2];
-        } else for (let side = 0; side < 2; side++) {
-          const body = side === 0 ? a : b, sign = side === 0 ? -1 : 1, ro = 3 * side, p = 3 * body;
-          // a = Rᵀ r (the body point now at the arm), p̄ − x̄ = R̄ a
-          rotateByQuatInverse(q, 4 * body, s, ro, s, 24);
-          rotateByQuat(orientationPrev, 4 * body, s, 24, s, 27);
-          dx += sign * (x[p] + s[ro] - positionPrev[p] - s[27]);
-          dy += sign * (x[p + 1] + s[ro + 1] - positionPrev[p + 1] - s[28]);
-          dz += sign * (x[p + 2] + s[ro + 2] - positionPrev[p + 2] - s[29]);
-        }
-        dp[4 * k] = dx; dp[4 * k + 1] = dy; dp[4 * k + 2] = dz;
         this.stick[k] = d > 0 && list.staticFriction[c] > 0 ? 1 : 0;
       }
       if (!(deepest > 0)) {
@@ -604,6 +582,76 @@ export class XpbdContacts {
     }
   }
   private readonly dp = new Float64Array(16);
+
+  /**
+   * Point c of the manifold whose normal is at list.normal[n3..], at the pose now (arms into s[0..6)): its penetration d = −(p_B − p_A) · n (returned),
+   * the normal row's target into out[o + 3] (d less the overlap the push-out may leave, header
+   * "Bounded push-out"; d itself where d ≤ 0), and its tangential motion Δp (header, departure 3)
+   * into out[o..o+3).
+   */
+  private measure(c: number, n3: number, positionPrev: Float64Array, orientationPrev: Float64Array, out: Float64Array, o: number): number {
+    const list = this.list!, s = this.s;
+    const { position: x, orientation: q } = this.w;
+    const a = list.bodyA[c], b = list.bodyB[c], ao = 3 * a, bo = 3 * b, c3 = 3 * c;
+    const nx = list.normal[n3], ny = list.normal[n3 + 1], nz = list.normal[n3 + 2]; // the manifold's n (n3: its first point)
+    this.arms(c);
+    const d = -((x[bo] + s[3] - x[ao] - s[0]) * nx + (x[bo + 1] + s[4] - x[ao + 1] - s[1]) * ny + (x[bo + 2] + s[5] - x[ao + 2] - s[2]) * nz);
+    out[o + 3] = d > 0 ? d - this.overlapLeft(c, positionPrev, orientationPrev) : d;
+    let dx = 0, dy = 0, dz = 0;
+    if (this.sphereRadius[a] !== this.sphereRadius[a] && this.sphereRadius[b] !== this.sphereRadius[b]) {
+      // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair: its relative motion since taken
+      rotateByQuat(q, 4 * a, this.stickA, c3, s, 24);
+      rotateByQuat(q, 4 * b, this.stickB, c3, s, 27);
+      dx = x[bo] + s[27] - x[ao] - s[24] - this.stickOffset[c3];
+      dy = x[bo + 1] + s[28] - x[ao + 1] - s[25] - this.stickOffset[c3 + 1];
+      dz = x[bo + 2] + s[29] - x[ao + 2] - s[26] - this.stickOffset[c3 + 2];
+    } else for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? a : b, sign = side === 0 ? -1 : 1, ro = 3 * side, p = 3 * body;
+      // a = Rᵀ r (the body point now at the arm), p̄ − x̄ = R̄ a
+      rotateByQuatInverse(q, 4 * body, s, ro, s, 24);
+      rotateByQuat(orientationPrev, 4 * body, s, 24, s, 27);
+      dx += sign * (x[p] + s[ro] - positionPrev[p] - s[27]);
+      dy += sign * (x[p + 1] + s[ro + 1] - positionPrev[p + 1] - s[28]);
+      dz += sign * (x[p + 2] + s[ro + 2] - positionPrev[p + 2] - s[29]);
+    }
+    out[o] = dx; out[o + 1] = dy; out[o + 2] = dz;
+    return d;
+  }
+
+  /**
+   * The contact rows' residual now (diagnostics; changes nothing), as the joints' r = (C + α̃ λ)/h²
+   * with α = 0, projected (a row at its bound whose residual points outward counts 0), summed as
+   * squares into residualSquares[0] (normal rows) and [1] (static friction's tangent rows):
+   *   normal    C = −(the row's target) = allowed overlap − d; 0 where λ_n = 0 (its bound) and C > 0
+   *             (apart: the residual points out of the feasible set λ_n ≥ 0);
+   *   friction  for a point held by static friction in this substep (stuck, λ_n > 0: λ_t inside
+   *             its disc |λ_t| ≤ μ_s λ_n), C_k = Δp · t_k, the tangential motion still to undo;
+   *             0 where the manifold slides (its friction at the Coulomb bound, the motion pointing
+   *             out of the disc: dynamic friction's business) or λ_n = 0 (a disc of radius 0).
+   */
+  residual(h: number, positionPrev: Float64Array, orientationPrev: Float64Array): Float64Array {
+    const list = this.list!, out = this.residualSquares, m = this.dp;
+    const invH2 = 1 / (h * h);
+    out[0] = 0;
+    out[1] = 0;
+    for (let m0 = 0; m0 < list.count; ) {
+      const m1 = this.manifoldEnd(m0), np = Math.min(m1 - m0, 4); // the points project solves
+      for (let c = m0; c < m0 + np; c++) {
+        this.measure(c, 3 * m0, positionPrev, orientationPrev, m, 0);
+        const C = -m[3], lam = this.lambdaN[c];
+        if (lam > 0 || C <= 0) out[0] += (C * invH2) ** 2;
+        if (!(lam > 0) || !this.stuck[c]) continue;
+        const c3 = 3 * c;
+        for (let t = 1; t <= 2; t++) {
+          const T = t === 1 ? list.tangent1 : list.tangent2;
+          out[1] += ((m[0] * T[c3] + m[1] * T[c3 + 1] + m[2] * T[c3 + 2]) * invH2) ** 2;
+        }
+      }
+      m0 = m1;
+    }
+    return out;
+  }
+  private readonly residualSquares = new Float64Array(2);
 
   /**
    * The overlap point c may keep after this substep's projection (header, "Bounded push-out"):

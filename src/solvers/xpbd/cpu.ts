@@ -85,9 +85,11 @@ import { blockDelassus, invertBlock, JACOBIAN_STRIDE } from '../../rows/rows.js'
 import { JointKind, jointKindNames } from '../../rows/joint-data.js';
 import { compliancePerStep } from '../../rows/softness.js';
 import { XpbdContacts } from './contacts.js';
+import { CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL } from '../jacobi/cpu.js';
 
 /** What the XPBD solvers' residual curves hold (ResidualCurve.quantity). */
-export const XPBD_RESIDUAL_QUANTITY = '‖(C(x) + α̃λ)/h²‖₂ over constraint rows, m/s² (XPBD equation residual; h²·r is the position error left)';
+export const XPBD_RESIDUAL_QUANTITY =
+  '‖(C(x) + α̃λ)/h²‖₂ over constraint rows, m/s² (XPBD equation residual; h²·r is the position error left); contacts: the normal rows\' and static friction\'s (α = 0), projected: a row at its bound whose residual points outward counts 0';
 
 /**
  * 'distance' form only: a constraint whose |d| is below this (m) is left alone in a step,
@@ -212,12 +214,12 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       this.integrate(h);
       if (contacts) contacts.beginSubstep(h);
       const record = residual !== null && s === 0;
-      if (record) this.recordResidual(h, residual);
+      if (record) this.recordResidual(h, residual, contacts);
       for (let k = 0; k < iterations; k++) {
         for (let c = 0; c < colourCount; c++) this.solveColour(c, h);
         // then the contacts, one after the other (Gauss–Seidel after the joints' colours)
         if (contacts) contacts.project(this.positionPrev, this.orientationPrev);
-        if (record) this.recordResidual(h, residual);
+        if (record) this.recordResidual(h, residual, contacts);
       }
       this.updateVelocities(h);
       // the velocity pass: dynamic friction and restitution of the points active in this substep
@@ -233,8 +235,13 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     return { frame: this.frame, substep: 0, quantity: XPBD_RESIDUAL_QUANTITY, channels };
   }
 
-  private recordResidual(h: number, channels: Record<string, number[]>): void {
+  /** One point of each residual channel: the joints' per kind, and with contacts this frame the contact rows' (XpbdContacts.residual). */
+  private recordResidual(h: number, channels: Record<string, number[]>, contacts: XpbdContacts | null): void {
     for (const [kind, squares] of this.residualByKind(h)) (channels[kind] ??= []).push(Math.sqrt(squares));
+    if (!contacts) return;
+    const squares = contacts.residual(h, this.positionPrev, this.orientationPrev);
+    (channels[CONTACT_NORMAL_CHANNEL] ??= []).push(Math.sqrt(squares[0]));
+    (channels[FRICTION_CHANNEL] ??= []).push(Math.sqrt(squares[1]));
   }
 
   /**
