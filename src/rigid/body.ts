@@ -359,7 +359,8 @@ export class RigidBodyCore {
    * Δq = q q_prev⁻¹, ω_orient = (2/h) Δq_v / Δq_w (the inverse of the Cayley map, exact for a free
    * body; the sign of Δq cancels), then ω = scale · Cay(h ω_orient)(ω_orient − midpointOffset):
    * the velocity the step ends with, carried with the body; `scale` is the angular damping
-   * factor. Used for non-isotropic bodies (spheres keep xpbd's ω = 2 Δq_v / h, see xpbd/cpu.ts).
+   * factor. Used for non-isotropic bodies (spheres take the same inverse, ω = 2 Δq_v / (h Δq_w),
+   * without offset or transport, inline in xpbd/cpu.ts).
    */
   angularVelocityFromRotation(ib: number, h: number, qPrev: Float64Array, scale: number): void {
     const { orientation: q, angularVelocity: w } = this.b;

@@ -85,6 +85,26 @@
  * `staticFriction` and `dynamicFriction` (ContactList.staticFriction, .friction); a body that gives only
  * `friction` uses it for both.
  *
+ * Bounded push-out. The projection moves the bodies by d and XPBD reads the move as velocity,
+ * v = (x − x̄)/h: an overlap d̄ that the bodies already have at a substep's start, taken out at once,
+ * leaves up to d̄/h along n (0.2 m at h = 1/600 s: 120 m/s; measured before this rule: two spheres
+ * created 0.2 m deep in each other flew apart at 22 m/s, the overlap-recovery stack gained 8 MJ and
+ * its top box left at 74 m/s, worse with more substeps). Only the penetration the substep's own
+ * motion made (after the prediction, d = d̄ + the approach) must go at once for the contact to stay
+ * hard. So a normal row's target is
+ *   d − max(0, d̄ − v_push h),     d̄ = −(p̄_B − p̄_A) · n at the substep's start pose (x̄, q̄)
+ * the approach is undone in full and at most v_push h of the old overlap: the separation along n grows
+ * by at most v_push h a substep, so the velocity the projection leaves along n is at most v_push.
+ * Box2D v3 bounds its soft contacts' push-out the same way (b2WorldDef.contactPushMaxVelocity, 3 m/s:
+ * PUSH_OUT_SPEED). A resting or an arriving contact (d̄ ≤ v_push h, 5 mm at h = 1/600 s) is projected in
+ * full, as before, with the same arithmetic. Chosen over an overlap pass of its own because it acts
+ * on the one row that holds the overlap, costs nothing where d̄ ≤ 0 and needs no second set of rows;
+ * and the velocity pass (v_n → max(−e ṽ_n, 0) at active points) then takes even v_push out of a pair
+ * pushed apart, so an overlap is undone at v_push by position and leaves ~no velocity. Measured (1/60 s,
+ * 10 substeps): two spheres 0.2 m deep separate in 4 frames with |v| < 1 mm/s; the overlap-recovery
+ * stack (3 pairs 0.25 m deep) stands up with its top box at ≤ 4.0 m/s (softstep-cpu 3.3, Rapier 3.5),
+ * its energy up by exactly the potential energy of the lift (test/xpbd-overlap.test.ts).
+ *
  * Rolling spheres. A point fixed on a sphere (its anchor) turns with it: rolling at ω it rises
  * r(1 − cos ωt) off the ground within the frame, and the normal correction applied there has a lever
  * arm along the ground, which brakes the rolling. A sphere's contact point along a fixed n is always its
@@ -114,7 +134,14 @@ export class XpbdContacts {
   // scratch: arms (A at 0, B at 3), world I⁻¹ (A at 6, B at 15), points, anchors
   private readonly s = new Float64Array(48);
 
-  constructor(bodies: readonly BodyDesc[], private readonly w: CompiledWorld, private readonly rigid: RigidBodyCore, private readonly restitutionThreshold = RESTITUTION_THRESHOLD) {
+  constructor(
+    bodies: readonly BodyDesc[],
+    private readonly w: CompiledWorld,
+    private readonly rigid: RigidBodyCore,
+    private readonly restitutionThreshold = RESTITUTION_THRESHOLD,
+    /** v_push (m/s): the speed at which an overlap the bodies start a substep with is taken out (header) */
+    private readonly pushOutSpeed = PUSH_OUT_SPEED,
+  ) {
     this.sphereRadius = new Float64Array(w.bodyCount).fill(NaN);
     bodies.forEach((b, i) => {
       if (b.shape.type === 'sphere') this.sphereRadius[i] = b.shape.radius;
@@ -200,9 +227,10 @@ export class XpbdContacts {
     return this.list ? this.list.count : 0;
   }
 
-  /** Before the substep's solve (after the prediction): λ = 0, ṽ_n per point, no point active. */
-  beginSubstep(): void {
+  /** Before the substep h's solve (after the prediction): λ = 0, ṽ_n per point, no point active, the push-out bound v_push h. */
+  beginSubstep(h: number): void {
     const list = this.list!;
+    this.pushPerSubstep = this.pushOutSpeed * h;
     const n = list.count;
     this.lambdaN.fill(0, 0, n);
     this.active.fill(0, 0, n);
@@ -502,29 +530,8 @@ export class XpbdContacts {
       const dp = this.dp;
       for (let k = 0; k < np; k++) {
         const c = m0 + k;
-        this.arms(c);
-        const d = -((x[bo] + s[3] - x[ao] - s[0]) * nx + (x[bo + 1] + s[4] - x[ao + 1] - s[1]) * ny + (x[bo + 2] + s[5] - x[ao + 2] - s[2]) * nz);
-        dp[4 * k + 3] = d;
+        const d = this.measure(c, o3, positionPrev, orientationPrev, dp, 4 * k);
         if (d > deepest) deepest = d;
-        let dx = 0, dy = 0, dz = 0;
-        const c3 = 3 * c;
-        if (this.sphereRadius[a] !== this.sphereRadius[a] && this.sphereRadius[b] !== this.sphereRadius[b]) {
-          // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair: its relative motion since taken
-          rotateByQuat(q, 4 * a, this.stickA, c3, s, 24);
-          rotateByQuat(q, 4 * b, this.stickB, c3, s, 27);
-          dx = x[bo] + s[27] - x[ao] - s[24] - this.stickOffset[c3];
-          dy = x[bo + 1] + s[28] - x[ao + 1] - s[25] - this.stickOffset[c3 + 1];
-          dz = x[bo + 2] + s[29] - x[ao + 2] - s[26] - this.stickOffset[c3 + 2];
-        } else for (let side = 0; side < 2; side++) {
-          const body = side === 0 ? a : b, sign = side === 0 ? -1 : 1, ro = 3 * side, p = 3 * body;
-          // a = Rᵀ r (the body point now at the arm), p̄ − x̄ = R̄ a
-          rotateByQuatInverse(q, 4 * body, s, ro, s, 24);
-          rotateByQuat(orientationPrev, 4 * body, s, 24, s, 27);
-          dx += sign * (x[p] + s[ro] - positionPrev[p] - s[27]);
-          dy += sign * (x[p + 1] + s[ro + 1] - positionPrev[p + 1] - s[28]);
-          dz += sign * (x[p + 2] + s[ro + 2] - positionPrev[p + 2] - s[29]);
-        }
-        dp[4 * k] = dx; dp[4 * k + 1] = dy; dp[4 * k + 2] = dz;
         this.stick[k] = d > 0 && list.staticFriction[c] > 0 ? 1 : 0;
       }
       if (!(deepest > 0)) {
@@ -575,6 +582,103 @@ export class XpbdContacts {
     }
   }
   private readonly dp = new Float64Array(16);
+
+  /**
+   * Point c of the manifold whose normal is at list.normal[n3..], at the pose now (arms into s[0..6)): its penetration d = −(p_B − p_A) · n (returned),
+   * the normal row's target into out[o + 3] (d less the overlap the push-out may leave, header
+   * "Bounded push-out"; d itself where d ≤ 0), and its tangential motion Δp (header, departure 3)
+   * into out[o..o+3).
+   */
+  private measure(c: number, n3: number, positionPrev: Float64Array, orientationPrev: Float64Array, out: Float64Array, o: number): number {
+    const list = this.list!, s = this.s;
+    const { position: x, orientation: q } = this.w;
+    const a = list.bodyA[c], b = list.bodyB[c], ao = 3 * a, bo = 3 * b, c3 = 3 * c;
+    const nx = list.normal[n3], ny = list.normal[n3 + 1], nz = list.normal[n3 + 2]; // the manifold's n (n3: its first point)
+    this.arms(c);
+    const d = -((x[bo] + s[3] - x[ao] - s[0]) * nx + (x[bo + 1] + s[4] - x[ao + 1] - s[1]) * ny + (x[bo + 2] + s[5] - x[ao + 2] - s[2]) * nz);
+    out[o + 3] = d > 0 ? d - this.overlapLeft(c, positionPrev, orientationPrev) : d;
+    let dx = 0, dy = 0, dz = 0;
+    if (this.sphereRadius[a] !== this.sphereRadius[a] && this.sphereRadius[b] !== this.sphereRadius[b]) {
+      // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair: its relative motion since taken
+      rotateByQuat(q, 4 * a, this.stickA, c3, s, 24);
+      rotateByQuat(q, 4 * b, this.stickB, c3, s, 27);
+      dx = x[bo] + s[27] - x[ao] - s[24] - this.stickOffset[c3];
+      dy = x[bo + 1] + s[28] - x[ao + 1] - s[25] - this.stickOffset[c3 + 1];
+      dz = x[bo + 2] + s[29] - x[ao + 2] - s[26] - this.stickOffset[c3 + 2];
+    } else for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? a : b, sign = side === 0 ? -1 : 1, ro = 3 * side, p = 3 * body;
+      // a = Rᵀ r (the body point now at the arm), p̄ − x̄ = R̄ a
+      rotateByQuatInverse(q, 4 * body, s, ro, s, 24);
+      rotateByQuat(orientationPrev, 4 * body, s, 24, s, 27);
+      dx += sign * (x[p] + s[ro] - positionPrev[p] - s[27]);
+      dy += sign * (x[p + 1] + s[ro + 1] - positionPrev[p + 1] - s[28]);
+      dz += sign * (x[p + 2] + s[ro + 2] - positionPrev[p + 2] - s[29]);
+    }
+    out[o] = dx; out[o + 1] = dy; out[o + 2] = dz;
+    return d;
+  }
+
+  /**
+   * The contact rows' residual now (diagnostics; changes nothing), as the joints' r = (C + α̃ λ)/h²
+   * with α = 0, projected (a row at its bound whose residual points outward counts 0), summed as
+   * squares into residualSquares[0] (normal rows) and [1] (static friction's tangent rows):
+   *   normal    C = −(the row's target) = allowed overlap − d; 0 where λ_n = 0 (its bound) and C > 0
+   *             (apart: the residual points out of the feasible set λ_n ≥ 0);
+   *   friction  for a point held by static friction in this substep (stuck, λ_n > 0: λ_t inside
+   *             its disc |λ_t| ≤ μ_s λ_n), C_k = Δp · t_k, the tangential motion still to undo;
+   *             0 where the manifold slides (its friction at the Coulomb bound, the motion pointing
+   *             out of the disc: dynamic friction's business) or λ_n = 0 (a disc of radius 0).
+   */
+  residual(h: number, positionPrev: Float64Array, orientationPrev: Float64Array): Float64Array {
+    const list = this.list!, out = this.residualSquares, m = this.dp;
+    const invH2 = 1 / (h * h);
+    out[0] = 0;
+    out[1] = 0;
+    for (let m0 = 0; m0 < list.count; ) {
+      const m1 = this.manifoldEnd(m0), np = Math.min(m1 - m0, 4); // the points project solves
+      for (let c = m0; c < m0 + np; c++) {
+        this.measure(c, 3 * m0, positionPrev, orientationPrev, m, 0);
+        const C = -m[3], lam = this.lambdaN[c];
+        if (lam > 0 || C <= 0) out[0] += (C * invH2) ** 2;
+        if (!(lam > 0) || !this.stuck[c]) continue;
+        const c3 = 3 * c;
+        for (let t = 1; t <= 2; t++) {
+          const T = t === 1 ? list.tangent1 : list.tangent2;
+          out[1] += ((m[0] * T[c3] + m[1] * T[c3 + 1] + m[2] * T[c3 + 2]) * invH2) ** 2;
+        }
+      }
+      m0 = m1;
+    }
+    return out;
+  }
+  private readonly residualSquares = new Float64Array(2);
+
+  /**
+   * The overlap point c may keep after this substep's projection (header, "Bounded push-out"):
+   * max(0, d̄ − v_push h), d̄ = −(p̄_B − p̄_A) · n its penetration at the substep's start pose (x̄, q̄;
+   * a sphere's point along n is ±r n at any orientation). 0 (full projection) unless d̄ > v_push h.
+   * Uses s[30..36) (the arms in s[0..6) are left as they are).
+   */
+  private overlapLeft(c: number, positionPrev: Float64Array, orientationPrev: Float64Array): number {
+    const push = this.pushPerSubstep;
+    if (!(push < Infinity)) return 0;
+    const list = this.list!, s = this.s, o3 = 3 * c;
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? list.bodyA[c] : list.bodyB[c];
+      const ro = 30 + 3 * side, radius = this.sphereRadius[body];
+      if (radius === radius) {
+        const sign = side === 0 ? radius : -radius;
+        s[ro] = sign * list.normal[o3]; s[ro + 1] = sign * list.normal[o3 + 1]; s[ro + 2] = sign * list.normal[o3 + 2];
+      } else {
+        rotateByQuat(orientationPrev, 4 * body, side === 0 ? list.anchorA : list.anchorB, o3, s, ro);
+      }
+    }
+    const ao = 3 * list.bodyA[c], bo = 3 * list.bodyB[c], xp = positionPrev;
+    const start = -((xp[bo] + s[33] - xp[ao] - s[30]) * list.normal[o3] + (xp[bo + 1] + s[34] - xp[ao + 1] - s[31]) * list.normal[o3 + 1] + (xp[bo + 2] + s[35] - xp[ao + 2] - s[32]) * list.normal[o3 + 2]);
+    return start > push ? start - push : 0;
+  }
+  /** v_push h of the current substep (m), set by beginSubstep; Infinity: no bound */
+  private pushPerSubstep = Infinity;
 
   /**
    * Restitution's input, at the substep's start (after the prediction, beginSubstep): whether any
@@ -866,6 +970,13 @@ export class XpbdContacts {
   }
 
 }
+
+/**
+ * v_push (m/s): the most speed at which the projection takes out an overlap that the bodies already had
+ * at a substep's start (header, "Bounded push-out"). Box2D v3's contact push-out bound
+ * (b2WorldDef.contactPushMaxVelocity, "contactPushVelocity" in v3.0), 3 m/s.
+ */
+export const PUSH_OUT_SPEED = 3;
 
 /** Sweeps of the manifold block's projected Gauss–Seidel (≤ 12 rows; enough to converge a box's four corners). */
 const BLOCK_SWEEPS = 16;

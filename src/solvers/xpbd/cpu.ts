@@ -16,11 +16,14 @@
  *            Δλ = −K⁻¹ (d + α̃ λ),  p = Δλ
  *        'distance' (Müller 2020 §3.3.1 as the text gives it): C = |d|, n = d / C, one row:
  *            wᵢ = mᵢ⁻¹ + (rᵢ × n)ᵀ Iᵢ⁻¹ (rᵢ × n),  Δλ = (−C − α̃ λ) / (w₁ + w₂ + α̃),  p = Δλ n
+ *        (the 'point' form of a point joint runs solvePoint, its block written out from the lever arms:
+ *        no J, no generic Delassus or block inverse per substep; every other joint runs solveRows)
  *        both:  λ += Δλ;  x₁ += p / m₁,  x₂ −= p / m₂;
  *               q₁ += ½ (0, I₁⁻¹ (r₁ × p)) ⊗ q₁,  q₂ −= ½ (0, I₂⁻¹ (r₂ × p)) ⊗ q₂, normalise
  *      then (collisions on, points found) the contacts, manifold after manifold (xpbd/contacts.ts:
  *      normal projection with compliance 0, static friction on the position level)
- *   3. update_velocities  v = (x − x_prev) / h;  ω = 2 Δq_v / h, Δq = q q_prev⁻¹ (negated if Δq_w < 0);
+ *   3. update_velocities  v = (x − x_prev) / h;  ω = 2 Δq_v / (h Δq_w), Δq = q q_prev⁻¹ (the exact
+ *                         inverse of integrate's orientation update, below);
  *                         v ← v · max(0, 1 − μ_lin h),  ω ← ω · max(0, 1 − μ_ang h)
  *      then the contacts' velocity pass (restitution, dynamic friction; xpbd/contacts.ts)
  * Contacts are found once per frame, at its start (speculative margin for dt). With collisions off
@@ -39,6 +42,22 @@
  * 1 − 3.5 = −2.5 each substep: any rounding error grows and flips sign until it is as large
  * as the sag, and the beads rattle (spin of ~ a⊥/a∥ · g h / r ≈ 1 rad/s at rest). The
  * 'point' update maps d ↦ d − K K⁻¹ d = 0: no such factor. test/xpbd.test.ts shows both.
+ *
+ * ω from the orientation (update_velocities). Müller et al. 2020 (Alg. 2, the velocity update
+ * after the solve, and eq. 8, the orientation update) take ω ← 2 [q q_prev⁻¹]_xyz / h, negated
+ * if Δq_w < 0. That is the inverse of the update only to first order: integrate's
+ * q ← normalise(q + ½h (0, ω) ⊗ q) = normalise((1, ½hω) ⊗ q) (quat.ts: the Cayley map) turns by
+ *   Δq = q q_prev⁻¹ = (½hω, 1) / √(1 + ¼h²|ω|²),
+ * so 2 Δq_v / h returns ω / √(1 + ¼h²|ω|²): every substep takes the fraction ≈ ¼h²|ω|² of the
+ * rotational energy (a sphere at 20 rad/s, h = 1/600 s: 2.8e-4 at first, 63 % in 10 s; a sphere
+ * rolling at 7 rad/s: v fell 3 % in 10 s). The exact inverse is Δq_v / Δq_w = ½hω:
+ *   ω = 2 Δq_v / (h Δq_w)
+ * (−Δq gives the same ω, so the double cover needs no sign test, and a common scale of q and
+ * q_prev — their norms' rounding — cancels). It inverts every rotation the substep made the same
+ * way, the projection's ½(0, θ) ⊗ q included. Spheres take it here; every other shape (boxes,
+ * capsules: I⁻¹_world = R I⁻¹_local Rᵀ, with the gyroscopic midpoint step) takes the same inverse
+ * in rigid/body.ts angularVelocityFromRotation, with the midpoint offset of a free body. A free
+ * body then keeps ω (sphere) and its kinetic energy (every shape) to rounding (test/xpbd-rotation.test.ts).
  *
  * Invariants: within one colour no two constraints share a dynamic body
  * (colourConstraints), so solving them one after the other (here, along `order`)
@@ -59,16 +78,18 @@ import { complianceOf } from '../../model/compiled.js';
 import { colourConstraints, type Colouring } from '../../model/colouring.js';
 import type { Solver, SolverOptions, SolverCost, ResidualCurve } from '../solver.js';
 import { RigidBodyCore, dampingFactor } from '../../rigid/body.js';
-import { integrateOrientation, rotateByQuat } from '../../rigid/quat.js';
+import { integrateOrientation, rotate, rotateByQuat } from '../../rigid/quat.js';
 import { CpuSolverBase } from '../cpu-base.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { blockDelassus, invertBlock, JACOBIAN_STRIDE } from '../../rows/rows.js';
 import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { compliancePerStep } from '../../rows/softness.js';
 import { XpbdContacts } from './contacts.js';
+import { CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL } from '../jacobi/cpu.js';
 
 /** What the XPBD solvers' residual curves hold (ResidualCurve.quantity). */
-export const XPBD_RESIDUAL_QUANTITY = '‖(C(x) + α̃λ)/h²‖₂ over constraint rows, m/s² (XPBD equation residual; h²·r is the position error left)';
+export const XPBD_RESIDUAL_QUANTITY =
+  '‖(C(x) + α̃λ)/h²‖₂ over constraint rows, m/s² (XPBD equation residual; h²·r is the position error left); contacts: the normal rows\' and static friction\'s (α = 0), projected: a row at its bound whose residual points outward counts 0';
 
 /**
  * 'distance' form only: a constraint whose |d| is below this (m) is left alone in a step,
@@ -191,14 +212,14 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     }
     for (let s = 0; s < substeps; s++) {
       this.integrate(h);
-      if (contacts) contacts.beginSubstep();
+      if (contacts) contacts.beginSubstep(h);
       const record = residual !== null && s === 0;
-      if (record) this.recordResidual(h, residual);
+      if (record) this.recordResidual(h, residual, contacts);
       for (let k = 0; k < iterations; k++) {
         for (let c = 0; c < colourCount; c++) this.solveColour(c, h);
         // then the contacts, one after the other (Gauss–Seidel after the joints' colours)
         if (contacts) contacts.project(this.positionPrev, this.orientationPrev);
-        if (record) this.recordResidual(h, residual);
+        if (record) this.recordResidual(h, residual, contacts);
       }
       this.updateVelocities(h);
       // the velocity pass: dynamic friction and restitution of the points active in this substep
@@ -214,8 +235,13 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     return { frame: this.frame, substep: 0, quantity: XPBD_RESIDUAL_QUANTITY, channels };
   }
 
-  private recordResidual(h: number, channels: Record<string, number[]>): void {
+  /** One point of each residual channel: the joints' per kind, and with contacts this frame the contact rows' (XpbdContacts.residual). */
+  private recordResidual(h: number, channels: Record<string, number[]>, contacts: XpbdContacts | null): void {
     for (const [kind, squares] of this.residualByKind(h)) (channels[kind] ??= []).push(Math.sqrt(squares));
+    if (!contacts) return;
+    const squares = contacts.residual(h, this.positionPrev, this.orientationPrev);
+    (channels[CONTACT_NORMAL_CHANNEL] ??= []).push(Math.sqrt(squares[0]));
+    (channels[FRICTION_CHANNEL] ??= []).push(Math.sqrt(squares[1]));
   }
 
   /**
@@ -224,7 +250,7 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
    *    for spheres, the midpoint ω otherwise; rigid/body.ts); λ = 0.
    */
   integrate(h: number): void {
-    const { position: x, orientation: q, linearVelocity: v, inverseMass, gravity: g, bodyCount } = this.w;
+    const { position: x, orientation: q, linearVelocity: v, angularVelocity: w, inverseMass, gravity: g, bodyCount } = this.w;
     const rigid = this.rigid, iso = rigid.isotropicScale;
     this.positionPrev.set(x);
     this.orientationPrev.set(q);
@@ -237,8 +263,12 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       x[o] += h * (v[o] += gx);
       x[o + 1] += h * (v[o + 1] += gy);
       x[o + 2] += h * (v[o + 2] += gz);
-      if (iso[ib] !== iso[ib]) rigid.gyroscopicStep(ib, h);
-      rigid.integrateBodyOrientation(ib, h);
+      // integrateBodyOrientation, its isotropic case (spheres) written in the loop, as computePositions does
+      if (iso[ib] === iso[ib]) integrateOrientation(q, 4 * ib, w[o], w[o + 1], w[o + 2], h);
+      else {
+        rigid.gyroscopicStep(ib, h);
+        rigid.integrateBodyOrientation(ib, h);
+      }
     }
     this.distanceMultiplier.fill(0);
     this.rowSolver.rows.lambda.fill(0);
@@ -259,8 +289,10 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       // a joint of sleepers (or a sleeper and a fixed body) is left alone: after the islands' wake
       // rule no joint joins a sleeper to an awake body, so nothing moves it (collision/islands.ts)
       if (sleeping && !this.moves(ib0[ic]) && !this.moves(ib1[ic])) continue;
-      if (distanceForm && kind[ic] === JointKind.point) this.solveDistance(ic, invH2);
-      else this.solveRows(ic, invH2);
+      if (kind[ic] === JointKind.point) {
+        if (distanceForm) this.solveDistance(ic, invH2);
+        else this.solvePoint(ic, invH2);
+      } else this.solveRows(ic, invH2);
     }
   }
 
@@ -308,6 +340,97 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       }
       if (!moved) continue;
       this.applyRows(r0, r1, K, e + n);
+    }
+  }
+
+  /**
+   * The point joint's fast path (the twin of jacobi-cpu's lever-arm blocks, rows/rows.ts
+   * pointBlockDelassus): solveRows of its one 3-row block with J, A and K⁻¹ written out from the
+   * lever arms a = R_A r_A, b = R_B r_B, so nothing is read or written through the generic row
+   * arrays but λ (rows.lambda, the rows' sign: C = p_B − p_A, rows/point.ts):
+   *   C = x_B + b − x_A − a,  K = A_A + A_B + α̃ I₃,  Aᵢ = mᵢ⁻¹ I₃ − [rᵢ]× Iᵢ⁻¹ [rᵢ]×   (Müller 2020 eq. 2–4 as a block)
+   *   Δλ = −K⁻¹ (C + α̃ λ),  λ += Δλ  (no bounds: equality rows)
+   *   x_A −= m_A⁻¹ Δλ, q_A += ½ (0, −I_A⁻¹ (a × Δλ)) ⊗ q_A;  x_B += m_B⁻¹ Δλ, q_B += ½ (0, I_B⁻¹ (b × Δλ)) ⊗ q_B
+   * (J_A = (−I, −[a]×), J_B = (I, [b]×): J_ωAᵀ Δλ = −a × Δλ). The same update as solveRows (and the
+   * WGSL solve_colour) up to rounding: K is summed per body in closed form (an isotropic body, a
+   * sphere: Aᵢ = (mᵢ⁻¹ + s|r|²) I₃ − s r rᵀ) and inverted by its adjugate, not by the generic block.
+   * Measured on the 10k necklace (chains=250, collisions off; 2-core VM, CPU time of the solver's own
+   * stages per frame): 39 → 11 ms, the generic path having spent it in blockDelassus, applyRows,
+   * solveRows and evaluatePointRows.
+   */
+  private solvePoint(ic: number, invH2: number): void {
+    const rows = this.rowSolver.rows, r0 = this.rowSolver.rowStart[ic];
+    const { position: x, orientation: q, inverseMass } = this.w;
+    const j = this.joints;
+    const b0 = j.ib0[ic], b1 = j.ib1[ic];
+    const a = scratch; // [0..6) lever arms a, b; [6..15), [15..24) I_A⁻¹, I_B⁻¹ (world)
+    rotate(q, 4 * b0, j.r0, 3 * ic, a, 0);
+    rotate(q, 4 * b1, j.r1, 3 * ic, a, 3);
+    const at = compliancePerStep(rows.compliance[r0], invH2);
+    let k00 = at, k01 = 0, k02 = 0, k11 = at, k12 = 0, k22 = at;
+    const iso = this.rigid.isotropicScale;
+    for (let side = 0; side < 2; side++) {
+      const ib = side === 0 ? b0 : b1;
+      const m = inverseMass[ib];
+      if (m === 0) continue; // fixed or the world: no mobility, never written
+      const ro = 3 * side, rx = a[ro], ry = a[ro + 1], rz = a[ro + 2];
+      const si = iso[ib];
+      if (si === si) {
+        // I⁻¹ = s I₃:  A = m I₃ − s [r]×² = (m + s |r|²) I₃ − s r rᵀ
+        const d = m + si * (rx * rx + ry * ry + rz * rz);
+        k00 += d - si * rx * rx; k11 += d - si * ry * ry; k22 += d - si * rz * rz;
+        k01 -= si * rx * ry; k02 -= si * rx * rz; k12 -= si * ry * rz;
+        continue;
+      }
+      const io = 6 + 9 * side;
+      this.rigid.worldInverseInertiaOf(ib, a, io);
+      const i00 = a[io], i01 = a[io + 1], i02 = a[io + 2];
+      const i10 = a[io + 3], i11 = a[io + 4], i12 = a[io + 5];
+      const i20 = a[io + 6], i21 = a[io + 7], i22 = a[io + 8];
+      // T = [r]× I⁻¹;  A = m I₃ − T [r]×  (symmetric: the upper triangle)
+      const t00 = ry * i20 - rz * i10, t01 = ry * i21 - rz * i11, t02 = ry * i22 - rz * i12;
+      const t10 = rz * i00 - rx * i20, t11 = rz * i01 - rx * i21, t12 = rz * i02 - rx * i22;
+      const t20 = rx * i10 - ry * i00, t21 = rx * i11 - ry * i01;
+      k00 += m - (t01 * rz - t02 * ry);
+      k01 -= t02 * rx - t00 * rz;
+      k02 -= t00 * ry - t01 * rx;
+      k11 += m - (t12 * rx - t10 * rz);
+      k12 -= t10 * ry - t11 * rx;
+      k22 += m - (t20 * ry - t21 * rx);
+    }
+    // e = −(C + α̃ λ), C = −(x_A − x_B + a − b) (rows/point.ts's order)
+    const pa = 3 * b0, pb = 3 * b1, lam = rows.lambda;
+    const e0 = (x[pa] - x[pb] + a[0] - a[3]) - at * lam[r0];
+    const e1 = (x[pa + 1] - x[pb + 1] + a[1] - a[4]) - at * lam[r0 + 1];
+    const e2 = (x[pa + 2] - x[pb + 2] + a[2] - a[5]) - at * lam[r0 + 2];
+    // Δλ = K⁻¹ e by the adjugate of the symmetric K (det > 0: K ≥ mᵢ⁻¹ I₃ for a dynamic body)
+    const c00 = k11 * k22 - k12 * k12, c01 = k02 * k12 - k01 * k22, c02 = k01 * k12 - k02 * k11;
+    const c11 = k00 * k22 - k02 * k02, c12 = k01 * k02 - k00 * k12, c22 = k00 * k11 - k01 * k01;
+    const inv = 1 / (k00 * c00 + k01 * c01 + k02 * c02);
+    const lx = (c00 * e0 + c01 * e1 + c02 * e2) * inv;
+    const ly = (c01 * e0 + c11 * e1 + c12 * e2) * inv;
+    const lz = (c02 * e0 + c12 * e1 + c22 * e2) * inv;
+    if (lx === 0 && ly === 0 && lz === 0) return; // nothing moves (solveRows: `moved`)
+    lam[r0] += lx;
+    lam[r0 + 1] += ly;
+    lam[r0 + 2] += lz;
+    for (let side = 0; side < 2; side++) {
+      const ib = side === 0 ? b0 : b1;
+      const m = inverseMass[ib];
+      if (m === 0) continue;
+      const sign = side === 0 ? -1 : 1, ro = 3 * side, o = 3 * ib;
+      x[o] += sign * m * lx;
+      x[o + 1] += sign * m * ly;
+      x[o + 2] += sign * m * lz;
+      // θ = ±I⁻¹ (r × Δλ)
+      const rx = a[ro], ry = a[ro + 1], rz = a[ro + 2];
+      const tx = sign * (ry * lz - rz * ly), ty = sign * (rz * lx - rx * lz), tz = sign * (rx * ly - ry * lx);
+      const si = iso[ib];
+      if (si === si) integrateOrientation(q, 4 * ib, si * tx, si * ty, si * tz, 1);
+      else {
+        const io = 6 + 9 * side;
+        integrateOrientation(q, 4 * ib, a[io] * tx + a[io + 1] * ty + a[io + 2] * tz, a[io + 3] * tx + a[io + 4] * ty + a[io + 5] * tz, a[io + 6] * tx + a[io + 7] * ty + a[io + 8] * tz, 1);
+      }
     }
   }
 
@@ -428,11 +551,11 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   }
 
   /**
-   * 3. v = (x − x_prev)/h; ω = ±2 Δq_v / h, Δq = q q_prev⁻¹ (spheres); then damping. A body that
-   *    is not isotropic takes the exact inverse of its orientation update instead
-   *    (rigid/body.ts angularVelocityFromRotation: ω_orient = 2 Δq_v / (h Δq_w), less the
-   *    midpoint offset, carried with the body): 2 Δq_v / h returns ω / √(1 + (h|ω|/2)²), which
-   *    loses energy every substep (e.g. 3.7 % over 10 s at 3 rad/s and h = 1/600).
+   * 3. v = (x − x_prev)/h; ω = 2 Δq_v / (h Δq_w), Δq = q q_prev⁻¹ (spheres: the exact inverse of
+   *    the Cayley step, header); then damping. A body that is not isotropic takes the same inverse
+   *    in rigid/body.ts angularVelocityFromRotation (ω_orient = 2 Δq_v / (h Δq_w), less the
+   *    midpoint offset, carried with the body). Müller's 2 Δq_v / h returns ω / √(1 + (h|ω|/2)²),
+   *    which loses energy every substep (e.g. 3.7 % over 10 s at 3 rad/s and h = 1/600).
    */
   updateVelocities(h: number): void {
     const { position: x, orientation: q, linearVelocity: v, angularVelocity: w, inverseMass, bodyCount } = this.w;
@@ -460,7 +583,9 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       const x1 = q[qo], y1 = q[qo + 1], z1 = q[qo + 2], w1 = q[qo + 3];
       const x0 = qp[qo], y0 = qp[qo + 1], z0 = qp[qo + 2], w0 = qp[qo + 3];
       const dqw = w1 * w0 + x1 * x0 + y1 * y0 + z1 * z0;
-      const s = dqw < 0 ? -angScale : angScale; // the shorter way round
+      // ω = 2 Δq_v / (h Δq_w): the exact inverse of integrate's Cayley step (header); dividing by Δq_w
+      // also picks the shorter way round (Δq and −Δq give the same ω, so the double cover needs no test)
+      const s = angScale / dqw;
       w[o] = s * (w0 * x1 - w1 * x0 - (y1 * z0 - z1 * y0));
       w[o + 1] = s * (w0 * y1 - w1 * y0 - (z1 * x0 - x1 * z0));
       w[o + 2] = s * (w0 * z1 - w1 * z0 - (x1 * y0 - y1 * x0));

@@ -395,7 +395,7 @@ ${
   // v = (x − x_prev)/h, damped
   let s = params.linear_factor / params.h;
   velocity[2u * ib] = vec4f((pose[2u * ib].xyz - pose_prev[2u * ib].xyz) * s, 0.0);
-  // Δq = q q_prev⁻¹: Δq_v = w_p q_v − w q_v,p − q_v × q_v,p, Δq_w = q · q_prev; ω = ±2 Δq_v / h, damped
+  // Δq = q q_prev⁻¹: Δq_v = w_p q_v − w q_v,p − q_v × q_v,p, Δq_w = q · q_prev; ω = 2 Δq_v / (h Δq_w), damped
   let q = pose[2u * ib + 1u];
   let p = pose_prev[2u * ib + 1u];
 ${
@@ -407,9 +407,11 @@ ${
   }`
     : ''
 }
+  // ω = 2 Δq_v / (h Δq_w): the exact inverse of integrate's Cayley step q ← normalise((1, ½hω) ⊗ q)
+  // (xpbd/cpu.ts updateVelocities); the sign of Δq cancels (the shorter way round), and so does any
+  // f32 error in the norms of q and q_prev
   let dq = p.w * q.xyz - q.w * p.xyz - cross(q.xyz, p.xyz);
-  var a = 2.0 * params.angular_factor / params.h;
-  if (dot(q, p) < 0.0) { a = -a; } // the shorter way round
+  let a = 2.0 * params.angular_factor / (params.h * dot(q, p));
   velocity[2u * ib + 1u] = vec4f(a * dq, 0.0);`,
   },
   {
