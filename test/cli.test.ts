@@ -263,3 +263,9 @@ test("the Vulkan loader's driver search, as vulkanDriverManifests reads it (what
   assert.deepEqual(await vulkanDriverManifests({ ...empty, VK_ICD_FILENAMES: `${icd}:${join(root, 'missing.json')}` }), [icd]);
   assert.deepEqual(await vulkanDriverManifests({ ...empty, VK_DRIVER_FILES: join(root, 'missing.json') }), []);
 });
+
+test('run --residuals at a frame with no rows (a box still falling, no joints) says so, instead of printing the legend alone', () => {
+  const r = cli('run', '--scene', 'single-box', '--solver', 'pgs-cpu', '--frames', '2', '--residuals', '1');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /residual {4}frame 1: no rows to solve/);
+});

@@ -61,6 +61,9 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
   if (meta.memory)
     lines.push(`memory      peak ${formatBytes(meta.memory.peakResidentBytes)} resident (estimated ${formatBytes(meta.memory.estimatedBytes)} before the run) · JS heap limit ${formatBytes(meta.memory.heapLimitBytes)}`);
   if (r.residuals) {
+    // a frame with no rows (no joints, nothing touching) records no channel: say so rather than print the legend alone
+    if (Object.keys(r.residuals.channels).length === 0)
+      lines.push(`residual    frame ${r.residuals.frame}: no rows to solve (no joints, and nothing touching at that frame)`);
     for (const [channel, values] of Object.entries(r.residuals.channels))
       lines.push(`residual    frame ${r.residuals.frame}, ${channel} rows, after k = 0..${values.length - 1} iterations: ${values.map((x) => num(x)).join(' ')}`);
     lines.push(`            (${r.residuals.quantity})`);
