@@ -125,5 +125,5 @@ export function jumpLine(j: Jump): string {
   const what = j.quantity === 'energy' ? 'energy jumped: E − E₀' : 'violation jumped: max |C|';
   const unit = j.quantity === 'energy' ? 'J' : 'm';
   const when = j.firstFrame === j.frame ? `at frame ${j.frame}` : `at frame ${j.frame} (beyond the bound from frame ${j.firstFrame})`;
-  return `warning     ${what} = ${formatCompared(j.size, j.bound)} ${unit} ${when}, t = ${num(j.t)} s, beyond the divergence bound ${formatCompared(j.bound, j.size)} ${unit}, then stopped growing: a one-time release, not divergence`;
+  return `warning     ${what} = ${formatCompared(j.size, j.bound)} ${unit} ${when}, t = ${num(j.t)} s, beyond the divergence bound ${formatCompared(j.bound, j.size)} ${unit}, then stopped growing: energy the solver put in once (an initial violation or overlap corrected faster than physics would), not divergence`;
 }
