@@ -109,9 +109,9 @@ function lowestCorner(s: Snapshot, i: number, h: number): number {
  * 9 s (the issue's target, item 4). 1 cm is 1 % of a box's 1 m size: a pile that holds moves by the
  * solver's noise (measured from 1 s to 11 s: Rapier 3.2 mm on this stack and 2.0 mm on the 78-box
  * pyramid, xpbd-cpu 0.1 and 0.01 mm; the issue's runs: Rapier 0.8 and 0.5 mm), a pile that creeps
- * moves by centimetres and keeps going (pgs-cpu: 55 mm here, its top box rocking). The displacement is measured between the
- * two poses (frame 60 and frame 660) and also as its largest value at any frame between, so a
- * sway that happens to come back at frame 660 is caught.
+ * moves by centimetres and keeps going (pgs-cpu: 55 mm here, its top box rocking). Each box's
+ * displacement from its pose at frame 60 is taken at every frame up to frame 600 and the largest is
+ * checked, so a sway that happens to swing back by the end is caught.
  *   stack     vertical-stack, 10 boxes of 1 m, each shifted ±1 cm along x (its default offsets);
  *   stack, yawed   the same, each box i also turned by 0.01 sin(1.7 i) rad about y (≤ 0.6°): the
  *             issue's "small yaws", which a column of perfectly aligned faces does not have;
