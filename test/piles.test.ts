@@ -1,0 +1,254 @@
+/**
+ * Piles that hold awake (issue 21, item 4 and its "Done when"): solver-agnostic tests over every
+ * contact solver, sleeping off (a pile that only stands because it falls asleep cannot be compared).
+ * Each case states its physical fact and its tolerance beside it. Positions and velocities come from
+ * the solvers' snapshots only, never from a solver's own contact arrays.
+ *
+ * Settings: each solver at its registry defaults at 1/60 s (softstep-cpu 4 substeps × 1 iteration;
+ * pgs-cpu and si-soft-cpu 1 step × 10 iterations; gs-cpu and jacobi-cpu 1 × 8; xpbd-cpu 10 substeps
+ * × 1), `sleep: 0`. The issue's targets are for the defaults: a solver that cannot meet one at its
+ * defaults is to get new defaults, not a wider tolerance here.
+ *
+ * Cases that fail on the current contact core are marked with node:test's `todo` and the figure
+ * measured (KNOWN below): the failure stays visible in the report and does not turn the suite red.
+ * When a fix lands, its mark goes (a todo test that passes is reported as such). No tolerance here
+ * was widened to make a solver pass.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findSolver } from '../src/solvers/registry.js';
+import { resolveOptions, type Solver, type Snapshot } from '../src/solvers/solver.js';
+import { findRigidScene } from '../src/scenes/registry.js';
+import type { BodyDesc, WorldDesc } from '../src/model/world.js';
+
+const g = 9.81;
+/** every contact solver of ours; jacobi-cpu is excused from piles by the issue (a Jacobi sweep does not carry a pile's load) */
+const CONTACT_SOLVERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu', 'gs-cpu', 'xpbd-cpu', 'jacobi-cpu'] as const;
+const PILE_SOLVERS = CONTACT_SOLVERS.filter((id) => id !== 'jacobi-cpu');
+
+/**
+ * The cases that fail on the contact core as it is (main c634d2b), with the figure measured on it
+ * (2-core Xeon VM; f64, deterministic: the same figure on every run of the same code). Key:
+ * `${solver} ${case}`. Each value is the todo text node:test prints. Remove an entry when its case
+ * passes.
+ */
+const KNOWN: Record<string, string> = {
+  'pgs-cpu stack holds': 'box 10 moved 55.09 mm from 1 s to 10 s',
+  'si-soft-cpu stack holds': 'box 10 moved 873.47 mm from 1 s to 10 s',
+  'gs-cpu stack holds': 'box 10 moved 87.55 mm from 1 s to 10 s',
+  'pgs-cpu stack, yawed holds': 'box 10 moved 125.44 mm from 1 s to 10 s',
+  'si-soft-cpu stack, yawed holds': 'box 10 moved 5458.02 mm from 1 s to 10 s',
+  'gs-cpu stack, yawed holds': 'box 10 moved 847.41 mm from 1 s to 10 s',
+  'pgs-cpu pyramid holds': 'box 55 moved 19.55 mm from 1 s to 10 s',
+  'gs-cpu pyramid holds': 'box 55 moved 31.95 mm from 1 s to 10 s',
+  'xpbd-cpu rolling': 'v = 3.4614 m/s at frame 660: 3.08 % off 5/7 v₀ = 3.5714 m/s',
+  'softstep-cpu cube 1 cm': 'turned 0.4898 rad, sank 20.8 % of the edge, slid 129.5 %, |ω| 1.6e+0 rad/s at the end',
+  'pgs-cpu cube 1 cm': 'turned 3.1191 rad, sank 70.5 % of the edge, slid 96.4 %, |ω| 6.2e+0 rad/s at the end',
+  'si-soft-cpu cube 1 cm': 'turned 0.9141 rad, sank 70.7 % of the edge, slid 62.1 %, |ω| 8.0e-1 rad/s at the end',
+  'gs-cpu cube 1 cm': 'turned 3.0364 rad, sank 70.5 % of the edge, slid 103.1 %, |ω| 5.6e+0 rad/s at the end',
+  'softstep-cpu cube 2 cm': 'turned 0.1599 rad, sank 10.6 % of the edge, slid 52.0 %, |ω| 5.6e-1 rad/s at the end',
+  'pgs-cpu cube 2 cm': 'turned 0.5665 rad, sank 35.7 % of the edge, slid 71.2 %, |ω| 7.0e-1 rad/s at the end',
+  'si-soft-cpu cube 2 cm': 'turned 0.9627 rad, sank 70.7 % of the edge, slid 93.2 %, |ω| 2.8e+0 rad/s at the end',
+  'gs-cpu cube 2 cm': 'turned 0.7177 rad, sank 38.2 % of the edge, slid 83.9 %, |ω| 8.5e-1 rad/s at the end',
+  'si-soft-cpu cube 10 cm': 'turned 0.0001 rad, sank 6.1 % of the edge, slid 0.0 %, |ω| 3.4e-6 rad/s at the end',
+  'softstep-cpu stack of 3 1 cm': 'turned 2.0193 rad, sank 123.3 % of the edge, slid 289.1 %, |ω| 4.1e+0 rad/s at the end',
+  'pgs-cpu stack of 3 1 cm': 'turned 1.8727 rad, sank 102.2 % of the edge, slid 245.2 %, |ω| 5.1e-1 rad/s at the end',
+  'si-soft-cpu stack of 3 1 cm': 'turned 2.0556 rad, sank 128.6 % of the edge, slid 227.4 %, |ω| 8.4e-1 rad/s at the end',
+  'gs-cpu stack of 3 1 cm': 'turned 1.9270 rad, sank 142.4 % of the edge, slid 252.9 %, |ω| 5.6e+0 rad/s at the end',
+  'jacobi-cpu stack of 3 1 cm': 'turned 0.0000 rad, sank 9.9 % of the edge, slid 0.0 %, |ω| 0.0e+0 rad/s at the end',
+  'softstep-cpu stack of 3 2 cm': 'turned 1.6334 rad, sank 107.5 % of the edge, slid 275.4 %, |ω| 1.7e+0 rad/s at the end',
+  'pgs-cpu stack of 3 2 cm': 'turned 1.9239 rad, sank 117.6 % of the edge, slid 295.1 %, |ω| 3.3e+0 rad/s at the end',
+  'si-soft-cpu stack of 3 2 cm': 'turned 1.6668 rad, sank 136.6 % of the edge, slid 263.8 %, |ω| 1.8e+0 rad/s at the end',
+  'gs-cpu stack of 3 2 cm': 'turned 1.9328 rad, sank 117.1 % of the edge, slid 281.4 %, |ω| 1.0e+0 rad/s at the end',
+  'jacobi-cpu stack of 3 2 cm': 'turned 0.0000 rad, sank 4.9 % of the edge, slid 0.0 %, |ω| 0.0e+0 rad/s at the end',
+  'si-soft-cpu stack of 3 10 cm': 'turned 0.0042 rad, sank 9.5 % of the edge, slid 0.8 %, |ω| 1.4e-5 rad/s at the end',
+};
+
+function todo(id: string, name: string): { todo?: string } {
+  const why = KNOWN[`${id} ${name}`];
+  return why ? { todo: `issue 21: ${why}` } : {};
+}
+
+async function make(id: string, world: WorldDesc): Promise<Solver> {
+  const info = findSolver(id)!;
+  assert.equal(info.unsupported?.(world) ?? null, null, `${id} should take this scene`);
+  return info.create(world, resolveOptions(info, { sleep: 0 }));
+}
+
+/** Steps `frames` frames, calling `each` with the frame number (1…) and the snapshot. */
+async function run(solver: Solver, frames: number, each: (frame: number, s: Snapshot) => void): Promise<void> {
+  try {
+    for (let f = 1; f <= frames; f++) {
+      await solver.step(1);
+      each(f, await solver.snapshot());
+    }
+  } finally {
+    solver.destroy();
+  }
+}
+
+const ground = (): BodyDesc => ({ shape: { type: 'plane' }, fixed: true, position: [0, 0, 0] });
+
+/** Angle (rad) of the whole rotation q (from the identity it started at). */
+function turned(q: Float64Array, i: number): number {
+  return 2 * Math.acos(Math.min(1, Math.abs(q[4 * i + 3])));
+}
+
+/** Height of the lowest corner of the cube of half extent h that is body i (its centre y less Σ_k |R_yk| h). */
+function lowestCorner(s: Snapshot, i: number, h: number): number {
+  const q = s.orientation, x = q[4 * i], y = q[4 * i + 1], z = q[4 * i + 2], w = q[4 * i + 3];
+  // the world-y row of R(q)
+  const r0 = 2 * (x * y + z * w), r1 = 1 - 2 * (x * x + z * z), r2 = 2 * (y * z - x * w);
+  return s.position[3 * i + 1] - h * (Math.abs(r0) + Math.abs(r1) + Math.abs(r2));
+}
+
+// --- piles hold awake ---------------------------------------------------------------------------------
+
+/*
+ * A pile at rest stays at rest: once it has settled (1 s), no box moves more than 1 cm over the next
+ * 9 s (the issue's target, item 4). 1 cm is 1 % of a box's 1 m size: a pile that holds moves by the
+ * solver's noise (measured from 1 s to 11 s: Rapier 3.2 mm on this stack and 2.0 mm on the 78-box
+ * pyramid, xpbd-cpu 0.1 and 0.01 mm; the issue's runs: Rapier 0.8 and 0.5 mm), a pile that creeps
+ * moves by centimetres and keeps going (pgs-cpu: 55 mm here, its top box rocking). Each box's
+ * displacement from its pose at frame 60 is taken at every frame up to frame 600 and the largest is
+ * checked, so a sway that happens to swing back by the end is caught.
+ *   stack     vertical-stack, 10 boxes of 1 m, each shifted ±1 cm along x (its default offsets);
+ *   stack, yawed   the same, each box i also turned by 0.01 sin(1.7 i) rad about y (≤ 0.6°): the
+ *             issue's "small yaws", which a column of perfectly aligned faces does not have;
+ *   pyramid   pyramid base 10 (55 boxes of 1 m, μ 0.6), its default 1 cm gaps.
+ */
+const PILES: { name: string; world: () => WorldDesc }[] = [
+  { name: 'stack', world: () => findRigidScene('vertical-stack')!.build({ boxes: 10 }) },
+  {
+    name: 'stack, yawed',
+    world: () => {
+      const w = findRigidScene('vertical-stack')!.build({ boxes: 10 });
+      const bodies = w.bodies.map((b, i): BodyDesc => {
+        if (i === 0) return b;
+        const a = 0.01 * Math.sin(1.7 * i);
+        return { ...b, orientation: [0, Math.sin(a / 2), 0, Math.cos(a / 2)] };
+      });
+      return { ...w, bodies };
+    },
+  },
+  { name: 'pyramid', world: () => findRigidScene('pyramid')!.build({ base: 10 }) },
+];
+
+const SETTLE = 60; // frames: 1 s
+const HOLD = 540; // frames: 9 s
+const CREEP_LIMIT = 0.01; // m
+
+for (const pile of PILES) {
+  for (const id of PILE_SOLVERS) {
+    const name = `${pile.name} holds`;
+    test(`${id}: ${pile.name} holds awake: no box moves 1 cm from 1 s to 10 s (sleeping off)`, todo(id, name), async () => {
+      const world = pile.world();
+      const n = world.bodies.length;
+      let settled: Float64Array | null = null;
+      let peak = 0, peakBody = -1;
+      await run(await make(id, world), SETTLE + HOLD, (f, s) => {
+        if (f === SETTLE) settled = Float64Array.from(s.position);
+        if (f <= SETTLE) return;
+        const p = s.position, p0 = settled!;
+        for (let i = 1; i < n; i++) {
+          const d = Math.hypot(p[3 * i] - p0[3 * i], p[3 * i + 1] - p0[3 * i + 1], p[3 * i + 2] - p0[3 * i + 2]);
+          if (!(d <= peak)) (peak = d), (peakBody = i);
+        }
+      });
+      assert.ok(peak < CREEP_LIMIT, `box ${peakBody} moved ${(peak * 1000).toFixed(2)} mm after settling (limit 10 mm)`);
+    });
+  }
+}
+
+// --- a rolling sphere keeps 5/7 v₀ -------------------------------------------------------------------
+
+/*
+ * A solid sphere launched sliding at v₀ without spin on level ground: friction μ m g slows it and
+ * spins it up; angular momentum about the contact line is kept (the friction and the normal force
+ * act through it), so m v₀ r = m v r + (2/5) m r² ω, and once it rolls (v = ω r, at
+ * t = 2 v₀ / (7 μ g) = 0.49 s for v₀ = 5 m/s, μ = 0.3) v = 5/7 v₀ and friction stops acting: it rolls
+ * on at 5/7 v₀ for ever (no rolling resistance is modelled). The stick solve that ends the slip keeps
+ * the same momentum about the contact (its impulse acts there), so the discrete run reaches 5/7 v₀
+ * too. Tolerance: the issue's 0.5 % of 5/7 v₀ (18 mm/s), at every frame from 1 s (two slip times)
+ * to 11 s, on v and on ω r. The issue: every velocity solver and Rapier hold it; a solver that loses
+ * 0.5 % here brakes a rolling ball (xpbd-cpu today: 2.07 → 1.75 m/s in 9 s, issue 21 item 5).
+ */
+for (const id of CONTACT_SOLVERS) {
+  test(`${id}: a rolling sphere holds 5/7 v₀ within 0.5 % from 1 s to 11 s (v and ω r)`, todo(id, 'rolling'), async () => {
+    const v0 = 5, r = 0.5;
+    const world = findRigidScene('rolling')!.build({ speed: v0, friction: 0.3, radius: r });
+    const i = world.bodies.length - 1;
+    const expected = (5 / 7) * v0;
+    let worst = 0, worstAt = 0, worstWhat = '';
+    await run(await make(id, world), 660, (f, s) => {
+      if (f < 60) return;
+      const v = Math.hypot(s.linearVelocity[3 * i], s.linearVelocity[3 * i + 2]);
+      const spin = Math.hypot(s.angularVelocity[3 * i], s.angularVelocity[3 * i + 2]) * r;
+      for (const [what, x] of [['v', v], ['ω r', spin]] as const) {
+        const e = Math.abs(x / expected - 1);
+        if (!(e <= worst)) (worst = e), (worstAt = f), (worstWhat = `${what} = ${x.toFixed(4)} m/s`);
+      }
+    });
+    assert.ok(worst < 0.005, `${worstWhat} at frame ${worstAt}: ${(100 * worst).toFixed(2)} % off 5/7 v₀ = ${expected.toFixed(4)} m/s`);
+  });
+}
+
+// --- cubes of every size rest flat and stack -----------------------------------------------------------
+
+/*
+ * A cube of edge a placed flat and at rest on the ground, and three such cubes stacked face on face
+ * (no offsets), for a = 1 cm, 2 cm, 10 cm, 1 m (density 1000). Nothing acts on them but gravity and
+ * the contacts, whose forces are symmetric about the vertical axis: exactly, the cubes stay where
+ * they are. The tolerances are fractions of the size, since a contact model that is right at 1 m
+ * must be right at 1 cm (the issue: "margins and slop must follow the bodies' size"):
+ *   flat, no spin   the rotation from the start (tilt and turn about the vertical together) stays below
+ *             0.02 rad at every frame: no corner moves by more than 2 % of the edge through turning
+ *             (a corner is at most a·√3/2 from the centre, so it moves < 0.87 · 0.02 a); and at the end
+ *             |ω| < 0.01 rad/s: at rest, not turning another 0.02 rad in the next 2 s. (A transient
+ *             ω is allowed as long as it turns the cube by less than the bound: |ω| at frame 1 is set
+ *             by how the four corners share the load in the first solve, and scales as 1 / a);
+ *   sink      every corner above −2 % of a (below the ground by at most 2 % of the edge); a rigid
+ *             solver sinks by its slop (5 mm today, the size of a 1 cm cube), a soft one by its
+ *             spring's static deflection g / ω² (1.1 mm at 15 Hz, 0.07 mm at 60 Hz);
+ *   stacked   each cube's bottom corners above the top face of the one below less 2 % of a (they do
+ *             not merge), each centre within 2 % of a of where it started sideways (they do not slide
+ *             off), and the tilt and spin bounds above.
+ * Run: 2 s (120 frames); the checks hold at every frame from the first (the end spin at the last).
+ */
+const SIZES = [0.01, 0.02, 0.1, 1];
+const FRACTION = 0.02;
+const SPIN_LIMIT = 0.01; // rad/s
+
+function cubes(edge: number, count: number): WorldDesc {
+  const h = edge / 2;
+  const bodies: BodyDesc[] = [ground()];
+  for (let k = 0; k < count; k++) bodies.push({ shape: { type: 'box', halfExtents: [h, h, h] }, density: 1000, position: [0, h + k * edge, 0] });
+  return { gravity: [0, -g, 0], collisions: true, bodies, constraints: [] };
+}
+
+for (const count of [1, 3]) {
+  for (const edge of SIZES) {
+    for (const id of CONTACT_SOLVERS) {
+      const label = `${count === 1 ? 'cube' : 'stack of 3'} ${edge * 100} cm`;
+      test(`${id}: ${label} ${count === 1 ? 'rests flat' : 'stands'}: turns < 0.02 rad, ends with |ω| < 0.01 rad/s, sinks and slides < 2 % of the edge`, todo(id, label), async () => {
+        const world = cubes(edge, count);
+        const h = edge / 2, tol = FRACTION * edge;
+        // the worst of each quantity over every cube and frame
+        let turn = 0, sink = -Infinity, slide = 0, spinEnd = 0;
+        await run(await make(id, world), 120, (f, s) => {
+          for (let k = 0; k < count; k++) {
+            const i = 1 + k;
+            turn = Math.max(turn, turned(s.orientation, i));
+            // the face it rests on: the ground, or the top face of the cube below (its centre + h)
+            const support = k === 0 ? 0 : s.position[3 * (i - 1) + 1] + h;
+            sink = Math.max(sink, support - lowestCorner(s, i, h));
+            slide = Math.max(slide, Math.hypot(s.position[3 * i], s.position[3 * i + 2]));
+            if (f === 120) spinEnd = Math.max(spinEnd, Math.hypot(s.angularVelocity[3 * i], s.angularVelocity[3 * i + 1], s.angularVelocity[3 * i + 2]));
+          }
+        });
+        const figures = `turned ${turn.toFixed(4)} rad, sank ${((100 * sink) / edge).toFixed(1)} % of the edge, slid ${((100 * slide) / edge).toFixed(1)} %, |ω| ${spinEnd.toExponential(1)} rad/s at the end`;
+        assert.ok(turn < FRACTION && sink < tol && slide < tol && spinEnd < SPIN_LIMIT, figures);
+      });
+    }
+  }
+}
