@@ -43,8 +43,22 @@ export class StageClock {
     }
   }
 
+  /**
+   * Ends stage `name`, begun at `t0` (a performance.now() reading), and returns the time now, the next
+   * stage's start: `t = clock.lap('integrate', t)` between stages, one clock read each, no closure.
+   */
+  lap(name: string, t0: number): number {
+    const t = performance.now();
+    this.add(name, t - t0);
+    return t;
+  }
+
+  /** true while a step that timings() does not count runs (e.g. a residual-recording frame): nothing is added */
+  paused = false;
+
   /** Adds ms to stage `name` (for a stage timed by its caller). */
   add(name: string, ms: number): void {
+    if (this.paused) return;
     this.calls++;
     let k = this.index.get(name);
     if (k === undefined) {

@@ -185,6 +185,13 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     if (this.rowScratch.length < 2 * n * n + 2 * n) this.rowScratch = new Float64Array(2 * n * n + 2 * n);
   }
 
+  /** The stages of one frame (Müller et al. 2020, Alg. 2's loop), as stepFrame times them. */
+  override get stageNames(): readonly string[] {
+    return this.contactSolver
+      ? ['collide', 'integrate positions', 'project joints', 'project contacts', 'update velocities', 'velocity pass']
+      : ['integrate positions', 'project joints', 'update velocities'];
+  }
+
   /** One frame: `substeps` steps of h = dt / substeps. */
   stepFrame(): void {
     this.stepFrameRecording(null);
@@ -196,6 +203,9 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     const h = dt / substeps;
     if (this.rowSolver.stale) this.relayout();
     const { colourCount } = this.colouring;
+    const clock = this.stageClock;
+    clock.paused = residual !== null; // a recording frame is not counted in timings(), nor in the stages
+    let t = performance.now();
     // contacts: found once per frame at its start, the speculative margin covering the frame (dt);
     // none (and none of their code runs) when the world has collisions off or no point was found
     let contacts: XpbdContacts | null = null;
@@ -209,22 +219,33 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
         contacts = this.contactSolver;
         contacts.begin(list);
       }
+      t = clock.lap('collide', t);
     }
     for (let s = 0; s < substeps; s++) {
       this.integrate(h);
       if (contacts) contacts.beginSubstep(h);
+      t = clock.lap('integrate positions', t);
       const record = residual !== null && s === 0;
       if (record) this.recordResidual(h, residual, contacts);
       for (let k = 0; k < iterations; k++) {
         for (let c = 0; c < colourCount; c++) this.solveColour(c, h);
+        t = clock.lap('project joints', t);
         // then the contacts, one after the other (Gauss–Seidel after the joints' colours)
-        if (contacts) contacts.project(this.positionPrev, this.orientationPrev);
+        if (contacts) {
+          contacts.project(this.positionPrev, this.orientationPrev);
+          t = clock.lap('project contacts', t);
+        }
         if (record) this.recordResidual(h, residual, contacts);
       }
       this.updateVelocities(h);
+      t = clock.lap('update velocities', t);
       // the velocity pass: dynamic friction and restitution of the points active in this substep
-      if (contacts) contacts.velocityPass(h);
+      if (contacts) {
+        contacts.velocityPass(h);
+        t = clock.lap('velocity pass', t);
+      }
     }
+    clock.paused = false;
     this.frame++;
   }
 
