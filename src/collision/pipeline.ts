@@ -22,6 +22,7 @@ import { SolverFailure } from '../model/failure.js';
 import { collide } from './narrow.js';
 import type { Pose, CollisionShape as Shape } from './types.js';
 import { ContactList, contactKey, tangentOf } from '../rows/contact.js';
+import { ManifoldStore } from './manifolds.js';
 
 /** Broad-phase candidates per body beyond which detection reports a blow-up (detect). */
 export const MAX_CANDIDATES_PER_BODY = 64;
@@ -42,6 +43,11 @@ export class CollisionPipeline {
   readonly radius: Float64Array;
   readonly isStatic: Uint8Array;
   readonly broad = new SweepAndPrune();
+  /**
+   * The pairs' persistent manifolds (manifolds.ts): updated in place by detect, each point of `out`
+   * naming its record (ContactList.manifoldPoint), where the contact solver keeps its impulses.
+   */
+  readonly manifolds = new ManifoldStore();
   private aabbs: Float64Array;
   /** pairs joined by a joint: key lo · count + hi */
   private jointed = new Set<number>();
@@ -105,6 +111,8 @@ export class CollisionPipeline {
       throw new SolverFailure(`collision detection: ${this.candidates} candidate pairs among ${n} bodies (over ${limit}), the fastest body at ${fastest.toPrecision(3)} m/s: the state is blowing up`);
     }
     this.touching = 0;
+    const store = this.manifolds;
+    store.beginFrame();
     const poseA: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
     const poseB: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
     for (let k = 0; k < this.broad.pairCount; k++) {
@@ -121,6 +129,9 @@ export class CollisionPipeline {
       const e = Math.max(this.restitution[a], this.restitution[b]);
       out.reserve(out.count + m.points.length);
       const [nx, ny, nz] = m.normal;
+      // the pair's manifold, updated in place: its points matched by key or by anchor (manifolds.ts)
+      const slot = store.acquire(a, b);
+      store.beginUpdate(slot, nx, ny, nz);
       for (const p of m.points) {
         const c = out.count++;
         out.bodyA[c] = a;
@@ -137,6 +148,7 @@ export class CollisionPipeline {
         // anchors in the bodies' frames: a = Rᵀ (p − x)
         toLocal(orientation, a, p.pointA[0] - position[3 * a], p.pointA[1] - position[3 * a + 1], p.pointA[2] - position[3 * a + 2], out.anchorA, o3);
         toLocal(orientation, b, p.pointB[0] - position[3 * b], p.pointB[1] - position[3 * b + 1], p.pointB[2] - position[3 * b + 2], out.anchorB, o3);
+        out.manifoldPoint[c] = store.setPoint(slot, p.id, out.anchorA[o3], out.anchorA[o3 + 1], out.anchorA[o3 + 2], out.anchorB[o3], out.anchorB[o3 + 1], out.anchorB[o3 + 2], p.separation);
         // lever arms and the bodies' pose at detection (rows/contact.ts K1)
         for (let k = 0; k < 3; k++) {
           out.armA[o3 + k] = p.pointA[k] - position[3 * a + k];
@@ -163,6 +175,7 @@ export class CollisionPipeline {
         out.slip[c] = Math.hypot(vx - v1 * nx, vy - v1 * ny, vz - v1 * nz);
       }
     }
+    store.endFrame(inactive, asleep);
   }
   private speedScratch = new Float64Array(0);
   private inactiveScratch = new Uint8Array(0);

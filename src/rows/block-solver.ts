@@ -844,7 +844,7 @@ function applyPointImpulse(rows: RowSet, block: number, l0: number, l1: number, 
  * κ the root of φ(κ) = Σ (a_i f'_i / (a_i + κ))² − r² (decreasing and convex for κ ≥ 0: Newton from
  * κ = 0 converges from below). Writes λ into out[0..2). Requires |f| > r.
  */
-function frictionDisc(M: Float64Array, o: number, f0: number, f1: number, r: number, out: Float64Array): void {
+export function frictionDisc(M: Float64Array, o: number, f0: number, f1: number, r: number, out: Float64Array): void {
   if (!(r > 0)) {
     out[0] = 0;
     out[1] = 0;

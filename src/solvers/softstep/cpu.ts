@@ -1,46 +1,49 @@
 /**
  * softstep-cpu — Box2D v3's "soft step" solver (Catto, "Solver2D" and the Box2D v3 release notes:
- * substepping with soft constraints and relaxation), in 3-D on SolverLab's rows, joints and contacts
- * in one solve, f64. Our code and words; the stage names are Box2D's.
+ * substepping with soft constraints and relaxation), in 3-D, f64. Our code and words; the stage names
+ * are Box2D's (solver.h b2SolverStageType). The solver is its stage list over the shared modules:
+ * the rigid-body core (rigid/body.ts), the joint rows (rows/block-solver.ts), collision with its
+ * persistent manifolds (collision/pipeline.ts, manifolds.ts) and the contact solver
+ * (contacts/contact-solver.ts). It is not a subclass of another solver.
  *
  * One frame of dt, n = --substeps (default 4) substeps of h = dt / n:
- *   collide             the contact points at the frame's start (collision/pipeline.ts)
- *   prepare contacts, prepare joints
- *                       once per frame: J, C, the effective masses (A_bb)⁻¹ and each row's
- *                       softness at the frame's start pose: contacts from --contact-hertz (30 Hz,
- *                       at most a quarter of the substep rate; twice that against a fixed body),
- *                       --contact-damping (ζ = 10), push-out at most 3 m/s, no slop; joints from --joint-hertz (60 Hz, at most half the
- *                       substep rate), --joint-damping (2) (rows/softness.ts S3; Box2D's defaults)
- *   n × ( integrate velocities   v ← v + h g (and the gyroscopic term)          (rigid/body.ts)
- *         restitution            collisions of points approaching faster than --restitution-threshold (0.1 m/s; Box2D: 1)
+ *   collide               the contact points at the frame's start, each on its pair's manifold
+ *                         (with sleeping: the islands' update, cpu-base.ts updateSleep)
+ *   prepare joints        once per frame: J, C, the effective masses and the joint spring (--joint-hertz
+ *                         60 Hz, at most half the substep rate, --joint-damping 2; rows/softness.ts S3)
+ *   prepare contacts      once per frame: lever arms, A_nn, A_tt, base separation, the contact spring
+ *                         (--contact-hertz 30 Hz, at most a quarter of the substep rate; twice that
+ *                         against a fixed body; --contact-damping ζ = 10; push-out at most 3 m/s; no
+ *                         slop), λ from the manifolds (contacts/contact-solver.ts prepare)
+ *   n × ( integrate velocities   v ← v + h g (and the gyroscopic term)               (rigid/body.ts)
+ *         restitution            collisions of points approaching faster than --restitution-threshold
  *                                whose gap closes within the substep, propagated pair by pair
- *                                (Guendelman et al. 2003; rows/block-solver.ts applyRestitution; Box2D
- *                                instead bounces after the last relax)
- *         warm start             apply h M⁻¹ Jᵀ λ of the accumulated λ
- *         solve                  one sequential sweep with the soft bias (useBias): each row's C is
- *                                taken at the substep's pose (the rows re-evaluated; masses and
- *                                softness stay the frame's, rows/block-solver.ts updateBias)
+ *                                (Guendelman et al. 2003; Box2D instead bounces after the last relax)
+ *         warm start             apply h M⁻¹ Jᵀ λ of the accumulated λ (joints, then contacts)
+ *         solve                  a sequential sweep with the soft bias (useBias): joints, then contacts,
+ *                                each contact's separation moved by the bodies' motion (K1)
  *         integrate positions    x ← x + h v, q ← q ⊕ h ω
- *         relax                  one sequential sweep, rigid and without bias (but a speculative
- *                                contact's C/h): removes the velocity the soft bias added, so the
- *                                push-out does not become bounce; restitution runs once more just
- *                                before it, at the new pose, else the relax would stop inelastically a
- *                                point that closes within the next substep) )
- *       (with --iterations > 1, every other sweep of solve and of relax walks the rows backwards:
- *        symmetric Gauss-Seidel, block-solver.ts solveBlocks; one sweep each, as Box2D, goes forwards
- *        in both: measured on a 10-box stack, a backward relax made it sway)
- *   store impulses      λ stays with each row's key for the next frame's warm start
- * --iterations is the number of solve sweeps per substep (Box2D: 1) and also of relax sweeps.
- *
- * One difference from Box2D: Box2D keeps each contact's Jacobian from the prepare stage and only moves
- * the separation with the bodies; here the rows' J and C are re-evaluated at each substep's pose (the
- * constraint types' evaluate) while the effective masses and softness stay the prepared ones.
+ *         relax                  a sequential sweep, rigid and without bias (but a speculative contact's
+ *                                s/h), at the new pose: removes the velocity the soft bias added, so
+ *                                push-out does not become bounce; restitution runs once more just before
+ *                                it, else the relax would stop inelastically a point that closes within
+ *                                the next substep) )
+ *   store impulses        λ back onto the manifolds, for the next frame's warm start
+ * --iterations is the number of solve sweeps per substep (Box2D: 1) and of relax sweeps; with more
+ * than one, every other solve sweep walks backwards (symmetric Gauss-Seidel); relax always forwards
+ * (measured on a 10-box stack, a backward relax made it sway).
  */
 import type { WorldDesc } from '../../model/world.js';
-import type { ResidualCurve, SolverOptions } from '../solver.js';
-import { JacobiCpuSolver, RESIDUAL_QUANTITY } from '../jacobi/cpu.js';
+import type { ResidualCurve, Solver, SolverCost, SolverOptions } from '../solver.js';
+import { CpuSolverBase } from '../cpu-base.js';
+import { RigidBodyCore } from '../../rigid/body.js';
+import { RowBlockSolver, type ContactRule } from '../../rows/block-solver.js';
+import { jointKindNames } from '../../rows/joint-data.js';
+import { ContactSolver, CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL, RESIDUAL_QUANTITY, type ContactResidual } from '../../contacts/contact-solver.js';
+import { StageClock, type StagedSolver, type StageTimes } from '../stages.js';
 import { softContactRule, softJointSpring } from '../si-soft/cpu.js';
-import type { ContactRule } from '../../rows/block-solver.js';
+import type { ContactList } from '../../rows/contact.js';
+
 
 /**
  * The soft step's contact rule: si-soft-cpu's spring, with Box2D v3's two choices: no slop (the soft
@@ -53,22 +56,44 @@ export function softStepContactRule(options: SolverOptions, h: number): ContactR
   return { ...rule, slop: 0, staticSoftness: { ...spring, hertz: 2 * spring.hertz } };
 }
 
-export class SoftStepCpuSolver extends JacobiCpuSolver {
-  override readonly id: string = 'softstep-cpu';
+export const SOFT_STEP_STAGES = ['collide', 'prepare joints', 'prepare contacts', 'integrate velocities', 'restitution', 'warm start', 'solve', 'integrate positions', 'relax', 'store impulses'] as const;
+
+export class SoftStepCpuSolver extends CpuSolverBase implements Solver, StagedSolver {
+  readonly id: string = 'softstep-cpu';
+  readonly stageNames: readonly string[] = SOFT_STEP_STAGES;
+  readonly rigid: RigidBodyCore;
+  /** the joints' rows (contacts are not rows here: `contactSolver`) */
+  readonly rowSolver: RowBlockSolver;
+  readonly contactSolver = new ContactSolver();
+  readonly angMassInv: Float64Array;
+  /** the joint sweep's ΔV (folded into V after each joint sweep, so the contacts see it) */
+  private readonly linVelDelta: Float64Array;
+  private readonly angVelDelta: Float64Array;
+  private readonly clock = new StageClock();
+  private readonly gravityStep = new Float64Array(3);
 
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}) {
     super(world, options);
+    const nb = this.w.bodyCount;
+    this.linVelDelta = new Float64Array(3 * nb);
+    this.angVelDelta = new Float64Array(3 * nb);
+    this.angMassInv = new Float64Array(9 * nb);
+    this.rigid = new RigidBodyCore(this.w, this.w);
+    this.rowSolver = new RowBlockSolver(this.joints, nb, this.w.inverseMass, this.options.compliance);
+    this.rowSolver.rows.pointJacobian = true; // soft joints are solved through J (γ ≠ 0 on their rows)
+    if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
   }
 
-  protected override needsPointJacobian(): boolean {
+  protected override solvesContacts(): boolean {
     return true;
   }
 
-  protected override contactRule(): ContactRule {
-    return softStepContactRule(this.options, this.options.dt / this.options.substeps);
+  /** λ of every joint row */
+  get multiplier(): Float64Array {
+    return this.rowSolver.rows.lambda.subarray(0, this.rowSolver.rows.count);
   }
 
-  override stepFrame(): void {
+  stepFrame(): void {
     this.softStep(null);
   }
 
@@ -77,66 +102,160 @@ export class SoftStepCpuSolver extends JacobiCpuSolver {
    * last; channels per joint kind and 'contact normal', 'friction'), by passes that change nothing:
    * the frame steps to the same bits as stepFrame.
    */
-  override async stepRecordingResiduals(): Promise<ResidualCurve> {
+  async stepRecordingResiduals(): Promise<ResidualCurve> {
     const channels: Record<string, number[]> = {};
     this.softStep(channels);
     return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
   }
 
+  stageTimes(): StageTimes {
+    return this.clock.totals();
+  }
+
+  override resetTimings(): void {
+    super.resetTimings();
+    this.clock.reset();
+  }
+
+  cost(): SolverCost {
+    const { substeps, iterations } = this.options;
+    return { rowSolvesPerFrame: (this.rowSolver.rows.count + 3 * this.contactSolver.count) * iterations * substeps };
+  }
+
   private softStep(residual: Record<string, number[]> | null): void {
     const { dt, substeps, iterations, warmStart } = this.options;
     const h = dt / substeps;
-    const rs = this.rowSolver;
-    if (rs.stale) this.relayout();
+    const clock = this.clock;
+    const w = this.w, v = w.linearVelocity, om = w.angularVelocity, I = this.angMassInv;
+    const rs = this.rowSolver, cs = this.contactSolver;
+    let t = performance.now();
+    const lap = (name: string) => {
+      const now = performance.now();
+      clock.add(name, now - t);
+      t = now;
+    };
     // collide
-    if (this.collision) rs.setContacts(this.collide(dt)); // (with sleeping: the islands' update, jacobi/cpu.ts collide)
+    const list: ContactList | null = this.collision ? this.updateSleep(dt, this.detectContacts(dt)) : null;
+    lap('collide');
+    // prepare joints
+    if (rs.stale) {
+      this.rigid.markJointed(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
+      rs.layout();
+    }
+    const joints = rs.rows.blockCount > 0;
     const rule = softStepContactRule(this.options, h);
-    // prepare contacts, prepare joints (once per frame)
-    this.computeInertia();
-    rs.evaluate(this.w);
-    rs.prepare(h, this.options.beta, this.angMassInv, rule, softJointSpring(this.options, h), true);
-    this.warmStart(warmStart);
-    const blocks = rs.rows.blockCount;
+    const jointSpring = softJointSpring(this.options, h);
+    this.rigid.computeInertia(I);
+    if (joints) {
+      rs.evaluate(w);
+      rs.prepare(h, this.options.beta, I, rule, jointSpring, true);
+      if (warmStart !== 1) for (let r = 0; r < rs.rows.count; r++) rs.rows.lambda[r] *= warmStart;
+    }
+    lap('prepare joints');
+    // prepare contacts
+    const store = this.collision ? this.collision.manifolds : null;
+    if (list && list.count > 0) cs.prepare(list, store, w.position, w.orientation, w.inverseMass, I, h, rule, warmStart);
+    else cs.count = 0;
+    const contacts = cs.count > 0;
+    lap('prepare contacts');
+    const g = w.gravity;
     for (let s = 0; s < substeps; s++) {
-      // (C and the bias at this substep's pose: the previous relax evaluated them)
-      // integrate velocities (ΔV cleared)
-      this.computeFreeVelocity(h);
-      // restitution: the substep's collisions, propagated pair by pair before the solve (block-solver.ts
-      // applyRestitution; the rows' C and J are this substep's pose)
-      if (rs.contacts) this.applyRestitution(h, rule);
+      // integrate velocities
+      this.rigid.computeFreeVelocity(h, g, this.options.linearDamping, this.options.angularDamping);
+      if (joints) {
+        this.linVelDelta.fill(0);
+        this.angVelDelta.fill(0);
+      }
+      lap('integrate velocities');
+      // restitution: the substep's collisions, before the solve (V has this substep's h g)
+      if (contacts) {
+        this.gravityStep[0] = h * g[0];
+        this.gravityStep[1] = h * g[1];
+        this.gravityStep[2] = h * g[2];
+        cs.restitution(v, om, I, h, rule.restitutionThreshold, this.gravityStep);
+      }
+      lap('restitution');
       // warm start
-      if (warmStart > 0) this.updateVelocities(h);
+      if (warmStart > 0) {
+        if (joints) {
+          rs.gather(h, I, this.linVelDelta, this.angVelDelta);
+          this.foldVelocities();
+        }
+        if (contacts) cs.warmStart(v, om, I, h);
+      }
+      lap('warm start');
       // solve (soft, biased)
       const record = residual !== null && s === 0;
       for (let k = 0; k < iterations; k++) {
         if (record) this.recordResidual(h, residual);
-        this.updateMultipliers(h, true, 0, blocks, true, null, (k & 1) === 1);
+        this.sweep(h, false, (k & 1) === 1);
       }
       if (record) this.recordResidual(h, residual);
-      // integrate positions (V ← V + ΔV, then x, q)
-      this.computePositions(h);
-      // relax (rigid, unbiased) at the new pose, from ΔV = 0
-      this.linVelDelta.fill(0);
-      this.angVelDelta.fill(0);
-      this.computeInertia();
-      rs.evaluate(this.w);
-      rs.updateBias(h, rule);
-      // restitution again at the new pose, before the relax (a rigid contact solve, which would stop a
-      // point that closes within the next substep inelastically), on the velocities the next substep
-      // starts from (no forces in them yet)
-      if (rs.contacts) this.applyRestitution(h, rule, false);
-      for (let k = 0; k < iterations; k++) rs.solveBlocks(h, this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, this.angMassInv, true, 0, blocks, true, null, true, (k & 1) === 1);
-      this.foldVelocities();
+      lap('solve');
+      // integrate positions
+      this.rigid.computePositions(h, this.linVelDelta, this.angVelDelta); // (ΔV is 0: folded)
+      lap('integrate positions');
+      // relax (rigid, unbiased) at the new pose
+      this.rigid.computeInertia(I);
+      if (joints) {
+        rs.evaluate(w);
+        rs.updateBias(h, rule);
+      }
+      if (contacts) {
+        cs.updatePose(w.position, w.orientation);
+        // restitution again at the new pose, on the velocities the next substep starts from (no forces yet)
+        const t0 = performance.now();
+        cs.restitution(v, om, I, h, rule.restitutionThreshold, null);
+        clock.add('restitution', performance.now() - t0);
+      }
+      for (let k = 0; k < iterations; k++) this.sweep(h, true, false);
+      lap('relax');
     }
+    // store impulses
+    if (contacts && store) cs.storeImpulses(store);
+    lap('store impulses');
     this.frame++;
   }
 
-  /** V ← V + ΔV, ΔV ← 0 (the relax pass's change, kept) for every body that moves (not fixed, not asleep). */
+  /** One sequential sweep: the joints' blocks (their ΔV folded into V), then the contacts (solve, or relax). */
+  private sweep(h: number, relax: boolean, reverse: boolean): void {
+    const rs = this.rowSolver;
+    if (rs.rows.blockCount > 0) {
+      rs.solveBlocks(h, this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, this.angMassInv, true, 0, rs.rows.blockCount, true, null, relax, reverse);
+      this.foldVelocities();
+    }
+    if (this.contactSolver.count > 0) this.contactSolver.solve(this.w.linearVelocity, this.w.angularVelocity, this.angMassInv, h, !relax, reverse);
+  }
+
+  /** ‖b − Aλ‖₂ now per joint kind and of the contacts' normal and friction rows, by passes that change nothing. */
+  private recordResidual(h: number, channels: Record<string, number[]>): void {
+    const rs = this.rowSolver, rows = rs.rows;
+    if (rows.count > 0) {
+      if (this.residualScratch.length < rows.count) this.residualScratch = new Float64Array(rows.capacity);
+      const perRow = this.residualScratch;
+      rs.solveBlocks(h, this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, this.angMassInv, false, 0, rows.blockCount, false, perRow);
+      const sums = new Map<string, number>();
+      for (let r = 0; r < rows.count; r++) {
+        const kind = jointKindNames[this.joints.kind[rows.owner[r]]];
+        sums.set(kind, (sums.get(kind) ?? 0) + perRow[r]);
+      }
+      for (const [kind, sum] of sums) (channels[kind] ??= []).push(Math.sqrt(sum) / h);
+    }
+    if (this.contactSolver.count > 0) {
+      const r: ContactResidual = { normal: 0, friction: 0 };
+      this.contactSolver.solve(this.w.linearVelocity, this.w.angularVelocity, this.angMassInv, h, true, false, r);
+      (channels[CONTACT_NORMAL_CHANNEL] ??= []).push(Math.sqrt(r.normal) / h);
+      (channels[FRICTION_CHANNEL] ??= []).push(Math.sqrt(r.friction) / h);
+    }
+  }
+  private residualScratch = new Float64Array(0);
+
+  /** V ← V + ΔV, ΔV ← 0 (the joint sweep's change) for every body that moves (not fixed, not asleep). */
   private foldVelocities(): void {
     const v = this.w.linearVelocity, w = this.w.angularVelocity, dv = this.linVelDelta, dw = this.angVelDelta;
     const inv = this.w.inverseMass, asleep = this.rigid.asleep;
     for (let i = 0; i < inv.length; i++) {
-      if (inv[i] === 0 || (asleep !== null && asleep[i])) continue; // fixed or asleep: v stays
+      if (inv[i] === 0 || (asleep !== null && asleep[i])) continue;
       for (let k = 3 * i; k < 3 * i + 3; k++) {
         v[k] += dv[k];
         w[k] += dw[k];
