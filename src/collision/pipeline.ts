@@ -113,8 +113,19 @@ export class CollisionPipeline {
     this.touching = 0;
     const store = this.manifolds;
     store.beginFrame();
-    const poseA: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
-    const poseB: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
+    this.narrowPhase(position, orientation, linearVelocity, angularVelocity, h, out, speed, pairs);
+    store.endFrame(inactive, asleep);
+  }
+  /**
+   * The narrow phase over the broad phase's pairs, each touching pair's manifold updated and its points
+   * appended to `out`. (Its own function: the frame's one long loop, so V8's on-stack-replaced code for
+   * it never meets code after the loop that it has no type feedback for; measured, detect in one piece
+   * was deoptimised at that point every frame.)
+   */
+  private narrowPhase(position: Float64Array, orientation: Float64Array, linearVelocity: Float64Array, angularVelocity: Float64Array, h: number, out: ContactList, speed: Float64Array, pairs: Int32Array): void {
+    const n = this.count;
+    const store = this.manifolds;
+    const poseA = this.poseA, poseB = this.poseB;
     for (let k = 0; k < this.broad.pairCount; k++) {
       const a = pairs[2 * k], b = pairs[2 * k + 1];
       if (this.jointed.size > 0 && this.jointed.has(a * n + b)) continue;
@@ -175,8 +186,9 @@ export class CollisionPipeline {
         out.slip[c] = Math.hypot(vx - v1 * nx, vy - v1 * ny, vz - v1 * nz);
       }
     }
-    store.endFrame(inactive, asleep);
   }
+  private readonly poseA: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
+  private readonly poseB: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
   private speedScratch = new Float64Array(0);
   private inactiveScratch = new Uint8Array(0);
 }

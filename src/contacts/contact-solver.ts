@@ -62,40 +62,50 @@ export interface ContactResidual {
   friction: number;
 }
 
+/**
+ * The record of one point, packed: point c's numbers are data[STRIDE · c + field] (one typed array,
+ * the record contiguous in memory, as Box2D's b2ContactConstraintPoint array; a sweep then streams one
+ * array instead of two dozen).
+ */
+const N = 0; // n (3)
+const T1 = 3; // t₁ (3)
+const T2 = 6; // t₂ (3)
+const RNA = 9; // r_A × n (3)
+const RNB = 12; // r_B × n (3)
+const R1A = 15; // r_A × t₁
+const R1B = 18;
+const R2A = 21; // r_A × t₂
+const R2B = 24;
+const IRNA = 27; // I_A⁻¹ (r_A × n) (3): the angular response, from the frame's start inertia (Box2D keeps the prepared inverse inertia too)
+const IRNB = 30;
+const IR1A = 33;
+const IR1B = 36;
+const IR2A = 39;
+const IR2B = 42;
+const MA = 45; // m_A⁻¹ (0: fixed)
+const MB = 46;
+const KN = 47; // A_nn
+const TINV = 48; // A_tt⁻¹, row-major (4)
+const S0 = 52; // base separation
+const BIAS_RATE = 53;
+const MASS_SCALE = 54;
+const IMPULSE_SCALE = 55;
+const MU = 56;
+const MU_STATIC = 57;
+const LN = 58; // λ_n
+const LT1 = 59; // λ₁
+const LT2 = 60; // λ₂
+const E = 61; // restitution e
+const STRIDE = 64;
+
 export class ContactSolver {
   count = 0;
   private capacity = 0;
   bodyA = new Int32Array(0);
   bodyB = new Int32Array(0);
-  invMassA = new Float64Array(0);
-  invMassB = new Float64Array(0);
-  /** n, t₁, t₂ (3 each per point) */
-  normal = new Float64Array(0);
-  tangent1 = new Float64Array(0);
-  tangent2 = new Float64Array(0);
-  /** r × n, r × t₁, r × t₂ on A and on B (3 each per point) */
-  rnA = new Float64Array(0);
-  rnB = new Float64Array(0);
-  rt1A = new Float64Array(0);
-  rt1B = new Float64Array(0);
-  rt2A = new Float64Array(0);
-  rt2B = new Float64Array(0);
-  /** A_nn (1 per point); A_tt⁻¹ row-major (4 per point) */
-  normalA = new Float64Array(0);
-  tangentInverse = new Float64Array(0);
-  baseSeparation = new Float64Array(0);
-  biasRate = new Float64Array(0);
-  massScale = new Float64Array(0);
-  impulseScale = new Float64Array(0);
-  mu = new Float64Array(0);
-  muStatic = new Float64Array(0);
-  /** e = max(e_A, e_B) per point */
-  elasticity = new Float64Array(0);
-  /** λ_n, λ₁, λ₂ (N) */
-  lambdaN = new Float64Array(0);
-  lambdaT1 = new Float64Array(0);
-  lambdaT2 = new Float64Array(0);
   manifoldPoint = new Int32Array(0);
+  /** the packed records (STRIDE numbers per point, fields above) */
+  data = new Float64Array(0);
   // per body: the pose at prepare, and the motion since (updatePose)
   private x0 = new Float64Array(0);
   private q0 = new Float64Array(0);
@@ -105,7 +115,6 @@ export class ContactSolver {
   private maxPushout = 0;
   private anyElastic = false;
   private readonly disc = new Float64Array(2);
-  private readonly discMatrix = new Float64Array(4);
 
   /**
    * prepare (header): the records of every point of `list`, λ from the manifolds' records (times the
@@ -124,77 +133,76 @@ export class ContactSolver {
     this.dtheta.fill(0);
     const unit = springOf(rule.softness, h);
     const staticUnit = rule.staticSoftness ? springOf(rule.staticSoftness, h) : unit;
-    const I = inverseInertia;
+    const I = inverseInertia, D = this.data;
+    const ln = list.normal, lt1 = list.tangent1, lt2 = list.tangent2, armA = list.armA, armB = list.armB;
     let anyElastic = false;
     for (let c = 0; c < n; c++) {
       const a = list.bodyA[c], b = list.bodyB[c];
       const mA = inverseMass[a], mB = inverseMass[b];
       this.bodyA[c] = a;
       this.bodyB[c] = b;
-      this.invMassA[c] = mA;
-      this.invMassB[c] = mB;
-      const o = 3 * c;
-      const ax = list.armA[o], ay = list.armA[o + 1], az = list.armA[o + 2];
-      const bx = list.armB[o], by = list.armB[o + 1], bz = list.armB[o + 2];
-      const ia = 9 * a, ib = 9 * b;
+      const d = STRIDE * c, o = 3 * c;
+      D[d + MA] = mA;
+      D[d + MB] = mB;
+      D[d + N] = ln[o]; D[d + N + 1] = ln[o + 1]; D[d + N + 2] = ln[o + 2];
+      D[d + T1] = lt1[o]; D[d + T1 + 1] = lt1[o + 1]; D[d + T1 + 2] = lt1[o + 2];
+      D[d + T2] = lt2[o]; D[d + T2 + 1] = lt2[o + 1]; D[d + T2 + 2] = lt2[o + 2];
+      // r × d for d = n, t₁, t₂ on each side, and I⁻¹ (r × d)
+      cross(armA, o, D, d + N, D, d + RNA);
+      cross(armB, o, D, d + N, D, d + RNB);
+      cross(armA, o, D, d + T1, D, d + R1A);
+      cross(armB, o, D, d + T1, D, d + R1B);
+      cross(armA, o, D, d + T2, D, d + R2A);
+      cross(armB, o, D, d + T2, D, d + R2B);
+      // A = J M⁻¹ Jᵀ per direction: m_A⁻¹ + m_B⁻¹ (t₁ ⟂ t₂: no linear coupling) + (r×d)ᵀ I⁻¹ (r×e) on each side
       let kN = mA + mB, k11 = mA + mB, k22 = mA + mB, k12 = 0;
-      for (let d = 0; d < 3; d++) {
-        const dir = d === 0 ? list.normal : d === 1 ? list.tangent1 : list.tangent2;
-        const x = dir[o], y = dir[o + 1], z = dir[o + 2];
-        const out = d === 0 ? this.normal : d === 1 ? this.tangent1 : this.tangent2;
-        out[o] = x;
-        out[o + 1] = y;
-        out[o + 2] = z;
-        const outA = d === 0 ? this.rnA : d === 1 ? this.rt1A : this.rt2A;
-        const outB = d === 0 ? this.rnB : d === 1 ? this.rt1B : this.rt2B;
-        outA[o] = ay * z - az * y;
-        outA[o + 1] = az * x - ax * z;
-        outA[o + 2] = ax * y - ay * x;
-        outB[o] = by * z - bz * y;
-        outB[o + 1] = bz * x - bx * z;
-        outB[o + 2] = bx * y - by * x;
-      }
-      // A = J M⁻¹ Jᵀ per direction: the linear parts m_A⁻¹ + m_B⁻¹ (t₁ ⟂ t₂: no coupling), the angular (r×d)ᵀ I⁻¹ (r×e)
       if (mA > 0) {
-        kN += quad(I, ia, this.rnA, o, this.rnA, o);
-        k11 += quad(I, ia, this.rt1A, o, this.rt1A, o);
-        k22 += quad(I, ia, this.rt2A, o, this.rt2A, o);
-        k12 += quad(I, ia, this.rt1A, o, this.rt2A, o);
-      }
+        const j = 9 * a;
+        mat3(I, j, D, d + RNA, D, d + IRNA);
+        mat3(I, j, D, d + R1A, D, d + IR1A);
+        mat3(I, j, D, d + R2A, D, d + IR2A);
+        kN += dot3(D, d + RNA, d + IRNA);
+        k11 += dot3(D, d + R1A, d + IR1A);
+        k22 += dot3(D, d + R2A, d + IR2A);
+        k12 += dot3(D, d + R1A, d + IR2A);
+      } else for (let k = 0; k < 3; k++) D[d + IRNA + k] = D[d + IR1A + k] = D[d + IR2A + k] = 0;
       if (mB > 0) {
-        kN += quad(I, ib, this.rnB, o, this.rnB, o);
-        k11 += quad(I, ib, this.rt1B, o, this.rt1B, o);
-        k22 += quad(I, ib, this.rt2B, o, this.rt2B, o);
-        k12 += quad(I, ib, this.rt1B, o, this.rt2B, o);
-      }
-      this.normalA[c] = kN;
+        const j = 9 * b;
+        mat3(I, j, D, d + RNB, D, d + IRNB);
+        mat3(I, j, D, d + R1B, D, d + IR1B);
+        mat3(I, j, D, d + R2B, D, d + IR2B);
+        kN += dot3(D, d + RNB, d + IRNB);
+        k11 += dot3(D, d + R1B, d + IR1B);
+        k22 += dot3(D, d + R2B, d + IR2B);
+        k12 += dot3(D, d + R1B, d + IR2B);
+      } else for (let k = 0; k < 3; k++) D[d + IRNB + k] = D[d + IR1B + k] = D[d + IR2B + k] = 0;
+      D[d + KN] = kN;
       const det = k11 * k22 - k12 * k12;
-      const o4 = 4 * c;
-      this.tangentInverse[o4] = k22 / det;
-      this.tangentInverse[o4 + 1] = -k12 / det;
-      this.tangentInverse[o4 + 2] = -k12 / det;
-      this.tangentInverse[o4 + 3] = k11 / det;
-      this.baseSeparation[c] = list.separation[c];
+      D[d + TINV] = k22 / det;
+      D[d + TINV + 1] = -k12 / det;
+      D[d + TINV + 2] = -k12 / det;
+      D[d + TINV + 3] = k11 / det;
+      D[d + S0] = list.separation[c];
       const spring = mA === 0 || mB === 0 ? staticUnit : unit;
-      this.biasRate[c] = spring.biasRate;
-      this.massScale[c] = spring.massScale;
-      this.impulseScale[c] = spring.impulseScale;
+      D[d + BIAS_RATE] = spring.biasRate;
+      D[d + MASS_SCALE] = spring.massScale;
+      D[d + IMPULSE_SCALE] = spring.impulseScale;
       // (K2) a point at rest when found may hold up to μ_s; a sliding one slides under μ_d
-      this.mu[c] = list.slip[c] < STATIC_SLIP_SPEED ? list.staticFriction[c] : list.friction[c];
-      this.muStatic[c] = list.staticFriction[c];
+      D[d + MU] = list.slip[c] < STATIC_SLIP_SPEED ? list.staticFriction[c] : list.friction[c];
+      D[d + MU_STATIC] = list.staticFriction[c];
       const e = list.restitution[c];
-      this.elasticity[c] = e;
+      D[d + E] = e;
       if (e > 0) anyElastic = true;
       const p = list.manifoldPoint[c];
       this.manifoldPoint[c] = p;
       if (store && p >= 0 && warmStart > 0) {
-        this.lambdaN[c] = warmStart * store.normalImpulse[p];
-        this.lambdaT1[c] = warmStart * store.tangentImpulse1[p];
-        this.lambdaT2[c] = warmStart * store.tangentImpulse2[p];
+        D[d + LN] = warmStart * store.normalImpulse[p];
+        D[d + LT1] = warmStart * store.tangentImpulse1[p];
+        D[d + LT2] = warmStart * store.tangentImpulse2[p];
       } else {
-        this.lambdaN[c] = 0;
-        this.lambdaT1[c] = 0;
-        this.lambdaT2[c] = 0;
+        D[d + LN] = 0;
+        D[d + LT1] = 0;
+        D[d + LT2] = 0;
       }
     }
     this.anyElastic = anyElastic;
@@ -221,34 +229,40 @@ export class ContactSolver {
 
   /** The separation of point c at the pose of the last updatePose (K1). */
   separation(c: number): number {
-    const o = 3 * c, a = 3 * this.bodyA[c], b = 3 * this.bodyB[c];
-    const n = this.normal, dx = this.dx, dt = this.dtheta, ra = this.rnA, rb = this.rnB;
+    const d = STRIDE * c, a = 3 * this.bodyA[c], b = 3 * this.bodyB[c];
+    const D = this.data, dx = this.dx, dt = this.dtheta;
     return (
-      this.baseSeparation[c] +
-      n[o] * (dx[b] - dx[a]) + n[o + 1] * (dx[b + 1] - dx[a + 1]) + n[o + 2] * (dx[b + 2] - dx[a + 2]) +
-      dt[b] * rb[o] + dt[b + 1] * rb[o + 1] + dt[b + 2] * rb[o + 2] -
-      (dt[a] * ra[o] + dt[a + 1] * ra[o + 1] + dt[a + 2] * ra[o + 2])
+      D[d + S0] +
+      D[d + N] * (dx[b] - dx[a]) + D[d + N + 1] * (dx[b + 1] - dx[a + 1]) + D[d + N + 2] * (dx[b + 2] - dx[a + 2]) +
+      dt[b] * D[d + RNB] + dt[b + 1] * D[d + RNB + 1] + dt[b + 2] * D[d + RNB + 2] -
+      (dt[a] * D[d + RNA] + dt[a + 1] * D[d + RNA + 1] + dt[a + 2] * D[d + RNA + 2])
     );
   }
 
   /** warm start: V += h M⁻¹ Jᵀ λ of every point's accumulated λ. */
-  warmStart(v: Float64Array, w: Float64Array, inverseInertia: Float64Array, h: number): void {
+  warmStart(v: Float64Array, w: Float64Array, h: number): void {
+    const D = this.data;
     for (let c = 0; c < this.count; c++) {
-      const ln = h * this.lambdaN[c], l1 = h * this.lambdaT1[c], l2 = h * this.lambdaT2[c];
+      const d = STRIDE * c;
+      const ln = h * D[d + LN], l1 = h * D[d + LT1], l2 = h * D[d + LT2];
       if (ln === 0 && l1 === 0 && l2 === 0) continue;
-      const o = 3 * c;
-      const n = this.normal, t1 = this.tangent1, t2 = this.tangent2;
-      const px = ln * n[o] + l1 * t1[o] + l2 * t2[o];
-      const py = ln * n[o + 1] + l1 * t1[o + 1] + l2 * t2[o + 1];
-      const pz = ln * n[o + 2] + l1 * t1[o + 2] + l2 * t2[o + 2];
-      const mA = this.invMassA[c], mB = this.invMassB[c];
+      const px = ln * D[d + N] + l1 * D[d + T1] + l2 * D[d + T2];
+      const py = ln * D[d + N + 1] + l1 * D[d + T1 + 1] + l2 * D[d + T2 + 1];
+      const pz = ln * D[d + N + 2] + l1 * D[d + T1 + 2] + l2 * D[d + T2 + 2];
+      const mA = D[d + MA], mB = D[d + MB];
       if (mA > 0) {
-        const ra = this.rnA, r1 = this.rt1A, r2 = this.rt2A;
-        applyBody(v, w, inverseInertia, this.bodyA[c], mA, -px, -py, -pz, -(ln * ra[o] + l1 * r1[o] + l2 * r2[o]), -(ln * ra[o + 1] + l1 * r1[o + 1] + l2 * r2[o + 1]), -(ln * ra[o + 2] + l1 * r1[o + 2] + l2 * r2[o + 2]));
+        const o = 3 * this.bodyA[c];
+        v[o] -= mA * px; v[o + 1] -= mA * py; v[o + 2] -= mA * pz;
+        w[o] -= ln * D[d + IRNA] + l1 * D[d + IR1A] + l2 * D[d + IR2A];
+        w[o + 1] -= ln * D[d + IRNA + 1] + l1 * D[d + IR1A + 1] + l2 * D[d + IR2A + 1];
+        w[o + 2] -= ln * D[d + IRNA + 2] + l1 * D[d + IR1A + 2] + l2 * D[d + IR2A + 2];
       }
       if (mB > 0) {
-        const rb = this.rnB, r1 = this.rt1B, r2 = this.rt2B;
-        applyBody(v, w, inverseInertia, this.bodyB[c], mB, px, py, pz, ln * rb[o] + l1 * r1[o] + l2 * r2[o], ln * rb[o + 1] + l1 * r1[o + 1] + l2 * r2[o + 1], ln * rb[o + 2] + l1 * r1[o + 2] + l2 * r2[o + 2]);
+        const o = 3 * this.bodyB[c];
+        v[o] += mB * px; v[o + 1] += mB * py; v[o + 2] += mB * pz;
+        w[o] += ln * D[d + IRNB] + l1 * D[d + IR1B] + l2 * D[d + IR2B];
+        w[o + 1] += ln * D[d + IRNB + 1] + l1 * D[d + IR1B + 1] + l2 * D[d + IR2B + 1];
+        w[o + 2] += ln * D[d + IRNB + 2] + l1 * D[d + IR1B + 2] + l2 * D[d + IR2B + 2];
       }
     }
   }
@@ -259,41 +273,38 @@ export class ContactSolver {
    * projected residuals (velocity units) of the normal and friction rows are added to it (a row at
    * its bound whose residual pushes it further out counts 0).
    */
-  solve(v: Float64Array, w: Float64Array, I: Float64Array, h: number, useBias: boolean, reverse = false, residual: ContactResidual | null = null): void {
+  solve(v: Float64Array, w: Float64Array, h: number, useBias: boolean, reverse = false, residual: ContactResidual | null = null): void {
     const invH = 1 / h;
-    const n = this.normal, t1 = this.tangent1, t2 = this.tangent2;
-    const rnA = this.rnA, rnB = this.rnB, r1A = this.rt1A, r1B = this.rt1B, r2A = this.rt2A, r2B = this.rt2B;
-    const dx = this.dx, dth = this.dtheta;
-    const lamN = this.lambdaN, lamT1 = this.lambdaT1, lamT2 = this.lambdaT2;
-    const Ti = this.tangentInverse;
+    const D = this.data, dx = this.dx, dth = this.dtheta;
     const slop = this.slop, maxPushout = this.maxPushout;
     const count = this.count;
     for (let k = 0; k < count; k++) {
       const c = reverse ? count - 1 - k : k;
-      const o = 3 * c;
+      const d = STRIDE * c;
       const ia = 3 * this.bodyA[c], ib = 3 * this.bodyB[c];
-      const mA = this.invMassA[c], mB = this.invMassB[c];
+      const mA = D[d + MA], mB = D[d + MB];
       let vax = v[ia], vay = v[ia + 1], vaz = v[ia + 2], wax = w[ia], way = w[ia + 1], waz = w[ia + 2];
       let vbx = v[ib], vby = v[ib + 1], vbz = v[ib + 2], wbx = w[ib], wby = w[ib + 1], wbz = w[ib + 2];
-      const nx = n[o], ny = n[o + 1], nz = n[o + 2];
-      const anx = rnA[o], any = rnA[o + 1], anz = rnA[o + 2], bnx = rnB[o], bny = rnB[o + 1], bnz = rnB[o + 2];
+      const nx = D[d + N], ny = D[d + N + 1], nz = D[d + N + 2];
+      const anx = D[d + RNA], any = D[d + RNA + 1], anz = D[d + RNA + 2];
+      const bnx = D[d + RNB], bny = D[d + RNB + 1], bnz = D[d + RNB + 2];
       // (K1) the separation at the pose now
       const s =
-        this.baseSeparation[c] +
+        D[d + S0] +
         nx * (dx[ib] - dx[ia]) + ny * (dx[ib + 1] - dx[ia + 1]) + nz * (dx[ib + 2] - dx[ia + 2]) +
         dth[ib] * bnx + dth[ib + 1] * bny + dth[ib + 2] * bnz - (dth[ia] * anx + dth[ia + 1] * any + dth[ia + 2] * anz);
       let bias = 0, ms = 1, is = 0;
       if (s > 0) bias = s * invH; // speculative: close the gap, no more
       else if (useBias) {
-        bias = this.biasRate[c] * Math.min(0, s + slop);
+        bias = D[d + BIAS_RATE] * Math.min(0, s + slop);
         if (bias < -maxPushout) bias = -maxPushout;
-        ms = this.massScale[c];
-        is = this.impulseScale[c];
+        ms = D[d + MASS_SCALE];
+        is = D[d + IMPULSE_SCALE];
       }
       // normal: v_n = J_n V (S1)
       const vn = nx * (vbx - vax) + ny * (vby - vay) + nz * (vbz - vaz) + wbx * bnx + wby * bny + wbz * bnz - (wax * anx + way * any + waz * anz);
-      const kN = this.normalA[c];
-      const oldN = lamN[c];
+      const kN = D[d + KN];
+      const oldN = D[d + LN];
       if (residual) {
         // ρ = J V + bias + h γ λ, γ = A_nn · impulseScale / massScale (rows/softness.ts S1)
         const r = vn + bias + (is > 0 ? (h * kN * is * oldN) / ms : 0);
@@ -301,38 +312,28 @@ export class ContactSolver {
       } else {
         let next = oldN - (ms * (vn + bias) * invH) / kN - is * oldN;
         if (next < 0) next = 0;
-        lamN[c] = next;
+        D[d + LN] = next;
         const P = h * (next - oldN);
         if (P !== 0) {
           // V_A −= M_A⁻¹ J_nAᵀ P, V_B += M_B⁻¹ J_nBᵀ P
-          if (mA > 0) {
-            vax -= mA * P * nx; vay -= mA * P * ny; vaz -= mA * P * nz;
-            const j = 3 * ia;
-            wax -= P * (I[j] * anx + I[j + 1] * any + I[j + 2] * anz);
-            way -= P * (I[j + 3] * anx + I[j + 4] * any + I[j + 5] * anz);
-            waz -= P * (I[j + 6] * anx + I[j + 7] * any + I[j + 8] * anz);
-          }
-          if (mB > 0) {
-            vbx += mB * P * nx; vby += mB * P * ny; vbz += mB * P * nz;
-            const j = 3 * ib;
-            wbx += P * (I[j] * bnx + I[j + 1] * bny + I[j + 2] * bnz);
-            wby += P * (I[j + 3] * bnx + I[j + 4] * bny + I[j + 5] * bnz);
-            wbz += P * (I[j + 6] * bnx + I[j + 7] * bny + I[j + 8] * bnz);
-          }
+          const pa = mA * P, pb = mB * P;
+          vax -= pa * nx; vay -= pa * ny; vaz -= pa * nz;
+          wax -= P * D[d + IRNA]; way -= P * D[d + IRNA + 1]; waz -= P * D[d + IRNA + 2];
+          vbx += pb * nx; vby += pb * ny; vbz += pb * nz;
+          wbx += P * D[d + IRNB]; wby += P * D[d + IRNB + 1]; wbz += P * D[d + IRNB + 2];
         }
       }
       // friction: v_t = J_t V (K2)
       const dvx = vbx - vax, dvy = vby - vay, dvz = vbz - vaz;
-      const v1 = t1[o] * dvx + t1[o + 1] * dvy + t1[o + 2] * dvz + wbx * r1B[o] + wby * r1B[o + 1] + wbz * r1B[o + 2] - (wax * r1A[o] + way * r1A[o + 1] + waz * r1A[o + 2]);
-      const v2 = t2[o] * dvx + t2[o + 1] * dvy + t2[o + 2] * dvz + wbx * r2B[o] + wby * r2B[o + 1] + wbz * r2B[o + 2] - (wax * r2A[o] + way * r2A[o + 1] + waz * r2A[o + 2]);
-      const o4 = 4 * c;
-      const old1 = lamT1[c], old2 = lamT2[c];
-      const lamNow = lamN[c];
-      const radius = this.mu[c] * lamNow;
-      let f1 = old1 - invH * (Ti[o4] * v1 + Ti[o4 + 1] * v2);
-      let f2 = old2 - invH * (Ti[o4 + 2] * v1 + Ti[o4 + 3] * v2);
+      const v1 = D[d + T1] * dvx + D[d + T1 + 1] * dvy + D[d + T1 + 2] * dvz + wbx * D[d + R1B] + wby * D[d + R1B + 1] + wbz * D[d + R1B + 2] - (wax * D[d + R1A] + way * D[d + R1A + 1] + waz * D[d + R1A + 2]);
+      const v2 = D[d + T2] * dvx + D[d + T2 + 1] * dvy + D[d + T2 + 2] * dvz + wbx * D[d + R2B] + wby * D[d + R2B + 1] + wbz * D[d + R2B + 2] - (wax * D[d + R2A] + way * D[d + R2A + 1] + waz * D[d + R2A + 2]);
+      const old1 = D[d + LT1], old2 = D[d + LT2];
+      const lamNow = D[d + LN];
+      const radius = D[d + MU] * lamNow;
+      let f1 = old1 - invH * (D[d + TINV] * v1 + D[d + TINV + 1] * v2);
+      let f2 = old2 - invH * (D[d + TINV + 2] * v1 + D[d + TINV + 3] * v2);
       const len2 = f1 * f1 + f2 * f2;
-      const staticRadius = this.muStatic[c] * lamNow;
+      const staticRadius = D[d + MU_STATIC] * lamNow;
       const sliding = len2 > staticRadius * staticRadius;
       if (residual) {
         const atEdge = sliding && old1 * old1 + old2 * old2 >= radius * radius * (1 - 1e-12) && old1 * v1 + old2 * v2 < 0;
@@ -341,33 +342,23 @@ export class ContactSolver {
       }
       if (sliding && len2 > radius * radius) {
         // beyond the disc: its point nearest f in the metric of A_tt (maximal dissipation)
-        const M = this.discMatrix;
-        M[0] = Ti[o4]; M[1] = Ti[o4 + 1]; M[2] = Ti[o4 + 2]; M[3] = Ti[o4 + 3];
-        frictionDisc(M, 0, f1, f2, radius, this.disc);
+        frictionDisc(D, d + TINV, f1, f2, radius, this.disc);
         f1 = this.disc[0];
         f2 = this.disc[1];
       }
-      lamT1[c] = f1;
-      lamT2[c] = f2;
+      D[d + LT1] = f1;
+      D[d + LT2] = f2;
       const P1 = h * (f1 - old1), P2 = h * (f2 - old2);
       if (P1 !== 0 || P2 !== 0) {
-        const px = P1 * t1[o] + P2 * t2[o], py = P1 * t1[o + 1] + P2 * t2[o + 1], pz = P1 * t1[o + 2] + P2 * t2[o + 2];
-        if (mA > 0) {
-          vax -= mA * px; vay -= mA * py; vaz -= mA * pz;
-          const tx = P1 * r1A[o] + P2 * r2A[o], ty = P1 * r1A[o + 1] + P2 * r2A[o + 1], tz = P1 * r1A[o + 2] + P2 * r2A[o + 2];
-          const j = 3 * ia;
-          wax -= I[j] * tx + I[j + 1] * ty + I[j + 2] * tz;
-          way -= I[j + 3] * tx + I[j + 4] * ty + I[j + 5] * tz;
-          waz -= I[j + 6] * tx + I[j + 7] * ty + I[j + 8] * tz;
-        }
-        if (mB > 0) {
-          vbx += mB * px; vby += mB * py; vbz += mB * pz;
-          const tx = P1 * r1B[o] + P2 * r2B[o], ty = P1 * r1B[o + 1] + P2 * r2B[o + 1], tz = P1 * r1B[o + 2] + P2 * r2B[o + 2];
-          const j = 3 * ib;
-          wbx += I[j] * tx + I[j + 1] * ty + I[j + 2] * tz;
-          wby += I[j + 3] * tx + I[j + 4] * ty + I[j + 5] * tz;
-          wbz += I[j + 6] * tx + I[j + 7] * ty + I[j + 8] * tz;
-        }
+        const px = P1 * D[d + T1] + P2 * D[d + T2], py = P1 * D[d + T1 + 1] + P2 * D[d + T2 + 1], pz = P1 * D[d + T1 + 2] + P2 * D[d + T2 + 2];
+        vax -= mA * px; vay -= mA * py; vaz -= mA * pz;
+        wax -= P1 * D[d + IR1A] + P2 * D[d + IR2A];
+        way -= P1 * D[d + IR1A + 1] + P2 * D[d + IR2A + 1];
+        waz -= P1 * D[d + IR1A + 2] + P2 * D[d + IR2A + 2];
+        vbx += mB * px; vby += mB * py; vbz += mB * pz;
+        wbx += P1 * D[d + IR1B] + P2 * D[d + IR2B];
+        wby += P1 * D[d + IR1B + 1] + P2 * D[d + IR2B + 1];
+        wbz += P1 * D[d + IR1B + 2] + P2 * D[d + IR2B + 2];
       }
       if (mA > 0) {
         v[ia] = vax; v[ia + 1] = vay; v[ia + 2] = vaz;
@@ -388,11 +379,11 @@ export class ContactSolver {
    * points; swept until none collides (at most COLLISION_SWEEPS). `gravityStep` = h g when V has
    * this step's gravity in it, else null. The collision impulses are not λ. Returns the sweeps that collided.
    */
-  restitution(v: Float64Array, w: Float64Array, I: Float64Array, h: number, threshold: number, gravityStep: ArrayLike<number> | null): number {
+  restitution(v: Float64Array, w: Float64Array, h: number, threshold: number, gravityStep: ArrayLike<number> | null): number {
     if (!this.anyElastic) return 0;
     const gx = gravityStep ? gravityStep[0] : 0, gy = gravityStep ? gravityStep[1] : 0, gz = gravityStep ? gravityStep[2] : 0;
     const pts = this.collisionPoint, target = this.collisionTarget, impulse = this.collisionImpulse;
-    const n = this.normal;
+    const D = this.data;
     for (let sweep = 0; sweep < COLLISION_SWEEPS; sweep++) {
       let collided = false;
       for (let m0 = 0; m0 < this.count; ) {
@@ -401,12 +392,12 @@ export class ContactSolver {
         while (m1 < this.count && this.bodyA[m1] === a && this.bodyB[m1] === b) m1++;
         let k = 0;
         for (let c = m0; c < m1 && k < MAX_COLLIDING; c++) {
-          const e = this.elasticity[c];
+          const d = STRIDE * c;
+          const e = D[d + E];
           if (!(e > 0)) continue;
           const vn = this.normalVelocity(c, v, w);
-          const o = 3 * c;
-          const ng = n[o] * gx + n[o + 1] * gy + n[o + 2] * gz;
-          const gn = (this.invMassB[c] > 0 ? ng : 0) - (this.invMassA[c] > 0 ? ng : 0);
+          const ng = D[d + N] * gx + D[d + N + 1] * gy + D[d + N + 2] * gz;
+          const gn = (D[d + MB] > 0 ? ng : 0) - (D[d + MA] > 0 ? ng : 0);
           const before = vn - gn;
           if (!(before < -threshold) || !(this.separation(c) + h * vn < 0)) continue;
           pts[k] = c;
@@ -421,11 +412,11 @@ export class ContactSolver {
             for (let i = 0; i < k; i++) {
               const c = pts[i];
               const vn = this.normalVelocity(c, v, w);
-              const next = Math.max(0, impulse[i] + (target[i] - vn) / this.normalA[c]);
-              const d = next - impulse[i];
-              if (d !== 0) this.applyNormal(c, d, v, w, I);
+              const next = Math.max(0, impulse[i] + (target[i] - vn) / D[STRIDE * c + KN]);
+              const dP = next - impulse[i];
+              if (dP !== 0) this.applyNormal(c, dP, v, w);
               impulse[i] = next;
-              change = Math.max(change, Math.abs(d));
+              change = Math.max(change, Math.abs(dP));
               size = Math.max(size, next);
             }
             if (k === 1 || change <= 1e-12 * size) break;
@@ -443,36 +434,50 @@ export class ContactSolver {
 
   /** J_n V of point c (relative normal velocity, > 0 separating). */
   normalVelocity(c: number, v: Float64Array, w: Float64Array): number {
-    const o = 3 * c, a = 3 * this.bodyA[c], b = 3 * this.bodyB[c];
-    const n = this.normal, ra = this.rnA, rb = this.rnB;
+    const d = STRIDE * c, a = 3 * this.bodyA[c], b = 3 * this.bodyB[c];
+    const D = this.data;
     return (
-      n[o] * (v[b] - v[a]) + n[o + 1] * (v[b + 1] - v[a + 1]) + n[o + 2] * (v[b + 2] - v[a + 2]) +
-      w[b] * rb[o] + w[b + 1] * rb[o + 1] + w[b + 2] * rb[o + 2] - (w[a] * ra[o] + w[a + 1] * ra[o + 1] + w[a + 2] * ra[o + 2])
+      D[d + N] * (v[b] - v[a]) + D[d + N + 1] * (v[b + 1] - v[a + 1]) + D[d + N + 2] * (v[b + 2] - v[a + 2]) +
+      w[b] * D[d + RNB] + w[b + 1] * D[d + RNB + 1] + w[b + 2] * D[d + RNB + 2] - (w[a] * D[d + RNA] + w[a + 1] * D[d + RNA + 1] + w[a + 2] * D[d + RNA + 2])
     );
   }
 
   /** The impulse P along point c's normal row: V_A −= M_A⁻¹ J_nAᵀ P, V_B += M_B⁻¹ J_nBᵀ P. */
-  private applyNormal(c: number, P: number, v: Float64Array, w: Float64Array, I: Float64Array): void {
-    const o = 3 * c, n = this.normal;
-    const mA = this.invMassA[c], mB = this.invMassB[c];
-    if (mA > 0) applyBody(v, w, I, this.bodyA[c], mA, -P * n[o], -P * n[o + 1], -P * n[o + 2], -P * this.rnA[o], -P * this.rnA[o + 1], -P * this.rnA[o + 2]);
-    if (mB > 0) applyBody(v, w, I, this.bodyB[c], mB, P * n[o], P * n[o + 1], P * n[o + 2], P * this.rnB[o], P * this.rnB[o + 1], P * this.rnB[o + 2]);
+  private applyNormal(c: number, P: number, v: Float64Array, w: Float64Array): void {
+    const d = STRIDE * c, D = this.data;
+    const mA = D[d + MA], mB = D[d + MB];
+    if (mA > 0) {
+      const o = 3 * this.bodyA[c];
+      for (let k = 0; k < 3; k++) {
+        v[o + k] -= mA * P * D[d + N + k];
+        w[o + k] -= P * D[d + IRNA + k];
+      }
+    }
+    if (mB > 0) {
+      const o = 3 * this.bodyB[c];
+      for (let k = 0; k < 3; k++) {
+        v[o + k] += mB * P * D[d + N + k];
+        w[o + k] += P * D[d + IRNB + k];
+      }
+    }
   }
 
   /** store impulses: λ of every point back onto its manifold record (the next frame's warm start). */
   storeImpulses(store: ManifoldStore): void {
+    const D = this.data;
     for (let c = 0; c < this.count; c++) {
       const p = this.manifoldPoint[c];
       if (p < 0) continue;
-      store.normalImpulse[p] = this.lambdaN[c];
-      store.tangentImpulse1[p] = this.lambdaT1[c];
-      store.tangentImpulse2[p] = this.lambdaT2[c];
+      const d = STRIDE * c;
+      store.normalImpulse[p] = D[d + LN];
+      store.tangentImpulse1[p] = D[d + LT1];
+      store.tangentImpulse2[p] = D[d + LT2];
     }
   }
 
-  /** The points' normal λ (N), 0 .. count − 1. */
-  get normalForces(): Float64Array {
-    return this.lambdaN.subarray(0, this.count);
+  /** Point c's λ_n (N). */
+  normalForce(c: number): number {
+    return this.data[STRIDE * c + LN];
   }
 
   private reserve(points: number, bodies: number): void {
@@ -487,9 +492,7 @@ export class ContactSolver {
     this.bodyA = new Int32Array(cap);
     this.bodyB = new Int32Array(cap);
     this.manifoldPoint = new Int32Array(cap);
-    for (const k of ['invMassA', 'invMassB', 'normalA', 'baseSeparation', 'biasRate', 'massScale', 'impulseScale', 'mu', 'muStatic', 'elasticity', 'lambdaN', 'lambdaT1', 'lambdaT2'] as const) this[k] = new Float64Array(cap);
-    for (const k of ['normal', 'tangent1', 'tangent2', 'rnA', 'rnB', 'rt1A', 'rt1B', 'rt2A', 'rt2B'] as const) this[k] = new Float64Array(3 * cap);
-    this.tangentInverse = new Float64Array(4 * cap);
+    this.data = new Float64Array(STRIDE * cap);
     this.capacity = cap;
   }
 }
@@ -500,19 +503,23 @@ function springOf(spec: SoftnessSpec, h: number): Softness {
   return softness(spec, h, 1);
 }
 
-/** xᵀ I y for body I⁻¹ at I[i..i+9) (row-major 3×3), x at X[o..o+3), y at Y[q..q+3). */
-function quad(I: Float64Array, i: number, X: Float64Array, o: number, Y: Float64Array, q: number): number {
-  const y0 = Y[q], y1 = Y[q + 1], y2 = Y[q + 2];
-  return X[o] * (I[i] * y0 + I[i + 1] * y1 + I[i + 2] * y2) + X[o + 1] * (I[i + 3] * y0 + I[i + 4] * y1 + I[i + 5] * y2) + X[o + 2] * (I[i + 6] * y0 + I[i + 7] * y1 + I[i + 8] * y2);
+/** out[q..q+3) = r × d, r at R[o..o+3), d at Dv[p..p+3). */
+function cross(R: Float64Array, o: number, Dv: Float64Array, p: number, out: Float64Array, q: number): void {
+  const rx = R[o], ry = R[o + 1], rz = R[o + 2], x = Dv[p], y = Dv[p + 1], z = Dv[p + 2];
+  out[q] = ry * z - rz * y;
+  out[q + 1] = rz * x - rx * z;
+  out[q + 2] = rx * y - ry * x;
 }
 
-/** v_i += m⁻¹ P, ω_i += I_i⁻¹ τ (P and τ = r × P signed for the body's side: −J_A, +J_B). */
-function applyBody(v: Float64Array, w: Float64Array, I: Float64Array, body: number, invMass: number, px: number, py: number, pz: number, tx: number, ty: number, tz: number): void {
-  const o = 3 * body, j = 9 * body;
-  v[o] += invMass * px;
-  v[o + 1] += invMass * py;
-  v[o + 2] += invMass * pz;
-  w[o] += I[j] * tx + I[j + 1] * ty + I[j + 2] * tz;
-  w[o + 1] += I[j + 3] * tx + I[j + 4] * ty + I[j + 5] * tz;
-  w[o + 2] += I[j + 6] * tx + I[j + 7] * ty + I[j + 8] * tz;
+/** out[q..q+3) = I x, I row-major 3×3 at I[i..i+9), x at X[o..o+3). */
+function mat3(I: Float64Array, i: number, X: Float64Array, o: number, out: Float64Array, q: number): void {
+  const x0 = X[o], x1 = X[o + 1], x2 = X[o + 2];
+  out[q] = I[i] * x0 + I[i + 1] * x1 + I[i + 2] * x2;
+  out[q + 1] = I[i + 3] * x0 + I[i + 4] * x1 + I[i + 5] * x2;
+  out[q + 2] = I[i + 6] * x0 + I[i + 7] * x1 + I[i + 8] * x2;
+}
+
+/** X[o..o+3) · X[p..p+3) */
+function dot3(X: Float64Array, o: number, p: number): number {
+  return X[o] * X[p] + X[o + 1] * X[p + 1] + X[o + 2] * X[p + 2];
 }

@@ -172,7 +172,7 @@ export class SoftStepCpuSolver extends CpuSolverBase implements Solver, StagedSo
         this.gravityStep[0] = h * g[0];
         this.gravityStep[1] = h * g[1];
         this.gravityStep[2] = h * g[2];
-        cs.restitution(v, om, I, h, rule.restitutionThreshold, this.gravityStep);
+        cs.restitution(v, om, h, rule.restitutionThreshold, this.gravityStep);
       }
       lap('restitution');
       // warm start
@@ -181,7 +181,7 @@ export class SoftStepCpuSolver extends CpuSolverBase implements Solver, StagedSo
           rs.gather(h, I, this.linVelDelta, this.angVelDelta);
           this.foldVelocities();
         }
-        if (contacts) cs.warmStart(v, om, I, h);
+        if (contacts) cs.warmStart(v, om, h);
       }
       lap('warm start');
       // solve (soft, biased)
@@ -205,7 +205,7 @@ export class SoftStepCpuSolver extends CpuSolverBase implements Solver, StagedSo
         cs.updatePose(w.position, w.orientation);
         // restitution again at the new pose, on the velocities the next substep starts from (no forces yet)
         const t0 = performance.now();
-        cs.restitution(v, om, I, h, rule.restitutionThreshold, null);
+        cs.restitution(v, om, h, rule.restitutionThreshold, null);
         clock.add('restitution', performance.now() - t0);
       }
       for (let k = 0; k < iterations; k++) this.sweep(h, true, false);
@@ -224,7 +224,7 @@ export class SoftStepCpuSolver extends CpuSolverBase implements Solver, StagedSo
       rs.solveBlocks(h, this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, this.angMassInv, true, 0, rs.rows.blockCount, true, null, relax, reverse);
       this.foldVelocities();
     }
-    if (this.contactSolver.count > 0) this.contactSolver.solve(this.w.linearVelocity, this.w.angularVelocity, this.angMassInv, h, !relax, reverse);
+    if (this.contactSolver.count > 0) this.contactSolver.solve(this.w.linearVelocity, this.w.angularVelocity, h, !relax, reverse);
   }
 
   /** ‖b − Aλ‖₂ now per joint kind and of the contacts' normal and friction rows, by passes that change nothing. */
@@ -243,7 +243,7 @@ export class SoftStepCpuSolver extends CpuSolverBase implements Solver, StagedSo
     }
     if (this.contactSolver.count > 0) {
       const r: ContactResidual = { normal: 0, friction: 0 };
-      this.contactSolver.solve(this.w.linearVelocity, this.w.angularVelocity, this.angMassInv, h, true, false, r);
+      this.contactSolver.solve(this.w.linearVelocity, this.w.angularVelocity, h, true, false, r);
       (channels[CONTACT_NORMAL_CHANNEL] ??= []).push(Math.sqrt(r.normal) / h);
       (channels[FRICTION_CHANNEL] ??= []).push(Math.sqrt(r.friction) / h);
     }
