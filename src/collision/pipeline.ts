@@ -28,6 +28,36 @@ import { ManifoldStore } from './manifolds.js';
 export const MAX_CANDIDATES_PER_BODY = 64;
 
 export const SPECULATIVE_DISTANCE = 0.02;
+/** m: the contact slop of metre-sized bodies (Box2D v3's linear slop, 5 mm; rows/block-solver.ts CONTACT_SLOP) */
+export const LINEAR_SLOP = 0.005;
+/**
+ * Small bodies: a pair's slop is at most this fraction of the smaller body's least half size (sphere and
+ * capsule radius, box half extent; planes are unbounded), and its speculative distance is 4 × its slop
+ * (Box2D's ratio, SPECULATIVE_DISTANCE = 4 × LINEAR_SLOP), so both follow the bodies' size below
+ * 25 cm: a 2 cm cube gets 0.2 mm of slop and a 0.8 mm margin. With the fixed 2 cm margin a 2 cm cube resting
+ * on the ground had its top vertices within the margin, and the box–plane reduction to four points
+ * could keep top vertices in place of bottom ones: the cube stood on fewer than four supports, and
+ * tilted (measured 19–125° under the velocity solvers).
+ */
+export const SLOP_SIZE_FRACTION = 0.02;
+
+/** The least half size of a shape (its radius, or smallest half extent; Infinity for a plane). */
+export function shapeSize(shape: Shape): number {
+  switch (shape.type) {
+    case 'sphere':
+    case 'capsule':
+      return shape.radius;
+    case 'box':
+      return Math.min(shape.halfExtents[0], shape.halfExtents[1], shape.halfExtents[2]);
+    case 'plane':
+      return Infinity;
+  }
+}
+
+/** A pair's slop (SLOP_SIZE_FRACTION): min(LINEAR_SLOP, fraction × the smaller least half size). */
+export function pairSlop(sizeA: number, sizeB: number): number {
+  return Math.min(LINEAR_SLOP, SLOP_SIZE_FRACTION * Math.min(sizeA, sizeB));
+}
 /** defaults of the scene format (model/schema.ts) */
 export const DEFAULT_FRICTION = 0.6;
 export const DEFAULT_RESTITUTION = 0;
@@ -41,6 +71,8 @@ export class CollisionPipeline {
   readonly staticFriction: Float64Array;
   readonly restitution: Float64Array;
   readonly radius: Float64Array;
+  /** per body: the least half size (shapeSize) */
+  readonly size: Float64Array;
   readonly isStatic: Uint8Array;
   readonly broad = new SweepAndPrune();
   /**
@@ -63,6 +95,7 @@ export class CollisionPipeline {
     this.staticFriction = Float64Array.from(bodies, (b) => b.staticFriction ?? b.friction ?? DEFAULT_FRICTION);
     this.restitution = Float64Array.from(bodies, (b) => b.restitution ?? DEFAULT_RESTITUTION);
     this.radius = Float64Array.from(bodies, (b) => boundingRadius(b.shape));
+    this.size = Float64Array.from(bodies, (b) => shapeSize(b.shape));
     this.isStatic = Uint8Array.from(bodies, (_, i) => (inverseMass[i] === 0 ? 1 : 0));
     this.aabbs = new Float64Array(6 * n);
   }
@@ -96,7 +129,7 @@ export class CollisionPipeline {
       const o = 3 * i;
       const s = this.isStatic[i] ? 0 : Math.hypot(linearVelocity[o], linearVelocity[o + 1], linearVelocity[o + 2]) + Math.hypot(angularVelocity[o], angularVelocity[o + 1], angularVelocity[o + 2]) * this.radius[i];
       speed[i] = s;
-      shapeAabb(this.shapes[i], position, o, orientation, 4 * i, SPECULATIVE_DISTANCE / 2 + h * s, this.aabbs, 6 * i);
+      shapeAabb(this.shapes[i], position, o, orientation, 4 * i, Math.min(SPECULATIVE_DISTANCE, 4 * SLOP_SIZE_FRACTION * this.size[i]) / 2 + h * s, this.aabbs, 6 * i);
     }
     this.broad.update(this.aabbs, n, inactive);
     const pairs = this.broad.pairs;
@@ -131,7 +164,9 @@ export class CollisionPipeline {
       if (this.jointed.size > 0 && this.jointed.has(a * n + b)) continue;
       setPose(poseA, position, orientation, a);
       setPose(poseB, position, orientation, b);
-      const margin = SPECULATIVE_DISTANCE + h * (speed[a] + speed[b]);
+      // the pair's slop and speculative distance follow the smaller body's size (SLOP_SIZE_FRACTION)
+      const slop = pairSlop(this.size[a], this.size[b]);
+      const margin = 4 * slop + h * (speed[a] + speed[b]);
       const m = collide(this.shapes[a], poseA, this.shapes[b], poseB, margin);
       if (!m || m.points.length === 0) continue;
       this.touching++;
@@ -172,6 +207,7 @@ export class CollisionPipeline {
           out.orientationB0[4 * c + k] = orientation[4 * b + k];
         }
         out.separation[c] = p.separation;
+        out.slop[c] = slop;
         out.friction[c] = mu;
         out.staticFriction[c] = muStatic;
         out.restitution[c] = e;

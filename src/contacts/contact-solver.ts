@@ -96,6 +96,7 @@ const LN = 58; // λ_n
 const LT1 = 59; // λ₁
 const LT2 = 60; // λ₂
 const E = 61; // restitution e
+const SLOP = 62; // the point's slop: the rule's, at most the pair's (collision/pipeline.ts pairSlop)
 const STRIDE = 64;
 
 export class ContactSolver {
@@ -111,7 +112,6 @@ export class ContactSolver {
   private q0 = new Float64Array(0);
   private dx = new Float64Array(0);
   private dtheta = new Float64Array(0);
-  private slop = 0;
   private maxPushout = 0;
   private anyElastic = false;
   private readonly disc = new Float64Array(2);
@@ -125,7 +125,6 @@ export class ContactSolver {
     const n = list.count;
     this.reserve(n, inverseMass.length);
     this.count = n;
-    this.slop = rule.slop;
     this.maxPushout = rule.maxPushout;
     this.x0.set(position.subarray(0, this.x0.length));
     this.q0.set(orientation.subarray(0, this.q0.length));
@@ -183,6 +182,7 @@ export class ContactSolver {
       D[d + TINV + 2] = -k12 / det;
       D[d + TINV + 3] = k11 / det;
       D[d + S0] = list.separation[c];
+      D[d + SLOP] = Math.min(rule.slop, list.slop[c]);
       const spring = mA === 0 || mB === 0 ? staticUnit : unit;
       D[d + BIAS_RATE] = spring.biasRate;
       D[d + MASS_SCALE] = spring.massScale;
@@ -276,7 +276,7 @@ export class ContactSolver {
   solve(v: Float64Array, w: Float64Array, h: number, useBias: boolean, reverse = false, residual: ContactResidual | null = null): void {
     const invH = 1 / h;
     const D = this.data, dx = this.dx, dth = this.dtheta;
-    const slop = this.slop, maxPushout = this.maxPushout;
+    const maxPushout = this.maxPushout;
     const count = this.count;
     for (let k = 0; k < count; k++) {
       const c = reverse ? count - 1 - k : k;
@@ -295,8 +295,11 @@ export class ContactSolver {
         dth[ib] * bnx + dth[ib + 1] * bny + dth[ib + 2] * bnz - (dth[ia] * anx + dth[ia + 1] * any + dth[ia + 2] * anz);
       let bias = 0, ms = 1, is = 0;
       if (s > 0) bias = s * invH; // speculative: close the gap, no more
-      else if (useBias) {
-        bias = D[d + BIAS_RATE] * Math.min(0, s + slop);
+      else if (useBias && s + D[d + SLOP] < 0) {
+        // beyond the slop: the spring on the overlap past it. Within the slop the row stays rigid with no
+        // bias: a soft row there is a damper alone (bias 0, −impulseScale λ), which lets a resting body
+        // sink through the slop at v_n = −h γ λ (measured under si-soft-cpu at 1/120 s: 2.4 mm/s)
+        bias = D[d + BIAS_RATE] * (s + D[d + SLOP]);
         if (bias < -maxPushout) bias = -maxPushout;
         ms = D[d + MASS_SCALE];
         is = D[d + IMPULSE_SCALE];
@@ -336,7 +339,9 @@ export class ContactSolver {
       const staticRadius = D[d + MU_STATIC] * lamNow;
       const sliding = len2 > staticRadius * staticRadius;
       if (residual) {
-        const atEdge = sliding && old1 * old1 + old2 * old2 >= radius * radius * (1 - 1e-12) && old1 * v1 + old2 * v2 < 0;
+        // on the disc's rim with the residual pushing outward (Δλ ∝ −ρ), or a disc of radius 0 (μ λ_n = 0:
+        // λ_t = 0 is exact whatever the slip): complementarity holds, the row counts 0
+        const atEdge = sliding && (radius <= 0 || (old1 * old1 + old2 * old2 >= radius * radius * (1 - 1e-12) && old1 * v1 + old2 * v2 < 0));
         if (!atEdge) residual.friction += v1 * v1 + v2 * v2;
         continue;
       }
