@@ -57,6 +57,12 @@ export class ManifoldStore {
   normalImpulse = new Float64Array(0);
   tangentImpulse1 = new Float64Array(0);
   tangentImpulse2 = new Float64Array(0);
+  /**
+   * the friction anchors: the point's anchors on A and on B (local) when it last stuck, carried with its
+   * impulses; their tangential drift is anchored friction's position error (contacts/contact-solver.ts)
+   */
+  frictionAnchorA = new Float64Array(0);
+  frictionAnchorB = new Float64Array(0);
   /** manifolds in use now */
   active = 0;
 
@@ -71,6 +77,8 @@ export class ManifoldStore {
   private readonly oldAnchor = new Float64Array(3 * MAX_MANIFOLD_POINTS);
   private readonly oldForce = new Float64Array(3 * MAX_MANIFOLD_POINTS);
   private readonly oldLambdaN = new Float64Array(MAX_MANIFOLD_POINTS);
+  private readonly oldFrictionA = new Float64Array(3 * MAX_MANIFOLD_POINTS);
+  private readonly oldFrictionB = new Float64Array(3 * MAX_MANIFOLD_POINTS);
   private readonly tangents = new Float64Array(6);
 
   constructor(initialSlots = 16) {
@@ -134,6 +142,10 @@ export class ManifoldStore {
       this.oldAnchor[3 * k + 1] = this.anchorA[3 * p + 1];
       this.oldAnchor[3 * k + 2] = this.anchorA[3 * p + 2];
       this.oldLambdaN[k] = this.normalImpulse[p];
+      for (let i = 0; i < 3; i++) {
+        this.oldFrictionA[3 * k + i] = this.frictionAnchorA[3 * p + i];
+        this.oldFrictionB[3 * k + i] = this.frictionAnchorB[3 * p + i];
+      }
       const l1 = this.tangentImpulse1[p], l2 = this.tangentImpulse2[p];
       this.oldForce[3 * k] = l1 * t[0] + l2 * t[3];
       this.oldForce[3 * k + 1] = l1 * t[1] + l2 * t[4];
@@ -189,15 +201,29 @@ export class ManifoldStore {
       this.normalImpulse[p] = 0;
       this.tangentImpulse1[p] = 0;
       this.tangentImpulse2[p] = 0;
+      this.resetFrictionAnchor(p);
       return p;
     }
     this.oldUsed |= 1 << m;
+    for (let i = 0; i < 3; i++) {
+      this.frictionAnchorA[o + i] = this.oldFrictionA[3 * m + i];
+      this.frictionAnchorB[o + i] = this.oldFrictionB[3 * m + i];
+    }
     const t = this.tangents;
     const fx = this.oldForce[3 * m], fy = this.oldForce[3 * m + 1], fz = this.oldForce[3 * m + 2];
     this.normalImpulse[p] = this.oldLambdaN[m];
     this.tangentImpulse1[p] = fx * t[0] + fy * t[1] + fz * t[2];
     this.tangentImpulse2[p] = fx * t[3] + fy * t[4] + fz * t[5];
     return p;
+  }
+
+  /** Point p's friction anchors ← its anchors now (it slid, or it is new). */
+  resetFrictionAnchor(p: number): void {
+    const o = 3 * p;
+    for (let i = 0; i < 3; i++) {
+      this.frictionAnchorA[o + i] = this.anchorA[o + i];
+      this.frictionAnchorB[o + i] = this.anchorB[o + i];
+    }
   }
 
   /**
@@ -275,6 +301,8 @@ export class ManifoldStore {
     this.normalImpulse = g(this.normalImpulse, new Float64Array(P));
     this.tangentImpulse1 = g(this.tangentImpulse1, new Float64Array(P));
     this.tangentImpulse2 = g(this.tangentImpulse2, new Float64Array(P));
+    this.frictionAnchorA = g(this.frictionAnchorA, new Float64Array(3 * P));
+    this.frictionAnchorB = g(this.frictionAnchorB, new Float64Array(3 * P));
     const free = new Int32Array(cap);
     free.set(this.free.subarray(0, this.freeCount));
     // new slots, handed out lowest first

@@ -156,7 +156,7 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
     lap('prepare joints');
     // prepare contacts
     const store = this.collision ? this.collision.manifolds : null;
-    if (list && list.count > 0) cs.prepare(list, store, w.position, w.orientation, w.inverseMass, I, h, rule, warmStart);
+    if (list && list.count > 0) cs.prepare(list, store, w.position, w.orientation, w.inverseMass, I, h, rule, warmStart, this.collision ? this.collision.round : null);
     else cs.count = 0;
     const contacts = cs.count > 0;
     lap('prepare contacts');

@@ -48,7 +48,7 @@ import { softContactRule, softJointSpring } from '../si-soft/cpu.js';
 export function softStepContactRule(options: SolverOptions, h: number): ContactRule {
   const rule = softContactRule(options, h);
   const spring = rule.softness as { kind: 'frequency'; hertz: number; dampingRatio: number };
-  return { ...rule, slop: 0, staticSoftness: { ...spring, hertz: 2 * spring.hertz } };
+  return { ...rule, slop: 0, staticSoftness: { ...spring, hertz: 2 * spring.hertz }, anchorFriction: true };
 }
 
 export class SoftStepCpuSolver extends SequentialCpuSolver {
