@@ -22,11 +22,42 @@ import { SolverFailure } from '../model/failure.js';
 import { collide } from './narrow.js';
 import type { Pose, CollisionShape as Shape } from './types.js';
 import { ContactList, contactKey, tangentOf } from '../rows/contact.js';
+import { ManifoldStore } from './manifolds.js';
 
 /** Broad-phase candidates per body beyond which detection reports a blow-up (detect). */
 export const MAX_CANDIDATES_PER_BODY = 64;
 
 export const SPECULATIVE_DISTANCE = 0.02;
+/** m: the contact slop of metre-sized bodies (Box2D v3's linear slop, 5 mm; rows/block-solver.ts CONTACT_SLOP) */
+export const LINEAR_SLOP = 0.005;
+/**
+ * Small bodies: a pair's slop is at most this fraction of the smaller body's least half size (sphere and
+ * capsule radius, box half extent; planes are unbounded), and its speculative distance is 4 × its slop
+ * (Box2D's ratio, SPECULATIVE_DISTANCE = 4 × LINEAR_SLOP), so both follow the bodies' size below
+ * 25 cm: a 2 cm cube gets 0.2 mm of slop and a 0.8 mm margin. With the fixed 2 cm margin a 2 cm cube resting
+ * on the ground had its top vertices within the margin, and the box–plane reduction to four points
+ * could keep top vertices in place of bottom ones: the cube stood on fewer than four supports, and
+ * tilted (measured 19–125° under the velocity solvers).
+ */
+export const SLOP_SIZE_FRACTION = 0.02;
+
+/** The least half size of a shape (its radius, or smallest half extent; Infinity for a plane). */
+export function shapeSize(shape: Shape): number {
+  switch (shape.type) {
+    case 'sphere':
+    case 'capsule':
+      return shape.radius;
+    case 'box':
+      return Math.min(shape.halfExtents[0], shape.halfExtents[1], shape.halfExtents[2]);
+    case 'plane':
+      return Infinity;
+  }
+}
+
+/** A pair's slop (SLOP_SIZE_FRACTION): min(LINEAR_SLOP, fraction × the smaller least half size). */
+export function pairSlop(sizeA: number, sizeB: number): number {
+  return Math.min(LINEAR_SLOP, SLOP_SIZE_FRACTION * Math.min(sizeA, sizeB));
+}
 /** defaults of the scene format (model/schema.ts) */
 export const DEFAULT_FRICTION = 0.6;
 export const DEFAULT_RESTITUTION = 0;
@@ -40,8 +71,17 @@ export class CollisionPipeline {
   readonly staticFriction: Float64Array;
   readonly restitution: Float64Array;
   readonly radius: Float64Array;
+  /** per body: 1 for a round shape (sphere, capsule), whose contact point moves over its surface as it rolls */
+  readonly round: Uint8Array;
+  /** per body: the least half size (shapeSize) */
+  readonly size: Float64Array;
   readonly isStatic: Uint8Array;
   readonly broad = new SweepAndPrune();
+  /**
+   * The pairs' persistent manifolds (manifolds.ts): updated in place by detect, each point of `out`
+   * naming its record (ContactList.manifoldPoint), where the contact solver keeps its impulses.
+   */
+  readonly manifolds = new ManifoldStore();
   private aabbs: Float64Array;
   /** pairs joined by a joint: key lo · count + hi */
   private jointed = new Set<number>();
@@ -57,6 +97,8 @@ export class CollisionPipeline {
     this.staticFriction = Float64Array.from(bodies, (b) => b.staticFriction ?? b.friction ?? DEFAULT_FRICTION);
     this.restitution = Float64Array.from(bodies, (b) => b.restitution ?? DEFAULT_RESTITUTION);
     this.radius = Float64Array.from(bodies, (b) => boundingRadius(b.shape));
+    this.size = Float64Array.from(bodies, (b) => shapeSize(b.shape));
+    this.round = Uint8Array.from(bodies, (b) => (b.shape.type === 'sphere' || b.shape.type === 'capsule' ? 1 : 0));
     this.isStatic = Uint8Array.from(bodies, (_, i) => (inverseMass[i] === 0 ? 1 : 0));
     this.aabbs = new Float64Array(6 * n);
   }
@@ -90,7 +132,7 @@ export class CollisionPipeline {
       const o = 3 * i;
       const s = this.isStatic[i] ? 0 : Math.hypot(linearVelocity[o], linearVelocity[o + 1], linearVelocity[o + 2]) + Math.hypot(angularVelocity[o], angularVelocity[o + 1], angularVelocity[o + 2]) * this.radius[i];
       speed[i] = s;
-      shapeAabb(this.shapes[i], position, o, orientation, 4 * i, SPECULATIVE_DISTANCE / 2 + h * s, this.aabbs, 6 * i);
+      shapeAabb(this.shapes[i], position, o, orientation, 4 * i, Math.min(SPECULATIVE_DISTANCE, 4 * SLOP_SIZE_FRACTION * this.size[i]) / 2 + h * s, this.aabbs, 6 * i);
     }
     this.broad.update(this.aabbs, n, inactive);
     const pairs = this.broad.pairs;
@@ -105,14 +147,29 @@ export class CollisionPipeline {
       throw new SolverFailure(`collision detection: ${this.candidates} candidate pairs among ${n} bodies (over ${limit}), the fastest body at ${fastest.toPrecision(3)} m/s: the state is blowing up`);
     }
     this.touching = 0;
-    const poseA: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
-    const poseB: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
+    const store = this.manifolds;
+    store.beginFrame();
+    this.narrowPhase(position, orientation, linearVelocity, angularVelocity, h, out, speed, pairs);
+    store.endFrame(inactive, asleep);
+  }
+  /**
+   * The narrow phase over the broad phase's pairs, each touching pair's manifold updated and its points
+   * appended to `out`. (Its own function: the frame's one long loop, so V8's on-stack-replaced code for
+   * it never meets code after the loop that it has no type feedback for; measured, detect in one piece
+   * was deoptimised at that point every frame.)
+   */
+  private narrowPhase(position: Float64Array, orientation: Float64Array, linearVelocity: Float64Array, angularVelocity: Float64Array, h: number, out: ContactList, speed: Float64Array, pairs: Int32Array): void {
+    const n = this.count;
+    const store = this.manifolds;
+    const poseA = this.poseA, poseB = this.poseB;
     for (let k = 0; k < this.broad.pairCount; k++) {
       const a = pairs[2 * k], b = pairs[2 * k + 1];
       if (this.jointed.size > 0 && this.jointed.has(a * n + b)) continue;
       setPose(poseA, position, orientation, a);
       setPose(poseB, position, orientation, b);
-      const margin = SPECULATIVE_DISTANCE + h * (speed[a] + speed[b]);
+      // the pair's slop and speculative distance follow the smaller body's size (SLOP_SIZE_FRACTION)
+      const slop = pairSlop(this.size[a], this.size[b]);
+      const margin = 4 * slop + h * (speed[a] + speed[b]);
       const m = collide(this.shapes[a], poseA, this.shapes[b], poseB, margin);
       if (!m || m.points.length === 0) continue;
       this.touching++;
@@ -120,8 +177,25 @@ export class CollisionPipeline {
       const muStatic = Math.sqrt(this.staticFriction[a] * this.staticFriction[b]);
       const e = Math.max(this.restitution[a], this.restitution[b]);
       out.reserve(out.count + m.points.length);
-      const [nx, ny, nz] = m.normal;
-      for (const p of m.points) {
+      const nx = m.normal[0], ny = m.normal[1], nz = m.normal[2];
+      // the pair's manifold, updated in place: its points matched by key or by anchor (manifolds.ts)
+      const slot = store.acquire(a, b);
+      store.beginUpdate(slot, nx, ny, nz);
+      // t₁ = tangentOf(n), t₂ = n × t₁: one basis for the manifold
+      const tb = this.tangentBasis;
+      tangentOf(nx, ny, nz, tb, 0);
+      const t1x = tb[0], t1y = tb[1], t1z = tb[2];
+      const t2x = ny * t1z - nz * t1y, t2y = nz * t1x - nx * t1z, t2z = nx * t1y - ny * t1x;
+      const oa = 3 * a, ob = 3 * b;
+      const xax = position[oa], xay = position[oa + 1], xaz = position[oa + 2];
+      const xbx = position[ob], xby = position[ob + 1], xbz = position[ob + 2];
+      const vax = linearVelocity[oa], vay = linearVelocity[oa + 1], vaz = linearVelocity[oa + 2];
+      const wax = angularVelocity[oa], way = angularVelocity[oa + 1], waz = angularVelocity[oa + 2];
+      const vbx = linearVelocity[ob], vby = linearVelocity[ob + 1], vbz = linearVelocity[ob + 2];
+      const wbx = angularVelocity[ob], wby = angularVelocity[ob + 1], wbz = angularVelocity[ob + 2];
+      const points = m.points;
+      for (let i = 0; i < points.length; i++) {
+        const p = points[i];
         const c = out.count++;
         out.bodyA[c] = a;
         out.bodyB[c] = b;
@@ -129,41 +203,58 @@ export class CollisionPipeline {
         out.normal[o3] = nx;
         out.normal[o3 + 1] = ny;
         out.normal[o3 + 2] = nz;
-        tangentOf(nx, ny, nz, out.tangent1, o3);
-        const t1x = out.tangent1[o3], t1y = out.tangent1[o3 + 1], t1z = out.tangent1[o3 + 2];
-        out.tangent2[o3] = ny * t1z - nz * t1y; // t₂ = n × t₁
-        out.tangent2[o3 + 1] = nz * t1x - nx * t1z;
-        out.tangent2[o3 + 2] = nx * t1y - ny * t1x;
-        // anchors in the bodies' frames: a = Rᵀ (p − x)
-        toLocal(orientation, a, p.pointA[0] - position[3 * a], p.pointA[1] - position[3 * a + 1], p.pointA[2] - position[3 * a + 2], out.anchorA, o3);
-        toLocal(orientation, b, p.pointB[0] - position[3 * b], p.pointB[1] - position[3 * b + 1], p.pointB[2] - position[3 * b + 2], out.anchorB, o3);
-        // lever arms and the bodies' pose at detection (rows/contact.ts K1)
-        for (let k = 0; k < 3; k++) {
-          out.armA[o3 + k] = p.pointA[k] - position[3 * a + k];
-          out.armB[o3 + k] = p.pointB[k] - position[3 * b + k];
-          out.positionA0[o3 + k] = position[3 * a + k];
-          out.positionB0[o3 + k] = position[3 * b + k];
-        }
+        out.tangent1[o3] = t1x;
+        out.tangent1[o3 + 1] = t1y;
+        out.tangent1[o3 + 2] = t1z;
+        out.tangent2[o3] = t2x;
+        out.tangent2[o3 + 1] = t2y;
+        out.tangent2[o3 + 2] = t2z;
+        // lever arms r = p − x at detection (rows/contact.ts K1), and the anchors in the bodies' frames a = Rᵀ r
+        const pa = p.pointA, pb = p.pointB;
+        const rax = pa[0] - xax, ray = pa[1] - xay, raz = pa[2] - xaz;
+        const rbx = pb[0] - xbx, rby = pb[1] - xby, rbz = pb[2] - xbz;
+        out.armA[o3] = rax;
+        out.armA[o3 + 1] = ray;
+        out.armA[o3 + 2] = raz;
+        out.armB[o3] = rbx;
+        out.armB[o3 + 1] = rby;
+        out.armB[o3 + 2] = rbz;
+        toLocal(orientation, a, rax, ray, raz, out.anchorA, o3);
+        toLocal(orientation, b, rbx, rby, rbz, out.anchorB, o3);
+        out.manifoldPoint[c] = store.setPoint(slot, p.id, out.anchorA[o3], out.anchorA[o3 + 1], out.anchorA[o3 + 2], out.anchorB[o3], out.anchorB[o3 + 1], out.anchorB[o3 + 2], p.separation);
+        // the bodies' pose at detection (the rows' K1)
+        out.positionA0[o3] = xax;
+        out.positionA0[o3 + 1] = xay;
+        out.positionA0[o3 + 2] = xaz;
+        out.positionB0[o3] = xbx;
+        out.positionB0[o3 + 1] = xby;
+        out.positionB0[o3 + 2] = xbz;
+        const o4 = 4 * c;
         for (let k = 0; k < 4; k++) {
-          out.orientationA0[4 * c + k] = orientation[4 * a + k];
-          out.orientationB0[4 * c + k] = orientation[4 * b + k];
+          out.orientationA0[o4 + k] = orientation[4 * a + k];
+          out.orientationB0[o4 + k] = orientation[4 * b + k];
         }
         out.separation[c] = p.separation;
+        out.slop[c] = slop;
         out.friction[c] = mu;
         out.staticFriction[c] = muStatic;
         out.restitution[c] = e;
         out.key[c] = contactKey(a, b, n, p.id);
         // v = v_B + ω_B × r_B − v_A − ω_A × r_A at the points; v₁ = n · v (restitution's approach
         // speed) and the slip speed |v − v₁ n| (static friction's test, rows/contact.ts K2)
-        const vx = pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 0) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 0);
-        const vy = pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 1) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 1);
-        const vz = pointVelocity(linearVelocity, angularVelocity, b, p.pointB, position, 2) - pointVelocity(linearVelocity, angularVelocity, a, p.pointA, position, 2);
+        const vx = vbx + (wby * rbz - wbz * rby) - vax - (way * raz - waz * ray);
+        const vy = vby + (wbz * rbx - wbx * rbz) - vay - (waz * rax - wax * raz);
+        const vz = vbz + (wbx * rby - wby * rbx) - vaz - (wax * ray - way * rax);
         const v1 = nx * vx + ny * vy + nz * vz;
         out.approach[c] = v1;
-        out.slip[c] = Math.hypot(vx - v1 * nx, vy - v1 * ny, vz - v1 * nz);
+        const sx = vx - v1 * nx, sy = vy - v1 * ny, sz = vz - v1 * nz;
+        out.slip[c] = Math.sqrt(sx * sx + sy * sy + sz * sz);
       }
     }
   }
+  private readonly tangentBasis = new Float64Array(3);
+  private readonly poseA: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
+  private readonly poseB: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
   private speedScratch = new Float64Array(0);
   private inactiveScratch = new Uint8Array(0);
 }
@@ -185,13 +276,4 @@ function toLocal(orientation: Float64Array, i: number, vx: number, vy: number, v
   out[o] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y + z * w) * vy + 2 * (x * z - y * w) * vz;
   out[o + 1] = 2 * (x * y - z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z + x * w) * vz;
   out[o + 2] = 2 * (x * z + y * w) * vx + 2 * (y * z - x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
-}
-
-/** Component k of the velocity of the world point p carried by body i: v_i + ω_i × (p − x_i). */
-function pointVelocity(v: Float64Array, w: Float64Array, i: number, p: readonly number[], x: Float64Array, k: number): number {
-  const o = 3 * i;
-  const rx = p[0] - x[o], ry = p[1] - x[o + 1], rz = p[2] - x[o + 2];
-  const wx = w[o], wy = w[o + 1], wz = w[o + 2];
-  const cross = k === 0 ? wy * rz - wz * ry : k === 1 ? wz * rx - wx * rz : wx * ry - wy * rx;
-  return v[o + k] + cross;
 }

@@ -60,6 +60,12 @@ export interface ContactRule {
   maxPushout: number;
   /** approach speed below which nothing bounces, m/s */
   restitutionThreshold: number;
+  /**
+   * anchored friction (contacts/contact-solver.ts): a sticking point's tangential drift from where it
+   * first stuck is fed back by the contact spring in the biased solve (the soft step only: its relax
+   * removes that velocity again). Absent: friction is velocity-only.
+   */
+  anchorFriction?: boolean;
 }
 
 /** The velocity solvers' contact defaults (slop 5 mm, push-out at most 3 m/s). */
@@ -898,7 +904,7 @@ function frictionResidual(M: Float64Array, o: number, d0: number, d1: number, h:
  * κ the root of φ(κ) = Σ (a_i f'_i / (a_i + κ))² − r² (decreasing and convex for κ ≥ 0: Newton from
  * κ = 0 converges from below). Writes λ into out[0..2). Requires |f| > r.
  */
-function frictionDisc(M: Float64Array, o: number, f0: number, f1: number, r: number, out: Float64Array): void {
+export function frictionDisc(M: Float64Array, o: number, f0: number, f1: number, r: number, out: Float64Array): void {
   if (!(r > 0)) {
     out[0] = 0;
     out[1] = 0;

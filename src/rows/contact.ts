@@ -90,6 +90,10 @@ export class ContactList {
   approach = new Float64Array(0);
   /** relative tangential speed |v_t| at the points when found, m/s (static friction's test) */
   slip = new Float64Array(0);
+  /** the pair's slop, m (collision/pipeline.ts pairSlop: 5 mm, less for bodies under 5 cm) */
+  slop = new Float64Array(0);
+  /** the point's record in its pair's persistent manifold (collision/manifolds.ts: slot · 4 + k), −1: none */
+  manifoldPoint = new Int32Array(0);
 
   clear(): void {
     this.count = 0;
@@ -123,6 +127,8 @@ export class ContactList {
     this.key = g(this.key, new Float64Array(cap), 1);
     this.approach = g(this.approach, new Float64Array(cap), 1);
     this.slip = g(this.slip, new Float64Array(cap), 1);
+    this.slop = g(this.slop, new Float64Array(cap), 1);
+    this.manifoldPoint = g(this.manifoldPoint, new Int32Array(cap), 1);
     this.capacity = cap;
   }
 }

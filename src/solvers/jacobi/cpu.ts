@@ -41,16 +41,13 @@ import { RowBlockSolver, baumgarteContacts, type ContactRule } from '../../rows/
 import { CONTACT_FRICTION, CONTACT_NORMAL } from '../../rows/rows.js';
 import type { ContactList } from '../../rows/contact.js';
 
-/** Residual channels of contact rows (the one-pager's diagnostics: normal and friction apart). */
-export const CONTACT_NORMAL_CHANNEL = 'contact normal';
-export const FRICTION_CHANNEL = 'friction';
+import { CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL, RESIDUAL_QUANTITY } from '../../contacts/contact-solver.js';
+export { CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL, RESIDUAL_QUANTITY };
 import { jointKindNames } from '../../model/joint-data.js';
 import type { Solver, SolverOptions, SolverCost, ResidualCurve } from '../solver.js';
 import { DelassusOperator, relativeError, type DelassusSource } from '../global/delassus.js';
 import { LAMBDA_ERROR_CHANNEL, REFERENCE_TOLERANCE } from '../global/lambda-error.js';
 
-/** What the Jacobi solvers' residual curves hold (ResidualCurve.quantity). */
-export const RESIDUAL_QUANTITY = '‖b − Aλᵏ‖₂ over each kind of joint\'s rows and over the contacts\' normal and friction rows, m/s² (rad/s² on angular rows; h·r is the velocity error left)';
 
 export interface JacobiVariant {
   /** apply the warm-start impulses to the velocities before iterating (default true) */

@@ -19,27 +19,26 @@
  *   restitution           the bias −e J V₁ ("Other uses for bias"), as a velocity pass after the solve
  *   finishing steps       V₂ = V_{1+f} + h M⁻¹ Jᵀ λ;  x₂ = x₁ + h V₂ (semi-implicit Euler)
  *
- * It shares the row machinery with jacobi-cpu and gs-cpu (rows/block-solver.ts); what makes it the
- * text's PGS is the order: every row in turn, each seeing the impulses of those before it, with no
- * colouring (it is the CPU sequential solve, not a GPU design).
+ * Its joints are rows (rows/block-solver.ts), its contacts the contact solver's records
+ * (contacts/contact-solver.ts: a point's normal row, then its friction pair); what makes it the text's
+ * PGS is the order: every row in turn, each seeing the impulses of those before it, with no colouring
+ * (it is the CPU sequential solve, not a GPU design).
  */
 import type { WorldDesc } from '../../model/world.js';
 import type { SolverOptions } from '../solver.js';
-import { JacobiCpuSolver } from '../jacobi/cpu.js';
+import { baumgarteContacts } from '../../rows/block-solver.js';
+import { SequentialCpuSolver } from '../sequential-cpu.js';
 
-export class PgsCpuSolver extends JacobiCpuSolver {
-  override readonly id: string = 'pgs-cpu';
-
-  constructor(world: WorldDesc, options: Partial<SolverOptions> = {}) {
-    super(world, options);
-  }
+export class PgsCpuSolver extends SequentialCpuSolver {
+  readonly id: string = 'pgs-cpu';
 
   /**
-   * Projected Gauss-Seidel: one sweep over every row block in turn, each applied at once; the sweeps
-   * alternate direction (first to last, then last to first: symmetric Gauss-Seidel, block-solver.ts
-   * solveBlocks), which converges to the same λ and has no preferred sense of rotation.
+   * Projected Gauss-Seidel (header) as the sequential stage list (solvers/sequential-cpu.ts): rigid rows
+   * with Baumgarte β and the 5 mm slop (rows/block-solver.ts baumgarteContacts), no relax; the sweeps
+   * alternate direction over the run (symmetric Gauss-Seidel), which converges to the same λ and has no
+   * preferred sense of rotation.
    */
-  protected override iterate(h: number): void {
-    this.updateMultipliers(h, true, 0, this.rowSolver.rows.blockCount, true, null, (this.sweeps++ & 1) === 1);
+  constructor(world: WorldDesc, options: Partial<SolverOptions> = {}) {
+    super(world, options, { relax: false, contactRule: (o) => baumgarteContacts(o.beta, o.restitutionThreshold), jointSpring: null, sweepParity: 'run' });
   }
 }

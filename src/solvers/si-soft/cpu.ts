@@ -2,14 +2,18 @@
  * si-soft-cpu — the Starframe text's "Sequential impulses" with "Soft constraints" (Catto, Soft
  * Constraints, GDC 2011), joints and contacts in one solve, f64.
  *
- * The loop is pgs-cpu's (collision once per frame, V_{1+f}, impulse caching, one row block after the
- * other applied at once, restitution, semi-implicit Euler); what changes is each row's equation:
+ * The loop is pgs-cpu's (solvers/sequential-cpu.ts without relax: collision once per frame, V_{1+f},
+ * impulse caching, one row after the other applied at once, restitution, semi-implicit Euler); what
+ * changes is each row's equation:
  *   J v + (β / h) C + (γ / h) λ = 0,   Δλ = −(J v + (β/h) C + (γ/h) λ) / (J M⁻¹ Jᵀ + γ)
  * (the text's soft row, in its units), β and γ from a spring of frequency f and damping ratio ζ
  * on the row's own effective mass (rows/softness.ts S3: k = m_eff ω², c = 2 m_eff ζ ω):
  *   contacts   f = --contact-hertz (default 30 Hz, at most a quarter of the step rate 1/h so the spring
- *              stays resolved: 15 Hz at 1/60 s), ζ = --contact-damping (10), on the overlap beyond
- *              the 5 mm slop, push-out at most 3 m/s; a speculative contact (apart) stays rigid;
+ *              stays resolved: 30 Hz at its default 2 substeps, 15 Hz at one step of 1/60 s),
+ *              ζ = --contact-damping (10), on the overlap beyond the slop (5 mm, less for small bodies:
+ *              collision/pipeline.ts pairSlop), push-out at most 3 m/s; within the slop the row is
+ *              rigid (a soft row there would be a damper alone, letting a body sink through it), and a
+ *              speculative contact (apart) stays rigid;
  *   joints     f = --joint-hertz (60 Hz, at most half the step rate), ζ = --joint-damping (2); a joint
  *              that sets its own compliance keeps it.
  * The defaults are Box2D v3's (its b2DefaultWorldDef), which this family shares; si-soft-cpu is
@@ -17,7 +21,7 @@
  */
 import type { WorldDesc } from '../../model/world.js';
 import type { SolverOptions } from '../solver.js';
-import { PgsCpuSolver } from '../pgs/cpu.js';
+import { SequentialCpuSolver } from '../sequential-cpu.js';
 import { CONTACT_SLOP, MAX_PUSHOUT, type ContactRule } from '../../rows/block-solver.js';
 import type { SoftnessSpec } from '../../rows/softness.js';
 
@@ -36,24 +40,10 @@ export function softJointSpring(options: SolverOptions, h: number): SoftnessSpec
   return { kind: 'frequency', hertz: Math.min(options.jointHertz, 0.5 / h), dampingRatio: options.jointDampingRatio };
 }
 
-export class SiSoftCpuSolver extends PgsCpuSolver {
-  override readonly id: string = 'si-soft-cpu';
+export class SiSoftCpuSolver extends SequentialCpuSolver {
+  readonly id: string = 'si-soft-cpu';
 
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}) {
-    super(world, options);
-  }
-
-  /** Soft joints are solved through J (no lever-arm fast path: γ ≠ 0 on their rows). */
-  protected override needsPointJacobian(): boolean {
-    return true;
-  }
-
-  protected override contactRule(): ContactRule {
-    return softContactRule(this.options, this.options.dt / this.options.substeps);
-  }
-
-  override computeViolationAndJacobianAndDelassus(h = this.options.dt / this.options.substeps): void {
-    this.rowSolver.evaluate(this.w);
-    this.rowSolver.prepare(h, this.options.beta, this.angMassInv, softContactRule(this.options, h), softJointSpring(this.options, h));
+    super(world, options, { relax: false, contactRule: softContactRule, jointSpring: softJointSpring, sweepParity: 'run' });
   }
 }

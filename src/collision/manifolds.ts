@@ -1,0 +1,326 @@
+/**
+ * Persistent contact manifolds: the one contact datum every contact solver and the metrics read.
+ * A pair of bodies that touches keeps one manifold record from frame to frame (Box2D v3's b2Manifold
+ * kept on its b2Contact and refreshed by b2UpdateContact; Jolt's contact cache), updated in place by
+ * the narrow phase. Our code and words.
+ *
+ * A record (slot s) holds the pair (bodyA < bodyB as the narrow phase ordered them), the normal of its
+ * last update and up to MAX_MANIFOLD_POINTS points; point k of slot s is record s · 4 + k with
+ *   id             the narrow phase's feature key (collision/types.ts)
+ *   anchorA/B      the points on A and B in their bodies' local frames, m
+ *   separation     s = (p_B − p_A)·n at the update, m
+ *   normalImpulse  λ_n, and tangentImpulse1/2 λ_t along t₁ = tangentOf(n), t₂ = n × t₁ (rows/contact.ts),
+ *                  the accumulated contact force, N (a solver of (sub)step h applies the impulse h λ);
+ *                  written back by the contact solver's store-impulses stage (contacts/contact-solver.ts).
+ *
+ * Update (updatePoints), per touching pair each frame: a new point takes the impulses of the old point
+ * with the same id; else (the features changed: two equal boxes face to face swap clipped-corner labels
+ * as they shift) of the nearest unmatched old point whose anchor on A lies within MATCH_DISTANCE, when
+ * the normal turned less than acos(0.99) (the Starframe text's "contact point positions … with a
+ * tolerance region"); else it starts at 0. The friction impulse is carried as the world vector
+ * λ₁ t₁ + λ₂ t₂ of the old tangents, projected onto the new ones, so a turn of the tangent basis loses
+ * nothing. Each old point gives its impulse to one new point at most.
+ *
+ * Lookup: open addressing (linear probing, load ≤ 1/2) from the pair to its slot in typed arrays;
+ * slots come from a free list. Nothing is allocated per frame or per pair once the arrays have grown
+ * to the scene's size (no Map rebuilt per frame).
+ *
+ * Lifetime (endFrame): a record not touched in a frame is freed, unless both of its bodies are
+ * inactive (asleep or fixed) with at least one asleep: a sleeping pile's pairs are not looked at
+ * (pipeline.ts), and its manifolds wait, impulses and all, for it to wake (Box2D keeps a sleeping
+ * island's contacts the same way).
+ */
+import { MAX_MANIFOLD_POINTS } from './types.js';
+import { tangentOf } from '../rows/contact.js';
+
+/** How far (m, in body A's frame) a point may have moved and still take the last frame's impulses when its key changed. */
+export const MATCH_DISTANCE = 0.02;
+/** cos of the largest turn of the normal across which a point matched by position keeps its impulses */
+const MATCH_NORMAL_COS = 0.99;
+
+export class ManifoldStore {
+  /** slots in use or freed: 0 .. slotCount − 1 */
+  slotCount = 0;
+  capacity = 0;
+  bodyA = new Int32Array(0);
+  bodyB = new Int32Array(0);
+  pointCount = new Int32Array(0);
+  /** the frame stamp of the slot's last update; −1: free */
+  stamp = new Int32Array(0);
+  /** unit normal of the last update, world (3 per slot) */
+  normal = new Float64Array(0);
+  // per point (4 per slot)
+  id = new Int32Array(0);
+  anchorA = new Float64Array(0);
+  anchorB = new Float64Array(0);
+  separation = new Float64Array(0);
+  normalImpulse = new Float64Array(0);
+  tangentImpulse1 = new Float64Array(0);
+  tangentImpulse2 = new Float64Array(0);
+  /**
+   * the friction anchors: the point's anchors on A and on B (local) when it last stuck, carried with its
+   * impulses; their tangential drift is anchored friction's position error (contacts/contact-solver.ts)
+   */
+  frictionAnchorA = new Float64Array(0);
+  frictionAnchorB = new Float64Array(0);
+  /** manifolds in use now */
+  active = 0;
+
+  private free = new Int32Array(0);
+  private freeCount = 0;
+  /** hash table: slot index or −1 */
+  private table = new Int32Array(0);
+  private mask = -1;
+  private frameStamp = 0;
+  // scratch for an update: the old points of the slot
+  private readonly oldId = new Int32Array(MAX_MANIFOLD_POINTS);
+  private readonly oldAnchor = new Float64Array(3 * MAX_MANIFOLD_POINTS);
+  private readonly oldForce = new Float64Array(3 * MAX_MANIFOLD_POINTS);
+  private readonly oldLambdaN = new Float64Array(MAX_MANIFOLD_POINTS);
+  private readonly oldFrictionA = new Float64Array(3 * MAX_MANIFOLD_POINTS);
+  private readonly oldFrictionB = new Float64Array(3 * MAX_MANIFOLD_POINTS);
+  private readonly tangents = new Float64Array(6);
+
+  constructor(initialSlots = 16) {
+    this.grow(initialSlots);
+  }
+
+  /** Starts a frame's updates (records touched from now on belong to this frame). */
+  beginFrame(): void {
+    this.frameStamp++;
+  }
+
+  /** The slot of pair (a, b), made (empty, impulses 0) when the pair has none; marks it touched this frame. */
+  acquire(a: number, b: number): number {
+    let s = this.find(a, b);
+    if (s < 0) {
+      if (this.freeCount === 0) this.grow(2 * this.capacity);
+      s = this.free[--this.freeCount];
+      if (s >= this.slotCount) this.slotCount = s + 1;
+      this.bodyA[s] = a;
+      this.bodyB[s] = b;
+      this.pointCount[s] = 0;
+      this.insert(s);
+      this.active++;
+    }
+    this.stamp[s] = this.frameStamp;
+    return s;
+  }
+
+  /** The slot of pair (a, b) (in the order acquired), or −1. */
+  find(a: number, b: number): number {
+    const t = this.table, mask = this.mask;
+    for (let i = hashPair(a, b) & mask; ; i = (i + 1) & mask) {
+      const s = t[i];
+      if (s < 0) return -1;
+      if (this.bodyA[s] === a && this.bodyB[s] === b) return s;
+    }
+  }
+
+  /**
+   * Begins the update of slot s with normal n (header): saves its old points for matching, then
+   * empties it; setPoint adds the new points one by one.
+   */
+  beginUpdate(s: number, nx: number, ny: number, nz: number): void {
+    const n = this.pointCount[s];
+    const o3 = 3 * s;
+    const turned = this.normal[o3] * nx + this.normal[o3 + 1] * ny + this.normal[o3 + 2] * nz < MATCH_NORMAL_COS;
+    const t = this.tangents;
+    // old tangents (of the old normal): friction as a world vector
+    tangentOf(this.normal[o3], this.normal[o3 + 1], this.normal[o3 + 2], t, 0);
+    const onx = this.normal[o3], ony = this.normal[o3 + 1], onz = this.normal[o3 + 2];
+    t[3] = ony * t[2] - onz * t[1];
+    t[4] = onz * t[0] - onx * t[2];
+    t[5] = onx * t[1] - ony * t[0];
+    this.oldCount = n;
+    this.oldTurned = turned;
+    this.oldUsed = 0;
+    for (let k = 0; k < n; k++) {
+      const p = 4 * s + k;
+      this.oldId[k] = this.id[p];
+      this.oldAnchor[3 * k] = this.anchorA[3 * p];
+      this.oldAnchor[3 * k + 1] = this.anchorA[3 * p + 1];
+      this.oldAnchor[3 * k + 2] = this.anchorA[3 * p + 2];
+      this.oldLambdaN[k] = this.normalImpulse[p];
+      for (let i = 0; i < 3; i++) {
+        this.oldFrictionA[3 * k + i] = this.frictionAnchorA[3 * p + i];
+        this.oldFrictionB[3 * k + i] = this.frictionAnchorB[3 * p + i];
+      }
+      const l1 = this.tangentImpulse1[p], l2 = this.tangentImpulse2[p];
+      this.oldForce[3 * k] = l1 * t[0] + l2 * t[3];
+      this.oldForce[3 * k + 1] = l1 * t[1] + l2 * t[4];
+      this.oldForce[3 * k + 2] = l1 * t[2] + l2 * t[5];
+    }
+    this.normal[o3] = nx;
+    this.normal[o3 + 1] = ny;
+    this.normal[o3 + 2] = nz;
+    // new tangents
+    tangentOf(nx, ny, nz, t, 0);
+    t[3] = ny * t[2] - nz * t[1];
+    t[4] = nz * t[0] - nx * t[2];
+    t[5] = nx * t[1] - ny * t[0];
+    this.pointCount[s] = 0;
+  }
+  private oldCount = 0;
+  private oldTurned = false;
+  private oldUsed = 0;
+
+  /**
+   * Adds point k = pointCount[s] of slot s (call after beginUpdate): its key, anchors (local) and
+   * separation; its impulses carried from the matching old point (header). Returns the record index.
+   */
+  setPoint(s: number, id: number, ax: number, ay: number, az: number, bx: number, by: number, bz: number, separation: number): number {
+    const k = this.pointCount[s]++;
+    const p = 4 * s + k;
+    this.id[p] = id;
+    const o = 3 * p;
+    this.anchorA[o] = ax;
+    this.anchorA[o + 1] = ay;
+    this.anchorA[o + 2] = az;
+    this.anchorB[o] = bx;
+    this.anchorB[o + 1] = by;
+    this.anchorB[o + 2] = bz;
+    this.separation[p] = separation;
+    let m = -1;
+    for (let q = 0; q < this.oldCount; q++) {
+      if (this.oldId[q] === id && !(this.oldUsed & (1 << q))) {
+        m = q;
+        break;
+      }
+    }
+    if (m < 0 && !this.oldTurned) {
+      let best = MATCH_DISTANCE * MATCH_DISTANCE;
+      for (let q = 0; q < this.oldCount; q++) {
+        if (this.oldUsed & (1 << q)) continue;
+        const dx = ax - this.oldAnchor[3 * q], dy = ay - this.oldAnchor[3 * q + 1], dz = az - this.oldAnchor[3 * q + 2];
+        const d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 < best) (best = d2), (m = q);
+      }
+    }
+    if (m < 0) {
+      this.normalImpulse[p] = 0;
+      this.tangentImpulse1[p] = 0;
+      this.tangentImpulse2[p] = 0;
+      this.resetFrictionAnchor(p);
+      return p;
+    }
+    this.oldUsed |= 1 << m;
+    for (let i = 0; i < 3; i++) {
+      this.frictionAnchorA[o + i] = this.oldFrictionA[3 * m + i];
+      this.frictionAnchorB[o + i] = this.oldFrictionB[3 * m + i];
+    }
+    const t = this.tangents;
+    const fx = this.oldForce[3 * m], fy = this.oldForce[3 * m + 1], fz = this.oldForce[3 * m + 2];
+    this.normalImpulse[p] = this.oldLambdaN[m];
+    this.tangentImpulse1[p] = fx * t[0] + fy * t[1] + fz * t[2];
+    this.tangentImpulse2[p] = fx * t[3] + fy * t[4] + fz * t[5];
+    return p;
+  }
+
+  /** Point p's friction anchors ← its anchors now (it slid, or it is new). */
+  resetFrictionAnchor(p: number): void {
+    const o = 3 * p;
+    for (let i = 0; i < 3; i++) {
+      this.frictionAnchorA[o + i] = this.anchorA[o + i];
+      this.frictionAnchorB[o + i] = this.anchorB[o + i];
+    }
+  }
+
+  /**
+   * Ends a frame's updates: frees every record not touched in it, but those of an inactive pair with
+   * a sleeper (header). `inactive`: per body 1 when asleep or fixed; `asleep` per body, or null.
+   */
+  endFrame(inactive: Uint8Array, asleep: Uint8Array | null): void {
+    for (let s = 0; s < this.slotCount; s++) {
+      const st = this.stamp[s];
+      if (st < 0 || st === this.frameStamp) continue;
+      const a = this.bodyA[s], b = this.bodyB[s];
+      if (asleep && inactive[a] && inactive[b] && (asleep[a] || asleep[b])) continue;
+      this.release(s);
+    }
+  }
+
+  /** Frees every record (a world whose joints changed, or a reset). */
+  clear(): void {
+    for (let s = 0; s < this.slotCount; s++) if (this.stamp[s] >= 0) this.release(s);
+  }
+
+  private release(s: number): void {
+    this.remove(s);
+    this.stamp[s] = -1;
+    this.pointCount[s] = 0;
+    this.free[this.freeCount++] = s;
+    this.active--;
+  }
+
+  private insert(s: number): void {
+    const t = this.table, mask = this.mask;
+    let i = hashPair(this.bodyA[s], this.bodyB[s]) & mask;
+    while (t[i] >= 0) i = (i + 1) & mask;
+    t[i] = s;
+  }
+
+  /** Deletes slot s from the table (linear probing's backward-shift deletion: no tombstones). */
+  private remove(s: number): void {
+    const t = this.table, mask = this.mask;
+    let i = hashPair(this.bodyA[s], this.bodyB[s]) & mask;
+    while (t[i] !== s) i = (i + 1) & mask;
+    t[i] = -1;
+    for (let j = (i + 1) & mask; t[j] >= 0; j = (j + 1) & mask) {
+      const q = t[j];
+      const home = hashPair(this.bodyA[q], this.bodyB[q]) & mask;
+      // q may move into the hole at i when its home is not in (i, j] (cyclically)
+      const inRange = i <= j ? home > i && home <= j : home > i || home <= j;
+      if (!inRange) {
+        t[i] = q;
+        t[j] = -1;
+        i = j;
+      }
+    }
+  }
+
+  private grow(slots: number): void {
+    const cap = Math.max(slots, 16);
+    const old = this.capacity;
+    const g = <T extends Int32Array | Float64Array>(a: T, fresh: T): T => {
+      fresh.set(a as never);
+      return fresh;
+    };
+    this.bodyA = g(this.bodyA, new Int32Array(cap));
+    this.bodyB = g(this.bodyB, new Int32Array(cap));
+    this.pointCount = g(this.pointCount, new Int32Array(cap));
+    const stamp = new Int32Array(cap).fill(-1);
+    stamp.set(this.stamp);
+    this.stamp = stamp;
+    this.normal = g(this.normal, new Float64Array(3 * cap));
+    const P = MAX_MANIFOLD_POINTS * cap;
+    this.id = g(this.id, new Int32Array(P));
+    this.anchorA = g(this.anchorA, new Float64Array(3 * P));
+    this.anchorB = g(this.anchorB, new Float64Array(3 * P));
+    this.separation = g(this.separation, new Float64Array(P));
+    this.normalImpulse = g(this.normalImpulse, new Float64Array(P));
+    this.tangentImpulse1 = g(this.tangentImpulse1, new Float64Array(P));
+    this.tangentImpulse2 = g(this.tangentImpulse2, new Float64Array(P));
+    this.frictionAnchorA = g(this.frictionAnchorA, new Float64Array(3 * P));
+    this.frictionAnchorB = g(this.frictionAnchorB, new Float64Array(3 * P));
+    const free = new Int32Array(cap);
+    free.set(this.free.subarray(0, this.freeCount));
+    // new slots, handed out lowest first
+    for (let s = cap - 1; s >= old; s--) free[this.freeCount++] = s;
+    this.free = free;
+    this.capacity = cap;
+    // the table at twice the slots (load ≤ 1/2), rebuilt
+    let size = 16;
+    while (size < 2 * cap) size *= 2;
+    this.table = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+    for (let s = 0; s < this.slotCount; s++) if (this.stamp[s] >= 0) this.insert(s);
+  }
+}
+
+/** A hash of the pair (a, b) (multiplicative, Knuth's and MurmurHash3's odd constants). */
+function hashPair(a: number, b: number): number {
+  let h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x7f4a7c15, 0x85ebca77);
+  h ^= h >>> 15;
+  return Math.imul(h, 0x2c1b3c6d) >>> 0;
+}
