@@ -11,8 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CompareResults, RunRecord, SkippedRun } from '../src/bench/results.js';
 import { findSolver } from '../src/solvers/registry.js';
+import { resolveOptions } from '../src/solvers/solver.js';
 import { formatNumber, countText } from '../src/bench/table.js';
 import { jointSceneFile } from './support/hinge-scene.js';
+
+/** pgs-cpu's own defaults (its registry entry): the settings below are told apart from them */
+const pgsDefaults = resolveOptions(findSolver('pgs-cpu')!);
 
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
@@ -263,8 +267,8 @@ test('compare --solvers with settings: bad input is one line, exit status 2, not
     // what each solver reads is its declaration (SolverInfo.reads): Rapier has no Baumgarte β
     ['rapier:beta=0.3', /^solverlab: 'rapier:beta=0\.3': rapier does not read beta \(it reads dt, iterations, substeps, sleep\)$/],
     ['pgs-cpu:iterations=4,pgs-cpu:iterations=4', /'pgs-cpu:iterations=4' is listed twice/],
-    // pgs-cpu's own default is 10 iterations: the two entries would be one run
-    ['pgs-cpu,pgs-cpu:iterations=10', /'pgs-cpu' and 'pgs-cpu:iterations=10' run pgs-cpu with the same options/],
+    // pgs-cpu's own default iterations: the two entries would be one run
+    [`pgs-cpu,pgs-cpu:iterations=${pgsDefaults.iterations}`, new RegExp(`'pgs-cpu' and 'pgs-cpu:iterations=${pgsDefaults.iterations}' run pgs-cpu with the same options`)],
   ];
   for (const [solvers, message] of cases) {
     const out = join(dir, 'bad-settings');
@@ -311,7 +315,7 @@ test('compare: one solver at two settings gives two labelled runs, and more swee
   const head = table[0].split(/ {2,}/);
   const rows = table.filter((l) => l.startsWith('long-chain ')).map((l) => l.trim().split(/ {2,}/));
   assert.deepEqual(rows.map((row) => row[head.indexOf('solver')]), labels);
-  assert.deepEqual(rows.map((row) => row[head.indexOf('it×sub')]), ['2×1', '20×1', '6×1']);
+  assert.deepEqual(rows.map((row) => row[head.indexOf('it×sub')]), [2, 20, 6].map((it) => `${it}×${pgsDefaults.substeps}`));
   // results.csv: the solver's id, the run's label beside it, and the options it ran with
   const csv = readFileSync(join(out, 'results.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
   const col = (name: string) => csv[0].indexOf(name);

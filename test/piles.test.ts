@@ -5,8 +5,8 @@
  * the solvers' snapshots only, never from a solver's own contact arrays.
  *
  * Settings: each solver at its registry defaults at 1/60 s (softstep-cpu 4 substeps × 1 iteration;
- * pgs-cpu and si-soft-cpu 1 step × 10 iterations; gs-cpu and jacobi-cpu 1 × 8; xpbd-cpu 10 substeps
- * × 1), `sleep: 0`. The issue's targets are for the defaults: a solver that cannot meet one at its
+ * pgs-cpu and si-soft-cpu 4 substeps × 8 iterations; gs-cpu and jacobi-cpu 1 × 8; xpbd-cpu 10
+ * substeps × 1), `sleep: 0`. The issue's targets are for the defaults: a solver that cannot meet one at its
  * defaults is to get new defaults, not a wider tolerance here.
  *
  * Cases that fail on the current contact core are marked with node:test's `todo` and the figure
@@ -27,41 +27,27 @@ const CONTACT_SOLVERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu', 'gs-cpu', 'xp
 const PILE_SOLVERS = CONTACT_SOLVERS.filter((id) => id !== 'jacobi-cpu');
 
 /**
- * The cases that fail on the contact core as it is (main c634d2b), with the figure measured on it
- * (2-core Xeon VM; f64, deterministic: the same figure on every run of the same code). Key:
- * `${solver} ${case}`. Each value is the todo text node:test prints. Remove an entry when its case
- * passes.
+ * The cases that still fail, with the figure measured (2-core Xeon VM; f64, deterministic: the same
+ * figure on every run of the same code) and why. Key: `${solver} ${case}`; each value is the todo text
+ * node:test prints. Remove an entry when its case passes.
+ *   gs-cpu       its contacts are still the generic rows at its one step of 8 sweeps (its defaults are
+ *                gs-gpu's joint reference); the contact module and substeps (pgs-cpu's 4 × 8 holds
+ *                every case here) are the fix, not yet made for it
+ *   softstep-cpu a soft contact sags by its load over m ω² whatever the body's size (30 Hz: about 1 mm
+ *                under a stack of three), which is 11 % of a 1 cm cube and 5.5 % of a 2 cm one
+ *   jacobi-cpu   its contacts are still the generic rows; a Jacobi sweep leaves a stack of three 0.9 mm
+ *                low at 8 sweeps, whatever the cubes' size
  */
 const KNOWN: Record<string, string> = {
-  'pgs-cpu stack holds': 'box 10 moved 55.09 mm from 1 s to 10 s',
-  'si-soft-cpu stack holds': 'box 10 moved 873.47 mm from 1 s to 10 s',
   'gs-cpu stack holds': 'box 10 moved 87.55 mm from 1 s to 10 s',
-  'pgs-cpu stack, yawed holds': 'box 10 moved 125.44 mm from 1 s to 10 s',
-  'si-soft-cpu stack, yawed holds': 'box 10 moved 5458.02 mm from 1 s to 10 s',
   'gs-cpu stack, yawed holds': 'box 10 moved 847.41 mm from 1 s to 10 s',
-  'pgs-cpu pyramid holds': 'box 55 moved 19.55 mm from 1 s to 10 s',
   'gs-cpu pyramid holds': 'box 55 moved 31.95 mm from 1 s to 10 s',
-  'xpbd-cpu rolling': 'v = 3.4614 m/s at frame 660: 3.08 % off 5/7 v₀ = 3.5714 m/s',
-  'softstep-cpu cube 1 cm': 'turned 0.4898 rad, sank 20.8 % of the edge, slid 129.5 %, |ω| 1.6e+0 rad/s at the end',
-  'pgs-cpu cube 1 cm': 'turned 3.1191 rad, sank 70.5 % of the edge, slid 96.4 %, |ω| 6.2e+0 rad/s at the end',
-  'si-soft-cpu cube 1 cm': 'turned 0.9141 rad, sank 70.7 % of the edge, slid 62.1 %, |ω| 8.0e-1 rad/s at the end',
-  'gs-cpu cube 1 cm': 'turned 3.0364 rad, sank 70.5 % of the edge, slid 103.1 %, |ω| 5.6e+0 rad/s at the end',
-  'softstep-cpu cube 2 cm': 'turned 0.1599 rad, sank 10.6 % of the edge, slid 52.0 %, |ω| 5.6e-1 rad/s at the end',
-  'pgs-cpu cube 2 cm': 'turned 0.5665 rad, sank 35.7 % of the edge, slid 71.2 %, |ω| 7.0e-1 rad/s at the end',
-  'si-soft-cpu cube 2 cm': 'turned 0.9627 rad, sank 70.7 % of the edge, slid 93.2 %, |ω| 2.8e+0 rad/s at the end',
-  'gs-cpu cube 2 cm': 'turned 0.7177 rad, sank 38.2 % of the edge, slid 83.9 %, |ω| 8.5e-1 rad/s at the end',
-  'si-soft-cpu cube 10 cm': 'turned 0.0001 rad, sank 6.1 % of the edge, slid 0.0 %, |ω| 3.4e-6 rad/s at the end',
-  'softstep-cpu stack of 3 1 cm': 'turned 2.0193 rad, sank 123.3 % of the edge, slid 289.1 %, |ω| 4.1e+0 rad/s at the end',
-  'pgs-cpu stack of 3 1 cm': 'turned 1.8727 rad, sank 102.2 % of the edge, slid 245.2 %, |ω| 5.1e-1 rad/s at the end',
-  'si-soft-cpu stack of 3 1 cm': 'turned 2.0556 rad, sank 128.6 % of the edge, slid 227.4 %, |ω| 8.4e-1 rad/s at the end',
-  'gs-cpu stack of 3 1 cm': 'turned 1.9270 rad, sank 142.4 % of the edge, slid 252.9 %, |ω| 5.6e+0 rad/s at the end',
-  'jacobi-cpu stack of 3 1 cm': 'turned 0.0000 rad, sank 9.9 % of the edge, slid 0.0 %, |ω| 0.0e+0 rad/s at the end',
-  'softstep-cpu stack of 3 2 cm': 'turned 1.6334 rad, sank 107.5 % of the edge, slid 275.4 %, |ω| 1.7e+0 rad/s at the end',
-  'pgs-cpu stack of 3 2 cm': 'turned 1.9239 rad, sank 117.6 % of the edge, slid 295.1 %, |ω| 3.3e+0 rad/s at the end',
-  'si-soft-cpu stack of 3 2 cm': 'turned 1.6668 rad, sank 136.6 % of the edge, slid 263.8 %, |ω| 1.8e+0 rad/s at the end',
-  'gs-cpu stack of 3 2 cm': 'turned 1.9328 rad, sank 117.1 % of the edge, slid 281.4 %, |ω| 1.0e+0 rad/s at the end',
-  'jacobi-cpu stack of 3 2 cm': 'turned 0.0000 rad, sank 4.9 % of the edge, slid 0.0 %, |ω| 0.0e+0 rad/s at the end',
-  'si-soft-cpu stack of 3 10 cm': 'turned 0.0042 rad, sank 9.5 % of the edge, slid 0.8 %, |ω| 1.4e-5 rad/s at the end',
+  'softstep-cpu stack of 3 1 cm': 'turned 0.0296 rad, sank 11.2 % of the edge, slid 5.7 %, |ω| 1.2e-4 rad/s at the end',
+  'gs-cpu stack of 3 1 cm': 'turned 3.1316 rad, sank 134.6 % of the edge, slid 362.2 %, |ω| 8.3e-8 rad/s at the end',
+  'jacobi-cpu stack of 3 1 cm': 'turned 0.0000 rad, sank 8.7 % of the edge, slid 0.0 %, |ω| 0.0e+0 rad/s at the end',
+  'softstep-cpu stack of 3 2 cm': 'turned 0.0137 rad, sank 5.5 % of the edge, slid 2.7 %, |ω| 4.8e-5 rad/s at the end',
+  'gs-cpu stack of 3 2 cm': 'turned 1.6034 rad, sank 108.6 % of the edge, slid 239.0 %, |ω| 2.1e-5 rad/s at the end',
+  'jacobi-cpu stack of 3 2 cm': 'turned 0.0000 rad, sank 4.4 % of the edge, slid 0.0 %, |ω| 0.0e+0 rad/s at the end',
 };
 
 function todo(id: string, name: string): { todo?: string } {

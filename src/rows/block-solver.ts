@@ -146,6 +146,18 @@ export class RowBlockSolver {
   jointBlocks = 0;
   /** the contacts laid out after the joints (setContacts), or null */
   contacts: ContactList | null = null;
+
+  /**
+   * The slop of the contact whose normal row is `row`: the rule's, at most the pair's (collision/
+   * pipeline.ts pairSlop: 5 mm for metre-sized bodies, 2 % of the smaller body's least half size below
+   * that), so a 1 cm cube is not left to sink half its height inside a 5 mm dead band. Contact c's normal
+   * row is 3c after the joints' rows (rows/contact.ts layoutContacts).
+   */
+  private pointSlop(row: number, ruleSlop: number): number {
+    const list = this.contacts!;
+    const c = (row - (this.rows.count - 3 * list.count)) / 3;
+    return Math.min(ruleSlop, list.slop[c]);
+  }
   /** per row: A_pp = J_p M⁻¹ J_pᵀ without γ (restitution's effective mass 1/A_pp) */
   private diagonal = new Float64Array(0);
   /** (A_bb)⁻¹ without γ, for the relax pass (prepare with relax = true) */
@@ -425,7 +437,7 @@ export class RowBlockSolver {
         } else {
           rate = touchRate;
           gamma = touchGamma;
-          bias = Math.max(rate * Math.min(0, C + slop), -maxPushout);
+          bias = Math.max(rate * Math.min(0, C + this.pointSlop(r0, slop)), -maxPushout);
         }
         rows.biasRate[r0] = rate;
         rows.gamma[r0] = gamma;
@@ -517,7 +529,7 @@ export class RowBlockSolver {
       } else {
         rows.biasRate[r0] = this.touchRate[r0];
         gamma = this.touchGamma[r0];
-        this.bias[r0] = kind === CONTACT_NORMAL ? Math.max(this.touchRate[r0] * Math.min(0, C + contact.slop), -contact.maxPushout) : this.touchRate[r0] * C;
+        this.bias[r0] = kind === CONTACT_NORMAL ? Math.max(this.touchRate[r0] * Math.min(0, C + this.pointSlop(r0, contact.slop)), -contact.maxPushout) : this.touchRate[r0] * C;
         this.relaxBias[r0] = 0;
       }
       rows.gamma[r0] = gamma;

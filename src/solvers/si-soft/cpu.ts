@@ -9,7 +9,7 @@
  * (the text's soft row, in its units), β and γ from a spring of frequency f and damping ratio ζ
  * on the row's own effective mass (rows/softness.ts S3: k = m_eff ω², c = 2 m_eff ζ ω):
  *   contacts   f = --contact-hertz (default 30 Hz, at most a quarter of the step rate 1/h so the spring
- *              stays resolved: 30 Hz at its default 2 substeps, 15 Hz at one step of 1/60 s),
+ *              stays resolved: 30 Hz at its default 4 substeps (the cap is then 60 Hz), 15 Hz at one step of 1/60 s),
  *              ζ = --contact-damping (10), on the overlap beyond the slop (5 mm, less for small bodies:
  *              collision/pipeline.ts pairSlop), push-out at most 3 m/s; within the slop the row is
  *              rigid (a soft row there would be a damper alone, letting a body sink through it), and a
