@@ -109,7 +109,8 @@ export class Slot {
   /** bodies flagged asleep (drawn dimmed) in the poses last uploaded (render-info.ts POSE_ASLEEP; 0 drawn from a GPU buffer) */
   dimmed = 0;
   private probe: ContactProbe | null = null;
-  readonly options: SolverOptions;
+  /** the options it runs with: resolved again for the scene when it starts (a solver's contact-scene defaults) */
+  options: SolverOptions;
   private metricsContext: { measure(s: Snapshot): FrameMetrics } | null = null;
   private watch: DivergenceWatch | null = null;
   private ownPose: GPUBuffer | null = null;
@@ -122,7 +123,7 @@ export class Slot {
   constructor(
     readonly info: SolverInfo,
     readonly colour: readonly number[],
-    asked: Partial<SolverOptions>,
+    private readonly asked: Partial<SolverOptions>,
   ) {
     this.options = resolveOptions(info, asked);
   }
@@ -135,6 +136,7 @@ export class Slot {
   async start(desc: SceneDesc, drawable: Drawable | null, gpu: GpuContext | null, renderer: Renderer | null, alpha: number): Promise<void> {
     try {
       if (this.info.device === 'gpu' && !gpu) throw new Error('no WebGPU adapter');
+      this.options = resolveOptions(this.info, this.asked, desc);
       this.solver = await this.info.create(desc, this.options, gpu ?? undefined);
       this.metricsContext = metricsFor(desc, this.options.compliance);
       this.probe = ContactProbe.for(desc);

@@ -199,7 +199,7 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
         const index = runs.length;
         const info = findSolver(id)!;
         // each solver at its own defaults unless asked otherwise; an entry's settings over the shared options
-        const options = resolveOptions(info, { ...opts.options, ...entry.settings });
+        const options = resolveOptions(info, { ...opts.options, ...entry.settings }, scene.world);
         // an entry with settings: its label and settings in the record, beside the solver's id (results.ts runLabel)
         const named = hasSettings(entry) ? { label: labels[e], settings: { ...entry.settings } } : {};
         const skip = (reason: string) => done({ scene: scene.name, params: scene.params, solver: id, ...named, skipped: reason });

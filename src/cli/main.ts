@@ -239,7 +239,7 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const { params, world } = scene;
   // the default solver: the GPU Jacobi baseline for rigid scenes, RK4 for particle systems
   const info = findSolverOrThrow(one(flags, 'solver') ?? (isParticleSystem(world) ? 'witkin-rk4' : 'jacobi-gpu'));
-  const options = resolveOptions(info, solverOptionsFromFlags(flags));
+  const options = resolveOptions(info, solverOptionsFromFlags(flags), world);
   const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 0 });
   const sampleEvery = numberFlag('sample-every', one(flags, 'sample-every') ?? '1', { integer: true, min: 1 });
   // --json -: the record on standard output, and the summary (for people) on standard error

@@ -1,10 +1,11 @@
 import type { WorldDesc } from '../model/world.js';
 /** The solvers, by id. A new solver is one folder plus one line here. */
-import { supportReason, type RigidSolverInfo, type SolverInfo, type SolverOptions } from './solver.js';
+import { sceneHasContacts, supportReason, type RigidSolverInfo, type SolverInfo, type SolverOptions } from './solver.js';
 import { isParticleSystem } from '../model/particle-system.js';
 import { particleSolvers } from './witkin/registry.js';
 import { JacobiCpuSolver } from './jacobi/cpu.js';
 import { JacobiGpuSolver } from './jacobi/gpu.js';
+import { GaussSeidelContactCpuSolver } from './gs/contacts.js';
 import { GaussSeidelCpuSolver } from './gs/cpu.js';
 import { GaussSeidelGpuSolver } from './gs/gpu.js';
 import { GlobalCpuSolver } from './global/cpu.js';
@@ -93,11 +94,12 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'gs-cpu',
-    description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order); contacts after the joints, one after the other',
+    description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order); on a scene with contacts, the joints so, then the contacts one after the other on the contact solver, 4 substeps by default there (at one step a 10-box stack awake creeps 88 mm over 9 s; at 4 × 8, 2.4 mm)',
     device: 'cpu',
     reads: velocityLevelSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
-    create: async (world, options) => new GaussSeidelCpuSolver(world, options),
+    contactDefaults: { substeps: 4 },
+    create: async (world, options) => (sceneHasContacts(world) ? new GaussSeidelContactCpuSolver(world, options) : new GaussSeidelCpuSolver(world, options)),
   },
   {
     id: 'global-cpu',

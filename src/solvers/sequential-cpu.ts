@@ -91,6 +91,12 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
     return true;
   }
 
+  /** The joints changed: lay their rows out again (in the joints' order; gs-cpu: colour by colour). */
+  protected relayoutJoints(): void {
+    this.rigid.markJointed(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
+    this.rowSolver.layout();
+  }
+
   /** λ of every joint row */
   get multiplier(): Float64Array {
     return this.rowSolver.rows.lambda.subarray(0, this.rowSolver.rows.count);
@@ -138,10 +144,7 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
     const list: ContactList | null = this.collision ? this.updateSleep(dt, this.detectContacts(dt)) : null;
     lap('collide');
     // prepare joints
-    if (rs.stale) {
-      this.rigid.markJointed(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
-      rs.layout();
-    }
+    if (rs.stale) this.relayoutJoints();
     const joints = rs.rows.blockCount > 0;
     const rule = variant.contactRule(this.options, h);
     const jointSpring = variant.jointSpring ? variant.jointSpring(this.options, h) : null;

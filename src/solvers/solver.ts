@@ -8,7 +8,7 @@
  */
 import type { WorldDesc, ConstraintDesc, Shape } from '../model/world.js';
 import type { Snapshot, StepTimings, AdapterDescription } from '../model/snapshot.js';
-import type { SceneDesc } from '../model/scene-desc.js';
+import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
 import type { ConstraintForce } from '../particles/system.js';
 import type { GpuContext } from '../gpu/device.js';
 import { forEachBody, forEachConstraint } from '../model/packed.js';
@@ -103,9 +103,18 @@ export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = 
   sleep: { flag: 'sleep', min: 0, max: 1, integer: true, help: '1: islands whose bodies stay slow (0.05 m/s, 0.05 rad/s) for 0.5 s fall asleep (no solver work) until touched or pulled; 0: never' },
 };
 
-/** The options a solver runs with: shared defaults, then the solver's own, then what was asked for. */
-export function resolveOptions(info: Pick<SolverInfo, 'defaults'>, asked: Partial<SolverOptions> = {}): SolverOptions {
-  return { ...defaultSolverOptions, ...info.defaults, ...asked };
+/**
+ * The options a solver runs with: shared defaults, then the solver's own, then (given a scene with
+ * contacts) its own for contact scenes, then what was asked for.
+ */
+export function resolveOptions(info: Pick<SolverInfo, 'defaults' | 'contactDefaults'>, asked: Partial<SolverOptions> = {}, scene?: SceneDesc): SolverOptions {
+  const contact = scene !== undefined && info.contactDefaults !== undefined && sceneHasContacts(scene) ? info.contactDefaults : undefined;
+  return { ...defaultSolverOptions, ...info.defaults, ...contact, ...asked };
+}
+
+/** Whether a scene has contacts to solve: a rigid world with collisions on and two or more bodies. */
+export function sceneHasContacts(scene: SceneDesc): boolean {
+  return !isParticleSystem(scene) && scene.collisions !== false && scene.bodies.length >= 2;
 }
 
 // Snapshot, StepTimings and AdapterDescription are the model's (model/snapshot.ts): what a solver hands
@@ -227,7 +236,7 @@ export function supportReason(id: string, support: SolverSupport, world: WorldDe
     return `${id} does not support ${constraintNoun[type] ?? `${type} constraints`} (constraints[${ic}])`;
   }
   // contacts before shapes: a contact scene's planes are not the reason that matters
-  if (!support.contacts && world.collisions !== false && world.bodies.length >= 2)
+  if (!support.contacts && sceneHasContacts(world))
     return `${id} does not solve contacts${support.contactsRefused ? ` (${support.contactsRefused})` : ''} and this scene has collisions on (set "collisions": false, or --param collisions=0 where the scene has it; contact solvers: ${CONTACT_SOLVER_HINT})`;
   forEachBody(world.bodies, (k, b) => {
     if (ib < 0 && !support.shapes.includes(b.shape.type)) ib = k;
@@ -256,6 +265,11 @@ export interface SolverInfo {
   supports?: SolverSupport;
   /** options where this solver's defaults differ from defaultSolverOptions (e.g. xpbd's substeps) */
   defaults?: Partial<SolverOptions>;
+  /**
+   * options where its defaults differ again on a scene with contacts (resolveOptions given the scene):
+   * gs-cpu keeps gs-gpu's one step on joints, and takes the substeps a pile needs on contacts
+   */
+  contactDefaults?: Partial<SolverOptions>;
   /** what `iterations` means for it (default 'sweeps'; see IterationMode) */
   iterationMode?: IterationMode;
   /**
