@@ -630,8 +630,9 @@ function capsuleBoxFace(p0: V3, d: V3, r: number, e: readonly number[], k: numbe
 /**
  * Every box vertex v_i (i = bit 0: x sign, bit 1: y, bit 2: z; + when set) at height s_i = (v_i − x_B)·N
  * with s_i < margin gives a point: pointA = v_i, pointB = v_i − s_i N, n = −N, id = i (so a box
- * sliding on its face keeps its ids). More than 4: keep the deepest and the 3 that with it enclose
- * the largest area in the plane (reduceToFour), the widest support.
+ * sliding on its face keeps its ids). More than 4: the vertices more than the least half extent above
+ * the deepest are dropped (the box's far side, within a margin only at large steps), then the deepest
+ * and the 3 that with it enclose the largest area in the plane are kept (reduceToFour), the widest support.
  */
 export function collideBoxPlane(a: BoxShape, poseA: Pose, _b: PlaneShape, poseB: Pose, margin: number): Manifold | null {
   const N = axisY(sN, poseB.orientation);
@@ -650,7 +651,17 @@ export function collideBoxPlane(a: BoxShape, poseA: Pose, _b: PlaneShape, poseB:
     if (s < margin) (mask |= 1 << i), count++;
   }
   if (count === 0) return null;
-  if (count > MAX_MANIFOLD_POINTS) mask = reduceToFour(mask, N);
+  if (count > MAX_MANIFOLD_POINTS) {
+    // a margin deeper than the box (a large step: h·(|v| + ½|g|h) grows past its height) takes in the
+    // far side too, whose vertices project onto the near side's along N: the far side is not a support.
+    // Only vertices within the box's least half extent of the deepest are kept (a resting face's four,
+    // an edge's two and their neighbours when tilted), then the widest four of them.
+    let deepest = Infinity;
+    for (let i = 0; i < 8; i++) if (mask & (1 << i) && vertS[i] < deepest) deepest = vertS[i];
+    const reach = deepest + Math.min(e[0], e[1], e[2]);
+    for (let i = 0; i < 8; i++) if (mask & (1 << i) && vertS[i] > reach) (mask &= ~(1 << i)), count--;
+    if (count > MAX_MANIFOLD_POINTS) mask = reduceToFour(mask, N);
+  }
   const points: ContactPoint[] = [];
   for (let i = 0; i < 8; i++) {
     if (!(mask & (1 << i))) continue;

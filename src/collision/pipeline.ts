@@ -9,9 +9,12 @@
  * (model/compiled.ts) are not bodies of the scene and never collide.
  *
  * Speculative margin: a pair is reported when its separation is below
- *   margin = SPECULATIVE_DISTANCE + h_frame (s_A + s_B),   s = |v| + |ω| R (R: the shape's bounding radius)
- * the distance the two can close in the frame at most (to first order) plus a fixed 2 cm (Box2D v3's
- * speculative distance, 4 × its 5 mm slop). A speculative row (C > 0) lets the gap close and no more
+ *   margin = SPECULATIVE_DISTANCE + h_frame (s_A + s_B),   s = |v| + |ω| R + ½ |g| h_frame
+ * (R: the shape's bounding radius) the distance the two can close in the frame at most — to first order
+ * in the rotation, and with the ½ g h² a body falls in the frame whatever its speed at the frame's start
+ * (without it a box released at rest at dt = 0.5 s was first seen 1.45 m into the ground: it fell
+ * ½ g h² = 1.23 m in one frame from speed 0) — plus a fixed 2 cm (Box2D v3's speculative distance,
+ * 4 × its 5 mm slop). A speculative row (C > 0) lets the gap close and no more
  * (block-solver.ts ContactRule), so a body at 1/60 s cannot pass through a thin one in one frame.
  */
 import type { BodyDesc } from '../model/world.js';
@@ -117,7 +120,7 @@ export class CollisionPipeline {
    * The contact points at the pose given (3 per body positions, 4 per body orientations, velocities
    * 3 per body), into `out` (cleared first); h the frame's time step (the speculative margin).
    */
-  detect(position: Float64Array, orientation: Float64Array, linearVelocity: Float64Array, angularVelocity: Float64Array, h: number, out: ContactList, asleep: Uint8Array | null = null): void {
+  detect(position: Float64Array, orientation: Float64Array, linearVelocity: Float64Array, angularVelocity: Float64Array, h: number, out: ContactList, asleep: Uint8Array | null = null, gravity = 0): void {
     out.clear();
     const n = this.count;
     // `asleep` (optional, per body): sleeping bodies are passed to the broad phase as static, so a
@@ -128,9 +131,10 @@ export class CollisionPipeline {
       for (let i = 0; i < n; i++) inactive[i] = this.isStatic[i] | asleep[i];
     }
     const speed = this.speedScratch.length >= n ? this.speedScratch : (this.speedScratch = new Float64Array(n));
+    const fall = 0.5 * gravity * h; // ½ |g| h: the frame's fall ½ |g| h² as a speed over h (header)
     for (let i = 0; i < n; i++) {
       const o = 3 * i;
-      const s = this.isStatic[i] ? 0 : Math.hypot(linearVelocity[o], linearVelocity[o + 1], linearVelocity[o + 2]) + Math.hypot(angularVelocity[o], angularVelocity[o + 1], angularVelocity[o + 2]) * this.radius[i];
+      const s = this.isStatic[i] ? 0 : Math.hypot(linearVelocity[o], linearVelocity[o + 1], linearVelocity[o + 2]) + Math.hypot(angularVelocity[o], angularVelocity[o + 1], angularVelocity[o + 2]) * this.radius[i] + fall;
       speed[i] = s;
       shapeAabb(this.shapes[i], position, o, orientation, 4 * i, Math.min(SPECULATIVE_DISTANCE, 4 * SLOP_SIZE_FRACTION * this.size[i]) / 2 + h * s, this.aabbs, 6 * i);
     }

@@ -272,6 +272,14 @@ export const STEADY_RATIO = 1.02;
 /** The fast test: samples in a row beyond the bound, each at least FAST_RATIO × the one before. */
 export const FAST_SAMPLES = 3;
 export const FAST_RATIO = 2;
+/**
+ * The ceiling: a sample beyond CEILING_RATIO × its bound is divergence at once, growing or not. The
+ * largest release measured of a correction is 400 E_scale (40× the energy bound: stretched-chain,
+ * header below); jacobi-cpu flinging a 10-box stack at 7·10⁴ m/s in two frames (10⁶ E_scale), then
+ * flying on at that speed, is no release, and the growth tests, which need it to keep growing, took it
+ * for a one-time jump.
+ */
+export const CEILING_RATIO = 1e4;
 
 /**
  * A number shown beside another it was compared with: enough significant digits (3 at least) that
@@ -356,6 +364,10 @@ class QuantityWatch {
     }
     const u = this.unit;
     const beyond = `${this.label} = ${formatCompared(q, this.bound)} ${u} beyond the bound ${formatCompared(this.bound, q)} ${u} (${this.boundText})`;
+    if (q > CEILING_RATIO * this.bound) {
+      this.blowUpFrom = this.open ? this.open.firstFrame : frame;
+      return `${beyond}: over ${formatCompared(CEILING_RATIO, 0)}× the bound, beyond any correction's release`;
+    }
     if (this.fastRun.length > FAST_SAMPLES) {
       const run = this.fastRun.slice(-(FAST_SAMPLES + 1));
       this.blowUpFrom = run[0].frame;
@@ -390,7 +402,8 @@ class QuantityWatch {
  *             3 windows); or
  *       steady: the peaks of 8 such windows rise by more than 1.02× each (growth slower than geometric:
  *             a body torn off and falling, its violation ½ g t², rises ×(1 + 1/n)² in window n); or
- *       fast: 3 samples in a row beyond the bound, each ≥ 2× the one before.
+ *       fast: 3 samples in a row beyond the bound, each ≥ 2× the one before; or
+ *   (c) a quantity is beyond 10⁴ × its bound (CEILING_RATIO), growing or not.
  * A quantity beyond its bound that does not keep growing is a one-time jump (Jump): the run goes on,
  * and the largest such sample of each quantity is reported.
  *

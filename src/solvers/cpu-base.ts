@@ -147,7 +147,8 @@ export abstract class CpuSolverBase extends WallTimedSolver {
     }
     // sleeping bodies count as fixed for the pairs looked at (a pair of two sleepers, or of a sleeper
     // and a fixed body, is not: nothing moves there); their islands keep them together (islands.ts)
-    c.detect(this.w.position, this.w.orientation, this.w.linearVelocity, this.w.angularVelocity, h, this.contacts, this.sleeping ? this.sleeping.asleep : null);
+    const g = this.w.gravity;
+    c.detect(this.w.position, this.w.orientation, this.w.linearVelocity, this.w.angularVelocity, h, this.contacts, this.sleeping ? this.sleeping.asleep : null, Math.hypot(g[0], g[1], g[2]));
     this.lastDetectH = h;
     return this.contacts;
   }
