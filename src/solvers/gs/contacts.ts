@@ -15,7 +15,8 @@
  * gs-gpu's defaults (gs/cpu.ts, the GPU's reference).
  */
 import type { WorldDesc } from '../../model/world.js';
-import { colourConstraints, colourOrderedWorld, type Colouring } from '../../model/colouring.js';
+import { colourOrderedWorld, type Colouring } from '../../model/colouring.js';
+import { recolourJointRows } from './cpu.js';
 import type { SolverOptions } from '../solver.js';
 import { baumgarteContacts } from '../../rows/block-solver.js';
 import { SequentialCpuSolver } from '../sequential-cpu.js';
@@ -32,9 +33,6 @@ export class GaussSeidelContactCpuSolver extends SequentialCpuSolver {
 
   /** The joints changed: colour them again and lay the rows out colour by colour (as gs/cpu.ts). */
   protected override relayoutJoints(): void {
-    const j = this.joints;
-    this.rigid.markJointed(j.ib0, j.ib1, j.constraintCount);
-    this.colouring = colourConstraints({ constraintCount: j.constraintCount, bodyCount: this.w.bodyCount, ib0: j.ib0, ib1: j.ib1, inverseMass: this.w.inverseMass });
-    this.rowSolver.layout(this.colouring.order);
+    this.colouring = recolourJointRows(this);
   }
 }

@@ -32,10 +32,7 @@ export class GaussSeidelCpuSolver extends JacobiCpuSolver {
 
   /** The joints changed: colour them again and lay the rows out colour by colour. */
   protected override relayout(): void {
-    const j = this.joints;
-    this.rigid.markJointed(j.ib0, j.ib1, j.constraintCount);
-    this.colouring = colourConstraints({ constraintCount: j.constraintCount, bodyCount: this.w.bodyCount, ib0: j.ib0, ib1: j.ib1, inverseMass: this.w.inverseMass });
-    this.rowSolver.layout(this.colouring.order);
+    this.colouring = recolourJointRows(this);
   }
 
   /** 4. One Gauss-Seidel sweep, colour by colour (colour c: the blocks of order[start[c] .. start[c+1])). */
@@ -48,4 +45,21 @@ export class GaussSeidelCpuSolver extends JacobiCpuSolver {
     const rs = this.rowSolver;
     if (rs.contacts) this.updateMultipliers(h, true, rs.jointBlocks, rs.rows.blockCount, true, null, (this.sweeps++ & 1) === 1);
   }
+}
+
+/**
+ * The joints changed (gs-cpu, on joint or contact scenes): mark the jointed bodies, colour the joints
+ * again and lay their rows out colour by colour (as gs-gpu); returns the new colouring.
+ */
+export function recolourJointRows(solver: {
+  readonly joints: { ib0: Int32Array; ib1: Int32Array; constraintCount: number };
+  readonly w: { bodyCount: number; inverseMass: Float64Array };
+  readonly rigid: { markJointed(ib0: Int32Array, ib1: Int32Array, count: number): void };
+  readonly rowSolver: { layout(order?: Int32Array): void };
+}): Colouring {
+  const j = solver.joints;
+  solver.rigid.markJointed(j.ib0, j.ib1, j.constraintCount);
+  const colouring = colourConstraints({ constraintCount: j.constraintCount, bodyCount: solver.w.bodyCount, ib0: j.ib0, ib1: j.ib1, inverseMass: solver.w.inverseMass });
+  solver.rowSolver.layout(colouring.order);
+  return colouring;
 }
