@@ -390,7 +390,6 @@ export class ContactSolver {
       // anchored friction (biased solve, touching): the drift C_t moved with the bodies (K1 along t_k)
       // is fed back, λ_t ← λ_t − A_tt⁻¹ (v_t + β_f C_t / h) / h, then the disc
       let b1 = 0, b2 = 0;
-      const fs = 1, fi = 0;
       if (useBias && s <= 0 && D[d + ANCHORED] === 1) {
         const c1 =
           D[d + CT1] + D[d + T1] * (dx[ib] - dx[ia]) + D[d + T1 + 1] * (dx[ib + 1] - dx[ia + 1]) + D[d + T1 + 2] * (dx[ib + 2] - dx[ia + 2]) +
@@ -405,8 +404,8 @@ export class ContactSolver {
         if (bl > maxPushout) (b1 *= maxPushout / bl), (b2 *= maxPushout / bl);
       }
       const u1 = v1 + b1, u2 = v2 + b2;
-      let f1 = old1 - fs * invH * (D[d + TINV] * u1 + D[d + TINV + 1] * u2) - fi * old1;
-      let f2 = old2 - fs * invH * (D[d + TINV + 2] * u1 + D[d + TINV + 3] * u2) - fi * old2;
+      let f1 = old1 - invH * (D[d + TINV] * u1 + D[d + TINV + 1] * u2);
+      let f2 = old2 - invH * (D[d + TINV + 2] * u1 + D[d + TINV + 3] * u2);
       const len2 = f1 * f1 + f2 * f2;
       const staticRadius = D[d + MU_STATIC] * lamNow;
       const sliding = len2 > staticRadius * staticRadius;
