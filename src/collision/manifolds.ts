@@ -21,6 +21,10 @@
  * λ₁ t₁ + λ₂ t₂ of the old tangents, projected onto the new ones, so a turn of the tangent basis loses
  * nothing. Each old point gives its impulse to one new point at most.
  *
+ * Coherence (refresh): a pair that has barely moved relative to itself since its last full narrow
+ * phase keeps its points, carried with the bodies, and skips the narrow phase (Rapier's parry does the
+ * same, ContactManifold::try_update_contacts); the bounds that make this safe are at refresh.
+ *
  * Lookup: open addressing (linear probing, load ≤ 1/2) from the pair to its slot in typed arrays;
  * slots come from a free list. Nothing is allocated per frame or per pair once the arrays have grown
  * to the scene's size (no Map rebuilt per frame).
@@ -58,11 +62,12 @@ export class ManifoldStore {
   tangentImpulse1 = new Float64Array(0);
   tangentImpulse2 = new Float64Array(0);
   /**
-   * the friction anchors: the point's anchors on A and on B (local) when it last stuck, carried with its
-   * impulses; their tangential drift is anchored friction's position error (contacts/contact-solver.ts)
+   * coherence (refresh): per slot, the body whose frame carries the normal (0: A, 1: B, −1: the slot may
+   * not be refreshed), and the normal of the last full narrow phase in A's and in B's local frames (3 each)
    */
-  frictionAnchorA = new Float64Array(0);
-  frictionAnchorB = new Float64Array(0);
+  normalFrame = new Int8Array(0);
+  normalLocalA = new Float64Array(0);
+  normalLocalB = new Float64Array(0);
   /** manifolds in use now */
   active = 0;
 
@@ -77,8 +82,6 @@ export class ManifoldStore {
   private readonly oldAnchor = new Float64Array(3 * MAX_MANIFOLD_POINTS);
   private readonly oldForce = new Float64Array(3 * MAX_MANIFOLD_POINTS);
   private readonly oldLambdaN = new Float64Array(MAX_MANIFOLD_POINTS);
-  private readonly oldFrictionA = new Float64Array(3 * MAX_MANIFOLD_POINTS);
-  private readonly oldFrictionB = new Float64Array(3 * MAX_MANIFOLD_POINTS);
   private readonly tangents = new Float64Array(6);
 
   constructor(initialSlots = 16) {
@@ -100,6 +103,7 @@ export class ManifoldStore {
       this.bodyA[s] = a;
       this.bodyB[s] = b;
       this.pointCount[s] = 0;
+      this.normalFrame[s] = -1;
       this.insert(s);
       this.active++;
     }
@@ -142,10 +146,6 @@ export class ManifoldStore {
       this.oldAnchor[3 * k + 1] = this.anchorA[3 * p + 1];
       this.oldAnchor[3 * k + 2] = this.anchorA[3 * p + 2];
       this.oldLambdaN[k] = this.normalImpulse[p];
-      for (let i = 0; i < 3; i++) {
-        this.oldFrictionA[3 * k + i] = this.frictionAnchorA[3 * p + i];
-        this.oldFrictionB[3 * k + i] = this.frictionAnchorB[3 * p + i];
-      }
       const l1 = this.tangentImpulse1[p], l2 = this.tangentImpulse2[p];
       this.oldForce[3 * k] = l1 * t[0] + l2 * t[3];
       this.oldForce[3 * k + 1] = l1 * t[1] + l2 * t[4];
@@ -201,14 +201,9 @@ export class ManifoldStore {
       this.normalImpulse[p] = 0;
       this.tangentImpulse1[p] = 0;
       this.tangentImpulse2[p] = 0;
-      this.resetFrictionAnchor(p);
       return p;
     }
     this.oldUsed |= 1 << m;
-    for (let i = 0; i < 3; i++) {
-      this.frictionAnchorA[o + i] = this.oldFrictionA[3 * m + i];
-      this.frictionAnchorB[o + i] = this.oldFrictionB[3 * m + i];
-    }
     const t = this.tangents;
     const fx = this.oldForce[3 * m], fy = this.oldForce[3 * m + 1], fz = this.oldForce[3 * m + 2];
     this.normalImpulse[p] = this.oldLambdaN[m];
@@ -217,14 +212,127 @@ export class ManifoldStore {
     return p;
   }
 
-  /** Point p's friction anchors ← its anchors now (it slid, or it is new). */
-  resetFrictionAnchor(p: number): void {
-    const o = 3 * p;
+  /**
+   * Coherence: slot s's points carried to the pose now without a narrow phase, when the pair has barely
+   * moved relative to itself since its last full narrow phase (Rapier's parry does the same:
+   * ContactManifold::try_update_contacts, 1° and 1 mm there). The normal is the generation's, carried
+   * by the body whose frame it belongs to (normalFrame: the plane, or the reference box of a face
+   * contact); each point is the incident body's anchor carried by it (p = x + R a: a box's vertex, or
+   * where the clipped polygon crossed a side), its separation s = (p_inc − p_ref)·n from the reference
+   * anchor (exact for those material points), and its foot on the reference face p − s n, as the narrow
+   * phase gives the reference point. Refused (returns 0: the pair
+   * goes through the narrow phase) when
+   *   - the slot has no frame (edge contacts, round shapes' moving points: they are always regenerated);
+   *   - the two bodies' copies of the normal differ by more than the turn whose cosine is `minCos`: a
+   *     relative turn θ about a tangent moves a support point at lever L by θL along n, so with
+   *     θ R ≤ 2 slop (the caller's bound, R the larger bounding radius) a point left out of the manifold,
+   *     which was beyond the margin ≥ 4 slop, cannot reach contact unseen;
+   *   - a point slid more than `maxDrift` across the normal (|p_B − p_A|² − s² > maxDrift²): the
+   *     clipped polygon's crossings follow the other body's edges, so the features may have changed;
+   *   - a point changed side (s s_old < 0; parry's rule too): touching points may appear or go;
+   *   - a point is now beyond `margin`: the pair may have parted.
+   * Otherwise writes the normal out[0..3) and per point k the record out[3 + 7k ..): p_A (3), p_B (3), s,
+   * and its key ids[k]; returns the point count.
+   */
+  refresh(s: number, a: number, b: number, position: Float64Array, orientation: Float64Array, margin: number, maxDrift: number, minCos: number, out: Float64Array, ids: Int32Array): number {
+    const frame = this.normalFrame[s];
+    const n = this.pointCount[s];
+    if (frame < 0 || n === 0 || this.stamp[s] < 0) return 0;
+    const r = this.rotScratch;
+    const o3 = 3 * s;
+    rotate(orientation, a, this.normalLocalA[o3], this.normalLocalA[o3 + 1], this.normalLocalA[o3 + 2], r, 0);
+    rotate(orientation, b, this.normalLocalB[o3], this.normalLocalB[o3 + 1], this.normalLocalB[o3 + 2], r, 3);
+    if (r[0] * r[3] + r[1] * r[4] + r[2] * r[5] < minCos) return 0;
+    const f = frame === 0 ? 0 : 3;
+    const nx = r[f], ny = r[f + 1], nz = r[f + 2];
+    const maxDrift2 = maxDrift * maxDrift;
+    const xa = 3 * a, xb = 3 * b;
+    for (let k = 0; k < n; k++) {
+      const p = 4 * s + k, q = 3 * p;
+      rotate(orientation, a, this.anchorA[q], this.anchorA[q + 1], this.anchorA[q + 2], r, 0);
+      rotate(orientation, b, this.anchorB[q], this.anchorB[q + 1], this.anchorB[q + 2], r, 3);
+      const pax = position[xa] + r[0], pay = position[xa + 1] + r[1], paz = position[xa + 2] + r[2];
+      const pbx = position[xb] + r[3], pby = position[xb + 1] + r[4], pbz = position[xb + 2] + r[5];
+      const dx = pbx - pax, dy = pby - pay, dz = pbz - paz;
+      const sep = dx * nx + dy * ny + dz * nz;
+      if (sep * this.separation[p] < 0 || sep >= margin) return 0;
+      if (dx * dx + dy * dy + dz * dz - sep * sep > maxDrift2) return 0;
+      const w = 3 + 7 * k;
+      if (frame === 0) {
+        // A carries the reference face: B's material point, and its foot on that face (as the narrow phase gives it)
+        out[w] = pbx - sep * nx;
+        out[w + 1] = pby - sep * ny;
+        out[w + 2] = pbz - sep * nz;
+        out[w + 3] = pbx;
+        out[w + 4] = pby;
+        out[w + 5] = pbz;
+      } else {
+        out[w] = pax;
+        out[w + 1] = pay;
+        out[w + 2] = paz;
+        out[w + 3] = pax + sep * nx;
+        out[w + 4] = pay + sep * ny;
+        out[w + 5] = paz + sep * nz;
+      }
+      out[w + 6] = sep;
+      ids[k] = this.id[p];
+    }
+    // accepted: the records keep their anchors (the generation's, so the drift above is measured
+    // from it, not from the last step) and their impulses; the separations and normal are the pose's
+    for (let k = 0; k < n; k++) this.separation[4 * s + k] = out[3 + 7 * k + 6];
+    this.turnNormal(s, nx, ny, nz);
+    out[0] = nx;
+    out[1] = ny;
+    out[2] = nz;
+    return n;
+  }
+
+  /**
+   * Slot s's normal becomes n with its points kept (refresh): each point's friction impulse is carried
+   * as the world vector λ₁ t₁ + λ₂ t₂ of the old tangents, projected onto the new ones (beginUpdate's rule).
+   */
+  private turnNormal(s: number, nx: number, ny: number, nz: number): void {
+    const o3 = 3 * s;
+    const onx = this.normal[o3], ony = this.normal[o3 + 1], onz = this.normal[o3 + 2];
+    if (onx === nx && ony === ny && onz === nz) return;
+    const t = this.tangents, u = this.rotScratch;
+    tangentOf(onx, ony, onz, t, 0);
+    t[3] = ony * t[2] - onz * t[1];
+    t[4] = onz * t[0] - onx * t[2];
+    t[5] = onx * t[1] - ony * t[0];
+    tangentOf(nx, ny, nz, u, 0);
+    u[3] = ny * u[2] - nz * u[1];
+    u[4] = nz * u[0] - nx * u[2];
+    u[5] = nx * u[1] - ny * u[0];
+    for (let k = 0; k < this.pointCount[s]; k++) {
+      const p = 4 * s + k;
+      const l1 = this.tangentImpulse1[p], l2 = this.tangentImpulse2[p];
+      const fx = l1 * t[0] + l2 * t[3], fy = l1 * t[1] + l2 * t[4], fz = l1 * t[2] + l2 * t[5];
+      this.tangentImpulse1[p] = fx * u[0] + fy * u[1] + fz * u[2];
+      this.tangentImpulse2[p] = fx * u[3] + fy * u[4] + fz * u[5];
+    }
+    this.normal[o3] = nx;
+    this.normal[o3 + 1] = ny;
+    this.normal[o3 + 2] = nz;
+  }
+
+  /**
+   * After a full narrow phase of slot s with normal n: which body carries n (frame, refresh's header;
+   * −1: never refreshed) and n in A's and B's local frames, n_local = Rᵀ n.
+   */
+  setNormalFrame(s: number, frame: number, a: number, b: number, orientation: Float64Array, nx: number, ny: number, nz: number): void {
+    this.normalFrame[s] = frame;
+    if (frame < 0) return;
+    const r = this.rotScratch;
+    rotateBack(orientation, a, nx, ny, nz, r, 0);
+    rotateBack(orientation, b, nx, ny, nz, r, 3);
+    const o3 = 3 * s;
     for (let i = 0; i < 3; i++) {
-      this.frictionAnchorA[o + i] = this.anchorA[o + i];
-      this.frictionAnchorB[o + i] = this.anchorB[o + i];
+      this.normalLocalA[o3 + i] = r[i];
+      this.normalLocalB[o3 + i] = r[3 + i];
     }
   }
+  private readonly rotScratch = new Float64Array(6);
 
   /**
    * Ends a frame's updates: frees every record not touched in it, but those of an inactive pair with
@@ -293,6 +401,11 @@ export class ManifoldStore {
     stamp.set(this.stamp);
     this.stamp = stamp;
     this.normal = g(this.normal, new Float64Array(3 * cap));
+    const frame = new Int8Array(cap).fill(-1);
+    frame.set(this.normalFrame);
+    this.normalFrame = frame;
+    this.normalLocalA = g(this.normalLocalA, new Float64Array(3 * cap));
+    this.normalLocalB = g(this.normalLocalB, new Float64Array(3 * cap));
     const P = MAX_MANIFOLD_POINTS * cap;
     this.id = g(this.id, new Int32Array(P));
     this.anchorA = g(this.anchorA, new Float64Array(3 * P));
@@ -301,8 +414,6 @@ export class ManifoldStore {
     this.normalImpulse = g(this.normalImpulse, new Float64Array(P));
     this.tangentImpulse1 = g(this.tangentImpulse1, new Float64Array(P));
     this.tangentImpulse2 = g(this.tangentImpulse2, new Float64Array(P));
-    this.frictionAnchorA = g(this.frictionAnchorA, new Float64Array(3 * P));
-    this.frictionAnchorB = g(this.frictionAnchorB, new Float64Array(3 * P));
     const free = new Int32Array(cap);
     free.set(this.free.subarray(0, this.freeCount));
     // new slots, handed out lowest first
@@ -316,6 +427,24 @@ export class ManifoldStore {
     this.mask = size - 1;
     for (let s = 0; s < this.slotCount; s++) if (this.stamp[s] >= 0) this.insert(s);
   }
+}
+
+/** out[o..o+3) = R(q_i) v (rigid/quat.ts rotate's matrix; q_i unit). */
+function rotate(orientation: Float64Array, i: number, vx: number, vy: number, vz: number, out: Float64Array, o: number): void {
+  const q = 4 * i;
+  const x = orientation[q], y = orientation[q + 1], z = orientation[q + 2], w = orientation[q + 3];
+  out[o] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y - z * w) * vy + 2 * (x * z + y * w) * vz;
+  out[o + 1] = 2 * (x * y + z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z - x * w) * vz;
+  out[o + 2] = 2 * (x * z - y * w) * vx + 2 * (y * z + x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
+}
+
+/** out[o..o+3) = R(q_i)ᵀ v. */
+function rotateBack(orientation: Float64Array, i: number, vx: number, vy: number, vz: number, out: Float64Array, o: number): void {
+  const q = 4 * i;
+  const x = orientation[q], y = orientation[q + 1], z = orientation[q + 2], w = orientation[q + 3];
+  out[o] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y + z * w) * vy + 2 * (x * z - y * w) * vz;
+  out[o + 1] = 2 * (x * y - z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z + x * w) * vz;
+  out[o + 2] = 2 * (x * z + y * w) * vx + 2 * (y * z - x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
 }
 
 /** A hash of the pair (a, b) (multiplicative, Knuth's and MurmurHash3's odd constants). */

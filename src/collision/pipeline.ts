@@ -26,11 +26,14 @@ import { collide } from './narrow.js';
 import type { Pose, CollisionShape as Shape } from './types.js';
 import { ContactList, contactKey, tangentOf } from '../rows/contact.js';
 import { ManifoldStore } from './manifolds.js';
+import { MAX_MANIFOLD_POINTS } from './types.js';
 
 /** Broad-phase candidates per body beyond which detection reports a blow-up (detect). */
 export const MAX_CANDIDATES_PER_BODY = 64;
 
 export const SPECULATIVE_DISTANCE = 0.02;
+/** Coherence: a manifold's points are carried (ManifoldStore.refresh) while none slid more than this fraction of the pair's slop. */
+export const COHERENCE_DRIFT = 0.1;
 /** m: the contact slop of metre-sized bodies (Box2D v3's linear slop, 5 mm; rows/block-solver.ts CONTACT_SLOP) */
 export const LINEAR_SLOP = 0.005;
 /**
@@ -151,6 +154,7 @@ export class CollisionPipeline {
       throw new SolverFailure(`collision detection: ${this.candidates} candidate pairs among ${n} bodies (over ${limit}), the fastest body at ${fastest.toPrecision(3)} m/s: the state is blowing up`);
     }
     this.touching = 0;
+    this.refreshed = 0;
     const store = this.manifolds;
     store.beginFrame();
     this.narrowPhase(position, orientation, linearVelocity, angularVelocity, h, out, speed, pairs);
@@ -169,22 +173,54 @@ export class CollisionPipeline {
     for (let k = 0; k < this.broad.pairCount; k++) {
       const a = pairs[2 * k], b = pairs[2 * k + 1];
       if (this.jointed.size > 0 && this.jointed.has(a * n + b)) continue;
-      setPose(poseA, position, orientation, a);
-      setPose(poseB, position, orientation, b);
       // the pair's slop and speculative distance follow the smaller body's size (SLOP_SIZE_FRACTION)
       const slop = pairSlop(this.size[a], this.size[b]);
       const margin = 4 * slop + h * (speed[a] + speed[b]);
-      const m = collide(this.shapes[a], poseA, this.shapes[b], poseB, margin);
-      if (!m || m.points.length === 0) continue;
+      // coherence (manifolds.ts refresh): a pair that barely moved relative to itself keeps its points
+      // (slid < COHERENCE_DRIFT · slop, turned < 2 slop / R); else the narrow phase
+      const buf = this.pointBuffer, ids = this.pointIds;
+      let count = 0;
+      const known = store.find(a, b);
+      if (known >= 0 && this.coherence) {
+        const turn = (2 * slop) / this.pairRadius(a, b);
+        count = store.refresh(known, a, b, position, orientation, margin, COHERENCE_DRIFT * slop, 1 - 0.5 * turn * turn, buf, ids);
+      }
+      const fresh = count === 0;
+      if (fresh) {
+        setPose(poseA, position, orientation, a);
+        setPose(poseB, position, orientation, b);
+        const m = collide(this.shapes[a], poseA, this.shapes[b], poseB, margin);
+        if (!m || m.points.length === 0) continue;
+        buf[0] = m.normal[0];
+        buf[1] = m.normal[1];
+        buf[2] = m.normal[2];
+        count = m.points.length;
+        for (let i = 0; i < count; i++) {
+          const p = m.points[i], w = 3 + 7 * i;
+          buf[w] = p.pointA[0];
+          buf[w + 1] = p.pointA[1];
+          buf[w + 2] = p.pointA[2];
+          buf[w + 3] = p.pointB[0];
+          buf[w + 4] = p.pointB[1];
+          buf[w + 5] = p.pointB[2];
+          buf[w + 6] = p.separation;
+          ids[i] = p.id;
+        }
+      }
       this.touching++;
+      if (!fresh) this.refreshed++;
       const mu = Math.sqrt(this.friction[a] * this.friction[b]);
       const muStatic = Math.sqrt(this.staticFriction[a] * this.staticFriction[b]);
       const e = Math.max(this.restitution[a], this.restitution[b]);
-      out.reserve(out.count + m.points.length);
-      const nx = m.normal[0], ny = m.normal[1], nz = m.normal[2];
+      out.reserve(out.count + count);
+      const nx = buf[0], ny = buf[1], nz = buf[2];
       // the pair's manifold, updated in place: its points matched by key or by anchor (manifolds.ts)
+      // (refreshed: the records stand, their separations and normal moved by refresh)
       const slot = store.acquire(a, b);
-      store.beginUpdate(slot, nx, ny, nz);
+      if (fresh) {
+        store.beginUpdate(slot, nx, ny, nz);
+        store.setNormalFrame(slot, this.normalFrameOf(a, b, ids, count), a, b, orientation, nx, ny, nz);
+      }
       // t₁ = tangentOf(n), t₂ = n × t₁: one basis for the manifold
       const tb = this.tangentBasis;
       tangentOf(nx, ny, nz, tb, 0);
@@ -197,9 +233,8 @@ export class CollisionPipeline {
       const wax = angularVelocity[oa], way = angularVelocity[oa + 1], waz = angularVelocity[oa + 2];
       const vbx = linearVelocity[ob], vby = linearVelocity[ob + 1], vbz = linearVelocity[ob + 2];
       const wbx = angularVelocity[ob], wby = angularVelocity[ob + 1], wbz = angularVelocity[ob + 2];
-      const points = m.points;
-      for (let i = 0; i < points.length; i++) {
-        const p = points[i];
+      for (let i = 0; i < count; i++) {
+        const w = 3 + 7 * i;
         const c = out.count++;
         out.bodyA[c] = a;
         out.bodyB[c] = b;
@@ -214,9 +249,8 @@ export class CollisionPipeline {
         out.tangent2[o3 + 1] = t2y;
         out.tangent2[o3 + 2] = t2z;
         // lever arms r = p − x at detection (rows/contact.ts K1), and the anchors in the bodies' frames a = Rᵀ r
-        const pa = p.pointA, pb = p.pointB;
-        const rax = pa[0] - xax, ray = pa[1] - xay, raz = pa[2] - xaz;
-        const rbx = pb[0] - xbx, rby = pb[1] - xby, rbz = pb[2] - xbz;
+        const rax = buf[w] - xax, ray = buf[w + 1] - xay, raz = buf[w + 2] - xaz;
+        const rbx = buf[w + 3] - xbx, rby = buf[w + 4] - xby, rbz = buf[w + 5] - xbz;
         out.armA[o3] = rax;
         out.armA[o3 + 1] = ray;
         out.armA[o3 + 2] = raz;
@@ -225,7 +259,7 @@ export class CollisionPipeline {
         out.armB[o3 + 2] = rbz;
         toLocal(orientation, a, rax, ray, raz, out.anchorA, o3);
         toLocal(orientation, b, rbx, rby, rbz, out.anchorB, o3);
-        out.manifoldPoint[c] = store.setPoint(slot, p.id, out.anchorA[o3], out.anchorA[o3 + 1], out.anchorA[o3 + 2], out.anchorB[o3], out.anchorB[o3 + 1], out.anchorB[o3 + 2], p.separation);
+        out.manifoldPoint[c] = fresh ? store.setPoint(slot, ids[i], out.anchorA[o3], out.anchorA[o3 + 1], out.anchorA[o3 + 2], out.anchorB[o3], out.anchorB[o3 + 1], out.anchorB[o3 + 2], buf[w + 6]) : 4 * slot + i;
         // the bodies' pose at detection (the rows' K1)
         out.positionA0[o3] = xax;
         out.positionA0[o3 + 1] = xay;
@@ -238,12 +272,12 @@ export class CollisionPipeline {
           out.orientationA0[o4 + k] = orientation[4 * a + k];
           out.orientationB0[o4 + k] = orientation[4 * b + k];
         }
-        out.separation[c] = p.separation;
+        out.separation[c] = buf[w + 6];
         out.slop[c] = slop;
         out.friction[c] = mu;
         out.staticFriction[c] = muStatic;
         out.restitution[c] = e;
-        out.key[c] = contactKey(a, b, n, p.id);
+        out.key[c] = contactKey(a, b, n, ids[i]);
         // v = v_B + ω_B × r_B − v_A − ω_A × r_A at the points; v₁ = n · v (restitution's approach
         // speed) and the slip speed |v − v₁ n| (static friction's test, rows/contact.ts K2)
         const vx = vbx + (wby * rbz - wbz * rby) - vax - (way * raz - waz * ray);
@@ -256,6 +290,39 @@ export class CollisionPipeline {
       }
     }
   }
+  /**
+   * Which body's frame carries a fresh manifold's normal (ManifoldStore.refresh): a plane's (fixed), or
+   * the reference box of a box–box face contact (feature kind 0, its refIsB bit, box-box.ts); else −1
+   * (edge contacts, round shapes: regenerated every step).
+   */
+  private normalFrameOf(a: number, b: number, ids: Int32Array, count: number): number {
+    const ta = this.shapes[a].type, tb = this.shapes[b].type;
+    if (ta === 'plane') return 0;
+    if (tb === 'plane') return 1;
+    if (ta !== 'box' || tb !== 'box') return -1;
+    const frame = (ids[0] >> 2) & 1;
+    for (let i = 0; i < count; i++) if ((ids[i] & 3) !== 0 || ((ids[i] >> 2) & 1) !== frame) return -1;
+    return frame;
+  }
+  /** The larger bounding radius of a pair, a plane's left out (coherence's turn bound). */
+  private pairRadius(a: number, b: number): number {
+    const ra = this.radius[a], rb = this.radius[b];
+    if (!Number.isFinite(ra)) return rb;
+    if (!Number.isFinite(rb)) return ra;
+    return Math.max(ra, rb);
+  }
+  /**
+   * Whether a pair that barely moved keeps its manifold's points (ManifoldStore.refresh) instead of a
+   * narrow phase. On for the contact solver's manifolds (sequential-cpu.ts); off for the metrics, which
+   * measure every step with the narrow phase, and for the row-path solvers, whose contact rows are
+   * keyed per step (jacobi-cpu's block Jacobi on a box's four coplanar points is chaotic: a yaw changed
+   * by 1e-15 rad moves a resting box by 0.6 mm in one frame, so its trajectory is no measure of this).
+   */
+  coherence = false;
+  /** pairs whose points came from coherence (refresh) in the last step */
+  refreshed = 0;
+  private readonly pointBuffer = new Float64Array(3 + 7 * MAX_MANIFOLD_POINTS);
+  private readonly pointIds = new Int32Array(MAX_MANIFOLD_POINTS);
   private readonly tangentBasis = new Float64Array(3);
   private readonly poseA: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
   private readonly poseB: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };

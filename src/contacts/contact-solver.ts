@@ -28,9 +28,10 @@
  *             Δλ_n = −massScale · (v_n + bias) / (h A_nn) − impulseScale · λ_n,  λ_n ← max(0, λ_n + Δλ_n)   (S1)
  *   friction  the stick solution f = λ_t − h⁻¹ A_tt⁻¹ v_t; kept while |f| ≤ μ_s λ_n (static friction),
  *             else projected onto the disc |λ_t| ≤ μ λ_n in the metric of A_tt (Coulomb's maximal
- *             dissipation: rows/block-solver.ts frictionDisc), so friction is isotropic. With the rule's
- *             anchorFriction (the soft step), a sticking point's tangential drift from its friction
- *             anchors (collision/manifolds.ts) is fed back too, in the biased solve only (prepare).
+ *             dissipation: rows/block-solver.ts frictionDisc), so friction is isotropic.
+ *             (Anchored friction, feeding back a sticking point's tangential drift, was tried and
+ *             dropped: on a yawed 10-box stack it crept 19 against 27 mm at 0.05 rad, but on a base-20
+ *             pyramid 10.9 against 3.4 mm; no solver turned it on.)
  *   The slop is the rule's, at most the pair's (collision/pipeline.ts pairSlop: small bodies); within it
  *   a touching row is rigid and unbiased, past it the spring acts on s + slop.
  *   each impulse h Δλ is applied to V at once (sequential impulses / Gauss-Seidel).
@@ -54,9 +55,6 @@ import { frictionDisc, COLLISION_SWEEPS, type ContactRule } from '../rows/block-
 const MAX_COLLIDING = 8;
 const MANIFOLD_SWEEPS = 32;
 
-/** Anchored friction's Baumgarte rate, in units of 1/h (measured, see ContactSolver.prepare). */
-export const FRICTION_ANCHOR_BETA = 0.1;
-
 /** Residual channels of contact rows (the one-pager's diagnostics: normal and friction apart). */
 export const CONTACT_NORMAL_CHANNEL = 'contact normal';
 export const FRICTION_CHANNEL = 'friction';
@@ -70,54 +68,63 @@ export interface ContactResidual {
 }
 
 /**
- * The record of one point, packed: point c's numbers are data[STRIDE · c + field] (one typed array,
- * the record contiguous in memory, as Box2D's b2ContactConstraintPoint array; a sweep then streams one
- * array instead of two dozen).
+ * Layout (Box2D's b2ContactConstraint with its points, Box3D's likewise): one record per manifold
+ * (consecutive points of one pair, one normal) holding what its points share, and one short record
+ * per point. The lever-arm products r × d and I⁻¹ (r × P) are not stored: they are formed as the
+ * sweep goes, from the arms and each body's inverse inertia (loaded once per manifold), so a sweep
+ * streams about 20 numbers per point instead of 68 (the solve was bound by that traffic: measured,
+ * 59 ns a point on a pile that fits in cache, 88 on one that does not).
+ *
+ * Within a point the normal and then the friction are solved, each on the velocities the one before
+ * left (sequential impulses); the friction's velocities after the normal impulse P_n are formed as
+ * u_t + A_tn P_n (A = J M⁻¹ Jᵀ, the point's 3×3 effective-mass matrix in the frame (n, t₁, t₂)),
+ * which is exactly what J_t V reads after V += M⁻¹ J_nᵀ P_n, and the bodies take the point's whole
+ * impulse P_n n + P₁ t₁ + P₂ t₂ once.
  */
-const N = 0; // n (3)
-const T1 = 3; // t₁ (3)
-const T2 = 6; // t₂ (3)
-const RNA = 9; // r_A × n (3)
-const RNB = 12; // r_B × n (3)
-const R1A = 15; // r_A × t₁
-const R1B = 18;
-const R2A = 21; // r_A × t₂
-const R2B = 24;
-const IRNA = 27; // I_A⁻¹ (r_A × n) (3): the angular response, from the frame's start inertia (Box2D keeps the prepared inverse inertia too)
-const IRNB = 30;
-const IR1A = 33;
-const IR1B = 36;
-const IR2A = 39;
-const IR2B = 42;
-const MA = 45; // m_A⁻¹ (0: fixed)
-const MB = 46;
-const KN = 47; // A_nn
-const TINV = 48; // A_tt⁻¹, row-major (4)
-const S0 = 52; // base separation
-const BIAS_RATE = 53;
-const MASS_SCALE = 54;
-const IMPULSE_SCALE = 55;
-const MU = 56;
-const MU_STATIC = 57;
-const LN = 58; // λ_n
-const LT1 = 59; // λ₁
-const LT2 = 60; // λ₂
-const E = 61; // restitution e
-const SLOP = 62; // the point's slop: the rule's, at most the pair's (collision/pipeline.ts pairSlop)
-const CT1 = 63; // anchored friction: the drift t₁·(f_B − f_A) of the friction anchors at prepare (0: not anchored)
-const CT2 = 64;
-const ANCHORED = 65; // 1: anchored friction on this point
-const SLID = 66; // 1: the point slid (friction on the disc's rim) this frame, or its anchor was dropped
-const STRIDE = 68;
+// manifold record
+const M_N = 0; // n (3)
+const M_T1 = 3; // t₁ (3)
+const M_T2 = 6; // t₂ (3)
+const M_MA = 9; // m_A⁻¹ (0: fixed)
+const M_MB = 10;
+const M_BIAS_RATE = 11;
+const M_MASS_SCALE = 12;
+const M_IMPULSE_SCALE = 13;
+const M_MU_STATIC = 14;
+const M_E = 15; // restitution e
+const M_SLOP = 16; // the rule's slop, at most the pair's (collision/pipeline.ts pairSlop)
+const MSTRIDE = 17;
+// point record
+const P_RA = 0; // r_A (3), world, fixed for the frame
+const P_RB = 3; // r_B (3)
+const P_KN = 6; // A_nn
+const P_KN1 = 7; // A_n1 = A_1n
+const P_KN2 = 8; // A_n2
+const P_TINV = 9; // A_tt⁻¹, row-major (4)
+const P_S0 = 13; // base separation
+const P_LN = 14; // λ_n
+const P_LT1 = 15; // λ₁
+const P_LT2 = 16; // λ₂
+const P_MU = 17; // μ of the point (μ_s when found at rest, else μ_d: K2)
+const PSTRIDE = 18;
 
 export class ContactSolver {
+  /** points */
   count = 0;
+  /** manifolds: manifold m holds points start[m] .. start[m + 1] − 1 */
+  manifolds = 0;
   private capacity = 0;
+  private manifoldCapacity = 0;
   bodyA = new Int32Array(0);
   bodyB = new Int32Array(0);
   manifoldPoint = new Int32Array(0);
-  /** the packed records (STRIDE numbers per point, fields above) */
-  data = new Float64Array(0);
+  /** per point: its manifold */
+  pointManifold = new Int32Array(0);
+  start = new Int32Array(1);
+  private mdata = new Float64Array(0);
+  private pdata = new Float64Array(0);
+  /** per body: the world inverse inertia at prepare (9, row-major): the frame's, as the records' masses */
+  private invI = new Float64Array(0);
   // per body: the pose at prepare, and the motion since (updatePose)
   private x0 = new Float64Array(0);
   private q0 = new Float64Array(0);
@@ -126,128 +133,130 @@ export class ContactSolver {
   private maxPushout = 0;
   private anyElastic = false;
   private readonly disc = new Float64Array(2);
-  private readonly anchorScratch = new Float64Array(6);
 
   /**
    * prepare (header): the records of every point of `list`, λ from the manifolds' records (times the
    * warm-start factor; no store: λ = 0), at the pose (position, orientation) of detection; `h` the
    * (sub)step the softness is for, `inverseInertia` the world I⁻¹ (9 per body).
    */
-  prepare(list: ContactList, store: ManifoldStore | null, position: Float64Array, orientation: Float64Array, inverseMass: Float64Array, inverseInertia: Float64Array, h: number, rule: ContactRule, warmStart: number, round: Uint8Array | null = null): void {
-    const anchoring = rule.anchorFriction === true && store !== null;
+  prepare(list: ContactList, store: ManifoldStore | null, position: Float64Array, orientation: Float64Array, inverseMass: Float64Array, inverseInertia: Float64Array, h: number, rule: ContactRule, warmStart: number): void {
     const n = list.count;
-    this.reserve(n, inverseMass.length);
+    const nb = inverseMass.length;
+    this.reserve(n, nb);
+    if (n > this.manifoldCapacity) this.growManifolds(n); // a manifold has one point at least
     this.count = n;
     this.maxPushout = rule.maxPushout;
     this.x0.set(position.subarray(0, this.x0.length));
     this.q0.set(orientation.subarray(0, this.q0.length));
+    this.invI.set(inverseInertia.subarray(0, 9 * nb));
     this.dx.fill(0);
     this.dtheta.fill(0);
     const unit = springOf(rule.softness, h);
     const staticUnit = rule.staticSoftness ? springOf(rule.staticSoftness, h) : unit;
-    const I = inverseInertia, D = this.data;
+    const I = this.invI, MD = this.mdata, PD = this.pdata;
     const ln = list.normal, lt1 = list.tangent1, lt2 = list.tangent2, armA = list.armA, armB = list.armB;
+    const warm = store !== null && warmStart > 0;
     let anyElastic = false;
+    let m = -1;
+    // the manifold's shared numbers, kept in locals for its points
+    let a = -1, b = -1, mA = 0, mB = 0;
+    let nx = 0, ny = 0, nz = 0, t1x = 0, t1y = 0, t1z = 0, t2x = 0, t2y = 0, t2z = 0;
+    let ja = 0, jb = 0;
     for (let c = 0; c < n; c++) {
-      const a = list.bodyA[c], b = list.bodyB[c];
-      const mA = inverseMass[a], mB = inverseMass[b];
+      const o = 3 * c;
+      const ca = list.bodyA[c], cb = list.bodyB[c];
+      if (ca !== a || cb !== b || ln[o] !== nx || ln[o + 1] !== ny || ln[o + 2] !== nz) {
+        // a new manifold: the pair's shared record
+        m++;
+        this.start[m] = c;
+        a = ca;
+        b = cb;
+        this.mBodyA[m] = a;
+        this.mBodyB[m] = b;
+        mA = inverseMass[a];
+        mB = inverseMass[b];
+        ja = 9 * a;
+        jb = 9 * b;
+        nx = ln[o]; ny = ln[o + 1]; nz = ln[o + 2];
+        t1x = lt1[o]; t1y = lt1[o + 1]; t1z = lt1[o + 2];
+        t2x = lt2[o]; t2y = lt2[o + 1]; t2z = lt2[o + 2];
+        const e = MSTRIDE * m;
+        MD[e + M_N] = nx; MD[e + M_N + 1] = ny; MD[e + M_N + 2] = nz;
+        MD[e + M_T1] = t1x; MD[e + M_T1 + 1] = t1y; MD[e + M_T1 + 2] = t1z;
+        MD[e + M_T2] = t2x; MD[e + M_T2 + 1] = t2y; MD[e + M_T2 + 2] = t2z;
+        MD[e + M_MA] = mA;
+        MD[e + M_MB] = mB;
+        const spring = mA === 0 || mB === 0 ? staticUnit : unit;
+        MD[e + M_BIAS_RATE] = spring.biasRate;
+        MD[e + M_MASS_SCALE] = spring.massScale;
+        MD[e + M_IMPULSE_SCALE] = spring.impulseScale;
+        MD[e + M_MU_STATIC] = list.staticFriction[c];
+        const re = list.restitution[c];
+        MD[e + M_E] = re;
+        if (re > 0) anyElastic = true;
+        MD[e + M_SLOP] = Math.min(rule.slop, list.slop[c]);
+      }
       this.bodyA[c] = a;
       this.bodyB[c] = b;
-      const d = STRIDE * c, o = 3 * c;
-      D[d + MA] = mA;
-      D[d + MB] = mB;
-      D[d + N] = ln[o]; D[d + N + 1] = ln[o + 1]; D[d + N + 2] = ln[o + 2];
-      D[d + T1] = lt1[o]; D[d + T1 + 1] = lt1[o + 1]; D[d + T1 + 2] = lt1[o + 2];
-      D[d + T2] = lt2[o]; D[d + T2 + 1] = lt2[o + 1]; D[d + T2 + 2] = lt2[o + 2];
-      // r × d for d = n, t₁, t₂ on each side, and I⁻¹ (r × d)
-      cross(armA, o, D, d + N, D, d + RNA);
-      cross(armB, o, D, d + N, D, d + RNB);
-      cross(armA, o, D, d + T1, D, d + R1A);
-      cross(armB, o, D, d + T1, D, d + R1B);
-      cross(armA, o, D, d + T2, D, d + R2A);
-      cross(armB, o, D, d + T2, D, d + R2B);
-      // A = J M⁻¹ Jᵀ per direction: m_A⁻¹ + m_B⁻¹ (t₁ ⟂ t₂: no linear coupling) + (r×d)ᵀ I⁻¹ (r×e) on each side
-      let kN = mA + mB, k11 = mA + mB, k22 = mA + mB, k12 = 0;
-      if (mA > 0) {
-        const j = 9 * a;
-        mat3(I, j, D, d + RNA, D, d + IRNA);
-        mat3(I, j, D, d + R1A, D, d + IR1A);
-        mat3(I, j, D, d + R2A, D, d + IR2A);
-        kN += dot3(D, d + RNA, d + IRNA);
-        k11 += dot3(D, d + R1A, d + IR1A);
-        k22 += dot3(D, d + R2A, d + IR2A);
-        k12 += dot3(D, d + R1A, d + IR2A);
-      } else for (let k = 0; k < 3; k++) D[d + IRNA + k] = D[d + IR1A + k] = D[d + IR2A + k] = 0;
-      if (mB > 0) {
-        const j = 9 * b;
-        mat3(I, j, D, d + RNB, D, d + IRNB);
-        mat3(I, j, D, d + R1B, D, d + IR1B);
-        mat3(I, j, D, d + R2B, D, d + IR2B);
-        kN += dot3(D, d + RNB, d + IRNB);
-        k11 += dot3(D, d + R1B, d + IR1B);
-        k22 += dot3(D, d + R2B, d + IR2B);
-        k12 += dot3(D, d + R1B, d + IR2B);
-      } else for (let k = 0; k < 3; k++) D[d + IRNB + k] = D[d + IR1B + k] = D[d + IR2B + k] = 0;
-      D[d + KN] = kN;
+      this.pointManifold[c] = m;
+      const d = PSTRIDE * c;
+      const rax = armA[o], ray = armA[o + 1], raz = armA[o + 2];
+      const rbx = armB[o], rby = armB[o + 1], rbz = armB[o + 2];
+      PD[d + P_RA] = rax; PD[d + P_RA + 1] = ray; PD[d + P_RA + 2] = raz;
+      PD[d + P_RB] = rbx; PD[d + P_RB + 1] = rby; PD[d + P_RB + 2] = rbz;
+      // A = J M⁻¹ Jᵀ in the frame (n, t₁, t₂): (m_A⁻¹ + m_B⁻¹) δ_ij (the directions are orthonormal) plus,
+      // per body, (r × d_i)ᵀ I⁻¹ (r × d_j) (both rows of a body carry the same sign)
+      let kNN = mA + mB, kN1 = 0, kN2 = 0, k11 = mA + mB, k12 = 0, k22 = mA + mB;
+      for (let side = 0; side < 2; side++) {
+        const inv = side === 0 ? mA : mB;
+        if (inv <= 0) continue;
+        const rx = side === 0 ? rax : rbx, ry = side === 0 ? ray : rby, rz = side === 0 ? raz : rbz;
+        const j = side === 0 ? ja : jb;
+        const i00 = I[j], i01 = I[j + 1], i02 = I[j + 2], i10 = I[j + 3], i11 = I[j + 4], i12 = I[j + 5], i20 = I[j + 6], i21 = I[j + 7], i22 = I[j + 8];
+        // c_d = r × d
+        const cnx = ry * nz - rz * ny, cny = rz * nx - rx * nz, cnz = rx * ny - ry * nx;
+        const c1x = ry * t1z - rz * t1y, c1y = rz * t1x - rx * t1z, c1z = rx * t1y - ry * t1x;
+        const c2x = ry * t2z - rz * t2y, c2y = rz * t2x - rx * t2z, c2z = rx * t2y - ry * t2x;
+        // g_d = I⁻¹ c_d
+        const gnx = i00 * cnx + i01 * cny + i02 * cnz, gny = i10 * cnx + i11 * cny + i12 * cnz, gnz = i20 * cnx + i21 * cny + i22 * cnz;
+        const g1x = i00 * c1x + i01 * c1y + i02 * c1z, g1y = i10 * c1x + i11 * c1y + i12 * c1z, g1z = i20 * c1x + i21 * c1y + i22 * c1z;
+        const g2x = i00 * c2x + i01 * c2y + i02 * c2z, g2y = i10 * c2x + i11 * c2y + i12 * c2z, g2z = i20 * c2x + i21 * c2y + i22 * c2z;
+        kNN += cnx * gnx + cny * gny + cnz * gnz;
+        kN1 += cnx * g1x + cny * g1y + cnz * g1z;
+        kN2 += cnx * g2x + cny * g2y + cnz * g2z;
+        k11 += c1x * g1x + c1y * g1y + c1z * g1z;
+        k12 += c1x * g2x + c1y * g2y + c1z * g2z;
+        k22 += c2x * g2x + c2y * g2y + c2z * g2z;
+      }
+      PD[d + P_KN] = kNN;
+      PD[d + P_KN1] = kN1;
+      PD[d + P_KN2] = kN2;
       const det = k11 * k22 - k12 * k12;
-      D[d + TINV] = k22 / det;
-      D[d + TINV + 1] = -k12 / det;
-      D[d + TINV + 2] = -k12 / det;
-      D[d + TINV + 3] = k11 / det;
-      D[d + S0] = list.separation[c];
-      D[d + SLOP] = Math.min(rule.slop, list.slop[c]);
-      const spring = mA === 0 || mB === 0 ? staticUnit : unit;
-      D[d + BIAS_RATE] = spring.biasRate;
-      D[d + MASS_SCALE] = spring.massScale;
-      D[d + IMPULSE_SCALE] = spring.impulseScale;
+      PD[d + P_TINV] = k22 / det;
+      PD[d + P_TINV + 1] = -k12 / det;
+      PD[d + P_TINV + 2] = -k12 / det;
+      PD[d + P_TINV + 3] = k11 / det;
+      PD[d + P_S0] = list.separation[c];
       // (K2) a point at rest when found may hold up to μ_s; a sliding one slides under μ_d
-      D[d + MU] = list.slip[c] < STATIC_SLIP_SPEED ? list.staticFriction[c] : list.friction[c];
-      D[d + MU_STATIC] = list.staticFriction[c];
-      const e = list.restitution[c];
-      D[d + E] = e;
-      if (e > 0) anyElastic = true;
+      PD[d + P_MU] = list.slip[c] < STATIC_SLIP_SPEED ? list.staticFriction[c] : list.friction[c];
       const p = list.manifoldPoint[c];
       this.manifoldPoint[c] = p;
-      D[d + SLID] = 0;
-      D[d + ANCHORED] = 0;
-      D[d + CT1] = 0;
-      D[d + CT2] = 0;
-      if (anchoring && p >= 0 && !(round && (round[a] || round[b]))) {
-        // anchored friction (the drift a velocity-only friction never corrects): the anchors where the
-        // point stuck, in the world now, f = x + R(q) f_local; its tangential drift C_t = t·(f_B − f_A)
-        // (the current points face each other: t·(p_B − p_A) = 0), fed back in the biased solve at
-        // FRICTION_ANCHOR_BETA / h (Baumgarte; the relax removes that velocity). Round bodies are left
-        // out (their contact point moves over the surface as they roll), and a drift beyond the pair's
-        // slop drops the anchor (the point has moved on: it is re-anchored). Measured on a 10-box stack
-        // with yaws 0.5·y·sin(1.7 i), creep of the top over 9 s awake, y = 0 / .01 / .02 / .03 / .05 rad:
-        // 3.1 / 5.5 / 7.8 / 5.2 / 27 mm without, 3.1 / 4.4 / 6.4 / 7.2 / 19 mm with (the stack is chaotic,
-        // ±50 % between near-equal runs); fed by the contact spring instead it was 2.3 / 10 / 14 / 10 / 6.5.
-        // A base-20 pyramid: 3.4 mm without, 10.9 with β_f, 1.5 with the spring. Neither form wins on
-        // every pile, so no solver turns it on by default yet (softstep/cpu.ts).
-        const fa = this.anchorScratch;
-        localToWorld(orientation, a, store!.frictionAnchorA, 3 * p, position, fa, 0);
-        localToWorld(orientation, b, store!.frictionAnchorB, 3 * p, position, fa, 3);
-        const dx = fa[3] - fa[0], dy = fa[4] - fa[1], dz = fa[5] - fa[2];
-        const c1 = D[d + T1] * dx + D[d + T1 + 1] * dy + D[d + T1 + 2] * dz;
-        const c2 = D[d + T2] * dx + D[d + T2 + 1] * dy + D[d + T2 + 2] * dz;
-        if (c1 * c1 + c2 * c2 <= list.slop[c] * list.slop[c]) {
-          D[d + ANCHORED] = 1;
-          D[d + CT1] = c1;
-          D[d + CT2] = c2;
-        } else D[d + SLID] = 1;
-      }
-      if (store && p >= 0 && warmStart > 0) {
-        D[d + LN] = warmStart * store.normalImpulse[p];
-        D[d + LT1] = warmStart * store.tangentImpulse1[p];
-        D[d + LT2] = warmStart * store.tangentImpulse2[p];
+      if (warm && p >= 0) {
+        PD[d + P_LN] = warmStart * store!.normalImpulse[p];
+        PD[d + P_LT1] = warmStart * store!.tangentImpulse1[p];
+        PD[d + P_LT2] = warmStart * store!.tangentImpulse2[p];
       } else {
-        D[d + LN] = 0;
-        D[d + LT1] = 0;
-        D[d + LT2] = 0;
+        PD[d + P_LN] = 0;
+        PD[d + P_LT1] = 0;
+        PD[d + P_LT2] = 0;
       }
     }
+    this.manifolds = m + 1;
+    this.start[m + 1] = n;
     this.anyElastic = anyElastic;
   }
+  private mBodyA = new Int32Array(0);
+  private mBodyB = new Int32Array(0);
 
   /** Δx = x − x⁰ and Δθ = 2 vec(q q⁰⁻¹) (scalar part made ≥ 0) of every body at the pose now (K1). */
   updatePose(position: Float64Array, orientation: Float64Array): void {
@@ -268,42 +277,55 @@ export class ContactSolver {
     }
   }
 
-  /** The separation of point c at the pose of the last updatePose (K1). */
+  /** The separation of point c at the pose of the last updatePose (K1): s₀ + n·(Δx_B − Δx_A) + Δθ_B·(r_B × n) − Δθ_A·(r_A × n). */
   separation(c: number): number {
-    const d = STRIDE * c, a = 3 * this.bodyA[c], b = 3 * this.bodyB[c];
-    const D = this.data, dx = this.dx, dt = this.dtheta;
+    const d = PSTRIDE * c, e = MSTRIDE * this.pointManifold[c], a = 3 * this.bodyA[c], b = 3 * this.bodyB[c];
+    const PD = this.pdata, MD = this.mdata, dx = this.dx, dt = this.dtheta;
+    const nx = MD[e + M_N], ny = MD[e + M_N + 1], nz = MD[e + M_N + 2];
+    const rax = PD[d + P_RA], ray = PD[d + P_RA + 1], raz = PD[d + P_RA + 2];
+    const rbx = PD[d + P_RB], rby = PD[d + P_RB + 1], rbz = PD[d + P_RB + 2];
     return (
-      D[d + S0] +
-      D[d + N] * (dx[b] - dx[a]) + D[d + N + 1] * (dx[b + 1] - dx[a + 1]) + D[d + N + 2] * (dx[b + 2] - dx[a + 2]) +
-      dt[b] * D[d + RNB] + dt[b + 1] * D[d + RNB + 1] + dt[b + 2] * D[d + RNB + 2] -
-      (dt[a] * D[d + RNA] + dt[a + 1] * D[d + RNA + 1] + dt[a + 2] * D[d + RNA + 2])
+      PD[d + P_S0] +
+      nx * (dx[b] - dx[a]) + ny * (dx[b + 1] - dx[a + 1]) + nz * (dx[b + 2] - dx[a + 2]) +
+      dt[b] * (rby * nz - rbz * ny) + dt[b + 1] * (rbz * nx - rbx * nz) + dt[b + 2] * (rbx * ny - rby * nx) -
+      (dt[a] * (ray * nz - raz * ny) + dt[a + 1] * (raz * nx - rax * nz) + dt[a + 2] * (rax * ny - ray * nx))
     );
   }
 
   /** warm start: V += h M⁻¹ Jᵀ λ of every point's accumulated λ. */
   warmStart(v: Float64Array, w: Float64Array, h: number): void {
-    const D = this.data;
-    for (let c = 0; c < this.count; c++) {
-      const d = STRIDE * c;
-      const ln = h * D[d + LN], l1 = h * D[d + LT1], l2 = h * D[d + LT2];
-      if (ln === 0 && l1 === 0 && l2 === 0) continue;
-      const px = ln * D[d + N] + l1 * D[d + T1] + l2 * D[d + T2];
-      const py = ln * D[d + N + 1] + l1 * D[d + T1 + 1] + l2 * D[d + T2 + 1];
-      const pz = ln * D[d + N + 2] + l1 * D[d + T1 + 2] + l2 * D[d + T2 + 2];
-      const mA = D[d + MA], mB = D[d + MB];
+    const MD = this.mdata, PD = this.pdata, I = this.invI, start = this.start;
+    for (let m = 0; m < this.manifolds; m++) {
+      const e = MSTRIDE * m;
+      const ia = 3 * this.mBodyA[m], ib = 3 * this.mBodyB[m], ja = 3 * ia, jb = 3 * ib;
+      const mA = MD[e + M_MA], mB = MD[e + M_MB];
+      const nx = MD[e + M_N], ny = MD[e + M_N + 1], nz = MD[e + M_N + 2];
+      const t1x = MD[e + M_T1], t1y = MD[e + M_T1 + 1], t1z = MD[e + M_T1 + 2];
+      const t2x = MD[e + M_T2], t2y = MD[e + M_T2 + 1], t2z = MD[e + M_T2 + 2];
+      // the manifold's total impulse on each body: P = Σ P_c, and the torque Σ r_c × P_c
+      let px = 0, py = 0, pz = 0, tax = 0, tay = 0, taz = 0, tbx = 0, tby = 0, tbz = 0;
+      for (let c = start[m]; c < start[m + 1]; c++) {
+        const d = PSTRIDE * c;
+        const ln = h * PD[d + P_LN], l1 = h * PD[d + P_LT1], l2 = h * PD[d + P_LT2];
+        if (ln === 0 && l1 === 0 && l2 === 0) continue;
+        const qx = ln * nx + l1 * t1x + l2 * t2x, qy = ln * ny + l1 * t1y + l2 * t2y, qz = ln * nz + l1 * t1z + l2 * t2z;
+        px += qx; py += qy; pz += qz;
+        const rax = PD[d + P_RA], ray = PD[d + P_RA + 1], raz = PD[d + P_RA + 2];
+        const rbx = PD[d + P_RB], rby = PD[d + P_RB + 1], rbz = PD[d + P_RB + 2];
+        tax += ray * qz - raz * qy; tay += raz * qx - rax * qz; taz += rax * qy - ray * qx;
+        tbx += rby * qz - rbz * qy; tby += rbz * qx - rbx * qz; tbz += rbx * qy - rby * qx;
+      }
       if (mA > 0) {
-        const o = 3 * this.bodyA[c];
-        v[o] -= mA * px; v[o + 1] -= mA * py; v[o + 2] -= mA * pz;
-        w[o] -= ln * D[d + IRNA] + l1 * D[d + IR1A] + l2 * D[d + IR2A];
-        w[o + 1] -= ln * D[d + IRNA + 1] + l1 * D[d + IR1A + 1] + l2 * D[d + IR2A + 1];
-        w[o + 2] -= ln * D[d + IRNA + 2] + l1 * D[d + IR1A + 2] + l2 * D[d + IR2A + 2];
+        v[ia] -= mA * px; v[ia + 1] -= mA * py; v[ia + 2] -= mA * pz;
+        w[ia] -= I[ja] * tax + I[ja + 1] * tay + I[ja + 2] * taz;
+        w[ia + 1] -= I[ja + 3] * tax + I[ja + 4] * tay + I[ja + 5] * taz;
+        w[ia + 2] -= I[ja + 6] * tax + I[ja + 7] * tay + I[ja + 8] * taz;
       }
       if (mB > 0) {
-        const o = 3 * this.bodyB[c];
-        v[o] += mB * px; v[o + 1] += mB * py; v[o + 2] += mB * pz;
-        w[o] += ln * D[d + IRNB] + l1 * D[d + IR1B] + l2 * D[d + IR2B];
-        w[o + 1] += ln * D[d + IRNB + 1] + l1 * D[d + IR1B + 1] + l2 * D[d + IR2B + 1];
-        w[o + 2] += ln * D[d + IRNB + 2] + l1 * D[d + IR1B + 2] + l2 * D[d + IR2B + 2];
+        v[ib] += mB * px; v[ib + 1] += mB * py; v[ib + 2] += mB * pz;
+        w[ib] += I[jb] * tbx + I[jb + 1] * tby + I[jb + 2] * tbz;
+        w[ib + 1] += I[jb + 3] * tbx + I[jb + 4] * tby + I[jb + 5] * tbz;
+        w[ib + 2] += I[jb + 6] * tbx + I[jb + 7] * tby + I[jb + 8] * tbz;
       }
     }
   }
@@ -316,127 +338,116 @@ export class ContactSolver {
    */
   solve(v: Float64Array, w: Float64Array, h: number, useBias: boolean, reverse = false, residual: ContactResidual | null = null): void {
     const invH = 1 / h;
-    const D = this.data, dx = this.dx, dth = this.dtheta;
+    const MD = this.mdata, PD = this.pdata, I = this.invI, dx = this.dx, dth = this.dtheta, start = this.start;
     const maxPushout = this.maxPushout;
-    const count = this.count;
-    const bodyA = this.bodyA, bodyB = this.bodyB, disc = this.disc;
-    for (let k = 0; k < count; k++) {
-      const c = reverse ? count - 1 - k : k;
-      const d = STRIDE * c;
-      const ia = 3 * bodyA[c], ib = 3 * bodyB[c];
-      const mA = D[d + MA], mB = D[d + MB];
+    const M = this.manifolds;
+    const disc = this.disc;
+    for (let k = 0; k < M; k++) {
+      const m = reverse ? M - 1 - k : k;
+      const e = MSTRIDE * m;
+      const ia = 3 * this.mBodyA[m], ib = 3 * this.mBodyB[m], ja = 3 * ia, jb = 3 * ib;
+      const mA = MD[e + M_MA], mB = MD[e + M_MB];
+      const nx = MD[e + M_N], ny = MD[e + M_N + 1], nz = MD[e + M_N + 2];
+      const t1x = MD[e + M_T1], t1y = MD[e + M_T1 + 1], t1z = MD[e + M_T1 + 2];
+      const t2x = MD[e + M_T2], t2y = MD[e + M_T2 + 1], t2z = MD[e + M_T2 + 2];
+      const slop = MD[e + M_SLOP], muStatic = MD[e + M_MU_STATIC];
       let vax = v[ia], vay = v[ia + 1], vaz = v[ia + 2], wax = w[ia], way = w[ia + 1], waz = w[ia + 2];
       let vbx = v[ib], vby = v[ib + 1], vbz = v[ib + 2], wbx = w[ib], wby = w[ib + 1], wbz = w[ib + 2];
-      const nx = D[d + N], ny = D[d + N + 1], nz = D[d + N + 2];
-      const anx = D[d + RNA], any = D[d + RNA + 1], anz = D[d + RNA + 2];
-      const bnx = D[d + RNB], bny = D[d + RNB + 1], bnz = D[d + RNB + 2];
-      // (K1) the separation at the pose now
-      const s =
-        D[d + S0] +
-        nx * (dx[ib] - dx[ia]) + ny * (dx[ib + 1] - dx[ia + 1]) + nz * (dx[ib + 2] - dx[ia + 2]) +
-        dth[ib] * bnx + dth[ib + 1] * bny + dth[ib + 2] * bnz - (dth[ia] * anx + dth[ia + 1] * any + dth[ia + 2] * anz);
-      let bias = 0, ms = 1, is = 0;
-      if (s > 0) bias = s * invH; // speculative: close the gap, no more
-      else if (useBias && s + D[d + SLOP] < 0) {
-        // beyond the slop: the spring on the overlap past it. Within the slop the row stays rigid with no
-        // bias: a soft row there is a damper alone (bias 0, −impulseScale λ), which lets a resting body
-        // sink through the slop at v_n = −h γ λ (measured under si-soft-cpu at 1/120 s: 2.4 mm/s)
-        bias = D[d + BIAS_RATE] * (s + D[d + SLOP]);
-        if (bias < -maxPushout) bias = -maxPushout;
-        ms = D[d + MASS_SCALE];
-        is = D[d + IMPULSE_SCALE];
-      }
-      // normal: v_n = J_n V (S1)
-      const vn = nx * (vbx - vax) + ny * (vby - vay) + nz * (vbz - vaz) + wbx * bnx + wby * bny + wbz * bnz - (wax * anx + way * any + waz * anz);
-      const kN = D[d + KN];
-      const oldN = D[d + LN];
-      if (residual) {
-        // ρ = J V + bias + h γ λ, γ = A_nn · impulseScale / massScale (rows/softness.ts S1)
-        const r = vn + bias + (is > 0 ? (h * kN * is * oldN) / ms : 0);
-        if (!(oldN <= 0 && r > 0)) residual.normal += r * r;
-      } else {
-        let next = oldN - (ms * (vn + bias) * invH) / kN - is * oldN;
-        if (next < 0) next = 0;
-        D[d + LN] = next;
-        const P = h * (next - oldN);
-        if (P !== 0) {
-          // V_A −= M_A⁻¹ J_nAᵀ P, V_B += M_B⁻¹ J_nBᵀ P
-          const pa = mA * P, pb = mB * P;
-          vax -= pa * nx; vay -= pa * ny; vaz -= pa * nz;
-          wax -= P * D[d + IRNA]; way -= P * D[d + IRNA + 1]; waz -= P * D[d + IRNA + 2];
-          vbx += pb * nx; vby += pb * ny; vbz += pb * nz;
-          wbx += P * D[d + IRNB]; wby += P * D[d + IRNB + 1]; wbz += P * D[d + IRNB + 2];
+      // (K1) the separation moved with the bodies: s = s₀ + n·(Δx_B − Δx_A) + r_B·(n × Δθ_B) − r_A·(n × Δθ_A)
+      const sLin = nx * (dx[ib] - dx[ia]) + ny * (dx[ib + 1] - dx[ia + 1]) + nz * (dx[ib + 2] - dx[ia + 2]);
+      const uax = ny * dth[ia + 2] - nz * dth[ia + 1], uay = nz * dth[ia] - nx * dth[ia + 2], uaz = nx * dth[ia + 1] - ny * dth[ia];
+      const ubx = ny * dth[ib + 2] - nz * dth[ib + 1], uby = nz * dth[ib] - nx * dth[ib + 2], ubz = nx * dth[ib + 1] - ny * dth[ib];
+      const c0 = start[m], c1 = start[m + 1];
+      for (let q = 0; q < c1 - c0; q++) {
+        const c = reverse ? c1 - 1 - q : c0 + q;
+        const d = PSTRIDE * c;
+        const rax = PD[d + P_RA], ray = PD[d + P_RA + 1], raz = PD[d + P_RA + 2];
+        const rbx = PD[d + P_RB], rby = PD[d + P_RB + 1], rbz = PD[d + P_RB + 2];
+        const s = PD[d + P_S0] + sLin + (rbx * ubx + rby * uby + rbz * ubz) - (rax * uax + ray * uay + raz * uaz);
+        let bias = 0, ms = 1, is = 0;
+        if (s > 0) bias = s * invH; // speculative: close the gap, no more
+        else if (useBias && s + slop < 0) {
+          // beyond the slop: the spring on the overlap past it. Within the slop the row stays rigid with no
+          // bias: a soft row there is a damper alone (bias 0, −impulseScale λ), which lets a resting body
+          // sink through the slop at v_n = −h γ λ (measured under si-soft-cpu at 1/120 s: 2.4 mm/s)
+          bias = MD[e + M_BIAS_RATE] * (s + slop);
+          if (bias < -maxPushout) bias = -maxPushout;
+          ms = MD[e + M_MASS_SCALE];
+          is = MD[e + M_IMPULSE_SCALE];
         }
-      }
-      // friction: v_t = J_t V (K2). With λ_n = 0 the disc is the point λ_t = 0 whatever v_t (a speculative
-      // or separating point): nothing to do when λ_t is 0 already (the result is the same bits)
-      if (residual === null && D[d + LN] === 0 && D[d + LT1] === 0 && D[d + LT2] === 0) {
+        // the relative velocity at the point, dv = v_B + ω_B × r_B − v_A − ω_A × r_A, and u = J V along n, t₁, t₂
+        const dvx = vbx + (wby * rbz - wbz * rby) - vax - (way * raz - waz * ray);
+        const dvy = vby + (wbz * rbx - wbx * rbz) - vay - (waz * rax - wax * raz);
+        const dvz = vbz + (wbx * rby - wby * rbx) - vaz - (wax * ray - way * rax);
+        const vn = nx * dvx + ny * dvy + nz * dvz;
+        let v1 = t1x * dvx + t1y * dvy + t1z * dvz;
+        let v2 = t2x * dvx + t2y * dvy + t2z * dvz;
+        const kN = PD[d + P_KN];
+        const oldN = PD[d + P_LN];
+        let Pn = 0;
+        if (residual) {
+          // ρ = J V + bias + h γ λ, γ = A_nn · impulseScale / massScale (rows/softness.ts S1)
+          const r = vn + bias + (is > 0 ? (h * kN * is * oldN) / ms : 0);
+          if (!(oldN <= 0 && r > 0)) residual.normal += r * r;
+        } else {
+          // (S1) Δλ_n = −massScale (v_n + bias) / (h A_nn) − impulseScale λ_n, λ_n ≥ 0
+          let next = oldN - (ms * (vn + bias) * invH) / kN - is * oldN;
+          if (next < 0) next = 0;
+          PD[d + P_LN] = next;
+          Pn = h * (next - oldN);
+          // the tangential velocities after the normal impulse: u_t + A_tn P_n
+          v1 += PD[d + P_KN1] * Pn;
+          v2 += PD[d + P_KN2] * Pn;
+        }
+        // friction: v_t = J_t V (K2). With λ_n = 0 the disc is the point λ_t = 0 whatever v_t (a speculative
+        // or separating point): nothing to do when λ_t is 0 already
+        const lamNow = PD[d + P_LN];
+        const old1 = PD[d + P_LT1], old2 = PD[d + P_LT2];
+        let P1 = 0, P2 = 0;
+        if (residual !== null || lamNow !== 0 || old1 !== 0 || old2 !== 0) {
+          const radius = PD[d + P_MU] * lamNow;
+          let f1 = old1 - invH * (PD[d + P_TINV] * v1 + PD[d + P_TINV + 1] * v2);
+          let f2 = old2 - invH * (PD[d + P_TINV + 2] * v1 + PD[d + P_TINV + 3] * v2);
+          const len2 = f1 * f1 + f2 * f2;
+          const staticRadius = muStatic * lamNow;
+          const sliding = len2 > staticRadius * staticRadius;
+          if (residual) {
+            // on the disc's rim with the residual pushing outward (Δλ ∝ −ρ), or a disc of radius 0 (μ λ_n = 0:
+            // λ_t = 0 is exact whatever the slip): complementarity holds, the row counts 0
+            const atEdge = sliding && (radius <= 0 || (old1 * old1 + old2 * old2 >= radius * radius * (1 - 1e-12) && old1 * v1 + old2 * v2 < 0));
+            if (!atEdge) residual.friction += v1 * v1 + v2 * v2;
+            continue;
+          }
+          if (sliding && len2 > radius * radius) {
+            // beyond the disc: its point nearest f in the metric of A_tt (maximal dissipation)
+            frictionDisc(PD, d + P_TINV, f1, f2, radius, disc);
+            f1 = disc[0];
+            f2 = disc[1];
+          }
+          PD[d + P_LT1] = f1;
+          PD[d + P_LT2] = f2;
+          P1 = h * (f1 - old1);
+          P2 = h * (f2 - old2);
+        }
+        if (Pn === 0 && P1 === 0 && P2 === 0) continue;
+        // the point's whole impulse P = P_n n + P₁ t₁ + P₂ t₂: V_A −= M_A⁻¹ [P; r_A × P], V_B += M_B⁻¹ [P; r_B × P]
+        const px = Pn * nx + P1 * t1x + P2 * t2x, py = Pn * ny + P1 * t1y + P2 * t2y, pz = Pn * nz + P1 * t1z + P2 * t2z;
         if (mA > 0) {
-          v[ia] = vax; v[ia + 1] = vay; v[ia + 2] = vaz;
-          w[ia] = wax; w[ia + 1] = way; w[ia + 2] = waz;
+          vax -= mA * px; vay -= mA * py; vaz -= mA * pz;
+          const tx = ray * pz - raz * py, ty = raz * px - rax * pz, tz = rax * py - ray * px;
+          wax -= I[ja] * tx + I[ja + 1] * ty + I[ja + 2] * tz;
+          way -= I[ja + 3] * tx + I[ja + 4] * ty + I[ja + 5] * tz;
+          waz -= I[ja + 6] * tx + I[ja + 7] * ty + I[ja + 8] * tz;
         }
         if (mB > 0) {
-          v[ib] = vbx; v[ib + 1] = vby; v[ib + 2] = vbz;
-          w[ib] = wbx; w[ib + 1] = wby; w[ib + 2] = wbz;
+          vbx += mB * px; vby += mB * py; vbz += mB * pz;
+          const tx = rby * pz - rbz * py, ty = rbz * px - rbx * pz, tz = rbx * py - rby * px;
+          wbx += I[jb] * tx + I[jb + 1] * ty + I[jb + 2] * tz;
+          wby += I[jb + 3] * tx + I[jb + 4] * ty + I[jb + 5] * tz;
+          wbz += I[jb + 6] * tx + I[jb + 7] * ty + I[jb + 8] * tz;
         }
-        continue;
       }
-      const dvx = vbx - vax, dvy = vby - vay, dvz = vbz - vaz;
-      const v1 = D[d + T1] * dvx + D[d + T1 + 1] * dvy + D[d + T1 + 2] * dvz + wbx * D[d + R1B] + wby * D[d + R1B + 1] + wbz * D[d + R1B + 2] - (wax * D[d + R1A] + way * D[d + R1A + 1] + waz * D[d + R1A + 2]);
-      const v2 = D[d + T2] * dvx + D[d + T2 + 1] * dvy + D[d + T2 + 2] * dvz + wbx * D[d + R2B] + wby * D[d + R2B + 1] + wbz * D[d + R2B + 2] - (wax * D[d + R2A] + way * D[d + R2A + 1] + waz * D[d + R2A + 2]);
-      const old1 = D[d + LT1], old2 = D[d + LT2];
-      const lamNow = D[d + LN];
-      const radius = D[d + MU] * lamNow;
-      // anchored friction (biased solve, touching): the drift C_t moved with the bodies (K1 along t_k)
-      // is fed back, λ_t ← λ_t − A_tt⁻¹ (v_t + β_f C_t / h) / h, then the disc
-      let b1 = 0, b2 = 0;
-      if (useBias && s <= 0 && D[d + ANCHORED] === 1) {
-        const c1 =
-          D[d + CT1] + D[d + T1] * (dx[ib] - dx[ia]) + D[d + T1 + 1] * (dx[ib + 1] - dx[ia + 1]) + D[d + T1 + 2] * (dx[ib + 2] - dx[ia + 2]) +
-          dth[ib] * D[d + R1B] + dth[ib + 1] * D[d + R1B + 1] + dth[ib + 2] * D[d + R1B + 2] - (dth[ia] * D[d + R1A] + dth[ia + 1] * D[d + R1A + 1] + dth[ia + 2] * D[d + R1A + 2]);
-        const c2 =
-          D[d + CT2] + D[d + T2] * (dx[ib] - dx[ia]) + D[d + T2 + 1] * (dx[ib + 1] - dx[ia + 1]) + D[d + T2 + 2] * (dx[ib + 2] - dx[ia + 2]) +
-          dth[ib] * D[d + R2B] + dth[ib + 1] * D[d + R2B + 1] + dth[ib + 2] * D[d + R2B + 2] - (dth[ia] * D[d + R2A] + dth[ia + 1] * D[d + R2A + 1] + dth[ia + 2] * D[d + R2A + 2]);
-        const rate = FRICTION_ANCHOR_BETA * invH;
-        b1 = rate * c1;
-        b2 = rate * c2;
-        const bl = Math.sqrt(b1 * b1 + b2 * b2);
-        if (bl > maxPushout) (b1 *= maxPushout / bl), (b2 *= maxPushout / bl);
-      }
-      const u1 = v1 + b1, u2 = v2 + b2;
-      let f1 = old1 - invH * (D[d + TINV] * u1 + D[d + TINV + 1] * u2);
-      let f2 = old2 - invH * (D[d + TINV + 2] * u1 + D[d + TINV + 3] * u2);
-      const len2 = f1 * f1 + f2 * f2;
-      const staticRadius = D[d + MU_STATIC] * lamNow;
-      const sliding = len2 > staticRadius * staticRadius;
-      if (residual) {
-        // on the disc's rim with the residual pushing outward (Δλ ∝ −ρ), or a disc of radius 0 (μ λ_n = 0:
-        // λ_t = 0 is exact whatever the slip): complementarity holds, the row counts 0
-        const atEdge = sliding && (radius <= 0 || (old1 * old1 + old2 * old2 >= radius * radius * (1 - 1e-12) && old1 * u1 + old2 * u2 < 0));
-        if (!atEdge) residual.friction += u1 * u1 + u2 * u2;
-        continue;
-      }
-      if (sliding && len2 > radius * radius) {
-        // beyond the disc: its point nearest f in the metric of A_tt (maximal dissipation)
-        frictionDisc(D, d + TINV, f1, f2, radius, disc);
-        f1 = disc[0];
-        f2 = disc[1];
-        D[d + SLID] = 1;
-      }
-      D[d + LT1] = f1;
-      D[d + LT2] = f2;
-      const P1 = h * (f1 - old1), P2 = h * (f2 - old2);
-      if (P1 !== 0 || P2 !== 0) {
-        const px = P1 * D[d + T1] + P2 * D[d + T2], py = P1 * D[d + T1 + 1] + P2 * D[d + T2 + 1], pz = P1 * D[d + T1 + 2] + P2 * D[d + T2 + 2];
-        vax -= mA * px; vay -= mA * py; vaz -= mA * pz;
-        wax -= P1 * D[d + IR1A] + P2 * D[d + IR2A];
-        way -= P1 * D[d + IR1A + 1] + P2 * D[d + IR2A + 1];
-        waz -= P1 * D[d + IR1A + 2] + P2 * D[d + IR2A + 2];
-        vbx += mB * px; vby += mB * py; vbz += mB * pz;
-        wbx += P1 * D[d + IR1B] + P2 * D[d + IR2B];
-        wby += P1 * D[d + IR1B + 1] + P2 * D[d + IR2B + 1];
-        wbz += P1 * D[d + IR1B + 2] + P2 * D[d + IR2B + 2];
-      }
+      if (residual) continue;
       if (mA > 0) {
         v[ia] = vax; v[ia + 1] = vay; v[ia + 2] = vaz;
         w[ia] = wax; w[ia + 1] = way; w[ia + 2] = waz;
@@ -450,31 +461,28 @@ export class ContactSolver {
 
   /**
    * restitution: collision propagation (rows/block-solver.ts applyRestitution has the derivation):
-   * per manifold (consecutive points of one pair), the points with e > 0 approaching faster than
-   * `threshold` (before this step's forces: v_n⁻ = v_n − J_n h g) whose gap closes within h take
-   * P ≥ 0 so that they leave at −e v_n⁻ (then the forces), by projected Gauss-Seidel on the manifold's
-   * points; swept until none collides (at most COLLISION_SWEEPS). `gravityStep` = h g when V has
-   * this step's gravity in it, else null. The collision impulses are not λ. Returns the sweeps that collided.
+   * per manifold, the points with e > 0 approaching faster than `threshold` (before this step's
+   * forces: v_n⁻ = v_n − J_n h g) whose gap closes within h take P ≥ 0 so that they leave at −e v_n⁻
+   * (then the forces), by projected Gauss-Seidel on the manifold's points; swept until none collides
+   * (at most COLLISION_SWEEPS). `gravityStep` = h g when V has this step's gravity in it, else null.
+   * The collision impulses are not λ. Returns the sweeps that collided.
    */
   restitution(v: Float64Array, w: Float64Array, h: number, threshold: number, gravityStep: ArrayLike<number> | null): number {
     if (!this.anyElastic) return 0;
     const gx = gravityStep ? gravityStep[0] : 0, gy = gravityStep ? gravityStep[1] : 0, gz = gravityStep ? gravityStep[2] : 0;
     const pts = this.collisionPoint, target = this.collisionTarget, impulse = this.collisionImpulse;
-    const D = this.data;
+    const MD = this.mdata, PD = this.pdata;
     for (let sweep = 0; sweep < COLLISION_SWEEPS; sweep++) {
       let collided = false;
-      for (let m0 = 0; m0 < this.count; ) {
-        const a = this.bodyA[m0], b = this.bodyB[m0];
-        let m1 = m0 + 1;
-        while (m1 < this.count && this.bodyA[m1] === a && this.bodyB[m1] === b) m1++;
+      for (let m = 0; m < this.manifolds; m++) {
+        const e0 = MSTRIDE * m;
+        const e = MD[e0 + M_E];
+        if (!(e > 0)) continue;
+        const ng = MD[e0 + M_N] * gx + MD[e0 + M_N + 1] * gy + MD[e0 + M_N + 2] * gz;
+        const gn = (MD[e0 + M_MB] > 0 ? ng : 0) - (MD[e0 + M_MA] > 0 ? ng : 0);
         let k = 0;
-        for (let c = m0; c < m1 && k < MAX_COLLIDING; c++) {
-          const d = STRIDE * c;
-          const e = D[d + E];
-          if (!(e > 0)) continue;
+        for (let c = this.start[m]; c < this.start[m + 1] && k < MAX_COLLIDING; c++) {
           const vn = this.normalVelocity(c, v, w);
-          const ng = D[d + N] * gx + D[d + N + 1] * gy + D[d + N + 2] * gz;
-          const gn = (D[d + MB] > 0 ? ng : 0) - (D[d + MA] > 0 ? ng : 0);
           const before = vn - gn;
           if (!(before < -threshold) || !(this.separation(c) + h * vn < 0)) continue;
           pts[k] = c;
@@ -482,24 +490,22 @@ export class ContactSolver {
           impulse[k] = 0;
           k++;
         }
-        if (k > 0) {
-          collided = true;
-          for (let it = 0; it < MANIFOLD_SWEEPS; it++) {
-            let change = 0, size = 0;
-            for (let i = 0; i < k; i++) {
-              const c = pts[i];
-              const vn = this.normalVelocity(c, v, w);
-              const next = Math.max(0, impulse[i] + (target[i] - vn) / D[STRIDE * c + KN]);
-              const dP = next - impulse[i];
-              if (dP !== 0) this.applyNormal(c, dP, v, w);
-              impulse[i] = next;
-              change = Math.max(change, Math.abs(dP));
-              size = Math.max(size, next);
-            }
-            if (k === 1 || change <= 1e-12 * size) break;
+        if (k === 0) continue;
+        collided = true;
+        for (let it = 0; it < MANIFOLD_SWEEPS; it++) {
+          let change = 0, size = 0;
+          for (let i = 0; i < k; i++) {
+            const c = pts[i];
+            const vn = this.normalVelocity(c, v, w);
+            const next = Math.max(0, impulse[i] + (target[i] - vn) / PD[PSTRIDE * c + P_KN]);
+            const dP = next - impulse[i];
+            if (dP !== 0) this.applyNormal(c, dP, v, w);
+            impulse[i] = next;
+            change = Math.max(change, Math.abs(dP));
+            size = Math.max(size, next);
           }
+          if (k === 1 || change <= 1e-12 * size) break;
         }
-        m0 = m1;
       }
       if (!collided) return sweep;
     }
@@ -509,54 +515,55 @@ export class ContactSolver {
   private readonly collisionTarget = new Float64Array(MAX_COLLIDING);
   private readonly collisionImpulse = new Float64Array(MAX_COLLIDING);
 
-  /** J_n V of point c (relative normal velocity, > 0 separating). */
+  /** J_n V of point c (relative normal velocity, > 0 separating): n·(v_B + ω_B × r_B − v_A − ω_A × r_A). */
   normalVelocity(c: number, v: Float64Array, w: Float64Array): number {
-    const d = STRIDE * c, a = 3 * this.bodyA[c], b = 3 * this.bodyB[c];
-    const D = this.data;
-    return (
-      D[d + N] * (v[b] - v[a]) + D[d + N + 1] * (v[b + 1] - v[a + 1]) + D[d + N + 2] * (v[b + 2] - v[a + 2]) +
-      w[b] * D[d + RNB] + w[b + 1] * D[d + RNB + 1] + w[b + 2] * D[d + RNB + 2] - (w[a] * D[d + RNA] + w[a + 1] * D[d + RNA + 1] + w[a + 2] * D[d + RNA + 2])
-    );
+    const d = PSTRIDE * c, e = MSTRIDE * this.pointManifold[c], a = 3 * this.bodyA[c], b = 3 * this.bodyB[c];
+    const PD = this.pdata, MD = this.mdata;
+    const rax = PD[d + P_RA], ray = PD[d + P_RA + 1], raz = PD[d + P_RA + 2];
+    const rbx = PD[d + P_RB], rby = PD[d + P_RB + 1], rbz = PD[d + P_RB + 2];
+    const dvx = v[b] + (w[b + 1] * rbz - w[b + 2] * rby) - v[a] - (w[a + 1] * raz - w[a + 2] * ray);
+    const dvy = v[b + 1] + (w[b + 2] * rbx - w[b] * rbz) - v[a + 1] - (w[a + 2] * rax - w[a] * raz);
+    const dvz = v[b + 2] + (w[b] * rby - w[b + 1] * rbx) - v[a + 2] - (w[a] * ray - w[a + 1] * rax);
+    return MD[e + M_N] * dvx + MD[e + M_N + 1] * dvy + MD[e + M_N + 2] * dvz;
   }
 
-  /** The impulse P along point c's normal row: V_A −= M_A⁻¹ J_nAᵀ P, V_B += M_B⁻¹ J_nBᵀ P. */
+  /** The impulse P along point c's normal row: V_A −= M_A⁻¹ [n; r_A × n] P, V_B += M_B⁻¹ [n; r_B × n] P. */
   private applyNormal(c: number, P: number, v: Float64Array, w: Float64Array): void {
-    const d = STRIDE * c, D = this.data;
-    const mA = D[d + MA], mB = D[d + MB];
-    if (mA > 0) {
-      const o = 3 * this.bodyA[c];
-      for (let k = 0; k < 3; k++) {
-        v[o + k] -= mA * P * D[d + N + k];
-        w[o + k] -= P * D[d + IRNA + k];
-      }
-    }
-    if (mB > 0) {
-      const o = 3 * this.bodyB[c];
-      for (let k = 0; k < 3; k++) {
-        v[o + k] += mB * P * D[d + N + k];
-        w[o + k] += P * D[d + IRNB + k];
-      }
+    const d = PSTRIDE * c, e = MSTRIDE * this.pointManifold[c];
+    const PD = this.pdata, MD = this.mdata, I = this.invI;
+    const px = P * MD[e + M_N], py = P * MD[e + M_N + 1], pz = P * MD[e + M_N + 2];
+    for (let side = 0; side < 2; side++) {
+      const inv = MD[e + (side === 0 ? M_MA : M_MB)];
+      if (!(inv > 0)) continue;
+      const sign = side === 0 ? -1 : 1;
+      const o = 3 * (side === 0 ? this.bodyA[c] : this.bodyB[c]), j = 3 * o;
+      const r = d + (side === 0 ? P_RA : P_RB);
+      const tx = PD[r + 1] * pz - PD[r + 2] * py, ty = PD[r + 2] * px - PD[r] * pz, tz = PD[r] * py - PD[r + 1] * px;
+      v[o] += sign * inv * px;
+      v[o + 1] += sign * inv * py;
+      v[o + 2] += sign * inv * pz;
+      w[o] += sign * (I[j] * tx + I[j + 1] * ty + I[j + 2] * tz);
+      w[o + 1] += sign * (I[j + 3] * tx + I[j + 4] * ty + I[j + 5] * tz);
+      w[o + 2] += sign * (I[j + 6] * tx + I[j + 7] * ty + I[j + 8] * tz);
     }
   }
 
   /** store impulses: λ of every point back onto its manifold record (the next frame's warm start). */
   storeImpulses(store: ManifoldStore): void {
-    const D = this.data;
+    const PD = this.pdata;
     for (let c = 0; c < this.count; c++) {
       const p = this.manifoldPoint[c];
       if (p < 0) continue;
-      const d = STRIDE * c;
-      store.normalImpulse[p] = D[d + LN];
-      store.tangentImpulse1[p] = D[d + LT1];
-      store.tangentImpulse2[p] = D[d + LT2];
-      // a point that slid, or carries no load, is anchored afresh where it is now
-      if (D[d + SLID] === 1 || D[d + LN] === 0) store.resetFrictionAnchor(p);
+      const d = PSTRIDE * c;
+      store.normalImpulse[p] = PD[d + P_LN];
+      store.tangentImpulse1[p] = PD[d + P_LT1];
+      store.tangentImpulse2[p] = PD[d + P_LT2];
     }
   }
 
   /** Point c's λ_n (N). */
   normalForce(c: number): number {
-    return this.data[STRIDE * c + LN];
+    return this.pdata[PSTRIDE * c + P_LN];
   }
 
   private reserve(points: number, bodies: number): void {
@@ -565,14 +572,29 @@ export class ContactSolver {
       this.q0 = new Float64Array(4 * bodies);
       this.dx = new Float64Array(3 * bodies);
       this.dtheta = new Float64Array(3 * bodies);
+      this.invI = new Float64Array(9 * bodies);
     }
     if (points <= this.capacity) return;
     const cap = Math.max(points, 2 * this.capacity, 16);
     this.bodyA = new Int32Array(cap);
     this.bodyB = new Int32Array(cap);
     this.manifoldPoint = new Int32Array(cap);
-    this.data = new Float64Array(STRIDE * cap);
+    this.pointManifold = new Int32Array(cap);
+    this.pdata = new Float64Array(PSTRIDE * cap);
     this.capacity = cap;
+  }
+
+  private growManifolds(needed: number): void {
+    const cap = Math.max(needed, 2 * this.manifoldCapacity, 16);
+    const grow = <T extends Int32Array | Float64Array>(old: T, fresh: T): T => {
+      fresh.set(old as never);
+      return fresh;
+    };
+    this.mBodyA = grow(this.mBodyA, new Int32Array(cap));
+    this.mBodyB = grow(this.mBodyB, new Int32Array(cap));
+    this.mdata = grow(this.mdata, new Float64Array(MSTRIDE * cap));
+    this.start = grow(this.start, new Int32Array(cap + 1));
+    this.manifoldCapacity = cap;
   }
 }
 
@@ -580,35 +602,4 @@ export class ContactSolver {
 function springOf(spec: SoftnessSpec, h: number): Softness {
   if (spec.kind === 'compliance') throw new Error('contact softness is a frequency spring or a rigid Baumgarte rate, not a compliance');
   return softness(spec, h, 1);
-}
-
-/** out[q..q+3) = r × d, r at R[o..o+3), d at Dv[p..p+3). */
-function cross(R: Float64Array, o: number, Dv: Float64Array, p: number, out: Float64Array, q: number): void {
-  const rx = R[o], ry = R[o + 1], rz = R[o + 2], x = Dv[p], y = Dv[p + 1], z = Dv[p + 2];
-  out[q] = ry * z - rz * y;
-  out[q + 1] = rz * x - rx * z;
-  out[q + 2] = rx * y - ry * x;
-}
-
-/** out[q..q+3) = I x, I row-major 3×3 at I[i..i+9), x at X[o..o+3). */
-function mat3(I: Float64Array, i: number, X: Float64Array, o: number, out: Float64Array, q: number): void {
-  const x0 = X[o], x1 = X[o + 1], x2 = X[o + 2];
-  out[q] = I[i] * x0 + I[i + 1] * x1 + I[i + 2] * x2;
-  out[q + 1] = I[i + 3] * x0 + I[i + 4] * x1 + I[i + 5] * x2;
-  out[q + 2] = I[i + 6] * x0 + I[i + 7] * x1 + I[i + 8] * x2;
-}
-
-/** out[q..q+3) = x_i + R(q_i) l, l at L[o..o+3) (body i's local point in the world; rigid/quat.ts rotate's matrix). */
-function localToWorld(orientation: Float64Array, i: number, L: Float64Array, o: number, position: Float64Array, out: Float64Array, q: number): void {
-  const qo = 4 * i;
-  const x = orientation[qo], y = orientation[qo + 1], z = orientation[qo + 2], w = orientation[qo + 3];
-  const lx = L[o], ly = L[o + 1], lz = L[o + 2];
-  out[q] = position[3 * i] + (1 - 2 * (y * y + z * z)) * lx + 2 * (x * y - z * w) * ly + 2 * (x * z + y * w) * lz;
-  out[q + 1] = position[3 * i + 1] + 2 * (x * y + z * w) * lx + (1 - 2 * (x * x + z * z)) * ly + 2 * (y * z - x * w) * lz;
-  out[q + 2] = position[3 * i + 2] + 2 * (x * z - y * w) * lx + 2 * (y * z + x * w) * ly + (1 - 2 * (x * x + y * y)) * lz;
-}
-
-/** X[o..o+3) · X[p..p+3) */
-function dot3(X: Float64Array, o: number, p: number): number {
-  return X[o] * X[p] + X[o + 1] * X[p + 1] + X[o + 2] * X[p + 2];
 }

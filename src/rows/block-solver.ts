@@ -60,12 +60,6 @@ export interface ContactRule {
   maxPushout: number;
   /** approach speed below which nothing bounces, m/s */
   restitutionThreshold: number;
-  /**
-   * anchored friction (contacts/contact-solver.ts): a sticking point's tangential drift from where it
-   * first stuck is fed back by the contact spring in the biased solve (the soft step only: its relax
-   * removes that velocity again). Absent: friction is velocity-only.
-   */
-  anchorFriction?: boolean;
 }
 
 /** The velocity solvers' contact defaults (slop 5 mm, push-out at most 3 m/s). */

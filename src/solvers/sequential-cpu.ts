@@ -85,6 +85,7 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
     this.rowSolver = new RowBlockSolver(this.joints, nb, this.w.inverseMass, this.options.compliance);
     this.rowSolver.rows.pointJacobian = variant.jointSpring !== null; // soft joints are solved through J (γ ≠ 0 on their rows)
     if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
+    if (this.collision) this.collision.coherence = true; // the manifolds' points carried while a pair barely moves (collision/manifolds.ts refresh)
   }
 
   protected override solvesContacts(): boolean {
@@ -157,7 +158,7 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
     lap('prepare joints');
     // prepare contacts
     const store = this.collision ? this.collision.manifolds : null;
-    if (list && list.count > 0) cs.prepare(list, store, w.position, w.orientation, w.inverseMass, I, h, rule, warmStart, this.collision ? this.collision.round : null);
+    if (list && list.count > 0) cs.prepare(list, store, w.position, w.orientation, w.inverseMass, I, h, rule, warmStart);
     else cs.count = 0;
     const contacts = cs.count > 0;
     lap('prepare contacts');
