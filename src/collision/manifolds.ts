@@ -111,6 +111,12 @@ export class ManifoldStore {
     return s;
   }
 
+  /** Marks slot s (found by find) touched this frame; returns s. */
+  touch(s: number): number {
+    this.stamp[s] = this.frameStamp;
+    return s;
+  }
+
   /** The slot of pair (a, b) (in the order acquired), or −1. */
   find(a: number, b: number): number {
     const t = this.table, mask = this.mask;

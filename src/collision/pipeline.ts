@@ -79,6 +79,8 @@ export class CollisionPipeline {
   readonly radius: Float64Array;
   /** per body: 1 for a round shape (sphere, capsule), whose contact point moves over its surface as it rolls */
   readonly round: Uint8Array;
+  /** per body: 1 for a plane */
+  readonly isPlane: Uint8Array;
   /** per body: the least half size (shapeSize) */
   readonly size: Float64Array;
   readonly isStatic: Uint8Array;
@@ -105,6 +107,7 @@ export class CollisionPipeline {
     this.radius = Float64Array.from(bodies, (b) => boundingRadius(b.shape));
     this.size = Float64Array.from(bodies, (b) => shapeSize(b.shape));
     this.round = Uint8Array.from(bodies, (b) => (b.shape.type === 'sphere' || b.shape.type === 'capsule' ? 1 : 0));
+    this.isPlane = Uint8Array.from(bodies, (b) => (b.shape.type === 'plane' ? 1 : 0));
     this.isStatic = Uint8Array.from(bodies, (_, i) => (inverseMass[i] === 0 ? 1 : 0));
     this.aabbs = new Float64Array(6 * n);
   }
@@ -176,6 +179,16 @@ export class CollisionPipeline {
       // the pair's slop and speculative distance follow the smaller body's size (SLOP_SIZE_FRACTION)
       const slop = pairSlop(this.size[a], this.size[b]);
       const margin = 4 * slop + h * (speed[a] + speed[b]);
+      // a plane and a body whose bounding sphere lies beyond the margin: no point can be within it (the
+      // routines would find none; a plane's pairs are every body's, its bounds being unbounded)
+      if (this.isPlane[a] | this.isPlane[b]) {
+        const pl = this.isPlane[a] ? a : b, other = pl === a ? b : a;
+        const q = 4 * pl, x = orientation[q], y = orientation[q + 1], z = orientation[q + 2], w = orientation[q + 3];
+        // the plane's normal: its local y axis in the world (rigid/quat.ts rotate's column 1)
+        const px = 2 * (x * y - z * w), py = 1 - 2 * (x * x + z * z), pz = 2 * (y * z + x * w);
+        const o = 3 * other, op = 3 * pl;
+        if (px * (position[o] - position[op]) + py * (position[o + 1] - position[op + 1]) + pz * (position[o + 2] - position[op + 2]) - this.radius[other] >= margin) continue;
+      }
       // coherence (manifolds.ts refresh): a pair that barely moved relative to itself keeps its points
       // (slid < COHERENCE_DRIFT · slop, turned < 2 slop / R); else the narrow phase
       const buf = this.pointBuffer, ids = this.pointIds;
@@ -216,7 +229,7 @@ export class CollisionPipeline {
       const nx = buf[0], ny = buf[1], nz = buf[2];
       // the pair's manifold, updated in place: its points matched by key or by anchor (manifolds.ts)
       // (refreshed: the records stand, their separations and normal moved by refresh)
-      const slot = store.acquire(a, b);
+      const slot = known >= 0 ? store.touch(known) : store.acquire(a, b);
       if (fresh) {
         store.beginUpdate(slot, nx, ny, nz);
         store.setNormalFrame(slot, this.normalFrameOf(a, b, ids, count), a, b, orientation, nx, ny, nz);
@@ -257,27 +270,31 @@ export class CollisionPipeline {
         out.armB[o3] = rbx;
         out.armB[o3 + 1] = rby;
         out.armB[o3 + 2] = rbz;
-        toLocal(orientation, a, rax, ray, raz, out.anchorA, o3);
-        toLocal(orientation, b, rbx, rby, rbz, out.anchorB, o3);
+        if (fresh || this.rowFields) {
+          toLocal(orientation, a, rax, ray, raz, out.anchorA, o3);
+          toLocal(orientation, b, rbx, rby, rbz, out.anchorB, o3);
+        }
         out.manifoldPoint[c] = fresh ? store.setPoint(slot, ids[i], out.anchorA[o3], out.anchorA[o3 + 1], out.anchorA[o3 + 2], out.anchorB[o3], out.anchorB[o3 + 1], out.anchorB[o3 + 2], buf[w + 6]) : 4 * slot + i;
-        // the bodies' pose at detection (the rows' K1)
-        out.positionA0[o3] = xax;
-        out.positionA0[o3 + 1] = xay;
-        out.positionA0[o3 + 2] = xaz;
-        out.positionB0[o3] = xbx;
-        out.positionB0[o3 + 1] = xby;
-        out.positionB0[o3 + 2] = xbz;
-        const o4 = 4 * c;
-        for (let k = 0; k < 4; k++) {
-          out.orientationA0[o4 + k] = orientation[4 * a + k];
-          out.orientationB0[o4 + k] = orientation[4 * b + k];
+        if (this.rowFields) {
+          // the bodies' pose at detection (the rows' K1), and the key of the rows' warm start
+          out.positionA0[o3] = xax;
+          out.positionA0[o3 + 1] = xay;
+          out.positionA0[o3 + 2] = xaz;
+          out.positionB0[o3] = xbx;
+          out.positionB0[o3 + 1] = xby;
+          out.positionB0[o3 + 2] = xbz;
+          const o4 = 4 * c;
+          for (let k = 0; k < 4; k++) {
+            out.orientationA0[o4 + k] = orientation[4 * a + k];
+            out.orientationB0[o4 + k] = orientation[4 * b + k];
+          }
+          out.key[c] = contactKey(a, b, n, ids[i]);
         }
         out.separation[c] = buf[w + 6];
         out.slop[c] = slop;
         out.friction[c] = mu;
         out.staticFriction[c] = muStatic;
         out.restitution[c] = e;
-        out.key[c] = contactKey(a, b, n, ids[i]);
         // v = v_B + ω_B × r_B − v_A − ω_A × r_A at the points; v₁ = n · v (restitution's approach
         // speed) and the slip speed |v − v₁ n| (static friction's test, rows/contact.ts K2)
         const vx = vbx + (wby * rbz - wbz * rby) - vax - (way * raz - waz * ray);
@@ -319,6 +336,12 @@ export class CollisionPipeline {
    * by 1e-15 rad moves a resting box by 0.6 mm in one frame, so its trajectory is no measure of this).
    */
   coherence = false;
+  /**
+   * Whether `detect` fills the list's fields that only contact rows read (rows/contact.ts: the poses
+   * at detection, the keys; the anchors of refreshed points). The contact solver's solvers, which
+   * read the manifolds instead, turn it off.
+   */
+  rowFields = true;
   /** pairs whose points came from coherence (refresh) in the last step */
   refreshed = 0;
   private readonly pointBuffer = new Float64Array(3 + 7 * MAX_MANIFOLD_POINTS);

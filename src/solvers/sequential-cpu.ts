@@ -85,7 +85,10 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
     this.rowSolver = new RowBlockSolver(this.joints, nb, this.w.inverseMass, this.options.compliance);
     this.rowSolver.rows.pointJacobian = variant.jointSpring !== null; // soft joints are solved through J (γ ≠ 0 on their rows)
     if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
-    if (this.collision) this.collision.coherence = true; // the manifolds' points carried while a pair barely moves (collision/manifolds.ts refresh)
+    if (this.collision) {
+      this.collision.coherence = true; // the manifolds' points carried while a pair barely moves (collision/manifolds.ts refresh)
+      this.collision.rowFields = false; // the contact solver reads the manifolds, not contact rows' fields
+    }
   }
 
   protected override solvesContacts(): boolean {
