@@ -136,12 +136,14 @@ export class ManifoldStore {
     const o3 = 3 * s;
     const turned = this.normal[o3] * nx + this.normal[o3 + 1] * ny + this.normal[o3 + 2] * nz < MATCH_NORMAL_COS;
     const t = this.tangents;
-    // old tangents (of the old normal): friction as a world vector
-    tangentOf(this.normal[o3], this.normal[o3 + 1], this.normal[o3 + 2], t, 0);
-    const onx = this.normal[o3], ony = this.normal[o3 + 1], onz = this.normal[o3 + 2];
-    t[3] = ony * t[2] - onz * t[1];
-    t[4] = onz * t[0] - onx * t[2];
-    t[5] = onx * t[1] - ony * t[0];
+    if (n > 0) {
+      // old tangents (of the old normal): friction as a world vector
+      tangentOf(this.normal[o3], this.normal[o3 + 1], this.normal[o3 + 2], t, 0);
+      const onx = this.normal[o3], ony = this.normal[o3 + 1], onz = this.normal[o3 + 2];
+      t[3] = ony * t[2] - onz * t[1];
+      t[4] = onz * t[0] - onx * t[2];
+      t[5] = onx * t[1] - ony * t[0];
+    }
     this.oldCount = n;
     this.oldTurned = turned;
     this.oldUsed = 0;

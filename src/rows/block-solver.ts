@@ -917,6 +917,14 @@ export function frictionDisc(M: Float64Array, o: number, f0: number, f1: number,
     return;
   }
   const m00 = M[o], m01 = 0.5 * (M[o + 1] + M[o + 2]), m11 = M[o + 3];
+  if (Math.abs(m01) <= 1e-13 * (m00 + m11) && Math.abs(m00 - m11) <= 1e-13 * (m00 + m11)) {
+    // an isotropic metric (A = a I: a sphere's point, a body's centre line): the nearest point in it is
+    // the radial one, λ = r f / |f| (κ = a (|f|/r − 1) above), without the eigenbasis and Newton
+    const scale = r / Math.sqrt(f0 * f0 + f1 * f1);
+    out[0] = f0 * scale;
+    out[1] = f1 * scale;
+    return;
+  }
   const det = m00 * m11 - m01 * m01;
   // A = M⁻¹ (symmetric)
   const a00 = m11 / det, a01 = -m01 / det, a11 = m00 / det;
