@@ -36,6 +36,7 @@
  */
 import { MAX_MANIFOLD_POINTS } from './types.js';
 import { tangentOf } from '../rows/contact.js';
+import { rotateVector, rotateVectorBack } from '../rigid/quat.js';
 
 /** How far (m, in body A's frame) a point may have moved and still take the last frame's impulses when its key changed. */
 export const MATCH_DISTANCE = 0.02;
@@ -248,8 +249,8 @@ export class ManifoldStore {
     if (frame < 0 || n === 0 || this.stamp[s] < 0) return 0;
     const r = this.rotScratch;
     const o3 = 3 * s;
-    rotate(orientation, a, this.normalLocalA[o3], this.normalLocalA[o3 + 1], this.normalLocalA[o3 + 2], r, 0);
-    rotate(orientation, b, this.normalLocalB[o3], this.normalLocalB[o3 + 1], this.normalLocalB[o3 + 2], r, 3);
+    rotateVector(orientation, 4 * a, this.normalLocalA[o3], this.normalLocalA[o3 + 1], this.normalLocalA[o3 + 2], r, 0);
+    rotateVector(orientation, 4 * b, this.normalLocalB[o3], this.normalLocalB[o3 + 1], this.normalLocalB[o3 + 2], r, 3);
     if (r[0] * r[3] + r[1] * r[4] + r[2] * r[5] < minCos) return 0;
     const f = frame === 0 ? 0 : 3;
     const nx = r[f], ny = r[f + 1], nz = r[f + 2];
@@ -257,8 +258,8 @@ export class ManifoldStore {
     const xa = 3 * a, xb = 3 * b;
     for (let k = 0; k < n; k++) {
       const p = 4 * s + k, q = 3 * p;
-      rotate(orientation, a, this.anchorA[q], this.anchorA[q + 1], this.anchorA[q + 2], r, 0);
-      rotate(orientation, b, this.anchorB[q], this.anchorB[q + 1], this.anchorB[q + 2], r, 3);
+      rotateVector(orientation, 4 * a, this.anchorA[q], this.anchorA[q + 1], this.anchorA[q + 2], r, 0);
+      rotateVector(orientation, 4 * b, this.anchorB[q], this.anchorB[q + 1], this.anchorB[q + 2], r, 3);
       const pax = position[xa] + r[0], pay = position[xa + 1] + r[1], paz = position[xa + 2] + r[2];
       const pbx = position[xb] + r[3], pby = position[xb + 1] + r[4], pbz = position[xb + 2] + r[5];
       const dx = pbx - pax, dy = pby - pay, dz = pbz - paz;
@@ -332,8 +333,8 @@ export class ManifoldStore {
     this.normalFrame[s] = frame;
     if (frame < 0) return;
     const r = this.rotScratch;
-    rotateBack(orientation, a, nx, ny, nz, r, 0);
-    rotateBack(orientation, b, nx, ny, nz, r, 3);
+    rotateVectorBack(orientation, 4 * a, nx, ny, nz, r, 0);
+    rotateVectorBack(orientation, 4 * b, nx, ny, nz, r, 3);
     const o3 = 3 * s;
     for (let i = 0; i < 3; i++) {
       this.normalLocalA[o3 + i] = r[i];
@@ -435,24 +436,6 @@ export class ManifoldStore {
     this.mask = size - 1;
     for (let s = 0; s < this.slotCount; s++) if (this.stamp[s] >= 0) this.insert(s);
   }
-}
-
-/** out[o..o+3) = R(q_i) v (rigid/quat.ts rotate's matrix; q_i unit). */
-function rotate(orientation: Float64Array, i: number, vx: number, vy: number, vz: number, out: Float64Array, o: number): void {
-  const q = 4 * i;
-  const x = orientation[q], y = orientation[q + 1], z = orientation[q + 2], w = orientation[q + 3];
-  out[o] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y - z * w) * vy + 2 * (x * z + y * w) * vz;
-  out[o + 1] = 2 * (x * y + z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z - x * w) * vz;
-  out[o + 2] = 2 * (x * z - y * w) * vx + 2 * (y * z + x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
-}
-
-/** out[o..o+3) = R(q_i)ᵀ v. */
-function rotateBack(orientation: Float64Array, i: number, vx: number, vy: number, vz: number, out: Float64Array, o: number): void {
-  const q = 4 * i;
-  const x = orientation[q], y = orientation[q + 1], z = orientation[q + 2], w = orientation[q + 3];
-  out[o] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y + z * w) * vy + 2 * (x * z - y * w) * vz;
-  out[o + 1] = 2 * (x * y - z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z + x * w) * vz;
-  out[o + 2] = 2 * (x * z + y * w) * vx + 2 * (y * z - x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
 }
 
 /** A hash of the pair (a, b) (multiplicative, Knuth's and MurmurHash3's odd constants). */

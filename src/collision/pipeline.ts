@@ -27,6 +27,7 @@ import type { Pose, CollisionShape as Shape } from './types.js';
 import { ContactList, contactKey, tangentOf } from '../rows/contact.js';
 import { ManifoldStore } from './manifolds.js';
 import { MAX_MANIFOLD_POINTS } from './types.js';
+import { rotateVectorBack } from '../rigid/quat.js';
 
 /** Broad-phase candidates per body beyond which detection reports a blow-up (detect). */
 export const MAX_CANDIDATES_PER_BODY = 64;
@@ -271,8 +272,8 @@ export class CollisionPipeline {
         out.armB[o3 + 1] = rby;
         out.armB[o3 + 2] = rbz;
         if (fresh || this.rowFields) {
-          toLocal(orientation, a, rax, ray, raz, out.anchorA, o3);
-          toLocal(orientation, b, rbx, rby, rbz, out.anchorB, o3);
+          rotateVectorBack(orientation, 4 * a, rax, ray, raz, out.anchorA, o3);
+          rotateVectorBack(orientation, 4 * b, rbx, rby, rbz, out.anchorB, o3);
         }
         out.manifoldPoint[c] = fresh ? store.setPoint(slot, ids[i], out.anchorA[o3], out.anchorA[o3 + 1], out.anchorA[o3 + 2], out.anchorB[o3], out.anchorB[o3 + 1], out.anchorB[o3 + 2], buf[w + 6]) : 4 * slot + i;
         if (this.rowFields) {
@@ -361,13 +362,4 @@ function setPose(pose: Pose, position: Float64Array, orientation: Float64Array, 
   pose.orientation[1] = orientation[4 * i + 1];
   pose.orientation[2] = orientation[4 * i + 2];
   pose.orientation[3] = orientation[4 * i + 3];
-}
-
-/** out = R(q_i)ᵀ (x, y, z): the transpose of rigid/quat.ts rotate's matrix. */
-function toLocal(orientation: Float64Array, i: number, vx: number, vy: number, vz: number, out: Float64Array, o: number): void {
-  const qo = 4 * i;
-  const x = orientation[qo], y = orientation[qo + 1], z = orientation[qo + 2], w = orientation[qo + 3];
-  out[o] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y + z * w) * vy + 2 * (x * z - y * w) * vz;
-  out[o + 1] = 2 * (x * y - z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z + x * w) * vz;
-  out[o + 2] = 2 * (x * z + y * w) * vx + 2 * (y * z - x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
 }

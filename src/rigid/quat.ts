@@ -24,6 +24,22 @@ export function rotate(q: Float64Array, qo: number, v: Float64Array, vo: number,
   out[oo + 2] = 2 * (x * z - y * w) * vx + 2 * (y * z + x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
 }
 
+/** out[oo..oo+3) = R(q) (vx, vy, vz), q at q[qo..qo+4) unit: rotate's matrix on a vector given by its components. */
+export function rotateVector(q: Float64Array, qo: number, vx: number, vy: number, vz: number, out: Float64Array, oo: number): void {
+  const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
+  out[oo] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y - z * w) * vy + 2 * (x * z + y * w) * vz;
+  out[oo + 1] = 2 * (x * y + z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z - x * w) * vz;
+  out[oo + 2] = 2 * (x * z - y * w) * vx + 2 * (y * z + x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
+}
+
+/** out[oo..oo+3) = R(q)ᵀ (vx, vy, vz): the transpose of rotate's matrix (world to body). */
+export function rotateVectorBack(q: Float64Array, qo: number, vx: number, vy: number, vz: number, out: Float64Array, oo: number): void {
+  const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
+  out[oo] = (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y + z * w) * vy + 2 * (x * z - y * w) * vz;
+  out[oo + 1] = 2 * (x * y - z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z + x * w) * vz;
+  out[oo + 2] = 2 * (x * z + y * w) * vx + 2 * (y * z - x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
+}
+
 /**
  * q ← normalise(q + ½ h (0, ω) ⊗ q) (ω in the world frame; q = [x y z w]): the rotation Cay(hω)
  * applied on the world side (header). With h = 1 and ω = θ it adds a small rotation θ (xpbd).
