@@ -38,7 +38,11 @@ import { MAX_MANIFOLD_POINTS } from './types.js';
 import { tangentOf } from '../rows/contact.js';
 import { rotateVector, rotateVectorBack } from '../rigid/quat.js';
 
-/** How far (m, in body A's frame) a point may have moved and still take the last frame's impulses when its key changed. */
+/**
+ * How far (m, in body A's frame) a point may have moved and still take the last frame's impulses when its
+ * key changed: 2 cm for metre-sized bodies, and 4 × the pair's slop below (beginUpdate's matchDistance;
+ * collision/pipeline.ts pairSlop), so a 1 cm cube's four corners, 1 cm apart, are not one another's match.
+ */
 export const MATCH_DISTANCE = 0.02;
 /** cos of the largest turn of the normal across which a point matched by position keeps its impulses */
 const MATCH_NORMAL_COS = 0.99;
@@ -132,7 +136,8 @@ export class ManifoldStore {
    * Begins the update of slot s with normal n (header): saves its old points for matching, then
    * empties it; setPoint adds the new points one by one.
    */
-  beginUpdate(s: number, nx: number, ny: number, nz: number): void {
+  beginUpdate(s: number, nx: number, ny: number, nz: number, matchDistance = MATCH_DISTANCE): void {
+    this.matchDistance2 = matchDistance * matchDistance;
     const n = this.pointCount[s];
     const o3 = 3 * s;
     const turned = this.normal[o3] * nx + this.normal[o3 + 1] * ny + this.normal[o3 + 2] * nz < MATCH_NORMAL_COS;
@@ -171,6 +176,7 @@ export class ManifoldStore {
     this.pointCount[s] = 0;
   }
   private oldCount = 0;
+  private matchDistance2 = MATCH_DISTANCE * MATCH_DISTANCE;
   private oldTurned = false;
   private oldUsed = 0;
 
@@ -198,7 +204,7 @@ export class ManifoldStore {
       }
     }
     if (m < 0 && !this.oldTurned) {
-      let best = MATCH_DISTANCE * MATCH_DISTANCE;
+      let best = this.matchDistance2;
       for (let q = 0; q < this.oldCount; q++) {
         if (this.oldUsed & (1 << q)) continue;
         const dx = ax - this.oldAnchor[3 * q], dy = ay - this.oldAnchor[3 * q + 1], dz = az - this.oldAnchor[3 * q + 2];

@@ -25,7 +25,7 @@ import { SolverFailure } from '../model/failure.js';
 import { collide } from './narrow.js';
 import type { Pose, CollisionShape as Shape } from './types.js';
 import { ContactList, contactKey, tangentOf } from '../rows/contact.js';
-import { ManifoldStore } from './manifolds.js';
+import { ManifoldStore, MATCH_DISTANCE } from './manifolds.js';
 import { MAX_MANIFOLD_POINTS } from './types.js';
 import { rotateVectorBack } from '../rigid/quat.js';
 
@@ -232,7 +232,7 @@ export class CollisionPipeline {
       // (refreshed: the records stand, their separations and normal moved by refresh)
       const slot = known >= 0 ? store.touch(known) : store.acquire(a, b);
       if (fresh) {
-        store.beginUpdate(slot, nx, ny, nz);
+        store.beginUpdate(slot, nx, ny, nz, Math.min(MATCH_DISTANCE, 4 * slop));
         store.setNormalFrame(slot, this.normalFrameOf(a, b, ids, count), a, b, orientation, nx, ny, nz);
       }
       // t₁ = tangentOf(n), t₂ = n × t₁: one basis for the manifold
