@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { runCompare } from '../src/bench/compare.js';
 import { isSkipped, type RunRecord } from '../src/bench/results.js';
 import { compareCsv, formatCompareTable, formatNumber } from '../src/bench/table.js';
+import { renderReport } from '../src/bench/report-html.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';
 import { builtInScene } from '../src/scenes/load.js';
@@ -80,6 +81,15 @@ test('compare on a stack that falls asleep: mean = total ÷ frames, far above th
   assert.equal(Number(pgsLine[col('mean_ms')]), pgs.timing.meanMs);
   assert.equal(Number(pgsLine[col('row_solves_per_frame')]), pgs.cost.rowSolvesPerFrame);
   assert.equal(Number(pgsLine[col('row_solves_last_frame')]), 0);
+  const html = renderReport(results);
+  const head = /<thead><tr>(.*?)<\/tr><\/thead>/s.exec(html)![1];
+  for (const title of ['steps/s (mean)', '× first (mean)', 'mean ms', 'median ms', 'rows / frame (mean)']) assert.ok(head.includes(`>${title}<`), `${title} in ${head}`);
+  // the cost–quality figure's x is the mean frame too
+  const model = JSON.parse(/<script type="application\/json" id="solverlab-data">(.*?)<\/script>/s.exec(html)![1]);
+  for (const f of model.figures) {
+    assert.match(f.xLabel, /^mean ms per frame/);
+    f.points.forEach((p: { label: string; ms: number }) => assert.equal(p.ms, runs.find((r) => r.solver === p.label)!.timing.meanMs));
+  }
 });
 
 test('runSolver: rows per frame is the mean of the per-frame counts (stepping frame by frame agrees), the last frame kept', async () => {

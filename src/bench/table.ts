@@ -26,6 +26,8 @@ export interface Column {
 }
 
 const hasContacts = (r: RunRecord) => r.contacts !== undefined;
+/** the scene has constraints (joints), so a violation to measure */
+const hasJoints = (r: RunRecord) => r.constraints > 0;
 /** rigid worlds: the awake count is recorded (RunRecord.awake) */
 const hasAwake = (r: RunRecord) => r.awake !== undefined;
 
@@ -65,8 +67,9 @@ export const columns: Column[] = [
   { csv: 'median_ms', title: 'median ms', get: (r) => r.timing.medianMs },
   { csv: 'p95_ms', title: 'p95 ms', get: (r) => r.timing.p95Ms },
   { csv: 'clock', title: 'clock', get: (r) => (r.timing.clock === 'gpu-timestamp' ? 'gpu' : 'wall') },
-  { csv: 'final_max_violation_m', title: 'final max C (m)', get: (r) => r.violation.finalMax },
-  { csv: 'worst_max_violation_m', title: 'worst max C (m)', get: (r) => r.violation.worstMax },
+  // joint violation: only where some run's scene has constraints (joints); '—' / empty for a run of a scene without
+  { csv: 'final_max_violation_m', title: 'final max C (m)', get: (r) => (r.constraints > 0 ? r.violation.finalMax : null), shownIf: hasJoints },
+  { csv: 'worst_max_violation_m', title: 'worst max C (m)', get: (r) => (r.constraints > 0 ? r.violation.worstMax : null), shownIf: hasJoints },
   // scenes with collisions on (RunRecord.contacts); the columns appear only when some run has contacts
   { csv: 'worst_penetration_m', title: 'worst penetration (m)', get: (r) => r.contacts?.worstMaxPenetration ?? null, shownIf: hasContacts },
   { csv: 'contacts_final', title: 'contacts', get: (r) => r.contacts?.finalCount ?? null, digits: 15, shownIf: hasContacts },
@@ -101,7 +104,7 @@ const csvOnly: Column[] = [
   })),
   { csv: 'wall_mean_ms', title: 'wall mean ms', get: (r) => r.timing.wallMeanMs ?? null },
   { csv: 'wall_median_ms', title: 'wall median ms', get: (r) => r.timing.wallMedianMs },
-  { csv: 'final_rms_violation_m', title: 'final rms C', get: (r) => r.violation.finalRms },
+  { csv: 'final_rms_violation_m', title: 'final rms C', get: (r) => (r.constraints > 0 ? r.violation.finalRms : null), shownIf: hasJoints },
   { csv: 'final_penetration_m', title: 'final penetration', get: (r) => r.contacts?.finalMaxPenetration ?? null, shownIf: hasContacts },
   { csv: 'contacts_mean', title: 'mean contacts', get: (r) => r.contacts?.meanCount ?? null, shownIf: hasContacts },
   // rigid worlds: the awake dynamic bodies at the last frame and on average, of dynamic_bodies; when all first slept (s)
