@@ -38,7 +38,7 @@ interface Seen {
   errors: string[];
   plotsReady: string | undefined;
   plotError: string;
-  plots: { id: string; canvases: number; axisOverflow: string | undefined }[];
+  plots: { id: string; canvases: number; axisOverflow: string | undefined; axisRepeats: string | undefined }[];
   heads: string[];
   tableRight: number;
   statusRight: number;
@@ -67,7 +67,7 @@ async function open(file: string): Promise<Seen> {
       return {
         plotsReady: document.body.dataset.plotsReady,
         plotError: document.getElementById('plot-status').textContent,
-        plots: Array.from(document.querySelectorAll('[data-plot]')).map((el) => ({ id: el.dataset.plot, canvases: el.querySelectorAll('canvas').length, axisOverflow: el.dataset.axisOverflow })),
+        plots: Array.from(document.querySelectorAll('[data-plot]')).map((el) => ({ id: el.dataset.plot, canvases: el.querySelectorAll('canvas').length, axisOverflow: el.dataset.axisOverflow, axisRepeats: el.dataset.axisRepeats })),
         heads: ths.map((th) => th.textContent.replace(/\u00AD/g, '')),
         tableRight: table.getBoundingClientRect().right,
         statusRight: status.getBoundingClientRect().right,
@@ -94,6 +94,7 @@ function checkPage(seen: Seen, plots: PlotSpec[]) {
   for (const p of seen.plots) {
     assert.equal(p.canvases, 1, `${p.id}: a canvas`);
     assert.equal(p.axisOverflow, '0', `${p.id}: y tick labels wider than their axis`);
+    assert.equal(p.axisRepeats, '0', `${p.id}: tick labels that repeat another on the same axis`);
   }
   assert.ok(seen.tableRight <= WINDOW.width, `the runs table ends at ${seen.tableRight} px, beyond the ${WINDOW.width} px window`);
   assert.ok(seen.statusRight <= seen.innerWidth, `the status column ends at ${seen.statusRight} px`);
@@ -162,6 +163,12 @@ test('a scene without joints: no violation columns or panel; a log plot that is 
   // one that falls to 1e-29 (rounding level under a softstep solve), one that reaches 1e-300
   ran[0].residuals = { frame: 5, substep: 0, quantity: 'residual (m/s)', channels: { 'contact normal': [0, 0, 0], friction: [0, 0, 0] } };
   ran[1].residuals = { frame: 5, substep: 0, quantity: 'residual (m/s)', channels: { 'contact normal': [1.2081872566619811e-13, 1.035379938102578e-29], friction: [0.5, 1e-300] } };
+  // step times in a narrow band (1.0000–1.0029 ms) and energies of 1.41e7 J drifting by millijoules: tick
+  // labels of 4 significant digits read '1' or '1.41e+7' on every tick (the pyramid's energy axis)
+  for (const r of ran) {
+    r.timing.msPerFrame = r.timing.msPerFrame.map((_, i) => 1 + 1e-4 * i);
+    r.series = r.series.map((p, i) => ({ ...p, energy: 1.41e7 + 1e-3 * i }));
+  }
   const html = renderReport(results);
   const file = join(dir, 'restitution.html');
   writeFileSync(file, html);

@@ -810,6 +810,29 @@ const pageScript = `
     }
     return Math.ceil(Math.max(40, size + widest + 6));
   }
+  // a linear axis' tick labels with as many digits as the step between ticks needs, so that no two read
+  // alike (a fixed 4 significant digits printed 210.5 four times on an axis stepping by 0.01)
+  function tickTexts(u, vals, axisIdx, space, incr) {
+    var step = incr > 0 ? incr : 0;
+    return vals.map(function (v) {
+      if (v == null || !isFinite(v)) return '';
+      if (v === 0) return '0';
+      var a = Math.abs(v);
+      var lead = Math.floor(Math.log10(a) + 1e-9);
+      var last = step > 0 ? Math.floor(Math.log10(step) + 1e-9) : lead - 3; // the step's decade: the last digit that changes
+      if (a < 1e-3 || a >= 1e6) return v.toExponential(Math.max(0, Math.min(15, lead - last)));
+      return v.toFixed(Math.max(0, Math.min(15, -last)));
+    });
+  }
+  // after a draw: how many tick labels of an axis repeat another (the test reads data-axis-repeats: 0)
+  function axisRepeats(u) {
+    var n = 0;
+    u.axes.forEach(function (axis) {
+      var seen = {};
+      (axis._values || []).forEach(function (v) { if (v) { if (seen[v]) n += 1; seen[v] = true; } });
+    });
+    return n;
+  }
   // after a draw: how many y tick labels are wider than their axis (the test reads data-axis-overflow: 0)
   function axisOverflow(u) {
     var n = 0;
@@ -868,7 +891,7 @@ const pageScript = `
       return a;
     }
     function linAxis(label, extra) {
-      var a = { label: label, size: fitAxis, values: function (u, vals) { return vals.map(function (v) { return v == null ? '' : fmt(v); }); } };
+      var a = { label: label, size: fitAxis, values: tickTexts };
       if (extra) Object.keys(extra).forEach(function (k) { a[k] = extra[k]; });
       return a;
     }
@@ -969,7 +992,7 @@ const pageScript = `
           y: p.logY ? { distr: 3, log: 10, range: logRange } : { range: linRange },
         },
         axes: [
-          { label: p.xLabel, values: function (u, vals) { return vals.map(fmt); } },
+          { label: p.xLabel, values: tickTexts },
           p.logY ? logAxis(p.yLabel) : linAxis(p.yLabel),
         ],
         series: series,
@@ -977,6 +1000,7 @@ const pageScript = `
         hooks: {
           draw: [function (u) {
             box.parentNode.dataset.axisOverflow = String(axisOverflow(u));
+            box.parentNode.dataset.axisRepeats = String(axisRepeats(u));
             if (!first) return;
             first = false;
             drawn += 1;
