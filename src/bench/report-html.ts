@@ -559,8 +559,10 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
     runs.forEach((r, i) => {
       // the scene's name once, spanning its rows
       const sceneCell = i === 0 ? `<td class="scene" rowspan="${runs.length}">${escapeHtml(r.scene)}</td>` : '';
-      // a label with settings may break after each ':' (pgs-cpu:<wbr>iterations=2), not inside a part
-      const solverCell = `<td class="solver"><span class="swatch" style="background:${colours.get(runLabel(r))}"></span>${escapeHtml(runLabel(r)).replace(/:/g, ':<wbr>')}</td>`;
+      // a label with settings may break after each ':' (pgs-cpu:<wbr>iterations=2), never inside a part (xpbd-cpu)
+      const swatch = `<span class="swatch" style="background:${colours.get(runLabel(r))}"></span>`;
+      const parts = runLabel(r).split(/(?<=:)/).map((part, k) => `<span class="nw">${k === 0 ? swatch : ''}${escapeHtml(part)}</span>`);
+      const solverCell = `<td class="solver">${parts.join('<wbr>')}</td>`;
       const tr = (cls: string[], cells: string) => {
         if (i === 0) cls.unshift('scene-start');
         return `<tr data-run="${escapeHtml(`${r.scene}/${runLabel(r)}`)}"${cls.length ? ` class="${cls.join(' ')}"` : ''}>${cells}</tr>`;
@@ -728,7 +730,7 @@ table.runs { border-collapse: collapse; font-size: 12px; width: 100%; }
 table.runs th, table.runs td { padding: 3px 4px; border-bottom: 1px solid #e6e6e6; text-align: right; vertical-align: top; }
 table.runs th { background: #f6f6f6; font-weight: 600; position: sticky; top: 0; font-size: 11.5px; }
 .runs-wrap { max-width: 100%; }
-table.runs td.scene { white-space: nowrap; }
+table.runs td.scene, table.runs td.solver .nw { white-space: nowrap; }
 table.runs th:nth-child(-n+3), table.runs td.scene, table.runs td.solver, table.runs td.text, table.runs td.skip, table.runs td.ok, table.runs td.diverged { text-align: left; }
 table.runs td.scene { font-weight: 600; }
 table.runs tr.scene-start td { border-top: 2px solid #bbb; }
