@@ -59,7 +59,7 @@ test('compare: the matrix, its table, results.json and results.csv agree with on
   assert.equal(Number(line[col('worst_max_violation_m')]), rec.violation.worstMax);
   // the printed table: a header and one row per run
   const table = r.stdout.trim().split('\n');
-  assert.match(table[0], /scene +solver +it×sub +steps\/s +median ms +p95 ms/);
+  assert.match(table[0], /scene +solver +it×sub +steps\/s \(mean\) +mean ms +median ms +p95 ms/);
   assert.equal(table.filter((l) => /^(pendulum|hanging-chain) /.test(l)).length, 4);
   assert.ok(existsSync(join(out, 'report.html')));
 });

@@ -34,6 +34,7 @@ import type { WorldDesc } from '../src/model/world.js';
 import { chromiumPath, haveBrowser } from './support/browser.js';
 import { renderInfo, dimmedColour, POSE_ASLEEP, GROUND_FLOATS, GROUND_HALF_EXTENTS, JOINT_BYTES, JOINT_POINT, JOINT_ROD, POSE_FLOATS, SHAPE_FLOATS, SHAPE_PLANE, type Drawable } from '../viewer/render-info.js';
 import { configQuery, parseConfig } from '../viewer/config.js';
+import { CONTACT_COLOUR, palette as slotPalette } from '../viewer/colours.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';
 import { metricsFor } from '../src/metrics/metrics.js';
@@ -691,9 +692,36 @@ test("the option controls are the main solver's declared options (SolverInfo.rea
 
 // --- contact scenes -----------------------------------------------------------------------------
 
-/** the ground's colour (viewer/shaders.wgsl.ts GROUND (0.36, 0.45, 0.35)) and the contacts' (viewer/renderer.ts CONTACT_COLOUR (1, 0.13, 0.32)), 8-bit hex */
+/** the ground's colour (viewer/shaders.wgsl.ts GROUND (0.36, 0.45, 0.35)) and the contacts' (viewer/colours.ts CONTACT_COLOUR (0.7, 0.4, 1)), 8-bit hex */
 const groundHex = '#5c7359';
-const contactHex = '#ff2152';
+const contactHex = '#b366ff';
+
+test("the contact points' colour is told from every solver slot's and the ground's (pgs-cpu's overlay was the same red)", () => {
+  const hexRgb = (h: string) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16) / 255);
+  // hue angle (HSV), degrees: what tells colours apart at a glance; a grey (no saturation) has none
+  const hue = (rgb: number[]) => {
+    const [r, g, b] = rgb, max = Math.max(r, g, b), min = Math.min(r, g, b), d = max - min;
+    if (d < 0.1 * max) return null;
+    const h = max === r ? (g - b) / d : max === g ? 2 + (b - r) / d : 4 + (r - g) / d;
+    return (60 * h + 360) % 360;
+  };
+  // chromaticity (r, g)/(r + g + b), as inspectImage counts a colour lit or shaded
+  const chroma = (rgb: number[]) => [rgb[0] / (rgb[0] + rgb[1] + rgb[2]), rgb[1] / (rgb[0] + rgb[1] + rgb[2])];
+  const contact = [...CONTACT_COLOUR];
+  assert.equal(hex(contact), contactHex);
+  for (const c of [...slotPalette, groundHex]) {
+    const other = hexRgb(c);
+    // 40°: well beyond the 19° that separated the old contact red from the second slot's red
+    const h = hue(other);
+    if (h !== null) {
+      const apart = Math.min(Math.abs(h - hue(contact)!), 360 - Math.abs(h - hue(contact)!));
+      assert.ok(apart >= 40, `${c}: hue ${apart.toFixed(0)}° from the contacts'`);
+    }
+    // more than twice the pixel count's 0.04 window apart, so the viewer tests count no body pixel as a contact
+    const [a, b] = [chroma(contact), chroma(other)];
+    assert.ok(Math.max(Math.abs(a[0] - b[0]), Math.abs(a[1] - b[1])) > 0.08, `${c}: chromaticity too near the contacts'`);
+  }
+});
 
 test('a plane is drawn as a square of its own surface under the bodies, outside the framing bounds; a ramp tilts with its orientation', () => {
   const pyramid = loadScene('pyramid', { base: 3 }).world as WorldDesc;

@@ -31,8 +31,9 @@ import type { WorldDesc } from '../src/model/world.js';
 import { LivePlots } from './plots.js';
 import { configQuery, defaultScene, parseConfig } from './config.js';
 
-/** One colour per slot, in slot order (the first is the main solver). */
-export const palette = ['#4c9aff', '#ff6b5a', '#4cd07d', '#ffb02e', '#b48cff', '#2ad4d9', '#ff77c8', '#c9b458'];
+/** One colour per slot, in slot order (the first is the main solver): viewer/colours.ts. */
+export { palette } from './colours.js';
+import { palette } from './colours.js';
 /** Alpha of each solver's spheres when several are overlaid. */
 const OVERLAY_ALPHA = 0.5;
 /** A contact normal is drawn this fraction of the scene's extent long. */

@@ -22,8 +22,9 @@ import { GROUND_FLOATS, JOINT_VERTICES, POSE_FLOATS, type Drawable } from './ren
 const CAMERA_BYTES = 256;
 const SLOT_BYTES = 48;
 export const BACKGROUND = [0.082, 0.09, 0.106] as const;
-/** contact points and normals: a vivid red, unlit, drawn over everything (the viewer test checks its hue) */
-export const CONTACT_COLOUR = [1.0, 0.13, 0.32] as const;
+/** contact points and normals: a light violet, unlit, drawn over everything (viewer/colours.ts; the viewer test checks its hue) */
+export { CONTACT_COLOUR } from './colours.js';
+import { CONTACT_COLOUR } from './colours.js';
 /** radius of a contact point's disc, CSS px (× devicePixelRatio on the canvas) */
 const CONTACT_RADIUS_PX = 3.5;
 const CONTACT_BYTES = 32;

@@ -1,8 +1,8 @@
 /**
  * The necklace benchmark: necklaces of 40-bead chains at the given bead counts,
  * each solver, `frames` frames after a short warm-up, no readback inside a timed frame.
- * Figures: median and p95 ms per step on the solver's clock (GPU timestamps
- * where the adapter has them, else wall), wall median, steps/s; the worst and the
+ * Figures: mean (total ÷ frames), median and p95 ms per step on the solver's clock (GPU timestamps
+ * where the adapter has them, else wall), wall median, steps/s (frames ÷ total wall time); the worst and the
  * final max constraint violation over the run (measured every `sampleEvery` frames:
  * by default every frame for CPU solvers, whose snapshots and metrics happen between
  * timed frames and are not in the step times, and only the first and last frame for
@@ -50,7 +50,7 @@ export interface BenchComparison {
   iterations: number;
   stepsPerSecond: number;
   baselineStepsPerSecond: number;
-  /** solver steps/s ÷ baseline steps/s (wall-clock medians) */
+  /** solver steps/s ÷ baseline steps/s (wall clock, each frames ÷ total time: the mean frames) */
   stepsPerSecondRatio: number;
   worstMaxViolation: number | null;
   baselineWorstMaxViolation: number | null;
@@ -67,9 +67,12 @@ export interface BenchRow {
   frames: number;
   adapter: string;
   clock: string;
+  /** total step time ÷ frames, on `clock` */
+  meanMs: number;
   medianMs: number;
   p95Ms: number;
   wallMedianMs: number;
+  /** frames ÷ total wall time */
   stepsPerSecond: number;
   /** GPU solvers: achieved bandwidth of update_multipliers + update_velocities, GB/s */
   /** why the GPU's timestamps were not used (then clock is 'wall') */
@@ -136,6 +139,7 @@ export async function runBench(opts: BenchOptions) {
         adapter: r.adapter,
         clock: r.timing.clock,
         ...(r.timing.clockNote ? { clockNote: r.timing.clockNote } : {}),
+        meanMs: r.timing.meanMs,
         medianMs: r.timing.medianMs,
         p95Ms: r.timing.p95Ms,
         wallMedianMs: r.timing.wallMedianMs,
@@ -153,7 +157,7 @@ export async function runBench(opts: BenchOptions) {
         row.iterationMs = perIteration;
         row.iterationBandwidthGBs = perIteration > 0 ? bytes / (perIteration * 1e-3) / 1e9 : undefined;
       }
-      log(`  median ${fmt(row.medianMs)} ms (${row.clock}), p95 ${fmt(row.p95Ms)} ms, ${fmt(row.stepsPerSecond, 4)} steps/s` +
+      log(`  mean ${fmt(row.meanMs)} ms, median ${fmt(row.medianMs)} ms (${row.clock}), p95 ${fmt(row.p95Ms)} ms, ${fmt(row.stepsPerSecond, 4)} steps/s (mean)` +
         (row.iterationBandwidthGBs ? `, iteration kernels ${fmt(row.iterationBandwidthGBs)} GB/s effective` : '') +
         (row.diverged ? ', diverged' : `, worst max violation ${fmt(row.worstMaxViolation)} m`));
       rows.push(row);

@@ -4,28 +4,36 @@
  * the plot data (JSON) are all inlined; the page makes no network request.
  *
  *   header   title, when, the command, the machine, adapters, versions
- *   table    one row per scene × solver entry (skipped and diverged runs say so); the columns worst
- *            penetration and contacts only when some run has contacts, awake at end only when some
- *            run sleeps (results.ts showsSleep) ('—' for the others). An entry with settings of its
+ *   table    one row per scene × solver entry, its status (ok, skipped, DIVERGED) beside its name;
+ *            speed from the mean frame (total ÷ frames: steps/s, × first) with the mean, median and
+ *            p95 ms, each header naming its statistic; a column only where some run has what it
+ *            measures (tableColumns: the violation where a scene has joints, worst penetration and
+ *            contacts where a run has contacts, awake at end where a run sleeps (results.ts
+ *            showsSleep), dispatches and GB/s where a GPU run has them; '—' for the others). The
+ *            table fits a 1400 px window. An entry with settings of its
  *            own (`rapier:iterations=4`) is named by its label (results.ts runLabel) here, in the
- *            plots' legends and in the figures, and has a colour of its own.
+ *            plots' legends and in the figures, and has a colour of its own (palette: colour-blind safe).
  *   figures  per scene where two runs or more ran, cost against quality: one point per run, the
- *            median ms per frame (its clock named) against the worst max violation (scenes with
+ *            mean ms per frame (total ÷ frames, its clock named) against the worst max violation (scenes with
  *            constraints) or the worst penetration (scenes with contacts), log axes where the figures
  *            span more than 30×, each point labelled, the frontier (the runs no other beats in both)
  *            joined by a dashed line:
  *              cost-quality-violation:<scene>, cost-quality-penetration:<scene>
  *   plots    per scene, one line per solver (one colour per solver across the page):
- *              violation:<scene>    max constraint violation against time, log y
+ *              violation:<scene>    max constraint violation against time, log y (scenes with joints)
  *              penetration:<scene>  deepest contact penetration against time, log y (scenes where
  *                                   some run has contacts: collisions on)
  *              awake:<scene>        dynamic bodies awake against time (scenes where some run sleeps)
- *              energy:<scene>       total energy against time
+ *              energy:<scene>       the change of the total energy from the start, E − E₀ (J), against time
  *              time:<scene>         ms per step against frame index
  *              convergence:<scene>  residual against iteration, log y, one line per
  *                                   solver × channel (or a sentence when no solver
  *                                   recorded residuals); the dimensionless λ-error
- *                                   channel (‖λᵏ − λ*‖/‖λ*‖) on its own right-hand log axis
+ *                                   channel (‖λᵏ − λ*‖/‖λ*‖) on its own right-hand log axis; a line
+ *                                   style per channel, said in a legend under the plot
+ *            A log plot with no positive value is drawn linear; a line with none says 'all 0'
+ *            (fitLogPlot). Log axes split at exact powers of ten (the page's logSplits), and each y
+ *            axis is as wide as its widest tick label (fitAxis), so its title never overlaps them.
  *
  * Invariants:
  *   - the table is written here, as HTML; the page's script only draws the plots,
@@ -47,7 +55,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isSkipped, showsSleep, runLabel, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
+import { isSkipped, showsSleep, runLabel, meanFrameMs, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 import { formatNumber as fmt, optionsText, optionsParts } from './table.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../solvers/witkin/registry.js';
@@ -154,11 +162,20 @@ function paramsText(p: Record<string, ParamValue>): string {
 
 /**
  * One colour per solver entry (runLabel: a solver listed at several settings gets one colour per setting),
- * in the order of results.solvers (then any other met in runs).
+ * in the order of results.solvers (then any other met in runs), the same on every plot, figure and swatch
+ * of the page. The palette is made for colour-blind readers and many series: the Okabe–Ito colours (Okabe
+ * & Ito 2008, "Color Universal Design"; their yellow left out, too pale for a line on white, and their black,
+ * the axes' colour), then Paul Tol's muted wine, olive and indigo (Tol 2021, "Colour schemes", the muted
+ * qualitative scheme), which stay apart from those six for the common colour-vision deficiencies.
  */
-const palette = ['#1f6fd1', '#d62f2f', '#2a9d3c', '#e07b00', '#8a4fd0', '#0f9aa8', '#b0457f', '#7a6a1e', '#555555', '#c9a100'];
-/** dash patterns for the channels of one solver on the convergence plot */
+export const palette = ['#0072B2', '#D55E00', '#009E73', '#E69F00', '#CC79A7', '#56B4E9', '#882255', '#999933', '#332288'];
+/**
+ * Line styles on the convergence plot, one per channel (its name: the same channel the same style on
+ * every plot of the page, in the order met), said in a legend under the plot (channelStyles).
+ */
 const dashes: (number[] | null)[] = [null, [8, 4], [2, 3], [10, 3, 2, 3], [4, 4]];
+/** Each dash pattern in words and as text, for the legend of line styles. */
+const dashNames = ['solid', 'dashed', 'dotted', 'dash-dot', 'short dashes'];
 
 export function solverColours(results: CompareResults): Map<string, string> {
   const ids = [...results.solvers];
@@ -239,13 +256,15 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
   const line = (r: RunRecord, x: number[], y: (number | null)[], label = runLabel(r), dash: number[] | null = null): PlotLine => ({
     label, solver: runLabel(r), colour: colour(r), dash, x, y,
   });
-  const plots: PlotSpec[] = [
-    {
+  const plots: PlotSpec[] = [];
+  // the joints' violation, only where the scene has joints (a contact-only scene has nothing to violate)
+  const jointRuns = runs.filter((r) => r.constraints > 0);
+  if (jointRuns.length)
+    plots.push({
       id: `violation:${scene}`, kind: 'violation', scene,
       title: 'Max constraint violation', xLabel: 'time (s)', yLabel: 'max violation (m)', logY: true,
-      lines: runs.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.maxViolation, true)))),
-    },
-  ];
+      lines: jointRuns.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.maxViolation, false)))),
+    });
   // the deepest penetration over the contact points (m, recomputed from each snapshot: metrics/metrics.ts);
   // log y as the violation, zero (no overlap) a gap; only the runs with contacts, only on scenes that have some
   const contactRuns = runs.filter((r) => r.contacts);
@@ -253,7 +272,7 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
     plots.push({
       id: `penetration:${scene}`, kind: 'penetration', scene,
       title: 'Max penetration', xLabel: 'time (s)', yLabel: 'max penetration (m)', logY: true,
-      lines: contactRuns.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.maxPenetration, true)))),
+      lines: contactRuns.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.maxPenetration, false)))),
     });
   // the dynamic bodies awake (read from each snapshot's sleep mask), linear y from 0: a count that drops as
   // islands fall asleep; every rigid run of the scene, once some run sleeps (the others then show as flat lines)
@@ -264,13 +283,16 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
       title: 'Awake bodies', xLabel: 'time (s)', yLabel: 'dynamic bodies awake', logY: false, stepped: true,
       lines: awakeRuns.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.awake, false)))),
     });
-  plots.push(
-    {
-      id: `energy:${scene}`, kind: 'energy', scene,
-      title: 'Total energy', xLabel: 'time (s)', yLabel: 'energy (J)', logY: false,
-      lines: runs.map((r) => line(r, r.series.map((p) => p.t), r.series.map((p) => plotValue(p.energy, false)))),
-    },
-  );
+  // the change of the total energy from the start, E − E₀ in J: the drift, readable whatever E₀ is (a pile of
+  // boxes holds 1e7 J of potential energy over the datum, and its drift of a few J vanishes on an axis of E)
+  plots.push({
+    id: `energy:${scene}`, kind: 'energy', scene,
+    title: 'Energy change from the start', xLabel: 'time (s)', yLabel: 'E − E₀ (J)', logY: false,
+    lines: runs.map((r) => {
+      const e0 = r.series[0]?.energy ?? null;
+      return line(r, r.series.map((p) => p.t), r.series.map((p) => (isNum(e0) && isNum(p.energy) ? p.energy - e0 : null)));
+    }),
+  });
   const timeLines = runs.map((r) =>
     line(r, r.timing.msPerFrame.map((_, i) => i + 1), r.timing.msPerFrame.map((y) => plotValue(y, false)), `${runLabel(r)} (${clockName(r.timing.clock)})`),
   );
@@ -284,9 +306,11 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
   if (res.length) {
     // the axis says 'residual'; what it is (the quantity, with units) is written under the plots.
     // The λ-error channel is dimensionless, not a residual: its lines go on a right-hand axis of their own.
+    // A channel's line style is the channel's own (channelDashes), the colour the run's.
+    const styles = channelDashes(results);
     const lines = res.flatMap((r) =>
-      Object.entries(r.residuals!.channels).map(([name, ys], c) => {
-        const l = line(r, ys.map((_, k) => k), ys.map((y) => plotValue(y, true)), `${runLabel(r)} · ${name}`, dashes[c % dashes.length]);
+      Object.entries(r.residuals!.channels).map(([name, ys]) => {
+        const l = line(r, ys.map((_, k) => k), ys.map((y) => plotValue(y, false)), `${runLabel(r)} · ${name}`, dashes[styles.get(name)! % dashes.length]);
         if (name === LAMBDA_ERROR_CHANNEL) {
           l.scale = 'error';
           l.label += ' (right axis)';
@@ -301,7 +325,33 @@ export function scenePlots(results: CompareResults, scene: string, colours = sol
       lines,
     });
   }
+  for (const p of plots) if (p.logY) fitLogPlot(p); // lines hold every finite value until here: the log axis drops ≤ 0
   return plots;
+}
+
+/**
+ * A log plot's lines as a log axis can show them: values ≤ 0 become gaps; a line with no positive value
+ * (a residual channel that is 0 throughout, nothing overlapping) has no point on it and says so in its
+ * label; a plot none of whose lines has a positive value is drawn on a linear axis instead, its zeros on it.
+ */
+function fitLogPlot(p: PlotSpec): void {
+  const positive = (l: PlotLine) => l.y.some((y) => y !== null && y > 0);
+  if (!p.lines.some(positive)) {
+    p.logY = false;
+    p.yLabel += ', linear: all 0';
+    return;
+  }
+  for (const l of p.lines) {
+    if (!positive(l)) l.label += ' (all 0: not on the log axis)';
+    l.y = l.y.map((y) => plotValue(y, true));
+  }
+}
+
+/** Each residual channel's place in the page's line styles: the channels in the order first met over every run. */
+export function channelDashes(results: CompareResults): Map<string, number> {
+  const order = new Map<string, number>();
+  for (const r of results.runs) if (!isSkipped(r) && r.residuals) for (const name of Object.keys(r.residuals.channels)) if (!order.has(name)) order.set(name, order.size);
+  return order;
 }
 
 export function plotSpecs(results: CompareResults): PlotSpec[] {
@@ -319,7 +369,7 @@ export interface CostQualityPoint {
   /** the run's label (runLabel) */
   label: string;
   colour: string;
-  /** median ms per frame on the run's clock (RunRecord.timing.medianMs, the table's 'median ms') */
+  /** mean ms per frame on the run's clock, total ÷ frames (results.ts meanFrameMs, the table's 'mean ms') */
   ms: number;
   clock: string;
   /** the worst of the measure over the sampled frames (m): violation.worstMax or contacts.worstMaxPenetration */
@@ -377,7 +427,7 @@ export function costQualitySpecs(results: CompareResults, scene: string, colours
     const missing: { label: string; why: string }[] = [];
     for (const r of runs) {
       const worst = measure === 'violation' ? r.violation.worstMax : (r.contacts?.worstMaxPenetration ?? null);
-      const ms = r.timing.medianMs;
+      const ms = meanFrameMs(r);
       if (!isNum(ms) || !(ms > 0)) missing.push({ label: runLabel(r), why: 'no step time' });
       else if (!isNum(worst) || worst < 0) missing.push({ label: runLabel(r), why: measure === 'violation' ? 'no violation figure' : 'no contacts' });
       else points.push({ label: runLabel(r), colour: colours.get(runLabel(r)) ?? palette[0], ms, clock: r.timing.clock, worst, y: worst, diverged: r.diverged !== null, frontier: false });
@@ -393,7 +443,7 @@ export function costQualitySpecs(results: CompareResults, scene: string, colours
       id: `cost-quality-${measure}:${scene}`,
       scene,
       measure,
-      xLabel: `median ms per frame, ${oneClock ? `${oneClock} clock` : "each run's clock"}${logX ? ' (log)' : ''}`,
+      xLabel: `mean ms per frame, ${oneClock ? `${oneClock} clock` : "each run's clock"}${logX ? ' (log)' : ''}`,
       yLabel: `${measure === 'violation' ? 'worst max violation' : 'worst penetration'} (m)${logY ? ' (log)' : ''}`,
       logX,
       logY,
@@ -413,7 +463,7 @@ function costQualityCaption(f: CostQualitySpec): string {
       : 'the worst penetration over the contact points and the sampled frames (m, recomputed by collision detection)';
   const logs = [f.logX ? 'x' : '', f.logY ? 'y' : ''].filter(Boolean);
   return (
-    `One point per run: the median ms per frame on ${clock} against ${quality}${logs.length ? `; log ${logs.join(' and ')}` : ''}. ` +
+    `One point per run: the mean ms per frame (total time ÷ frames) on ${clock} against ${quality}${logs.length ? `; log ${logs.join(' and ')}` : ''}. ` +
     'Lower left is better; the dashed line joins the runs that no other run beats in both (the frontier). ' +
     'A diverged run is drawn hollow and is not on the frontier' +
     (f.points.some((p) => p.y !== p.worst) ? '; a run at 0 sits on the floor of the log axis, its label marked (0).' : '.')
@@ -424,34 +474,62 @@ function costQualityCaption(f: CostQualitySpec): string {
 // the page
 
 const captions: Record<PlotKind, string> = {
-  violation: 'Max constraint violation |C| (m) against time, log scale; gaps where a value is missing or zero.',
+  violation: 'Max joint constraint violation |C| (m) against time, log scale; gaps where a value is missing or zero (scenes with joints only).',
   awake: 'Dynamic bodies awake (not asleep) against time, from each frame’s sleep mask; a solver that never sleeps keeps every body awake.',
   penetration: 'Deepest penetration over the contact points (m) against time, recomputed from each frame’s state by collision detection, log scale; gaps where nothing overlaps (zero) or a value is missing.',
-  energy: 'Total energy (J: kinetic + gravitational potential) against time.',
+  energy: 'Change of the total energy (kinetic + gravitational potential) from its value at the start, E − E₀ in joules, against time: drift shows as a line leaving 0. The table gives the drift in % of |E₀|.',
   time: 'Milliseconds per step against frame index, on each solver’s clock (GPU: per-submission averages).',
-  convergence: 'Residual after each iteration of one recorded solve, log scale; one line per solver × channel. Where a solver records the λ error (the distance of its multipliers from the converged solution, dimensionless), it is drawn against the right-hand axis.',
+  convergence: 'Residual after each iteration of one recorded solve, log scale; one line per solver × channel, the solver by its colour and the channel by its line style (the legend under the plot). A channel that is 0 throughout has no point on the log axis and is marked “all 0”. Where a solver records the λ error (the distance of its multipliers from the converged solution, dimensionless), it is drawn against the right-hand axis.',
 };
 
 function th(text: string, title?: string): string {
   return `<th${title ? ` title="${escapeHtml(title)}"` : ''}>${text}</th>`;
 }
 
-const columns: [string, string?][] = [
-  ['scene'],
-  ['solver'],
-  ['steps/s', '1000 / median wall ms per step'],
-  ['× first', 'steps/s ÷ the steps/s of the first solver (of the compare) on the same scene'],
-  ['median ms', 'median ms per step, on the clock named'],
-  ['p95 ms', '95th percentile ms per step, on the clock named'],
-  ['clock'],
-  ['final max violation (m)'],
-  ['worst max violation (m)'],
-  ['energy drift %', '(E_end − E_start) / |E_start|'],
-  ['rows / frame', 'constraint-row solves per frame (a point constraint is 3 rows)'],
-  ['dispatches / frame'],
-  ['GB/s', 'estimated iteration-kernel bytes per frame / median ms (a lower bound)'],
-  ['state hash', 'hash of the final state (positions, orientations, velocities)'],
-  ['status'],
+/**
+ * The runs table's columns: [header, tooltip, cell]. A column is shown only where some run of the compare
+ * has what it measures (`shown`): the violation columns where a scene has constraints, the contact
+ * columns where a run has contacts, awake where a run sleeps, the GPU columns where a run has a figure
+ * for them; a run of another scene shows '—' there. The speed figures say their statistic in the header.
+ */
+interface TableColumn {
+  name: string;
+  title?: string;
+  cls?: string;
+  shown?: (ran: RunRecord[]) => boolean;
+  cell: (r: RunRecord) => string;
+}
+
+const td = (text: string, cls?: string) => `<td${cls ? ` class="${cls}"` : ''}>${text}</td>`;
+const hasConstraints = (ran: RunRecord[]) => ran.some((r) => r.constraints > 0);
+
+const tableColumns: TableColumn[] = [
+  { name: 'steps/s (mean)', title: 'frames ÷ total wall time (1000 / the mean wall ms per step)', cell: (r) => td(fmt(r.timing.stepsPerSecond)) },
+  {
+    name: '× first (mean)', title: 'steps/s ÷ the steps/s of the first solver (of the compare) on the same scene: the ratio of the mean frame times',
+    cell: (r) => td(isNum(r.stepsPerSecondRatio) ? `${fmt(r.stepsPerSecondRatio)}×` : DASH),
+  },
+  { name: 'mean ms', title: 'mean ms per step: total time ÷ frames, on the clock named', cell: (r) => td(fmt(meanFrameMs(r))) },
+  { name: 'median ms', title: 'median ms per step, on the clock named (where most frames sleep, a sleeping frame)', cell: (r) => td(fmt(r.timing.medianMs)) },
+  { name: 'p95 ms', title: '95th percentile ms per step, on the clock named', cell: (r) => td(fmt(r.timing.p95Ms)) },
+  { name: 'clock', title: 'GPU: GPU timestamps; wall: the wall clock', cell: (r) => td(r.timing.clock === 'gpu-timestamp' ? 'GPU' : escapeHtml(clockName(r.timing.clock)), 'text') },
+  { name: 'final max vio\u00ADlation (m)', title: 'max |C| over the joints at the last frame', shown: hasConstraints, cell: (r) => td(r.constraints > 0 ? fmtSci(r.violation.finalMax) : DASH) },
+  { name: 'worst max vio\u00ADlation (m)', title: 'max |C| over the joints, worst over the sampled frames', shown: hasConstraints, cell: (r) => td(r.constraints > 0 ? fmtSci(r.violation.worstMax) : DASH) },
+  {
+    name: 'worst pene\u00ADtration (m)', title: 'the deepest penetration over the contact points, worst over the sampled frames (recomputed from each state by collision detection)',
+    shown: (ran) => ran.some((r) => r.contacts), cell: (r) => td(fmtSci(r.contacts?.worstMaxPenetration), 'penetration'),
+  },
+  { name: 'contacts', title: 'contact points that touch (separation ≤ 5 mm) at the last frame', shown: (ran) => ran.some((r) => r.contacts), cell: (r) => td(fmt(r.contacts?.finalCount, 15), 'contacts') },
+  {
+    name: 'awake at end', title: 'dynamic bodies awake (not asleep) at the last frame, of all dynamic bodies', shown: (ran) => ran.some(showsSleep),
+    cell: (r) => td(r.awake && r.awake.finalCount !== null ? `${fmt(r.awake.finalCount, 15)}/${fmt(r.awake.dynamicBodies, 15)}` : DASH, 'awake'),
+  },
+  { name: 'energy drift %', title: '(E_end − E_start) / |E_start|', cell: (r) => td(fmtSigned(r.energy.driftPercent)) },
+  { name: 'rows / frame (mean)', title: 'constraint-row solves per frame, the mean over the run (a point constraint is 3 rows, a contact point 3)', cell: (r) => td(fmt(r.cost.rowSolvesPerFrame)) },
+  // GPU solvers only: shown where some run has a figure (a CPU-only compare has none)
+  { name: 'dis\u00ADpatches / frame', shown: (ran) => ran.some((r) => isNum(r.cost.dispatchesPerFrame)), cell: (r) => td(fmt(r.cost.dispatchesPerFrame)) },
+  { name: 'GB/s', title: 'estimated iteration-kernel bytes per frame / mean ms (a lower bound)', shown: (ran) => ran.some((r) => isNum(r.cost.bandwidthGBs)), cell: (r) => td(fmt(r.cost.bandwidthGBs)) },
+  { name: 'state hash', title: 'hash of the final state (positions, orientations, velocities)', cell: (r) => td(r.finalStateHash ? escapeHtml(r.finalStateHash) : DASH, 'hash') },
 ];
 
 /**
@@ -464,25 +542,16 @@ function optionsHtml(r: RunRecord): string {
     .join('<span class="sep"> · </span>');
 }
 
-/** The contact columns, after the worst violation, where some run has contacts (RunRecord.contacts). */
-const contactColumns: [string, string?][] = [
-  ['worst penetration (m)', 'the deepest penetration over the contact points, worst over the sampled frames (recomputed from each state by collision detection)'],
-  ['contacts', 'contact points that touch (separation ≤ 5 mm) at the last frame'],
-];
-const afterContacts = columns.findIndex(([name]) => name === 'worst max violation (m)') + 1;
-/** The awake column, after the contact columns, where some run sleeps (results.ts showsSleep). */
-const awakeColumns: [string, string?][] = [['awake at end', 'dynamic bodies awake (not asleep) at the last frame, of all dynamic bodies']];
-
 function tableHtml(results: CompareResults, colours: Map<string, string>, optionsVary: boolean): string {
-  const withContacts = results.runs.some((r) => !isSkipped(r) && r.contacts);
-  const withAwake = results.runs.some((r) => !isSkipped(r) && showsSleep(r));
-  const head = [
-    ...columns.slice(0, 2),
+  const ran = results.runs.filter((r): r is RunRecord => !isSkipped(r));
+  const shown = tableColumns.filter((c) => !c.shown || c.shown(ran));
+  // the status right after the run's name: whether it ran to the end is read first, and never cut off
+  const head: [string, string?][] = [
+    ['scene'],
+    ['solver'],
+    ['status', 'ok: ran every frame; DIVERGED: where and why it stopped'],
     ...(optionsVary ? ([['options']] as [string][]) : []),
-    ...columns.slice(2, afterContacts),
-    ...(withContacts ? contactColumns : []),
-    ...(withAwake ? awakeColumns : []),
-    ...columns.slice(afterContacts),
+    ...shown.map((c): [string, string?] => [c.name, c.title]),
   ];
   const rows: string[] = [];
   for (const scene of scenesOf(results)) {
@@ -490,7 +559,10 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
     runs.forEach((r, i) => {
       // the scene's name once, spanning its rows
       const sceneCell = i === 0 ? `<td class="scene" rowspan="${runs.length}">${escapeHtml(r.scene)}</td>` : '';
-      const solverCell = `<td class="solver"><span class="swatch" style="background:${colours.get(runLabel(r))}"></span>${escapeHtml(runLabel(r))}</td>`;
+      // a label with settings may break after each ':' (pgs-cpu:<wbr>iterations=2), never inside a part (xpbd-cpu)
+      const swatch = `<span class="swatch" style="background:${colours.get(runLabel(r))}"></span>`;
+      const parts = runLabel(r).split(/(?<=:)/).map((part, k) => `<span class="nw">${k === 0 ? swatch : ''}${escapeHtml(part)}</span>`);
+      const solverCell = `<td class="solver">${parts.join('<wbr>')}</td>`;
       const tr = (cls: string[], cells: string) => {
         if (i === 0) cls.unshift('scene-start');
         return `<tr data-run="${escapeHtml(`${r.scene}/${runLabel(r)}`)}"${cls.length ? ` class="${cls.join(' ')}"` : ''}>${cells}</tr>`;
@@ -500,40 +572,25 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
         rows.push(tr(['skipped'], `${sceneCell}${solverCell}<td colspan="${span}" class="skip">skipped: ${escapeHtml(r.skipped)}</td>`));
         return;
       }
-      const t = r.timing;
-      const ratio = isNum(r.stepsPerSecondRatio) ? `${fmt(r.stepsPerSecondRatio)}×` : DASH; // compare's figure
       const status = r.diverged
         ? `<td class="diverged">DIVERGED at frame ${r.diverged.frame}: ${escapeHtml(r.diverged.reason)}</td>`
         : '<td class="ok">ok</td>';
       const cells = [
         sceneCell,
         solverCell,
-        ...(optionsVary ? [`<td class="text options">${optionsHtml(r)}</td>`] : []),
-        `<td>${fmt(t.stepsPerSecond)}</td>`,
-        `<td>${ratio}</td>`,
-        `<td>${fmt(t.medianMs)}</td>`,
-        `<td>${fmt(t.p95Ms)}</td>`,
-        `<td class="text">${escapeHtml(clockName(t.clock))}</td>`,
-        `<td>${fmtSci(r.violation.finalMax)}</td>`,
-        `<td>${fmtSci(r.violation.worstMax)}</td>`,
-        ...(withContacts ? [`<td class="penetration">${fmtSci(r.contacts?.worstMaxPenetration)}</td>`, `<td class="contacts">${fmt(r.contacts?.finalCount, 15)}</td>`] : []),
-        ...(withAwake ? [`<td class="awake">${r.awake && r.awake.finalCount !== null ? `${fmt(r.awake.finalCount, 15)}/${fmt(r.awake.dynamicBodies, 15)}` : DASH}</td>`] : []),
-        `<td>${fmtSigned(r.energy.driftPercent)}</td>`,
-        `<td>${fmt(r.cost.rowSolvesPerFrame)}</td>`,
-        `<td>${fmt(r.cost.dispatchesPerFrame)}</td>`,
-        `<td>${fmt(r.cost.bandwidthGBs)}</td>`,
-        `<td class="hash">${r.finalStateHash ? escapeHtml(r.finalStateHash) : DASH}</td>`,
         status,
+        ...(optionsVary ? [`<td class="text options">${optionsHtml(r)}</td>`] : []),
+        ...shown.map((c) => c.cell(r)),
       ];
       rows.push(tr(r.diverged ? ['diverged-row'] : [], cells.join('')));
     });
   }
-  return `<table class="runs">
+  return `<div class="runs-wrap"><table class="runs">
 <thead><tr>${head.map(([name, title]) => th(escapeHtml(name), title)).join('')}</tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
-</table>`;
+</table></div>`;
 }
 
 function headerHtml(results: CompareResults, colours: Map<string, string>, sharedOptions: string | null): string {
@@ -585,6 +642,24 @@ export function stagesHtml(ran: RunRecord[]): string | null {
 </figure>`;
 }
 
+/**
+ * The convergence plot's legend of line styles: each channel of the scene's residuals (joint kinds, contact
+ * normal, friction, …) with a sample of its line, drawn as the plot draws it (dashes, channelDashes).
+ */
+function lineStylesHtml(results: CompareResults, ran: RunRecord[]): string {
+  const order = channelDashes(results);
+  const names = [...order.keys()].filter((n) => withResiduals(ran).some((r) => n in r.residuals!.channels));
+  const sample = (i: number) => {
+    const d = dashes[i % dashes.length];
+    return `<svg width="34" height="8" aria-hidden="true"><line x1="1" y1="4" x2="33" y2="4" stroke="#333" stroke-width="2"${d ? ` stroke-dasharray="${d.join(' ')}"` : ''}/></svg>`;
+  };
+  const items = names.map((n) => {
+    const i = order.get(n)!;
+    return `<span class="line-style" data-channel="${escapeHtml(n)}" data-dash="${escapeHtml(dashNames[i % dashNames.length])}">${sample(i)} ${escapeHtml(n)} (${dashNames[i % dashNames.length]})</span>`;
+  });
+  return `<p class="line-styles">Line style by channel, colour by solver: ${items.join(' ')}</p>`;
+}
+
 function sceneHtml(results: CompareResults, scene: string, plots: PlotSpec[], figures: CostQualitySpec[] = []): string {
   const runs = runsOf(results, scene);
   const ran = ranRunsOf(results, scene);
@@ -609,7 +684,7 @@ ${missing}</figure>`);
   for (const p of plots) {
     parts.push(`<figure class="plot" data-plot="${escapeHtml(p.id)}">
 <figcaption><b>${escapeHtml(p.title)}</b> — ${escapeHtml(captions[p.kind])}</figcaption>
-<div class="chart"></div>
+<div class="chart"></div>${p.kind === 'convergence' ? `\n${lineStylesHtml(results, ran)}` : ''}
 </figure>`);
   }
   if (ran.length && !plots.some((p) => p.kind === 'convergence')) {
@@ -652,22 +727,27 @@ code { font: 12px/1.4 ui-monospace, Menlo, Consolas, monospace; background: #f3f
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 5px; vertical-align: baseline; }
 .legend-item { margin-right: 14px; white-space: nowrap; }
 table.runs { border-collapse: collapse; font-size: 12px; width: 100%; }
-table.runs th, table.runs td { padding: 3px 5px; border-bottom: 1px solid #e6e6e6; text-align: right; vertical-align: top; }
-table.runs th { background: #f6f6f6; font-weight: 600; position: sticky; top: 0; }
-table.runs td.scene, table.runs td.solver { white-space: nowrap; }
-table.runs th:nth-child(-n+2), table.runs td.scene, table.runs td.solver, table.runs td.text, table.runs td.skip, table.runs td.ok, table.runs td.diverged { text-align: left; }
+table.runs th, table.runs td { padding: 3px 4px; border-bottom: 1px solid #e6e6e6; text-align: right; vertical-align: top; }
+table.runs th { background: #f6f6f6; font-weight: 600; position: sticky; top: 0; font-size: 11.5px; }
+.runs-wrap { max-width: 100%; }
+table.runs td.scene, table.runs td.solver .nw { white-space: nowrap; }
+table.runs th:nth-child(-n+3), table.runs td.scene, table.runs td.solver, table.runs td.text, table.runs td.skip, table.runs td.ok, table.runs td.diverged { text-align: left; }
 table.runs td.scene { font-weight: 600; }
 table.runs tr.scene-start td { border-top: 2px solid #bbb; }
-table.runs td.options { min-width: 16em; }
+table.runs td.options { min-width: 12em; }
 table.runs td.options .opt { white-space: nowrap; }
-td.hash { font: 11px/1.5 ui-monospace, Menlo, Consolas, monospace; }
+td.hash { font: 10.5px/1.4 ui-monospace, Menlo, Consolas, monospace; word-break: break-all; max-width: 9ch; }
 td.skip { color: #777; font-style: italic; white-space: pre-line; }
 td.diverged, tr.diverged-row td.diverged { color: #c00; font-weight: 600; }
 td.ok { color: #2a7d2a; }
-td.diverged { min-width: 150px; white-space: pre-line; }
+td.diverged { min-width: 9em; max-width: 16em; white-space: normal; }
 .facts { color: #555; margin: 2px 0 8px; }
 .plots { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 14px 20px; }
 figure.plot { margin: 0; min-width: 0; }
+figure.stages { grid-column: 1 / -1; margin: 0; overflow-x: auto; }
+.line-styles { font-size: 12px; color: #444; margin: 4px 0 0; }
+.line-style { margin-right: 12px; white-space: nowrap; }
+.line-style svg { vertical-align: middle; }
 figcaption { font-size: 12.5px; color: #444; margin-bottom: 4px; }
 .chart { min-height: 260px; }
 .note { color: #555; font-style: italic; }
@@ -697,10 +777,77 @@ const pageScript = `
     if (a < 1e-3 || a >= 1e6) return v.toExponential(2);
     return String(Number(v.toPrecision(4)));
   }
+  // whole decades around [min, max], each bound an exact power of ten: 10^k from the text '1ek' (uPlot's own
+  // Math.pow(10, k) is off by an ulp for some k, e.g. 1.0000000000000001e-29, and its log splits then never
+  // reach the next decade: "Invalid array length")
+  function decades(min, max) {
+    var lo = Math.floor(Math.log10(min) + 1e-9), hi = Math.ceil(Math.log10(max) - 1e-9);
+    if (hi <= lo) { lo -= 1; hi += 1; }
+    return [Number('1e' + lo), Number('1e' + hi)];
+  }
+  // a log axis' splits: the powers of ten in [min, max], exact (10^k from '1ek'). uPlot's own log splits add
+  // 1·10^k steps until they reach the next decade, and below ~1e-28 the sum misses it by an ulp and never
+  // ends ("Invalid array length"); only powers of ten are labelled here anyway (logFilter)
+  function logSplits(u, axisIdx, min, max) {
+    if (!(min > 0) || !(max > 0)) return [];
+    var out = [];
+    for (var k = Math.ceil(Math.log10(min) - 1e-9); k <= Math.floor(Math.log10(max) + 1e-9); k++) out.push(Number('1e' + k));
+    return out;
+  }
   function logRange(u, min, max) {
     if (min == null || max == null || !(min > 0) || !(max > 0)) return [1e-12, 1];
-    if (min === max) { min /= 10; max *= 10; }
-    return uPlot.rangeLog(min, max, 10, true);
+    return decades(min, max);
+  }
+  // a y axis as wide as its widest tick label, so that its title (outside it) never overlaps the labels
+  function fitAxis(u, values, axisIdx, cycleNum) {
+    var axis = u.axes[axisIdx];
+    if (cycleNum > 1 && axis._size) return axis._size;
+    var size = (axis.ticks && axis.ticks.show !== false ? axis.ticks.size : 0) + axis.gap;
+    var widest = 0;
+    if (values && values.length) {
+      u.ctx.save();
+      u.ctx.font = axis.font[0];
+      values.forEach(function (v) { if (v) widest = Math.max(widest, u.ctx.measureText(v).width / (window.devicePixelRatio || 1)); });
+      u.ctx.restore();
+    }
+    return Math.ceil(Math.max(40, size + widest + 6));
+  }
+  // a linear axis' tick labels with as many digits as the step between ticks needs, so that no two read
+  // alike (a fixed 4 significant digits printed 210.5 four times on an axis stepping by 0.01)
+  function tickTexts(u, vals, axisIdx, space, incr) {
+    var step = incr > 0 ? incr : 0;
+    return vals.map(function (v) {
+      if (v == null || !isFinite(v)) return '';
+      if (v === 0) return '0';
+      var a = Math.abs(v);
+      var lead = Math.floor(Math.log10(a) + 1e-9);
+      var last = step > 0 ? Math.floor(Math.log10(step) + 1e-9) : lead - 3; // the step's decade: the last digit that changes
+      if (a < 1e-3 || a >= 1e6) return v.toExponential(Math.max(0, Math.min(15, lead - last)));
+      return v.toFixed(Math.max(0, Math.min(15, -last)));
+    });
+  }
+  // after a draw: how many tick labels of an axis repeat another (the test reads data-axis-repeats: 0)
+  function axisRepeats(u) {
+    var n = 0;
+    u.axes.forEach(function (axis) {
+      var seen = {};
+      (axis._values || []).forEach(function (v) { if (v) { if (seen[v]) n += 1; seen[v] = true; } });
+    });
+    return n;
+  }
+  // after a draw: how many y tick labels are wider than their axis (the test reads data-axis-overflow: 0)
+  function axisOverflow(u) {
+    var n = 0;
+    u.axes.forEach(function (axis, i) {
+      if (i === 0 || !axis._values || axis.side !== 3 && axis.side !== 1) return;
+      u.ctx.save();
+      u.ctx.font = axis.font[0];
+      axis._values.forEach(function (v) {
+        if (v && u.ctx.measureText(v).width / (window.devicePixelRatio || 1) + axis.gap > axis._size) n += 1;
+      });
+      u.ctx.restore();
+    });
+    return n;
   }
   // log axes: ticks, labels and grid lines on powers of ten only, every k-th decade so that at most ~7 show
   function logFilter(u, splits, axisIdx) {
@@ -738,15 +885,15 @@ const pageScript = `
     if (!figures.length) document.body.dataset.figuresReady = '0';
     function paddedLogRange(u, min, max) {
       if (min == null || max == null || !(min > 0) || !(max > 0)) return [1e-12, 1];
-      return uPlot.rangeLog(min / 2, max * 2, 10, true);
+      return decades(min / 2, max * 2);
     }
     function logAxis(label, extra) {
-      var a = { label: label, size: 60, filter: logFilter, grid: { filter: logFilter }, ticks: { filter: logFilter }, values: function (u, vals) { return vals.map(logLabel); } };
+      var a = { label: label, size: fitAxis, splits: logSplits, filter: logFilter, grid: { filter: logFilter }, ticks: { filter: logFilter }, values: function (u, vals) { return vals.map(logLabel); } };
       if (extra) Object.keys(extra).forEach(function (k) { a[k] = extra[k]; });
       return a;
     }
     function linAxis(label, extra) {
-      var a = { label: label, size: 64, values: function (u, vals) { return vals.map(function (v) { return v == null ? '' : fmt(v); }); } };
+      var a = { label: label, size: fitAxis, values: tickTexts };
       if (extra) Object.keys(extra).forEach(function (k) { a[k] = extra[k]; });
       return a;
     }
@@ -847,15 +994,15 @@ const pageScript = `
           y: p.logY ? { distr: 3, log: 10, range: logRange } : { range: linRange },
         },
         axes: [
-          { label: p.xLabel, values: function (u, vals) { return vals.map(fmt); } },
-          p.logY
-            ? { label: p.yLabel, size: 60, filter: logFilter, grid: { filter: logFilter }, ticks: { filter: logFilter }, values: function (u, vals) { return vals.map(logLabel); } }
-            : { label: p.yLabel, size: 64, values: function (u, vals) { return vals.map(function (v) { return v == null ? '' : fmt(v); }); } },
+          { label: p.xLabel, values: tickTexts },
+          p.logY ? logAxis(p.yLabel) : linAxis(p.yLabel),
         ],
         series: series,
         cursor: { drag: { x: true, y: false } },
         hooks: {
-          draw: [function () {
+          draw: [function (u) {
+            box.parentNode.dataset.axisOverflow = String(axisOverflow(u));
+            box.parentNode.dataset.axisRepeats = String(axisRepeats(u));
             if (!first) return;
             first = false;
             drawn += 1;
@@ -866,7 +1013,7 @@ const pageScript = `
       if (p.y2Label) {
         // a second quantity in other units (the λ error): its own log scale and a right-hand axis, no grid
         opts.scales.error = { distr: 3, log: 10, range: logRange };
-        opts.axes.push({ scale: 'error', side: 1, label: p.y2Label, size: 60, filter: logFilter, grid: { show: false }, ticks: { filter: logFilter }, values: function (u, vals) { return vals.map(logLabel); } });
+        opts.axes.push(logAxis(p.y2Label, { scale: 'error', side: 1, grid: { show: false } }));
       }
       charts.push({ chart: new uPlot(opts, data, box), box: box });
     });

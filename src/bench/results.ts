@@ -50,13 +50,22 @@ export interface RunRecord {
   constraints: number;
   frames: number;
   timing: {
-    /** 'gpu-timestamp' or 'wall': the clock medianMs and p95Ms come from */
+    /** 'gpu-timestamp' or 'wall': the clock meanMs, medianMs and p95Ms come from */
     clock: string;
+    /**
+     * mean ms per frame: total step time ÷ frames (run/run.ts TimingSummary). Speed is judged by it: where
+     * most frames are cheap (a pile asleep) the median is a cheap frame's cost. Absent in records written
+     * before it (read: meanFrameMs)
+     */
+    meanMs?: number | null;
+    /** the median frame's ms, and the 95th percentile */
     medianMs: number | null;
     p95Ms: number | null;
+    /** wall clock: total ÷ frames, median, 95th percentile */
+    wallMeanMs?: number | null;
     wallMedianMs: number | null;
     wallP95Ms: number | null;
-    /** 1000 / wall median */
+    /** frames ÷ total wall seconds: 1000 / wall mean ms (records written before meanMs: 1000 / wall median) */
     stepsPerSecond: number | null;
     /** ms per frame on `clock`, in frame order (GPU: per-submission averages) */
     msPerFrame: (number | null)[];
@@ -64,12 +73,14 @@ export interface RunRecord {
     stages?: { name: string; msPerFrame: number }[];
   };
   cost: {
-    /** constraint-row solves per frame (a point constraint is 3 rows) */
+    /** constraint-row solves per frame, the mean over the run (a point constraint is 3 rows; run/run.ts RunCost) */
     rowSolvesPerFrame: number;
+    /** the rows of the last frame alone (0 when everything sleeps); absent in records written before it */
+    rowSolvesLastFrame?: number;
     dispatchesPerFrame: number | null;
     /** estimated bytes moved per frame by the iteration kernels */
     iterationBytesPerFrame: number | null;
-    /** iterationBytesPerFrame / median ms, GB/s (a lower bound: the whole step's time is used) */
+    /** iterationBytesPerFrame / mean ms, GB/s (a lower bound: the whole step's time is used) */
     bandwidthGBs: number | null;
     /** solvers that iterate to a tolerance (conjugate gradient): iterations per frame, measured */
     cgIterationsPerFrame?: number;
@@ -103,7 +114,7 @@ export interface RunRecord {
   residuals: ResidualCurve | null;
   /** run --frames 0 and the like: each constraint's λ and force Q̂ at the initial state (particle solvers) */
   constraintForces?: ConstraintForce[];
-  /** compare only: steps/s ÷ the steps/s of the first solver on the same scene (null if that one did not run) */
+  /** compare only: steps/s ÷ the steps/s of the first solver on the same scene (null if that one did not run): the ratio of mean frame times */
   stepsPerSecondRatio?: number | null;
   /** maxPenetration (m) and contacts (touching points): scenes with collisions on only; awake (dynamic bodies awake): rigid worlds */
   series: {
@@ -188,8 +199,18 @@ export function energyDriftPercent(r: Pick<RunResult, 'initial' | 'final' | 'ene
   return Math.abs(e0) <= 1e-9 * r.energyScale ? null : (100 * (r.final.energy - e0)) / Math.abs(e0);
 }
 
+/**
+ * A record's mean ms per frame on its clock: timing.meanMs, or for a record written before it, the mean
+ * of msPerFrame (each frame's ms; a GPU batch's frames each hold its average, so the mean is total ÷ frames).
+ */
+export function meanFrameMs(r: Pick<RunRecord, 'timing'>): number | null {
+  if (r.timing.meanMs !== undefined) return r.timing.meanMs;
+  const xs = r.timing.msPerFrame.filter((x): x is number => x !== null);
+  return xs.length && xs.length === r.timing.msPerFrame.length ? finiteOrNull(xs.reduce((a, b) => a + b, 0) / xs.length) : null;
+}
+
 export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
-  const median = r.timing.medianMs;
+  const mean = r.timing.meanMs;
   const bytes = r.cost.iterationBytesPerFrame;
   return {
     scene: meta.scene,
@@ -203,8 +224,10 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
     frames: r.frames,
     timing: {
       clock: r.timing.clock,
-      medianMs: finiteOrNull(median),
+      meanMs: finiteOrNull(mean),
+      medianMs: finiteOrNull(r.timing.medianMs),
       p95Ms: finiteOrNull(r.timing.p95Ms),
+      wallMeanMs: finiteOrNull(r.timing.wallMeanMs),
       wallMedianMs: finiteOrNull(r.timing.wallMedianMs),
       wallP95Ms: finiteOrNull(r.timing.wallP95Ms),
       stepsPerSecond: finiteOrNull(r.timing.stepsPerSecond),
@@ -213,9 +236,11 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
     },
     cost: {
       rowSolvesPerFrame: r.cost.rowSolvesPerFrame,
+      rowSolvesLastFrame: r.cost.rowSolvesLastFrame,
       dispatchesPerFrame: r.cost.dispatchesPerFrame ?? null,
       iterationBytesPerFrame: bytes ?? null,
-      bandwidthGBs: bytes !== undefined ? finiteOrNull(bytes / (median * 1e6)) : null,
+      // bytes per frame over the mean frame time: the run's total bytes over its total time
+      bandwidthGBs: bytes !== undefined ? finiteOrNull(bytes / (mean * 1e6)) : null,
       ...(r.cost.cgIterationsPerFrame !== undefined ? { cgIterationsPerFrame: r.cost.cgIterationsPerFrame } : {}),
       ...(r.cost.solves !== undefined ? { solves: r.cost.solves, unconvergedSolves: r.cost.unconvergedSolves ?? 0 } : {}),
     },

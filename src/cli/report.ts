@@ -39,14 +39,17 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
     `options     ${optionsText(o, r.solver, meta.iterationMode)}`,
   ];
   if (t.frames > 0) {
-    lines.push(`step time   median ${num(t.medianMs)} ms, p95 ${num(t.p95Ms)} ms (${clockName[t.clock]})`);
+    // the mean first: total time ÷ frames, what the run cost (frames of a sleeping pile are cheap, and the median is one of them)
+    lines.push(`step time   mean ${num(t.meanMs)} ms (total ÷ frames), median ${num(t.medianMs)} ms, p95 ${num(t.p95Ms)} ms (${clockName[t.clock]})`);
     if (t.clockNote) lines.push(`            (${t.clockNote})`);
-    if (t.clock !== 'wall') lines.push(`wall time   median ${num(t.wallMedianMs)} ms, p95 ${num(t.wallP95Ms)} ms per step (submit to done, no readback)`);
-    lines.push(`steps/s     ${num(t.stepsPerSecond)} (wall)`);
+    if (t.clock !== 'wall') lines.push(`wall time   mean ${num(t.wallMeanMs)} ms, median ${num(t.wallMedianMs)} ms, p95 ${num(t.wallP95Ms)} ms per step (submit to done, no readback)`);
+    lines.push(`steps/s     ${num(t.stepsPerSecond)} (wall, frames ÷ total time)`);
     if (r.stages?.length) lines.push(`stages      ${r.stages.map((st) => `${st.name} ${num(st.msPerFrame)}`).join(' · ')} ms per frame (mean, wall)`);
   }
   const c = r.cost;
-  let cost = `cost        ${num(c.rowSolvesPerFrame)} row solves per frame`;
+  // rows: the mean over the run (run/run.ts RunCost), the last frame's beside it where they differ (0 once all sleep)
+  const measured = c.solves !== undefined;
+  let cost = `cost        ${num(c.rowSolvesPerFrame)} row solves per frame (mean over the run${!measured && t.frames > 0 && c.rowSolvesLastFrame !== c.rowSolvesPerFrame ? `; last frame ${num(c.rowSolvesLastFrame)}` : ''})`;
   // a direct solver runs CG only on the steps it hands on: its count is said only when there were some
   if (c.cgIterationsPerFrame !== undefined && !(meta.iterationMode === 'direct' && c.cgIterationsPerFrame === 0))
     cost += ` · ${num(c.cgIterationsPerFrame)} CG iterations per frame${meta.iterationMode === 'direct' ? ' (steps handed on to CG/MINRES)' : ''}`;
@@ -55,7 +58,7 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
   if (c.dispatchesPerFrame !== undefined) cost += ` · ${num(c.dispatchesPerFrame, 15)} dispatches per frame`;
   if (c.iterationBytesPerFrame !== undefined) {
     cost += ` · iteration kernels move ~${num(c.iterationBytesPerFrame / 1e6)} MB per frame`;
-    if (t.frames > 0) cost += ` (≥ ${num(c.iterationBytesPerFrame / (t.medianMs * 1e6))} GB/s)`;
+    if (t.frames > 0) cost += ` (≥ ${num(c.iterationBytesPerFrame / (t.meanMs * 1e6))} GB/s over the mean frame)`;
   }
   lines.push(cost);
   if (meta.memory)

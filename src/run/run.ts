@@ -106,10 +106,18 @@ export interface TimingSummary {
   clock: StepTimings['clock'];
   /** why the GPU's timestamps were not used although the adapter has them */
   clockNote?: string;
+  /**
+   * mean ms per frame on `clock`: the run's total step time ÷ its frames. The figure speed is judged by: a
+   * pile that falls asleep has cheap frames in the majority, and its median is then a sleeping frame's cost
+   */
+  meanMs: number;
   medianMs: number;
   p95Ms: number;
+  /** mean wall ms per frame: total wall step time ÷ frames */
+  wallMeanMs: number;
   wallMedianMs: number;
   wallP95Ms: number;
+  /** frames ÷ total wall seconds = 1000 / wallMeanMs (the mean, not the median frame: see meanMs) */
   stepsPerSecond: number;
   frames: number;
 }
@@ -137,7 +145,8 @@ export interface RunResult {
   timing: TimingSummary;
   /** per-frame ms on timing.clock, in frame order */
   msPerFrame: number[];
-  cost: SolverCost;
+  /** rowSolvesPerFrame is the mean over the run (RunCost) */
+  cost: RunCost;
   /** stateHash of the final snapshot; null when diverged */
   finalStateHash: string | null;
   residuals: ResidualCurve | null;
@@ -146,6 +155,31 @@ export interface RunResult {
   constraintForces?: ConstraintForce[];
   /** solvers built from stages (solvers/stages.ts): mean wall ms per timed frame in each stage, in step order */
   stages?: StageTime[];
+}
+
+/**
+ * What a run's frames cost: the solver's SolverCost, with rowSolvesPerFrame the mean over the frames
+ * stepped (Σ_frames rows / frames). A solver's cost() counts the rows of its state at the time (contact
+ * points touching, bodies awake): read once at the end it gives the last frame, 0 once a pile sleeps.
+ */
+export type RunCost = SolverCost & {
+  /** the rows of the last frame stepped (what cost() said at the end; a solver that measures its solves: its own mean) */
+  rowSolvesLastFrame: number;
+};
+
+/**
+ * The run's cost from the solver's at the end (`last`) and Σ rows over the `frames` stepped. A solver that
+ * measures its solves (`solves` counted: the tolerance solvers, whose rowSolvesPerFrame is already its
+ * mean since resetTimings) keeps its own figure; for the others the mean is rowSum / frames. No frame: the
+ * solver's count for the state it holds.
+ */
+export function runCost(last: SolverCost, rowSum: number, frames: number): RunCost {
+  const measured = last.solves !== undefined;
+  return {
+    ...last,
+    rowSolvesPerFrame: measured || frames === 0 ? last.rowSolvesPerFrame : rowSum / frames,
+    rowSolvesLastFrame: last.rowSolvesPerFrame,
+  };
 }
 
 /** One stage's share of a frame (solvers/stages.ts): mean wall ms per timed frame. */
@@ -198,17 +232,28 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i];
 }
 
+/** Σx / n, NaN for none (the per-frame times: a GPU batch's frames each hold its average, so this is total ÷ frames). */
+export function mean(xs: number[]): number {
+  if (!xs.length) return NaN;
+  let sum = 0;
+  for (const x of xs) sum += x;
+  return sum / xs.length;
+}
+
 export function summariseTimings(t: StepTimings): TimingSummary {
   const ms = [...t.msPerFrame].sort((a, b) => a - b);
   const wall = [...t.wallMsPerFrame].sort((a, b) => a - b);
   const median = percentile(ms, 50);
+  const wallMean = mean(t.wallMsPerFrame);
   return {
     clock: t.clock,
+    meanMs: mean(t.msPerFrame),
     medianMs: median,
     p95Ms: percentile(ms, 95),
+    wallMeanMs: wallMean,
     wallMedianMs: percentile(wall, 50),
     wallP95Ms: percentile(wall, 95),
-    stepsPerSecond: 1000 / percentile(wall, 50),
+    stepsPerSecond: 1000 / wallMean,
     frames: ms.length,
     ...(t.clockNote !== undefined ? { clockNote: t.clockNote } : {}),
   };
@@ -517,6 +562,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
   solver.resetTimings();
 
   let done = 0;
+  let rowSum = 0; // Σ over the frames stepped of their row solves (RunCost)
   while (done < opts.frames) {
     const nextSample = Math.min(opts.frames, (Math.floor(done / sampleEvery) + 1) * sampleEvery);
     const nextObserved = observeEvery ? Math.min(opts.frames, (Math.floor(done / observeEvery) + 1) * observeEvery) : opts.frames;
@@ -537,6 +583,10 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
       break;
     }
     done += n;
+    // the rows of the frames just stepped: cost() counts the solver's state now (contacts touching, bodies
+    // awake), so it is read after every step call, each reading standing for the n frames of its call
+    // (exact at batch 1, the default; a batch's last frame for its others); outside the timed step
+    rowSum += n * solver.cost().rowSolvesPerFrame;
     opts.onProgress?.(done, opts.frames);
     if (done === nextStop) {
       const snap = await solver.snapshot();
@@ -603,7 +653,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     jumps: watch.jumps(),
     timing: summariseTimings(timings),
     msPerFrame: timings.msPerFrame,
-    cost: solver.cost(),
+    cost: runCost(solver.cost(), rowSum, done),
     finalStateHash: final ? stateHash(finalSnap) : null,
     residuals,
     series,
