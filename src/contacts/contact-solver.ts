@@ -49,6 +49,7 @@ import type { ContactList } from '../rows/contact.js';
 import { STATIC_SLIP_SPEED } from '../rows/contact.js';
 import type { ManifoldStore } from '../collision/manifolds.js';
 import { softness, type Softness, type SoftnessSpec } from '../rows/softness.js';
+import { SLOP_SIZE_FRACTION } from '../collision/pipeline.js';
 import { frictionDisc, COLLISION_SWEEPS, type ContactRule } from '../rows/block-solver.js';
 
 /** Points of one manifold that collide together at most, and the Gauss-Seidel sweeps of their block (restitution). */
@@ -156,6 +157,7 @@ export class ContactSolver {
     const I = this.invI, MD = this.mdata, PD = this.pdata;
     const ln = list.normal, lt1 = list.tangent1, lt2 = list.tangent2, armA = list.armA, armB = list.armB;
     const warm = store !== null && warmStart > 0;
+    const sized = rule.sizeSpring;
     let anyElastic = false;
     let m = -1;
     // the manifold's shared numbers, kept in locals for its points
@@ -190,6 +192,15 @@ export class ContactSolver {
         MD[e + M_BIAS_RATE] = spring.biasRate;
         MD[e + M_MASS_SCALE] = spring.massScale;
         MD[e + M_IMPULSE_SCALE] = spring.impulseScale;
+        if (sized !== undefined && rule.softness.kind === 'frequency') {
+          // a small pair's spring stiffened so its sag under its own weight stays a fraction of its size
+          // (ContactRule.sizeSpring): L from the pair's slop, SLOP_SIZE_FRACTION · L below 25 cm (beyond,
+          // ω_L is below every default frequency and nothing changes)
+          const L = list.slop[c] / SLOP_SIZE_FRACTION;
+          const hertz = Math.min(sized.capHertz, Math.sqrt(sized.gravity / (sized.sagFraction * L)) / (2 * Math.PI));
+          const spec = mA === 0 || mB === 0 ? (rule.staticSoftness ?? rule.softness) : rule.softness;
+          if (spec.kind === 'frequency' && hertz > spec.hertz) frequencySpring(hertz, spec.dampingRatio, h, MD, e + M_BIAS_RATE);
+        }
         MD[e + M_MU_STATIC] = list.staticFriction[c];
         const re = list.restitution[c];
         MD[e + M_E] = re;
@@ -596,6 +607,19 @@ export class ContactSolver {
     this.start = grow(this.start, new Int32Array(cap + 1));
     this.manifoldCapacity = cap;
   }
+}
+
+/**
+ * (S3) of rows/softness.ts for a frequency spring f (Hz), damping ratio ζ, over h, without allocating:
+ * out[o] = biasRate, out[o + 1] = massScale, out[o + 2] = impulseScale (the manifold record's order).
+ */
+function frequencySpring(hertz: number, dampingRatio: number, h: number, out: Float64Array, o: number): void {
+  const omega = 2 * Math.PI * hertz;
+  const a1 = 2 * dampingRatio + h * omega;
+  const a2 = h * omega * a1;
+  out[o] = omega / a1;
+  out[o + 1] = a2 / (1 + a2);
+  out[o + 2] = 1 / (1 + a2);
 }
 
 /** The spring of a contact rule at unit effective mass (rows/softness.ts S3: massScale and biasRate do not depend on it). */

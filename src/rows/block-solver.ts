@@ -54,6 +54,12 @@ export interface ContactRule {
   softness: SoftnessSpec;
   /** the spring against a fixed body, where it differs (Box2D v3: twice the contact frequency) */
   staticSoftness?: SoftnessSpec;
+  /**
+   * Small bodies (a frequency spring only): the spring of a pair whose smaller body has least half size L
+   * is at least ω_L = √(|g| / (sagFraction · L)), so a body's own weight sinks it by at most sagFraction · L
+   * (a spring's sag is g/ω² per weight carried), at most `sizeHertzCap` Hz (contacts/contact-solver.ts prepare)
+   */
+  sizeSpring?: { sagFraction: number; gravity: number; capHertz: number };
   /** overlap left alone, m */
   slop: number;
   /** the fastest push-out, m/s */

@@ -151,6 +151,7 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
     if (rs.stale) this.relayoutJoints();
     const joints = rs.rows.blockCount > 0;
     const rule = variant.contactRule(this.options, h);
+    if (rule.sizeSpring) rule.sizeSpring.gravity = Math.hypot(w.gravity[0], w.gravity[1], w.gravity[2]);
     const jointSpring = variant.jointSpring ? variant.jointSpring(this.options, h) : null;
     this.rigid.computeInertia(I);
     if (joints && variant.relax) {
