@@ -141,7 +141,9 @@ export class CollisionPipeline {
     const fall = 0.5 * gravity * h; // ½ |g| h: the frame's fall ½ |g| h² as a speed over h (header)
     for (let i = 0; i < n; i++) {
       const o = 3 * i;
-      const s = this.isStatic[i] ? 0 : Math.hypot(linearVelocity[o], linearVelocity[o + 1], linearVelocity[o + 2]) + Math.hypot(angularVelocity[o], angularVelocity[o + 1], angularVelocity[o + 2]) * this.radius[i] + fall;
+      const vx = linearVelocity[o], vy = linearVelocity[o + 1], vz = linearVelocity[o + 2];
+      const wx = angularVelocity[o], wy = angularVelocity[o + 1], wz = angularVelocity[o + 2];
+      const s = this.isStatic[i] ? 0 : Math.sqrt(vx * vx + vy * vy + vz * vz) + Math.sqrt(wx * wx + wy * wy + wz * wz) * this.radius[i] + fall; // (not Math.hypot: slow in V8)
       speed[i] = s;
       shapeAabb(this.shapes[i], position, o, orientation, 4 * i, Math.min(SPECULATIVE_DISTANCE, 4 * SLOP_SIZE_FRACTION * this.size[i]) / 2 + h * s, this.aabbs, 6 * i);
     }
