@@ -436,8 +436,10 @@ test('the cost–quality figure in the browser: drawn, every run’s point in it
     assert.equal(seen.ready, String(model.figures.length));
     for (const f of seen.figures) {
       assert.ok(f.canvas && f.canvas[0] > 100 && f.canvas[1] > 100, `${f.id}: canvas ${f.canvas}`);
-      // a point is a disc of 11 px (its area about 95 px): well over 20 px of its colour unless another covers it
-      for (const [c, n] of Object.entries(f.counts)) assert.ok(n > 20, `${f.id}: the point of colour ${c} has ${n} pixels`);
+      // a point is a disc of 11 px (its area about 95 px); the runs' times are measured, so two points may
+      // fall on one another (seen: 20 px of a disc showing beside another's): each colour must show, and
+      // the labels below count every point
+      for (const [c, n] of Object.entries(f.counts)) assert.ok(n > 0, `${f.id}: the point of colour ${c} has ${n} pixels`);
       assert.equal(f.labels, String(f.points), `${f.id}: a label drawn beside every point`);
     }
   } finally {
