@@ -211,7 +211,8 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
         // what `run` checks before its solver allocates: memory for this solver, the arithmetic's ranges;
         // a refusal skips this pair with its reason, the others still run
         try {
-          for (const w of preflight(`scene '${scene.name}'`, scene.world, id, options)) opts.onWarning?.(`${labels[e]} on ${scene.name}: ${w}`);
+          const what = scene.file !== undefined ? `scene file ${scene.file}` : `scene '${scene.name}'`;
+          for (const w of preflight(what, scene.world, id, { ...options, where: scene.file })) opts.onWarning?.(`${labels[e]} on ${scene.name}: ${w}`);
         } catch (e) {
           if (!(e instanceof InputError)) throw e;
           skip(e.message);

@@ -14,6 +14,7 @@ import v8 from 'node:v8';
 import { parseArgs, numberFlag, paramFlags, indexList, UsageError, commandHelp, overviewHelp, type FlagSpec, type CommandSpec } from './args.js';
 import { scenes } from '../scenes/registry.js';
 import { loadScene, builtInScene, builtInRefusal, isSceneFile, InputError } from '../scenes/load.js';
+import { sceneWhat } from '../scenes/scene.js';
 import { anySceneFileChunks } from '../scenes/scene-file.js';
 import { solvers, findSolver } from '../solvers/registry.js';
 import { solverOptionSpecs, resolveOptions, optionsRead, type SolverInfo, type SolverOptions, type SolverOptionSpec } from '../solvers/solver.js';
@@ -24,7 +25,7 @@ import { runSolver, type RunResult } from '../run/run.js';
 import { TrajectoryWriter, trajectoryFormat } from '../run/trajectory.js';
 import { startProgress } from '../run/progress.js';
 import { WorldError } from '../model/world.js';
-import { preflight, estimateMemory, countScene, checkMemory } from '../model/limits.js';
+import { preflight, estimateMemory, countScene, checkMemory, checkRunRecords } from '../model/limits.js';
 import { necklace as necklaceScene } from '../scenes/necklace.js';
 import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
@@ -251,12 +252,16 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   if (unsupported) throw new UsageError(`${info.id} cannot run scene '${scene.name}': ${unsupported}`);
   for (const w of unreadOptions(info, flags)) process.stderr.write(`solverlab: note: ${w}\n`);
   // memory for this solver, and the ranges its arithmetic carries (model/limits.ts): refused or warned
-  for (const w of preflight(`scene '${scene.name}'`, world, info.id, options)) process.stderr.write(`solverlab: warning: ${w}\n`);
+  // (a file's faults name the file, as its schema errors do; a built-in scene's name it with the parameters given)
+  const what = scene.file !== undefined ? `scene file ${scene.file}` : sceneWhat(scene.name, given);
+  for (const w of preflight(what, world, info.id, { ...options, where: scene.file ?? what })) process.stderr.write(`solverlab: warning: ${w}\n`);
   // what the process holds now (the description built) and what the run will add: shown beside the peak
   const estimatedBytes = process.memoryUsage.rss() + estimateMemory(countScene(world), info.id).total - estimateMemory(countScene(world)).total;
   const trace = one(flags, 'trace') !== undefined ? indexList('trace', one(flags, 'trace')!) : [];
   const bodies = sceneBodyCount(world);
   for (const i of trace) if (i >= bodies) throw new UsageError(`--trace ${i}: body index out of range 0..${bodies - 1}`);
+  // the run's series, timings and JSON record: refused before it runs when they will not fit (model/limits.ts)
+  checkRunRecords(what, { frames, sampleEvery, traced: trace.length, json: jsonToStdout || jsonPath !== undefined });
   const quiet = flags.has('quiet');
   const watch = divergenceFlag(one(flags, 'divergence'));
   const trajectoryPath = one(flags, 'trajectory') !== undefined ? checkWritable('trajectory', one(flags, 'trajectory')!) : undefined;
@@ -307,13 +312,14 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const memory = { estimatedBytes, peakResidentBytes: process.resourceUsage().maxRSS * 1024, heapLimitBytes: v8.getHeapStatistics().heap_size_limit };
   const meta = { scene: scene.name, file: scene.file, params, options, iterationMode: info.iterationMode, memory };
   const summary = formatSummary(meta, result, { constraints: flags.has('constraints') }) + '\n';
-  const json = JSON.stringify(runRecord(meta, result), null, 1) + '\n';
+  // the JSON text only when asked for (one string: checkRunRecords has checked it fits)
+  const json = () => JSON.stringify(runRecord(meta, result), null, 1) + '\n';
   if (jsonToStdout) {
     process.stderr.write(summary);
-    process.stdout.write(json);
+    process.stdout.write(json());
   } else {
     process.stdout.write(summary);
-    if (jsonPath) writeAtomic(jsonPath, json);
+    if (jsonPath) writeAtomic(jsonPath, json());
   }
   return result.diverged ? 3 : 0;
 }
@@ -377,6 +383,8 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${outDir}: is a file, not a folder`);
   if (!existsSync(dirname(outDir))) throw new UsageError(`--out ${outDir}: folder ${dirname(outDir)} does not exist`);
   const params = paramFlags(flags.get('param') ?? []);
+  // every run's record is kept until results.json (one JSON text) and the report are written
+  checkRunRecords('compare', { frames, sampleEvery, runs: sceneRefs.length * entries.length, json: true });
   const opts = { scenes: sceneRefs, solvers: entries, frames, params, options, residualFrame, sampleEvery };
   const loaded = prepareCompare(opts); // every name, file and parameter checked (and the scenes built once) before anything runs
   // an option no chosen solver reads would change nothing: said, not silently taken
