@@ -222,7 +222,7 @@ test("compare refuses a pair the pre-run checks refuse (as run does), skipping i
   const results = await runCompare({ scenes: [file, 'pendulum'], solvers: ['gs-cpu'], frames: 5, onWarning: (w) => warnings.push(w) });
   const [light, pendulum] = results.runs;
   assert.ok('skipped' in light, 'the light bead is skipped');
-  assert.match((light as SkippedRun).skipped, /^bodies\[0\]\.density: 1e-100 gives a mass of .* below .* gs-cpu \(f64\)/);
+  assert.match((light as SkippedRun).skipped, /^\S*light\.json: bodies\[0\]\.density: 1e-100 gives a mass of .* below .* gs-cpu \(f64\)/);
   assert.ok(!('skipped' in pendulum), 'the pendulum still runs');
 });
 

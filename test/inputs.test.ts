@@ -141,3 +141,32 @@ test('library: checkRanges and validateWorld name the field; the record estimate
   assert.throws(() => checkRunRecords('x', { frames: 1e6, sampleEvery: 1 }, { heap: 1e8 }), /about 252 MB/);
   assert.doesNotThrow(() => checkRunRecords('x', { frames: 600, sampleEvery: 1 }, { heap: 1e8 }));
 });
+
+test('defaults that work (item 5): run picks a solver that runs the scene; Rapier says it ignores μ_s; compare --param SCENE.k=v; the JSON lists only the options read', async () => {
+  // no --solver on a contact scene: it runs (under softstep-cpu), where the default jacobi-gpu refused it with exit 2
+  const plain = cli('run', '--scene', 'single-box', '--frames', '3', '--quiet');
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.match(plain.stdout, /solver\s+softstep-cpu/);
+  // Rapier takes μ_d only: said at run time where a body sets μ_s ≠ μ_d; not said for a solver that reads both
+  const file = sceneFile('held.json', [{ shape: { type: 'box', halfExtents: [0.5, 0.5, 0.5] }, density: 1000, position: [0, 0.5, 0], staticFriction: 0.8, dynamicFriction: 0.4 }]);
+  const rapier = cli('run', '--scene', file, '--solver', 'rapier', '--frames', '2', '--quiet');
+  assert.equal(rapier.status, 0, rapier.stderr);
+  assert.match(rapier.stderr, /^solverlab: note: rapier takes one friction coefficient per body, μ_d: staticFriction \(μ_s\) is ignored where it differs \(bodies\[1\]: μ_s = 0\.8, μ_d = 0\.4\)/m);
+  const pgs = cli('run', '--scene', file, '--solver', 'pgs-cpu', '--frames', '2', '--quiet');
+  assert.doesNotMatch(pgs.stderr, /friction/);
+  // the JSON record's options: only those the solver reads (softstep-cpu reads no β; jacobi-cpu does)
+  const soft = JSON.parse(cli('run', '--scene', 'single-box', '--solver', 'softstep-cpu', '--frames', '2', '--quiet', '--json', '-').stdout);
+  assert.equal(soft.options.beta, undefined);
+  assert.equal(soft.options.contactHertz, 30);
+  const jacobi = JSON.parse(cli('run', '--scene', 'single-box', '--solver', 'jacobi-cpu', '--frames', '2', '--quiet', '--json', '-').stdout);
+  assert.equal(jacobi.options.beta, 0.2);
+  assert.equal(jacobi.options.contactHertz, undefined);
+  // compare --param SCENE.k=v goes to that scene alone, over a shared k=v
+  const { paramsPerScene } = await import('../src/bench/compare.js');
+  const per = paramsPerScene(['domino', 'rain', 'confined'], { count: 7, 'domino.count': 50 });
+  assert.deepEqual(per.get('domino'), { count: 50 });
+  assert.deepEqual(per.get('rain'), { count: 7 });
+  assert.throws(() => paramsPerScene(['domino'], { 'rain.count': 5 }), /--param rain\.count: 'rain' is not one of the chosen scenes/);
+  assert.throws(() => paramsPerScene(['domino'], { 'domino.radius': 5 }), /scene 'domino' has no parameter 'radius'/);
+  refused(['compare', '--scenes', 'domino', '--solvers', 'pgs-cpu', '--param', 'rain.count=5'], /--param rain\.count: 'rain' is not one of the chosen scenes \(domino\)/);
+});

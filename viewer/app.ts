@@ -17,7 +17,7 @@
  */
 import { scenes, findScene } from '../src/scenes/registry.js';
 import { resolveSceneParams, type ParamValue, type SceneInfo } from '../src/scenes/scene.js';
-import { solvers, findSolver } from '../src/solvers/registry.js';
+import { solvers, findSolver, defaultSolverFor } from '../src/solvers/registry.js';
 import { resolveOptions, solverOptionSpecs, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
 import type { Snapshot } from '../src/model/snapshot.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../src/gpu/device.js';
@@ -681,8 +681,8 @@ export class App {
     const whyNot = this.unavailable(main, desc);
     if (whyNot) {
       const runnable = solvers.filter((s) => !this.unavailable(s, desc));
-      // a scene with contacts: projected Gauss-Seidel, the contact solvers' reference
-      const preferred = isParticleSystem(desc) ? ['witkin-rk4'] : collides(desc) ? ['pgs-cpu', 'jacobi-cpu'] : ['jacobi-gpu', 'jacobi-cpu'];
+      // the one `solverlab run` picks (registry defaultSolverFor), then the CPU references
+      const preferred = [defaultSolverFor(desc), ...(collides(desc) ? ['pgs-cpu', 'jacobi-cpu'] : ['jacobi-cpu'])];
       const next = preferred.map((id) => runnable.find((s) => s.id === id)).find((s) => s) ?? runnable[0];
       if (next) {
         this.solverIds = [next.id, ...this.solverIds.filter((id) => id !== next.id && id !== main.id)];

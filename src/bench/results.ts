@@ -10,6 +10,7 @@ import type { ParamValue } from '../scenes/scene.js';
 import type { ConstraintForce } from '../particles/system.js';
 import type { Jump, RunResult } from '../run/run.js';
 import type { IterationMode, ResidualCurve, SolverOptions } from '../solvers/solver.js';
+import { findSolver } from '../solvers/registry.js';
 
 export interface RunMeta {
   scene: string;
@@ -42,7 +43,8 @@ export interface RunRecord {
    */
   label?: string;
   settings?: Partial<SolverOptions>;
-  options: SolverOptions;
+  /** the options the run used that its solver reads (SolverInfo.reads; optionsItReads) */
+  options: Partial<SolverOptions>;
   /** what options.iterations means for this solver (SolverInfo.iterationMode); absent: 'sweeps' */
   iterationMode?: IterationMode;
   adapter: string;
@@ -188,6 +190,13 @@ export function energyDriftPercent(r: Pick<RunResult, 'initial' | 'final' | 'ene
   return Math.abs(e0) <= 1e-9 * r.energyScale ? null : (100 * (r.final.energy - e0)) / Math.abs(e0);
 }
 
+/** `options` less those solver `id` does not read (SolverInfo.reads); all of them for an id the registry lacks. */
+export function optionsItReads(id: string, options: Partial<SolverOptions>): Partial<SolverOptions> {
+  const info = findSolver(id);
+  if (!info) return { ...options };
+  return Object.fromEntries(Object.entries(options).filter(([k]) => info.reads.includes(k as keyof SolverOptions))) as Partial<SolverOptions>;
+}
+
 export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
   const median = r.timing.medianMs;
   const bytes = r.cost.iterationBytesPerFrame;
@@ -195,7 +204,8 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
     scene: meta.scene,
     params: meta.params,
     solver: r.solver,
-    options: meta.options,
+    // only what the solver reads (SolverInfo.reads): softstep-cpu's record showed β = 0.2, which it never reads
+    options: optionsItReads(r.solver, meta.options),
     ...(meta.iterationMode && meta.iterationMode !== 'sweeps' ? { iterationMode: meta.iterationMode } : {}),
     adapter: r.adapter,
     bodies: r.bodyCount,

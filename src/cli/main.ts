@@ -16,7 +16,7 @@ import { scenes } from '../scenes/registry.js';
 import { loadScene, builtInScene, builtInRefusal, isSceneFile, InputError } from '../scenes/load.js';
 import { sceneWhat } from '../scenes/scene.js';
 import { anySceneFileChunks } from '../scenes/scene-file.js';
-import { solvers, findSolver } from '../solvers/registry.js';
+import { solvers, findSolver, defaultSolverFor } from '../solvers/registry.js';
 import { solverOptionSpecs, resolveOptions, optionsRead, type SolverInfo, type SolverOptions, type SolverOptionSpec } from '../solvers/solver.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
@@ -53,7 +53,7 @@ const sharedRunFlags: Record<string, FlagSpec> = {
 
 const runFlags: Record<string, FlagSpec> = {
   scene: { value: true, arg: 'NAME|FILE.json', help: "a built-in scene or a scene file (docs/scene-format.md)" },
-  solver: { value: true, arg: 'ID', help: "the solver (see 'solverlab solvers'; default jacobi-gpu, witkin-rk4 for a particle system)" },
+  solver: { value: true, arg: 'ID', help: "the solver (see 'solverlab solvers'; default: softstep-cpu for a scene with contacts, jacobi-gpu for joints alone, witkin-rk4 for a particle system)" },
   ...sharedRunFlags,
   json: { value: true, arg: 'FILE', help: "write the run's record as JSON; '-' writes it to standard output (the summary then goes to standard error)" },
   trace: { value: true, arg: 'i,j,…', help: "record these bodies' positions in the JSON series" },
@@ -73,6 +73,8 @@ const compareFlags: Record<string, FlagSpec> = {
       'named by their flags below (e.g. rapier:iterations=4,pgs-cpu:substeps=4:iterations=8): they override the shared flags for that run, and the same solver may be listed at several settings',
   },
   ...sharedRunFlags,
+  // compare's --param also takes SCENE.k=v (it keeps the shared flags' place in --help)
+  param: { value: true, repeat: true, arg: '[SCENE.]k=v', help: "a scene parameter (see 'solverlab scenes'), for every chosen scene that has it, or with SCENE. for that scene alone (domino.count=50); a vector as k=x,y,z" },
   out: { value: true, arg: 'DIR', help: 'folder for results.json, results.csv, report.html (default compare-results)' },
 };
 
@@ -238,8 +240,9 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   }
   const scene = loadScene(sceneRef, given);
   const { params, world } = scene;
-  // the default solver: the GPU Jacobi baseline for rigid scenes, RK4 for particle systems
-  const info = findSolverOrThrow(one(flags, 'solver') ?? (isParticleSystem(world) ? 'witkin-rk4' : 'jacobi-gpu'));
+  // the default solver: one that runs the scene (registry defaultSolverFor: RK4 for particle systems,
+  // softstep-cpu where bodies collide, the GPU Jacobi baseline for joints)
+  const info = findSolverOrThrow(one(flags, 'solver') ?? defaultSolverFor(world));
   const options = resolveOptions(info, solverOptionsFromFlags(flags), world);
   const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 0 });
   const sampleEvery = numberFlag('sample-every', one(flags, 'sample-every') ?? '1', { integer: true, min: 1 });
@@ -251,6 +254,9 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const unsupported = info.unsupported?.(world, options);
   if (unsupported) throw new UsageError(`${info.id} cannot run scene '${scene.name}': ${unsupported}`);
   for (const w of unreadOptions(info, flags)) process.stderr.write(`solverlab: note: ${w}\n`);
+  // and what of the scene it does not read (e.g. Rapier's one friction coefficient)
+  const ignored = info.ignores?.(world);
+  if (ignored) process.stderr.write(`solverlab: note: ${ignored}\n`);
   // memory for this solver, and the ranges its arithmetic carries (model/limits.ts): refused or warned
   // (a file's faults name the file, as its schema errors do; a built-in scene's name it with the parameters given)
   const what = scene.file !== undefined ? `scene file ${scene.file}` : sceneWhat(scene.name, given);

@@ -284,6 +284,11 @@ export interface SolverInfo {
    * honour: `options` are the options given, where known)
    */
   unsupported?(desc: SceneDesc, options?: Partial<SolverOptions>): string | null;
+  /**
+   * what of a scene it runs this solver does not read (as `reads` says of options), in one line, or
+   * null: e.g. Rapier's one friction coefficient per body, where a body sets μ_s ≠ μ_d
+   */
+  ignores?(desc: SceneDesc): string | null;
   create(desc: SceneDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
 }
 
@@ -291,8 +296,9 @@ export interface SolverInfo {
  * A rigid-body solver's entry as written in the registry: it declares `supports`; its `create` and
  * `unsupported` (reasons of its own, beyond the declared lists) see rigid worlds only.
  */
-export interface RigidSolverInfo extends Omit<SolverInfo, 'unsupported' | 'create' | 'supports'> {
+export interface RigidSolverInfo extends Omit<SolverInfo, 'unsupported' | 'create' | 'supports' | 'ignores'> {
   supports: SolverSupport;
   unsupported?(world: WorldDesc, options?: Partial<SolverOptions>): string | null;
+  ignores?(world: WorldDesc): string | null;
   create(world: WorldDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
 }
