@@ -73,6 +73,13 @@ test('scene files: huge velocity, gravity and spin, sizes outside the contact ra
   refused(['run', '--scene', empty, '--solver', 'pgs-cpu'], /bodies: a scene needs at least one body/, empty);
   const still = sceneFile('still.json', [{ ...ball(), fixed: true }]);
   refused(['run', '--scene', still, '--solver', 'pgs-cpu'], /bodies: every body is fixed \(all 2\): nothing can move/, still);
+  // a particle system's file: its velocity named with the file
+  const exported = cli('scenes', '--export', 'bead-on-wire');
+  const particles = JSON.parse(exported.stdout);
+  particles.particles[0].velocity = particles.particles[0].position.map(() => 1e300);
+  const bead = join(dir, 'bead.json');
+  writeFileSync(bead, JSON.stringify(particles));
+  refused(['run', '--scene', bead], /particles\[0\]\.velocity: /, bead);
   // a density of its own: still the density's fault (the shape's volume is fine)
   const feather = sceneFile('feather.json', [ball({ density: 1e-320 })], { collisions: false });
   refused(['run', '--scene', feather, '--solver', 'pgs-cpu'], /bodies\[1\]\.density: /, feather);
@@ -92,6 +99,10 @@ test('options and scene parameters outside their ranges: one line naming the fla
   refused(['run', '--scene', 'rain', '--param', 'size=0.01', '--solver', 'pgs-cpu'], /parameter 'size' must be ≥ 0\.025/);
   refused(['run', '--scene', 'pyramid', '--param', 'friction=1e300', '--solver', 'pgs-cpu'], /parameter 'friction' must be ≤ 100/);
   refused(['run', '--scene', 'rope-swing', '--param', 'halfHeight=0', '--solver', 'xpbd-cpu'], /parameter 'halfHeight' must be > 0/);
+  // a frame far too long: the step is blamed, not the ordinary gravity it multiplies
+  refused(['run', '--scene', 'single-box', '--solver', 'pgs-cpu', '--dt', '1e300'], /: dt: a frame of 1e300 s is too long for this scene/);
+  // particle systems: the same class (a velocity or gravity the first frame cannot carry)
+  refused(['run', '--scene', 'bead-on-wire', '--param', 'gravity=1e300'], /forces\[0\]\.g: 1e300 m\/s² gives particle 0/);
   // a built-in scene's velocity: the scene and the parameter given are named before the field
   refused(['run', '--scene', 'rolling', '--param', 'speed=1e300', '--solver', 'pgs-cpu'], /scene 'rolling' with speed=1e\+?300: bodies\[1\]\.linearVelocity: /);
 });

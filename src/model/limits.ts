@@ -564,9 +564,18 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
     const u1 = ulp(reach, a);
     if (!(u1 < size)) {
       const speed = v >= 0 ? Math.hypot(velocity[v], velocity[v + 1], velocity[v + 2]) : 0;
-      const where = `${who} stores positions there to ${fmt(u1)} m, not below the body's size of ${fmt(size)} m: its motion cannot be represented`;
-      if (byVelocity >= byGravity) fail(`bodies[${i}].linearVelocity: at ${fmt(speed)} m/s the body moves ${fmt(speed * dt)} m in one frame (dt = ${fmt(dt)} s); ${where}`);
-      fail(`gravity: ${fmt(g)} m/s² moves a falling body ½ g dt² = ${fmt(0.5 * g * dt * dt)} m in one frame (dt = ${fmt(dt)} s); ${where}`);
+      const where = Number.isFinite(u1)
+        ? `${who} stores positions there to ${fmt(u1)} m, not below the body's size of ${fmt(size)} m: its motion cannot be represented`
+        : `that is beyond the largest number ${who} holds (${fmt(a.max)}): its motion cannot be represented`;
+      const len = (x: number) => (Number.isFinite(x) ? fmt(x) : `more than ${fmt(f64.max)}`);
+      // the blame goes to the factor furthest from its ordinary value, in decades: the speed against 1 m/s
+      // or |g| against 9.81 m/s², and the step against 1/60 s (its square where it multiplies g)
+      const stepDecades = Math.log10(dt * 60);
+      const moved = byVelocity >= byGravity ? `at ${fmt(speed)} m/s the body moves ${len(speed * dt)} m in one frame` : `${fmt(g)} m/s² moves a falling body ½ g dt² = ${len(0.5 * g * dt * dt)} m in one frame`;
+      if (byVelocity >= byGravity ? stepDecades > Math.log10(speed) : 2 * stepDecades > Math.log10(g / 9.81))
+        fail(`dt: a frame of ${fmt(dt)} s is too long for this scene: ${moved}; ${where}`);
+      if (byVelocity >= byGravity) fail(`bodies[${i}].linearVelocity: ${moved} (dt = ${fmt(dt)} s); ${where}`);
+      fail(`gravity: ${moved} (dt = ${fmt(dt)} s); ${where}`);
     }
     // spin: its kinetic energy ½ ω·Iω (≤ ½ I_max |ω|²) must be finite in the f64 the metrics measure it
     // in, and I ω (the angular momentum the solvers form) within the solver's arithmetic
@@ -636,7 +645,7 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
 function fmt(x: number): string {
   if (x === 0) return '0';
   // f64's largest number, 1.797…e308, rounds up to 1.80e308, which is Infinity as a number: keep the text
-  if (Number.isFinite(x) && !Number.isFinite(+x.toPrecision(3))) return x.toExponential(2).replace('e+', 'e');
+  if (Number.isFinite(x) && !Number.isFinite(+x.toPrecision(3))) return `${x < 0 ? '-' : ''}1.797e308`; // (only f64's largest numbers round so)
   const r = +x.toPrecision(3), ar = Math.abs(r);
   return (ar >= 1e-3 && ar < 1e6 ? String(r) : r.toExponential()).replace('e+', 'e');
 }
@@ -654,7 +663,39 @@ function withDescriptionHeld(count: SceneCount): MemoryLimits {
 export function preflight(what: string, desc: SceneDesc, solverId: string, options: RangeOptions): string[] {
   // the description exists already: its part (and a file's parse) is in what the process holds now
   checkMemory(what, countScene(desc), solverId, false, withDescriptionHeld(countScene(desc)));
-  return isParticleSystem(desc) ? [] : checkRanges(desc, solverId, options);
+  if (isParticleSystem(desc)) {
+    checkParticleRanges(desc, options);
+    return [];
+  }
+  return checkRanges(desc, solverId, options);
+}
+
+/**
+ * A particle system's motion over its first frame in the f64 its solvers (witkin-*) and metrics
+ * compute in: each free particle's speed within the frame, at most |v₀| + |g| dt, must leave its
+ * kinetic energy ½ m v² finite, and its reach |x₀| + |v₀| dt + ½ |g| dt² finite. Beyond either, the
+ * first step is infinite (a velocity or gravity of 1e300 was a "divergence at frame 1").
+ */
+export function checkParticleRanges(desc: Extract<SceneDesc, { kind: 'particles' }>, options: RangeOptions): void {
+  const at = options.where ? `${options.where}: ` : '';
+  const dt = options.dt;
+  let g = 0, gi = -1;
+  desc.forces.forEach((f, k) => {
+    if (f.type === 'gravity') {
+      const norm = Math.hypot(...f.g);
+      if (norm > g) (g = norm), (gi = k);
+    }
+  });
+  for (let i = 0; i < desc.particles.length; i++) {
+    const p = desc.particles[i];
+    if (p.fixed) continue;
+    const v0 = p.velocity ? Math.hypot(...p.velocity) : 0;
+    const x0 = Math.max(...p.position.map(Math.abs));
+    const speed = v0 + g * dt, reach = x0 + v0 * dt + 0.5 * g * dt * dt;
+    if (Number.isFinite(0.5 * p.mass * speed * speed) && Number.isFinite(reach)) continue;
+    const blame = v0 * dt >= 0.5 * g * dt * dt ? `particles[${i}].velocity: ${fmt(v0)} m/s` : `forces[${gi}].g: ${fmt(g)} m/s²`;
+    throw new InputError(`${at}${blame} gives particle ${i} (${fmt(p.mass)} kg) a kinetic energy or a position beyond f64 within its first frame (dt = ${fmt(dt)} s): its motion cannot be represented`);
+  }
 }
 
 // ───────────── 3. a run's records: its series, timings and JSON ─────────────
