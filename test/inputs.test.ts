@@ -113,6 +113,10 @@ test('--frames beyond what the series, timings and JSON record can hold: refused
   refused(['run', '--scene', 'single-box', '--solver', 'pgs-cpu', '--frames', '5000000'], /makes a JSON record of about [\d,]+ characters, beyond the 536,870,888 of one JavaScript string/);
   refused(['compare', '--scenes', 'single-box,rolling', '--solvers', 'pgs-cpu,xpbd-cpu', '--frames', '1000000', '--out', join(dir, 'cmp')], /over 4 runs/);
   assert.ok(!existsSync(join(dir, 'cmp')));
+  const bench = cli('bench', '--frames', '1e9', '--out', join(dir, 'bench.json'));
+  assert.equal(bench.status, 2, bench.stderr);
+  assert.match(bench.stderr.trim(), /^solverlab: bench: --frames 1,000,000,000 keeps a series and timings of about \d+ GB.*: fewer frames$/);
+  assert.ok(!existsSync(join(dir, 'bench.json')));
 });
 
 test('ranges read the same everywhere and never end in Infinity', () => {

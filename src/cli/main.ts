@@ -447,6 +447,7 @@ async function cmdTradeoff(flags: Map<string, string[]>): Promise<number> {
   const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 1 });
   const ids = (one(flags, 'solvers') ?? 'jacobi-cpu,gs-cpu,xpbd-cpu,jacobi-gpu,gs-gpu,xpbd-gpu').split(',');
   for (const id of ids) findSolverOrThrow(id);
+  checkRunRecords('bench --tradeoff', { frames, sampleEvery: 1, sampleFlag: false }); // each run samples every frame (bench/tradeoff.ts)
   let settings;
   try {
     settings = one(flags, 'settings') !== undefined ? parseSettings(one(flags, 'settings')!) : undefined;
@@ -471,6 +472,8 @@ async function cmdBench(flags: Map<string, string[]>): Promise<number> {
   for (const id of ids) if (!findSolver(id)) throw new UsageError(`unknown solver '${id}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
   // every size under every solver checked before any runs: a refusal is one line and nothing written (model/limits.ts)
   for (const n of sizes) for (const id of ids) checkMemory(`the necklace of ${countText(n, 'bead')}`, necklaceScene.count({ chains: n / 40, beads: 40 }), id);
+  // and each run's series and timings (sampled every frame: the CPU solvers' default, the most a run keeps), one run at a time
+  checkRunRecords('bench', { frames, sampleEvery: 1, sampleFlag: false });
   const results = await runBench({ sizes, frames, solvers: ids, log: (s) => process.stderr.write(s + '\n') });
   writeAtomic(out, JSON.stringify(results, null, 1) + '\n');
   process.stderr.write(`results written to ${out}\n`);

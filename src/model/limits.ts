@@ -727,6 +727,8 @@ export interface RunRecordPlan {
   runs?: number;
   /** whether the record is written as one JSON text (run --json, compare's results.json) */
   json?: boolean;
+  /** the command has --sample-every (bench does not: its sampling is its own) */
+  sampleFlag?: boolean;
 }
 
 /** Bytes of JS heap and characters of JSON the records of `plan` take. */
@@ -747,13 +749,15 @@ export function checkRunRecords(what: string, plan: RunRecordPlan, limits: Pick<
   const est = estimateRunRecords(plan);
   const runs = (plan.runs ?? 1) > 1 ? ` over ${plan.runs} runs` : '';
   const per = `${RUN_RECORD_HEAP.perSample + (plan.traced ?? 0) * RUN_RECORD_HEAP.perTracedSample} B per sampled frame, ${RUN_RECORD_HEAP.perFrame} B per frame`;
-  const frames = `--frames ${formatCount(plan.frames)} at --sample-every ${plan.sampleEvery}`;
+  const sampled = plan.sampleFlag ?? true;
+  const frames = `--frames ${formatCount(plan.frames)}${sampled ? ` at --sample-every ${plan.sampleEvery}` : ''}`;
+  const remedy = sampled ? 'fewer frames, or a larger --sample-every' : 'fewer frames';
   if (!(est.heap <= limits.heap))
     throw new InputError(
-      `${what}: ${frames} keeps a series and timings of ${approx(est.heap)}${runs} (${per}), beyond the ${formatBytes(limits.heap)} of JS heap this Node process has left: fewer frames, or a larger --sample-every`,
+      `${what}: ${frames} keeps a series and timings of ${approx(est.heap)}${runs} (${per}), beyond the ${formatBytes(limits.heap)} of JS heap this Node process has left: ${remedy}`,
     );
   if (plan.json && !(est.jsonChars <= MAX_STRING_CHARS))
     throw new InputError(
-      `${what}: ${frames} makes a JSON record of about ${formatCount(est.jsonChars)} characters${runs}, beyond the ${formatCount(MAX_STRING_CHARS)} of one JavaScript string: fewer frames, or a larger --sample-every`,
+      `${what}: ${frames} makes a JSON record of about ${formatCount(est.jsonChars)} characters${runs}, beyond the ${formatCount(MAX_STRING_CHARS)} of one JavaScript string: ${remedy}`,
     );
 }

@@ -84,6 +84,9 @@ export function rangeFault(x: number, r: NumberRange, unit = ''): string | null 
  */
 export const FRICTION_RANGE: NumberRange = { min: 0, max: 100 };
 
+/** A coefficient of restitution e: 0 (no bounce) to 1 (elastic); above 1 a bounce would make energy. */
+export const RESTITUTION_RANGE: NumberRange = { min: 0, max: 1 };
+
 /**
  * The body sizes the contact code supports (bodies that collide: a world with collisions on and two
  * or more bodies), as the body's least extent — a sphere's or capsule's diameter, a box's shortest

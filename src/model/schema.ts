@@ -31,7 +31,7 @@
  * silently become a default.
  */
 import { z } from 'zod';
-import { FRICTION_RANGE, inRange, rangeText } from './ranges.js';
+import { FRICTION_RANGE, RESTITUTION_RANGE, inRange, rangeText } from './ranges.js';
 
 export const SCENE_FORMAT = 'solverlab-scene';
 export const SCENE_FORMAT_VERSION = 1;
@@ -109,7 +109,7 @@ export const bodySchema = z
     /** dynamic (kinetic) friction μ_d ≥ 0 (default: `friction`): a sliding contact's |f_t| = μ_d f_n; a pair takes √(μdA μdB) */
     dynamicFriction: frictionCoefficient.optional(),
     /** coefficient of restitution e in [0, 1] (default 0); a pair takes max(eA, eB) */
-    restitution: finite.refine((x) => x >= 0 && x <= 1, { error: (i) => `expected a coefficient of restitution in [0, 1], got ${describe(i.input)}` }).optional(),
+    restitution: finite.refine((x) => inRange(x, RESTITUTION_RANGE), { error: (i) => `expected a coefficient of restitution ${rangeText(RESTITUTION_RANGE)}, got ${describe(i.input)}` }).optional(),
   })
   .superRefine((b, ctx) => {
     if (b.shape?.type === 'plane' && b.fixed !== true) return ctx.addIssue({ code: 'custom', path: ['shape'], message: 'a plane is a fixed body only (add "fixed": true)' });
