@@ -86,9 +86,9 @@ export const verticalStack: RigidSceneInfo = defineScene({
     const h = p.size;
     const bodies: BodyDesc[] = [ground()];
     // box i: bottom face at i (2h + gap) + gap, so centre y = h + gap + i (2h + gap). The alternating
-    // shift keeps every box's centre within `offset` of the centre of the one below: with offset < h
-    // each box's weight (and the stack's above it) falls inside its support, so the stack can stand
-    // still; the shift only breaks the symmetry a perfect column has.
+    // shift puts every box's centre 2·offset from the centre of the one below; with 2·offset < h (the
+    // scene's check) each box's weight (and the stack's above it) falls inside its support, so the
+    // stack can stand still; the shift only breaks the symmetry a perfect column has.
     for (let i = 0; i < p.boxes; i++) bodies.push(cube(h, [i % 2 === 0 ? p.offset : 0 - p.offset, h + p.gap + i * (2 * h + p.gap), 0]));
     return { gravity: GRAVITY, collisions: true, bodies, constraints: [] };
   },
