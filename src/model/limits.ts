@@ -509,13 +509,15 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
   const gravity = world.gravity;
   const props = new Map<object, ReturnType<typeof massProperties>>(); // per shared prototype (packed lists)
   // the velocities, from a packed list's arrays (present bits 2: linear, 4: angular) or the objects
+  // (no object made per body: a packed list may hold 10M)
   const pb = packedBodies(world.bodies);
-  const velocities = (i: number, b: Omit<WorldDesc['bodies'][number], 'position'>) =>
-    pb
-      ? { velocity: pb.linearVelocity, v: pb.present[i] & 2 ? 3 * i : -1, spin: pb.angularVelocity, w: pb.present[i] & 4 ? 3 * i : -1 }
-      : { velocity: b.linearVelocity ?? [], v: b.linearVelocity ? 0 : -1, spin: b.angularVelocity ?? [], w: b.angularVelocity ? 0 : -1 };
+  const none: number[] = [];
+  const relativeSpacing = 2 ** (1 - a.bits);
   forEachBody(world.bodies, (i, b, position, p) => {
-    const { velocity, v, spin, w } = velocities(i, b);
+    const velocity: ArrayLike<number> = pb ? pb.linearVelocity : (b.linearVelocity ?? none);
+    const v = pb ? (pb.present[i] & 2 ? 3 * i : -1) : b.linearVelocity ? 0 : -1;
+    const spin: ArrayLike<number> = pb ? pb.angularVelocity : (b.angularVelocity ?? none);
+    const w = pb ? (pb.present[i] & 4 ? 3 * i : -1) : b.angularVelocity ? 0 : -1;
     // bodies that collide: the sizes the contact code supports (ranges.ts CONTACT_SIZE_RANGE; planes are unbounded)
     if (contacts && b.shape.type !== 'plane') {
       const extent = 2 * leastHalfSize(b.shape);
@@ -541,7 +543,9 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
     const u = ulp(at, a);
     if (!(u < size)) fail(`bodies[${i}].position: at ${fmt(at)} m from the origin ${who} stores positions to ${fmt(u)} m, not below the body's size of ${fmt(size)} m`);
     // and its farthest point: a body 1e200 m long and 1 m thick cannot be placed at any position
-    const reachOfShape = boundingRadius(b.shape), far = at + reachOfShape, uFar = ulp(far, a);
+    // (ulp(x) ≤ x · 2^(1 − p): where that bound is below the size, the exact ulp need not be formed)
+    const reachOfShape = boundingRadius(b.shape), far = at + reachOfShape;
+    const uFar = far * relativeSpacing < size ? 0 : ulp(far, a);
     if (!(uFar < size)) {
       if (reachOfShape >= at)
         fail(`bodies[${i}].${shapeField(b.shape)}: the body reaches ${fmt(reachOfShape)} m from its centre, where ${who} stores positions to ${fmt(uFar)} m, not below its thickness of ${fmt(size)} m`);
@@ -561,7 +565,7 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
       byVelocity = Math.max(byVelocity, vd);
       byGravity = Math.max(byGravity, gd);
     }
-    const u1 = ulp(reach, a);
+    const u1 = reach * relativeSpacing < size ? 0 : ulp(reach, a);
     if (!(u1 < size)) {
       const speed = v >= 0 ? Math.hypot(velocity[v], velocity[v + 1], velocity[v + 2]) : 0;
       const where = Number.isFinite(u1)
