@@ -222,7 +222,7 @@ test("compare refuses a pair the pre-run checks refuse (as run does), skipping i
   const results = await runCompare({ scenes: [file, 'pendulum'], solvers: ['gs-cpu'], frames: 5, onWarning: (w) => warnings.push(w) });
   const [light, pendulum] = results.runs;
   assert.ok('skipped' in light, 'the light bead is skipped');
-  assert.match((light as SkippedRun).skipped, /^bodies\[0\]\.density: 1e-100 gives a mass of .* below .* gs-cpu \(f64\)/);
+  assert.match((light as SkippedRun).skipped, /^\S*light\.json: bodies\[0\]\.density: 1e-100 gives a mass of .* below .* gs-cpu \(f64\)/);
   assert.ok(!('skipped' in pendulum), 'the pendulum still runs');
 });
 
@@ -251,7 +251,7 @@ test('compare --solvers NAME:key=value: the entry read with the option table of 
     ['pgs-cpu:iterations=abc', /^--solvers 'pgs-cpu:iterations=abc': iterations must be a number, got 'abc'$/],
     ['pgs-cpu:iterations=0x10', /iterations must be a number, got '0x10' \(numbers are decimal\)/],
     ['pgs-cpu:iterations=2.5', /iterations must be an integer, got '2\.5'/],
-    ['pgs-cpu:iterations=-1', /iterations must be ≥ 0, got -1/],
+    ['pgs-cpu:iterations=-1', /iterations must be ≥ 1, got -1/],
     ['pgs-cpu:substeps=0', /substeps must be ≥ 1, got 0/],
     ['pgs-cpu:warm-start=2', /warm-start must be ≤ 1, got 2/],
     ['pgs-cpu:iterations=4:iterations=8', /iterations given twice/],
@@ -262,7 +262,7 @@ test('compare --solvers NAME:key=value: the entry read with the option table of 
 test('compare --solvers with settings: bad input is one line, exit status 2, nothing written', () => {
   const cases: [string, RegExp][] = [
     ['pgs-cpu:iters=4', /unknown option 'iters'/],
-    ['pgs-cpu:iterations=-1', /iterations must be ≥ 0, got -1/],
+    ['pgs-cpu:iterations=-1', /iterations must be ≥ 1, got -1/],
     ['pgs-cpu,nope:iterations=2', /unknown solver 'nope'/],
     // what each solver reads is its declaration (SolverInfo.reads): Rapier has no Baumgarte β
     ['rapier:beta=0.3', /^solverlab: 'rapier:beta=0\.3': rapier does not read beta \(it reads dt, iterations, substeps, sleep\)$/],

@@ -17,7 +17,7 @@
  */
 import { scenes, findScene } from '../src/scenes/registry.js';
 import { resolveSceneParams, type ParamValue, type SceneInfo } from '../src/scenes/scene.js';
-import { solvers, findSolver } from '../src/solvers/registry.js';
+import { solvers, findSolver, defaultSolverFor } from '../src/solvers/registry.js';
 import { resolveOptions, solverOptionSpecs, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
 import type { Snapshot } from '../src/model/snapshot.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../src/gpu/device.js';
@@ -55,6 +55,18 @@ const sliders: Partial<Record<keyof SolverOptions, [number, number, number]>> = 
 /** The options that mean something to a solver: a particle (Witkin) solver has no iterations, β or warm start; a rigid one no k_s, k_d; one that solves to a tolerance no iterations. */
 function optionApplies(key: keyof SolverOptions, info: SolverInfo | undefined): boolean {
   return !info || info.reads.includes(key); // the solver's declaration (SolverInfo.reads)
+}
+
+/**
+ * A message of the library's (written for the command line) in the page's words: no command-line
+ * advice inside the page. `--param k=v` is the scene's control k, `--flag` the option control of that
+ * name, and a remedy that exists only on the command line ("node --max-old-space-size raises it") is dropped.
+ */
+export function pageWords(text: string): string {
+  return text
+    .replace(/ \(node --[^)]*\)/g, '')
+    .replace(/--param ([\w.]+=)/g, '$1')
+    .replace(/--([a-z][a-z-]*)/g, '$1');
 }
 
 function $(id: string): HTMLElement {
@@ -132,6 +144,8 @@ export class App {
   private drawMs = NaN;
   private gpuProblem: string | null = null;
   private restarts = 0;
+  /** what the address asked for that the page ignored, until the first run's notice is replaced */
+  private addressNotice = '';
   /** refresh the heads-up line on the next frame (after play/pause, a single step) */
   private hudDue = false;
 
@@ -171,7 +185,9 @@ export class App {
     }
     this.buildControls();
     this.bindEvents();
-    if (problems.length) this.notice(`Ignored in the address: ${problems.join('; ')}`);
+    // kept for the first run's notice: a solver that falls back adds its line, never replaces this one
+    this.addressNotice = problems.length ? `Ignored in the address: ${problems.join('; ')}` : '';
+    if (problems.length) this.notice(this.addressNotice);
     requestAnimationFrame(() => this.tick());
   }
 
@@ -393,7 +409,7 @@ export class App {
     select.value = this.solverIds[0];
     const main = findSolver(this.solverIds[0]);
     const why = reasons.get(this.solverIds[0]);
-    $('solver-description').textContent = why ? `cannot run this scene: ${why}` : (main?.description ?? '');
+    $('solver-description').textContent = why ? pageWords(`cannot run this scene: ${why}`) : (main?.description ?? '');
     const overlay = $('overlay');
     overlay.replaceChildren(
       ...solvers
@@ -659,7 +675,10 @@ export class App {
 
   private async restart(reframe: boolean): Promise<void> {
     // a notice belongs to the run it was about (the first run keeps what the address said)
-    if (this.restarts++ > 0 && !this.gpuProblem) this.notice('');
+    if (this.restarts++ > 0 && !this.gpuProblem) {
+      this.addressNotice = '';
+      this.notice('');
+    }
     for (const s of this.run?.slots ?? []) s.destroy();
     this.run = null;
     let desc: SceneDesc;
@@ -682,12 +701,12 @@ export class App {
     const whyNot = this.unavailable(main, desc);
     if (whyNot) {
       const runnable = solvers.filter((s) => !this.unavailable(s, desc));
-      // a scene with contacts: projected Gauss-Seidel, the contact solvers' reference
-      const preferred = isParticleSystem(desc) ? ['witkin-rk4'] : collides(desc) ? ['pgs-cpu', 'jacobi-cpu'] : ['jacobi-gpu', 'jacobi-cpu'];
+      // the one `solverlab run` picks (registry defaultSolverFor), then the CPU references
+      const preferred = [defaultSolverFor(desc), ...(collides(desc) ? ['pgs-cpu', 'jacobi-cpu'] : ['jacobi-cpu'])];
       const next = preferred.map((id) => runnable.find((s) => s.id === id)).find((s) => s) ?? runnable[0];
       if (next) {
         this.solverIds = [next.id, ...this.solverIds.filter((id) => id !== next.id && id !== main.id)];
-        this.notice(`${main.id} cannot run this scene (${whyNot}): ${next.id} runs it instead`);
+        this.notice([this.addressNotice, `${main.id} cannot run this scene (${whyNot}): ${next.id} runs it instead`].filter(Boolean).join(' — '));
         this.fillOptions();
       }
     }
@@ -780,7 +799,7 @@ export class App {
 
   private notice(text: string): void {
     const box = $('notice');
-    box.textContent = text;
+    box.textContent = pageWords(text);
     box.hidden = !text;
   }
 

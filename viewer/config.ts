@@ -14,6 +14,7 @@
  *                       named in the "ignored" banner)
  */
 import { solverOptionSpecs, type SolverOptions } from '../src/solvers/solver.js';
+import { brokenBound } from '../src/model/ranges.js';
 import type { ParamValue } from '../src/scenes/scene.js';
 
 export interface ViewerConfig {
@@ -62,10 +63,19 @@ export function parseConfig(search: string): ViewerConfig {
     const raw = q.get(flag);
     if (raw === null) continue;
     const v = number(flag, raw);
-    if (v !== null) options[key] = v;
+    if (v === null) continue;
+    // the ranges the command line holds an option to (solverOptionSpecs, model/ranges.ts): iterations=0, beta=50
+    const spec = solverOptionSpecs[key];
+    const broken = spec.integer && !Number.isInteger(v) ? 'an integer' : brokenBound(v, spec);
+    if (broken) problems.push(`${flag}=${raw}: must be ${broken}${spec.why ? ` (${spec.why})` : ''}`);
+    else options[key] = v;
   }
   const solvers = (q.get('solver') ?? defaultSolver).split(',').map((s) => s.trim()).filter(Boolean);
-  const steps = q.has('steps') ? number('steps', q.get('steps')!) ?? 1 : 1;
+  let steps = q.has('steps') ? number('steps', q.get('steps')!) ?? 1 : 1;
+  if (!(Number.isInteger(steps) && steps >= 1 && steps <= 256)) {
+    problems.push(`steps=${q.get('steps')}: must be an integer in [1, 256]`);
+    steps = 1;
+  }
   const shown = q.get('contacts');
   if (shown !== null && shown !== '0' && shown !== '1') problems.push(`contacts=${shown}: expected 0 or 1`);
   return { scene, file, params, solvers: solvers.length ? solvers : [defaultSolver], options, steps, paused: q.get('paused') === '1', contacts: shown === '1', problems };

@@ -23,6 +23,7 @@ import { isParticleSystem } from '../src/model/scene-desc.js';
 import { hasBodyStateBuffer } from '../src/solvers/gpu-base.js';
 import { metricsFor, type FrameMetrics } from '../src/metrics/metrics.js';
 import { DivergenceWatch } from '../src/run/run.js';
+import { preflight } from '../src/model/limits.js';
 import type { SceneDesc } from '../src/model/scene-desc.js';
 import type { WorldDesc } from '../src/model/world.js';
 import { resolveOptions, type Solver, type SolverInfo, type SolverOptions } from '../src/solvers/solver.js';
@@ -137,6 +138,9 @@ export class Slot {
     try {
       if (this.info.device === 'gpu' && !gpu) throw new Error('no WebGPU adapter');
       this.options = resolveOptions(this.info, this.asked, desc);
+      // what `run` refuses before its solver allocates (model/limits.ts: memory, the ranges its arithmetic
+      // carries, a first frame it cannot represent), refused here with the same one line, never run to NaN
+      preflight('the scene', desc, this.info.id, this.options);
       this.solver = await this.info.create(desc, this.options, gpu ?? undefined);
       this.metricsContext = metricsFor(desc, this.options.compliance);
       this.probe = ContactProbe.for(desc);

@@ -7,8 +7,8 @@
  * limits, a solver that throws — never a crash of the whole matrix.
  *
  * Parameters: a `--param k=v` applies to every chosen built-in scene that has
- * parameter k; one that no chosen scene has is an InputError (a typo must not
- * silently compare the defaults).
+ * parameter k, `--param SCENE.k=v` to that scene alone; one that no chosen scene has is an
+ * InputError (a typo must not silently compare the defaults).
  *
  * Settings: an entry of the solver list may set options of its own (SolverEntry: on the command line
  * `NAME:key=value[:key=value…]`, src/cli/solver-entries.ts), so one compare runs the same solver at
@@ -67,19 +67,40 @@ export interface CompareOptions {
   command?: string;
 }
 
-/** Splits the shared --param values among the chosen scenes; InputError for one no scene has. */
+/**
+ * Splits the --param values among the chosen scenes: `key=value` goes to every chosen built-in scene
+ * that has parameter `key`; `SCENE.key=value` to that scene alone, over the shared value (e.g.
+ * `--scenes domino,rain --param domino.count=50`). InputError for a parameter no chosen scene has, or
+ * a SCENE that is not chosen or lacks the key.
+ */
 export function paramsPerScene(sceneRefs: string[], params: Record<string, ParamValue>): Map<string, Record<string, ParamValue>> {
   const out = new Map<string, Record<string, ParamValue>>();
   for (const ref of sceneRefs) out.set(ref, {});
+  const has = (ref: string, k: string) => {
+    if (isSceneFile(ref)) return false;
+    const scene = builtInScene(ref);
+    return k in scene.params || k in (scene.vectorParams ?? {});
+  };
+  const scoped: [string, string, ParamValue][] = [];
   for (const [k, v] of Object.entries(params)) {
-    const takers = sceneRefs.filter((ref) => {
-      if (isSceneFile(ref)) return false;
-      const scene = builtInScene(ref);
-      return k in scene.params || k in (scene.vectorParams ?? {});
-    });
+    // SCENE.key: the scene is everything before the last dot (a parameter's name has none)
+    const dot = k.lastIndexOf('.');
+    if (dot > 0) {
+      const ref = k.slice(0, dot), key = k.slice(dot + 1);
+      if (!sceneRefs.includes(ref)) throw new InputError(`--param ${k}: '${ref}' is not one of the chosen scenes (${sceneRefs.join(', ')})`);
+      if (isSceneFile(ref)) throw new InputError(`--param ${k}: a scene file has no parameters (edit the file instead)`);
+      if (!has(ref, key)) {
+        const scene = builtInScene(ref);
+        throw new InputError(`--param ${k}: scene '${ref}' has no parameter '${key}' (it has: ${[...Object.keys(scene.params), ...Object.keys(scene.vectorParams ?? {})].join(', ')})`);
+      }
+      scoped.push([ref, key, v]);
+      continue;
+    }
+    const takers = sceneRefs.filter((ref) => has(ref, k));
     if (!takers.length) throw new InputError(`--param ${k}: none of the chosen scenes (${sceneRefs.join(', ')}) has a parameter '${k}'`);
     for (const ref of takers) out.get(ref)![k] = v;
   }
+  for (const [ref, key, v] of scoped) out.get(ref)![key] = v;
   return out;
 }
 
@@ -208,10 +229,13 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
           skip(reason);
           continue;
         }
+        const ignored = info.ignores?.(scene.world);
+        if (ignored) opts.onWarning?.(`${labels[e]} on ${scene.name}: ${ignored}`);
         // what `run` checks before its solver allocates: memory for this solver, the arithmetic's ranges;
         // a refusal skips this pair with its reason, the others still run
         try {
-          for (const w of preflight(`scene '${scene.name}'`, scene.world, id, options)) opts.onWarning?.(`${labels[e]} on ${scene.name}: ${w}`);
+          const what = scene.file !== undefined ? `scene file ${scene.file}` : `scene '${scene.name}'`;
+          for (const w of preflight(what, scene.world, id, { ...options, where: scene.file })) opts.onWarning?.(`${labels[e]} on ${scene.name}: ${w}`);
         } catch (e) {
           if (!(e instanceof InputError)) throw e;
           skip(e.message);

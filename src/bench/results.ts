@@ -10,6 +10,7 @@ import type { ParamValue } from '../scenes/scene.js';
 import type { ConstraintForce } from '../particles/system.js';
 import type { Jump, RunResult } from '../run/run.js';
 import type { IterationMode, ResidualCurve, SolverOptions } from '../solvers/solver.js';
+import { findSolver } from '../solvers/registry.js';
 
 export interface RunMeta {
   scene: string;
@@ -42,7 +43,8 @@ export interface RunRecord {
    */
   label?: string;
   settings?: Partial<SolverOptions>;
-  options: SolverOptions;
+  /** the options the run used that its solver reads (SolverInfo.reads; optionsItReads) */
+  options: Partial<SolverOptions>;
   /** what options.iterations means for this solver (SolverInfo.iterationMode); absent: 'sweeps' */
   iterationMode?: IterationMode;
   adapter: string;
@@ -209,6 +211,13 @@ export function meanFrameMs(r: Pick<RunRecord, 'timing'>): number | null {
   return xs.length && xs.length === r.timing.msPerFrame.length ? finiteOrNull(xs.reduce((a, b) => a + b, 0) / xs.length) : null;
 }
 
+/** `options` less those solver `id` does not read (SolverInfo.reads); all of them for an id the registry lacks. */
+export function optionsItReads(id: string, options: Partial<SolverOptions>): Partial<SolverOptions> {
+  const info = findSolver(id);
+  if (!info) return { ...options };
+  return Object.fromEntries(Object.entries(options).filter(([k]) => info.reads.includes(k as keyof SolverOptions))) as Partial<SolverOptions>;
+}
+
 export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
   const mean = r.timing.meanMs;
   const bytes = r.cost.iterationBytesPerFrame;
@@ -216,7 +225,8 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
     scene: meta.scene,
     params: meta.params,
     solver: r.solver,
-    options: meta.options,
+    // only what the solver reads (SolverInfo.reads): softstep-cpu's record showed β = 0.2, which it never reads
+    options: optionsItReads(r.solver, meta.options),
     ...(meta.iterationMode && meta.iterationMode !== 'sweeps' ? { iterationMode: meta.iterationMode } : {}),
     adapter: r.adapter,
     bodies: r.bodyCount,

@@ -2,7 +2,7 @@
  * The compare matrix as rows of named columns — one definition that the printed
  * table and results.csv both use (the HTML report reads the same records).
  */
-import { iterationsText, optionsRead, solverOptionSpecs, type IterationMode, type SolverOptions } from '../solvers/solver.js';
+import { defaultSolverOptions, iterationsText, optionsRead, solverOptionSpecs, type IterationMode, type SolverOptions } from '../solvers/solver.js';
 import { findSolver } from '../solvers/registry.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../solvers/witkin/registry.js';
@@ -50,7 +50,9 @@ function iterationModeOf(r: RunRecord): IterationMode {
 /** iterations per step as the table shows them: 8, 1,000, CG (to a tolerance), CG≤64 (capped), LDLᵀ (direct) */
 function iterationsCell(r: RunRecord): string {
   const mode = iterationModeOf(r);
-  return mode === 'sweeps' ? formatNumber(r.options.iterations, 15) : iterationsText(mode, r.options.iterations);
+  // a solver that does not read iterations has none in its record (mode 'direct' or 'tolerance' shows none)
+  const iterations = r.options.iterations ?? NaN;
+  return mode === 'sweeps' ? formatNumber(iterations, 15) : iterationsText(mode, iterations);
 }
 
 /** e.g. 3/120: the solves that ended without reaching their tolerance, of all (null for solvers that do not count them) */
@@ -158,8 +160,10 @@ export function optionsReadBy(id: string): (keyof SolverOptions)[] {
  * solver that reads no `iterations` does instead is said (a direct or a tolerance solve). Compliance
  * and damping only where they are set.
  */
-export function optionsParts(o: SolverOptions, id: string, mode: IterationMode = 'sweeps'): string[] {
+export function optionsParts(given: Partial<SolverOptions>, id: string, mode: IterationMode = 'sweeps'): string[] {
   const reads = new Set(optionsReadBy(id));
+  // a record holds only the options its solver reads (results.ts optionsItReads), and only those are shown
+  const o: SolverOptions = { ...defaultSolverOptions, ...given };
   const parts: string[] = [];
   if (reads.has('dt')) parts.push(`dt ${formatNumber(o.dt, 6)} s`);
   if (reads.has('iterations'))
@@ -189,7 +193,7 @@ export function optionsParts(o: SolverOptions, id: string, mode: IterationMode =
 }
 
 /** optionsParts in one line. */
-export function optionsText(o: SolverOptions, id: string, mode: IterationMode = 'sweeps'): string {
+export function optionsText(o: Partial<SolverOptions>, id: string, mode: IterationMode = 'sweeps'): string {
   return optionsParts(o, id, mode).join(' · ');
 }
 

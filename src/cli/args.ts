@@ -11,6 +11,7 @@
  * with one line naming the flag (JavaScript's Number() would take most of them).
  */
 import { parseArgs as nodeParseArgs } from 'node:util';
+import { brokenBound, type NumberRange } from '../model/ranges.js';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -154,16 +155,19 @@ export function decimalNumber(raw: string): number {
   return decimal.test(t) ? Number(t) : NaN;
 }
 
-/** A finite decimal number, optionally an integer, within [min, max]. */
-export function numberFlag(name: string, raw: string, opts: { integer?: boolean; min?: number; max?: number } = {}): number {
+/**
+ * A finite decimal number, optionally an integer, within its range (model/ranges.ts: the bound it
+ * breaks is named, never an infinite one); `why` follows the refusal in brackets (what the bound is for).
+ */
+export function numberFlag(name: string, raw: string, opts: NumberRange & { why?: string } = {}): number {
   const v = decimalNumber(raw);
   if (!Number.isFinite(v)) {
     const why = /^\s*[+-]?0[xob]/i.test(raw) ? ' (numbers are decimal)' : '';
     throw new UsageError(`--${name} must be a number, got '${raw}'${why}`);
   }
   if (opts.integer && !Number.isInteger(v)) throw new UsageError(`--${name} must be an integer, got '${raw}'`);
-  if (opts.min !== undefined && v < opts.min) throw new UsageError(`--${name} must be ≥ ${opts.min}, got ${raw}`);
-  if (opts.max !== undefined && v > opts.max) throw new UsageError(`--${name} must be ≤ ${opts.max}, got ${raw}`);
+  const broken = brokenBound(v, opts);
+  if (broken) throw new UsageError(`--${name} must be ${broken}, got ${raw}${opts.why ? ` (${opts.why})` : ''}`);
   return v;
 }
 

@@ -14,8 +14,9 @@ import v8 from 'node:v8';
 import { parseArgs, numberFlag, paramFlags, indexList, UsageError, commandHelp, overviewHelp, type FlagSpec, type CommandSpec } from './args.js';
 import { scenes } from '../scenes/registry.js';
 import { loadScene, builtInScene, builtInRefusal, isSceneFile, InputError } from '../scenes/load.js';
+import { sceneWhat } from '../scenes/scene.js';
 import { anySceneFileChunks } from '../scenes/scene-file.js';
-import { solvers, findSolver } from '../solvers/registry.js';
+import { solvers, findSolver, defaultSolverFor } from '../solvers/registry.js';
 import { solverOptionSpecs, resolveOptions, optionsRead, type SolverInfo, type SolverOptions, type SolverOptionSpec } from '../solvers/solver.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
@@ -24,7 +25,7 @@ import { runSolver, type RunResult } from '../run/run.js';
 import { TrajectoryWriter, trajectoryFormat } from '../run/trajectory.js';
 import { startProgress } from '../run/progress.js';
 import { WorldError } from '../model/world.js';
-import { preflight, estimateMemory, countScene, checkMemory } from '../model/limits.js';
+import { preflight, estimateMemory, countScene, checkMemory, checkRunRecords } from '../model/limits.js';
 import { necklace as necklaceScene } from '../scenes/necklace.js';
 import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
@@ -52,7 +53,7 @@ const sharedRunFlags: Record<string, FlagSpec> = {
 
 const runFlags: Record<string, FlagSpec> = {
   scene: { value: true, arg: 'NAME|FILE.json', help: "a built-in scene or a scene file (docs/scene-format.md)" },
-  solver: { value: true, arg: 'ID', help: "the solver (see 'solverlab solvers'; default jacobi-gpu, witkin-rk4 for a particle system)" },
+  solver: { value: true, arg: 'ID', help: "the solver (see 'solverlab solvers'; default: softstep-cpu for a scene with contacts, jacobi-gpu for joints alone, witkin-rk4 for a particle system)" },
   ...sharedRunFlags,
   json: { value: true, arg: 'FILE', help: "write the run's record as JSON; '-' writes it to standard output (the summary then goes to standard error)" },
   trace: { value: true, arg: 'i,j,…', help: "record these bodies' positions in the JSON series" },
@@ -72,6 +73,8 @@ const compareFlags: Record<string, FlagSpec> = {
       'named by their flags below (e.g. rapier:iterations=4,pgs-cpu:substeps=4:iterations=8): they override the shared flags for that run, and the same solver may be listed at several settings',
   },
   ...sharedRunFlags,
+  // compare's --param also takes SCENE.k=v (it keeps the shared flags' place in --help)
+  param: { value: true, repeat: true, arg: '[SCENE.]k=v', help: "a scene parameter (see 'solverlab scenes'), for every chosen scene that has it, or with SCENE. for that scene alone (domino.count=50); a vector as k=x,y,z" },
   out: { value: true, arg: 'DIR', help: 'folder for results.json, results.csv, report.html (default compare-results)' },
 };
 
@@ -237,8 +240,9 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   }
   const scene = loadScene(sceneRef, given);
   const { params, world } = scene;
-  // the default solver: the GPU Jacobi baseline for rigid scenes, RK4 for particle systems
-  const info = findSolverOrThrow(one(flags, 'solver') ?? (isParticleSystem(world) ? 'witkin-rk4' : 'jacobi-gpu'));
+  // the default solver: one that runs the scene (registry defaultSolverFor: RK4 for particle systems,
+  // softstep-cpu where bodies collide, the GPU Jacobi baseline for joints)
+  const info = findSolverOrThrow(one(flags, 'solver') ?? defaultSolverFor(world));
   const options = resolveOptions(info, solverOptionsFromFlags(flags), world);
   const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 0 });
   const sampleEvery = numberFlag('sample-every', one(flags, 'sample-every') ?? '1', { integer: true, min: 1 });
@@ -250,13 +254,20 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const unsupported = info.unsupported?.(world, options);
   if (unsupported) throw new UsageError(`${info.id} cannot run scene '${scene.name}': ${unsupported}`);
   for (const w of unreadOptions(info, flags)) process.stderr.write(`solverlab: note: ${w}\n`);
+  // and what of the scene it does not read (e.g. Rapier's one friction coefficient)
+  const ignored = info.ignores?.(world);
+  if (ignored) process.stderr.write(`solverlab: note: ${ignored}\n`);
   // memory for this solver, and the ranges its arithmetic carries (model/limits.ts): refused or warned
-  for (const w of preflight(`scene '${scene.name}'`, world, info.id, options)) process.stderr.write(`solverlab: warning: ${w}\n`);
+  // (a file's faults name the file, as its schema errors do; a built-in scene's name it with the parameters given)
+  const what = scene.file !== undefined ? `scene file ${scene.file}` : sceneWhat(scene.name, given);
+  for (const w of preflight(what, world, info.id, { ...options, where: scene.file ?? what })) process.stderr.write(`solverlab: warning: ${w}\n`);
   // what the process holds now (the description built) and what the run will add: shown beside the peak
   const estimatedBytes = process.memoryUsage.rss() + estimateMemory(countScene(world), info.id).total - estimateMemory(countScene(world)).total;
   const trace = one(flags, 'trace') !== undefined ? indexList('trace', one(flags, 'trace')!) : [];
   const bodies = sceneBodyCount(world);
   for (const i of trace) if (i >= bodies) throw new UsageError(`--trace ${i}: body index out of range 0..${bodies - 1}`);
+  // the run's series, timings and JSON record: refused before it runs when they will not fit (model/limits.ts)
+  checkRunRecords(what, { frames, sampleEvery, traced: trace.length, json: jsonToStdout || jsonPath !== undefined });
   const quiet = flags.has('quiet');
   const watch = divergenceFlag(one(flags, 'divergence'));
   const trajectoryPath = one(flags, 'trajectory') !== undefined ? checkWritable('trajectory', one(flags, 'trajectory')!) : undefined;
@@ -307,13 +318,14 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   const memory = { estimatedBytes, peakResidentBytes: process.resourceUsage().maxRSS * 1024, heapLimitBytes: v8.getHeapStatistics().heap_size_limit };
   const meta = { scene: scene.name, file: scene.file, params, options, iterationMode: info.iterationMode, memory };
   const summary = formatSummary(meta, result, { constraints: flags.has('constraints') }) + '\n';
-  const json = JSON.stringify(runRecord(meta, result), null, 1) + '\n';
+  // the JSON text only when asked for (one string: checkRunRecords has checked it fits)
+  const json = () => JSON.stringify(runRecord(meta, result), null, 1) + '\n';
   if (jsonToStdout) {
     process.stderr.write(summary);
-    process.stdout.write(json);
+    process.stdout.write(json());
   } else {
     process.stdout.write(summary);
-    if (jsonPath) writeAtomic(jsonPath, json);
+    if (jsonPath) writeAtomic(jsonPath, json());
   }
   return result.diverged ? 3 : 0;
 }
@@ -377,6 +389,8 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${outDir}: is a file, not a folder`);
   if (!existsSync(dirname(outDir))) throw new UsageError(`--out ${outDir}: folder ${dirname(outDir)} does not exist`);
   const params = paramFlags(flags.get('param') ?? []);
+  // every run's record is kept until results.json (one JSON text) and the report are written
+  checkRunRecords('compare', { frames, sampleEvery, runs: sceneRefs.length * entries.length, json: true });
   const opts = { scenes: sceneRefs, solvers: entries, frames, params, options, residualFrame, sampleEvery };
   const loaded = prepareCompare(opts); // every name, file and parameter checked (and the scenes built once) before anything runs
   // an option no chosen solver reads would change nothing: said, not silently taken
@@ -433,6 +447,7 @@ async function cmdTradeoff(flags: Map<string, string[]>): Promise<number> {
   const frames = numberFlag('frames', one(flags, 'frames') ?? '600', { integer: true, min: 1 });
   const ids = (one(flags, 'solvers') ?? 'jacobi-cpu,gs-cpu,xpbd-cpu,jacobi-gpu,gs-gpu,xpbd-gpu').split(',');
   for (const id of ids) findSolverOrThrow(id);
+  checkRunRecords('bench --tradeoff', { frames, sampleEvery: 1, sampleFlag: false }); // each run samples every frame (bench/tradeoff.ts)
   let settings;
   try {
     settings = one(flags, 'settings') !== undefined ? parseSettings(one(flags, 'settings')!) : undefined;
@@ -457,6 +472,8 @@ async function cmdBench(flags: Map<string, string[]>): Promise<number> {
   for (const id of ids) if (!findSolver(id)) throw new UsageError(`unknown solver '${id}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
   // every size under every solver checked before any runs: a refusal is one line and nothing written (model/limits.ts)
   for (const n of sizes) for (const id of ids) checkMemory(`the necklace of ${countText(n, 'bead')}`, necklaceScene.count({ chains: n / 40, beads: 40 }), id);
+  // and each run's series and timings (sampled every frame: the CPU solvers' default, the most a run keeps), one run at a time
+  checkRunRecords('bench', { frames, sampleEvery: 1, sampleFlag: false });
   const results = await runBench({ sizes, frames, solvers: ids, log: (s) => process.stderr.write(s + '\n') });
   writeAtomic(out, JSON.stringify(results, null, 1) + '\n');
   process.stderr.write(`results written to ${out}\n`);

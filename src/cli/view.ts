@@ -19,10 +19,11 @@ import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { UsageError, numberFlag, paramFlags, type FlagSpec } from './args.js';
 import { loadScene, isSceneFile, builtInRefusal } from '../scenes/load.js';
-import { findSolver, solvers } from '../solvers/registry.js';
-import { solverOptionSpecs } from '../solvers/solver.js';
+import { findSolver, solvers, defaultSolverFor } from '../solvers/registry.js';
+import { solverOptionSpecs, resolveOptions, type SolverOptions } from '../solvers/solver.js';
+import { sceneWhat } from '../scenes/scene.js';
 import { solverOptionFlags } from './option-flags.js';
-import { checkMemory, countScene } from '../model/limits.js';
+import { preflight } from '../model/limits.js';
 
 export const viewFlags: Record<string, FlagSpec> = {
   port: { value: true, arg: 'N', help: 'the port to serve on (default 5173; 0: any free port)' },
@@ -166,11 +167,21 @@ export async function cmdView(flags: Map<string, string[]>): Promise<number> {
       if (refusal) throw refusal;
     }
     const scene = loadScene(sceneRef, params);
-    for (const id of solverIds) {
-      const why = findSolver(id)!.unsupported?.(scene.world);
+    // the options asked for, each in its range (numberFlag), for the checks below
+    const asked: Partial<SolverOptions> = {};
+    for (const [key, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, (typeof solverOptionSpecs)[keyof SolverOptions]][]) {
+      const raw = one(flags, spec.flag);
+      if (raw !== undefined) asked[key] = numberFlag(spec.flag, raw, spec);
+    }
+    const file = isSceneFile(sceneRef) ? sceneRef : undefined;
+    const what = file !== undefined ? `scene file ${file}` : sceneWhat(scene.name, params);
+    for (const id of solverIds.length ? solverIds : [defaultSolverFor(scene.world)]) {
+      const info = findSolver(id)!;
+      const why = info.unsupported?.(scene.world);
       if (why) throw new UsageError(`${id} cannot run scene '${scene.name}': ${why}`);
-      // the page runs it on this machine (a local server): a file is refused here as `run` refuses it, one line, exit 2
-      if (isSceneFile(sceneRef)) checkMemory(`scene '${scene.name}'`, countScene(scene.world), id);
+      // the page runs it on this machine (a local server): refused here as `run` refuses it (memory, and the
+      // ranges its arithmetic carries: model/limits.ts preflight), one line naming the file, exit 2
+      for (const w of preflight(what, scene.world, id, { ...resolveOptions(info, asked, scene.world), where: file ?? what })) process.stderr.write(`solverlab: warning: ${w}\n`);
     }
     if (isSceneFile(sceneRef)) {
       sceneFile = { name: basename(sceneRef), text: readFileSync(sceneRef, 'utf8') };

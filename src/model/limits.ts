@@ -36,7 +36,8 @@
  *    below (`checkRanges`); outside them a run is refused, or warned about where its result may
  *    still be of use.
  */
-import { massProperties, type WorldDesc } from './world.js';
+import { massProperties, leastHalfSize, shapeVolume, boundingRadius, type WorldDesc, type Shape } from './world.js';
+import { CONTACT_SIZE_RANGE, inRange } from './ranges.js';
 import { forEachBody, forEachConstraint, packedBodies, packedConstraints } from './packed.js';
 import { isParticleSystem, type SceneDesc } from './scene-desc.js';
 import { InputError } from './input-error.js';
@@ -416,6 +417,30 @@ export function ulp(x: number, a: Arithmetic): number {
 export interface RangeOptions {
   dt: number;
   substeps: number;
+  /**
+   * what the messages are about, before the field: a scene file's path (as the schema's errors
+   * name it) or a built-in scene with its parameters ("scene 'rolling' with speed=1e300")
+   */
+  where?: string;
+}
+
+/** The field of a shape that sets its size: a sphere's radius, a box's halfExtents, the larger of a capsule's two. */
+function shapeField(shape: Shape): string {
+  switch (shape.type) {
+    case 'sphere':
+      return 'shape.radius';
+    case 'box':
+      return 'shape.halfExtents';
+    case 'capsule':
+      return shape.halfHeight > shape.radius ? 'shape.halfHeight' : 'shape.radius';
+    default:
+      return 'shape';
+  }
+}
+
+/** Whether a world has contacts to solve (solvers/solver.ts sceneHasContacts, which the model cannot import): collisions on, two or more bodies. */
+function collides(world: WorldDesc): boolean {
+  return world.collisions !== false && world.bodies.length >= 2;
 }
 
 /**
@@ -459,9 +484,17 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
   const mass = new Float64Array(n);
   const inertiaMin = new Float64Array(n);
   const fixed = new Uint8Array(n);
+  const at = options.where ? `${options.where}: ` : '';
+  const fail = (message: string): never => {
+    throw new InputError(at + message);
+  };
   const field = (i: number) => {
     const b = world.bodies[i];
-    return b.mass !== undefined ? `bodies[${i}].mass: ${fmt(mass[i])} kg is` : `bodies[${i}].density: ${fmt(b.density ?? NaN)} gives a mass of ${fmt(mass[i])} kg,`;
+    if (b.mass !== undefined) return `bodies[${i}].mass: ${fmt(mass[i])} kg is`;
+    // a mass from density × volume: the volume's own fault is the shape's (halfExtents 1e200), not the density's
+    const volume = shapeVolume(b.shape);
+    if (!(volume >= a.minNormal && volume <= a.max)) return `bodies[${i}].${shapeField(b.shape)}: the shape's volume ${fmt(volume)} m³ gives a mass of ${fmt(mass[i])} kg,`;
+    return `bodies[${i}].density: ${fmt(b.density ?? NaN)} gives a mass of ${fmt(mass[i])} kg,`;
   };
 
   // per body: mass, inertia, position against size
@@ -470,9 +503,30 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
   // `as`: assigned inside the visitor below, which TypeScript's narrowing does not follow
   let worstSize = null as { i: number; ratio: number; ulp: number; size: number; at: number } | null;
   let worstFall = null as { i: number; ulp: number; at: number } | null;
+  let largest = null as { i: number; extent: number } | null;
   const packed = packedBodies(world.bodies) !== null;
+  const contacts = collides(world);
+  const gravity = world.gravity;
   const props = new Map<object, ReturnType<typeof massProperties>>(); // per shared prototype (packed lists)
+  // the velocities, from a packed list's arrays (present bits 2: linear, 4: angular) or the objects
+  // (no object made per body: a packed list may hold 10M)
+  const pb = packedBodies(world.bodies);
+  const none: number[] = [];
+  const relativeSpacing = 2 ** (1 - a.bits);
   forEachBody(world.bodies, (i, b, position, p) => {
+    const velocity: ArrayLike<number> = pb ? pb.linearVelocity : (b.linearVelocity ?? none);
+    const v = pb ? (pb.present[i] & 2 ? 3 * i : -1) : b.linearVelocity ? 0 : -1;
+    const spin: ArrayLike<number> = pb ? pb.angularVelocity : (b.angularVelocity ?? none);
+    const w = pb ? (pb.present[i] & 4 ? 3 * i : -1) : b.angularVelocity ? 0 : -1;
+    // bodies that collide: the sizes the contact code supports (ranges.ts CONTACT_SIZE_RANGE; planes are unbounded)
+    if (contacts && b.shape.type !== 'plane') {
+      const extent = 2 * leastHalfSize(b.shape);
+      if (!(extent >= CONTACT_SIZE_RANGE.min!))
+        fail(
+          `bodies[${i}].${shapeField(b.shape)}: the body is ${fmt(extent)} m across at its thinnest, below the ${CONTACT_SIZE_RANGE.min} m to ${CONTACT_SIZE_RANGE.max} m the contact code supports (its contact tolerances are fixed lengths: it would sink into what it rests on)`,
+        );
+      if (!inRange(extent, CONTACT_SIZE_RANGE) && (!largest || extent > largest.extent)) largest = { i, extent };
+    }
     if (b.fixed) return void (fixed[i] = 1);
     let mp = props.get(b);
     if (!mp) {
@@ -481,18 +535,67 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
     }
     mass[i] = mp.mass;
     inertiaMin[i] = Math.min(mp.inertiaLocal[0], mp.inertiaLocal[4], mp.inertiaLocal[8]);
-    if (!(mass[i] >= a.minNormal && mass[i] <= a.max))
-      throw new InputError(`${field(i)} outside the ${fmt(a.minNormal)} .. ${fmt(a.max)} kg ${who} can represent`);
+    if (!(mass[i] >= a.minNormal && mass[i] <= a.max)) fail(`${field(i)} outside the ${fmt(a.minNormal)} .. ${fmt(a.max)} kg ${who} can represent`);
     if (!(inertiaMin[i] >= a.minNormal && inertiaMin[i] <= a.max))
-      throw new InputError(`bodies[${i}].shape: with its mass of ${fmt(mass[i])} kg it has a moment of inertia ${fmt(inertiaMin[i])} kg·m², outside the ${fmt(a.minNormal)} .. ${fmt(a.max)} ${who} can represent`);
+      fail(`bodies[${i}].${shapeField(b.shape)}: with its mass of ${fmt(mass[i])} kg the body has a moment of inertia ${fmt(inertiaMin[i])} kg·m², outside the ${fmt(a.minNormal)} .. ${fmt(a.max)} ${who} can represent`);
     const size = Math.sqrt((2.5 * inertiaMin[i]) / mass[i]);
     const at = Math.max(Math.abs(position[p]), Math.abs(position[p + 1]), Math.abs(position[p + 2]));
     const u = ulp(at, a);
-    if (!(u < size))
-      throw new InputError(`bodies[${i}].position: at ${fmt(at)} m from the origin ${who} stores positions to ${fmt(u)} m, not below the body's size of ${fmt(size)} m`);
+    if (!(u < size)) fail(`bodies[${i}].position: at ${fmt(at)} m from the origin ${who} stores positions to ${fmt(u)} m, not below the body's size of ${fmt(size)} m`);
+    // and its farthest point: a body 1e200 m long and 1 m thick cannot be placed at any position
+    // (ulp(x) ≤ x · 2^(1 − p): where that bound is below the size, the exact ulp need not be formed)
+    const reachOfShape = boundingRadius(b.shape), far = at + reachOfShape;
+    const uFar = far * relativeSpacing < size ? 0 : ulp(far, a);
+    if (!(uFar < size)) {
+      if (reachOfShape >= at)
+        fail(`bodies[${i}].${shapeField(b.shape)}: the body reaches ${fmt(reachOfShape)} m from its centre, where ${who} stores positions to ${fmt(uFar)} m, not below its thickness of ${fmt(size)} m`);
+      fail(`bodies[${i}].position: the body reaches ${fmt(far)} m from the origin, where ${who} stores positions to ${fmt(uFar)} m, not below its size of ${fmt(size)} m`);
+    }
     if (u > 2 ** -10 * size && (!worstSize || u / size > worstSize.ratio)) worstSize = { i, ratio: u / size, ulp: u, size, at };
     if (g > 0 && g * h * h < u / 2 && (!worstFall || u > worstFall.ulp)) worstFall = { i, ulp: u, at };
+    // Motion within the first frame: unhindered, a body moves x(dt) = x₀ + v₀ dt + ½ g dt² (per axis,
+    // bounded by |x₀| + |v₀| dt + ½ |g| dt²). Where the arithmetic cannot store that position finer
+    // than the body's size — the test above, one frame on — its motion cannot be represented: a
+    // velocity or gravity of 1e300 was a "divergence" at frame 1 (its ½ m v² overflows f64), not a result.
+    const dt = options.dt;
+    let reach = 0, byVelocity = 0, byGravity = 0;
+    for (let d = 0; d < 3; d++) {
+      const vd = v >= 0 ? Math.abs(velocity[v + d]) * dt : 0, gd = 0.5 * Math.abs(gravity[d]) * dt * dt;
+      reach = Math.max(reach, Math.abs(position[p + d]) + vd + gd);
+      byVelocity = Math.max(byVelocity, vd);
+      byGravity = Math.max(byGravity, gd);
+    }
+    const u1 = reach * relativeSpacing < size ? 0 : ulp(reach, a);
+    if (!(u1 < size)) {
+      const speed = v >= 0 ? Math.hypot(velocity[v], velocity[v + 1], velocity[v + 2]) : 0;
+      const where = Number.isFinite(u1)
+        ? `${who} stores positions there to ${fmt(u1)} m, not below the body's size of ${fmt(size)} m: its motion cannot be represented`
+        : `that is beyond the largest number ${who} holds (${fmt(a.max)}): its motion cannot be represented`;
+      const len = (x: number) => (Number.isFinite(x) ? fmt(x) : `more than ${fmt(f64.max)}`);
+      // the blame goes to the factor furthest from its ordinary value, in decades: the speed against 1 m/s
+      // or |g| against 9.81 m/s², and the step against 1/60 s (its square where it multiplies g)
+      const stepDecades = Math.log10(dt * 60);
+      const moved = byVelocity >= byGravity ? `at ${fmt(speed)} m/s the body moves ${len(speed * dt)} m in one frame` : `${fmt(g)} m/s² moves a falling body ½ g dt² = ${len(0.5 * g * dt * dt)} m in one frame`;
+      if (byVelocity >= byGravity ? stepDecades > Math.log10(speed) : 2 * stepDecades > Math.log10(g / 9.81))
+        fail(`dt: a frame of ${fmt(dt)} s is too long for this scene: ${moved}; ${where}`);
+      if (byVelocity >= byGravity) fail(`bodies[${i}].linearVelocity: ${moved} (dt = ${fmt(dt)} s); ${where}`);
+      fail(`gravity: ${moved} (dt = ${fmt(dt)} s); ${where}`);
+    }
+    // spin: its kinetic energy ½ ω·Iω (≤ ½ I_max |ω|²) must be finite in the f64 the metrics measure it
+    // in, and I ω (the angular momentum the solvers form) within the solver's arithmetic
+    if (w >= 0) {
+      const omega = Math.hypot(spin[w], spin[w + 1], spin[w + 2]);
+      const inertiaMax = Math.max(mp.inertiaLocal[0], mp.inertiaLocal[4], mp.inertiaLocal[8]);
+      if (!(0.5 * inertiaMax * omega * omega <= f64.max) || !(inertiaMax * omega <= a.max))
+        fail(
+          `bodies[${i}].angularVelocity: |ω| = ${fmt(omega)} rad/s with the body's moment of inertia ${fmt(inertiaMax)} kg·m² has an angular momentum or kinetic energy beyond what ${who} and the f64 energy can represent`,
+        );
+    }
   });
+  if (largest)
+    warnings.push(
+      `bodies[${largest.i}].${shapeField(world.bodies[largest.i].shape)}: the body is ${fmt(largest.extent)} m across at its thinnest, beyond the ${CONTACT_SIZE_RANGE.min} m to ${CONTACT_SIZE_RANGE.max} m the contact code is tested for (not known to fail: untested)`,
+    );
   if (worstSize)
     warnings.push(
       `bodies[${worstSize.i}].position: at ${fmt(worstSize.at)} m from the origin ${who} stores positions to ${fmt(worstSize.ulp)} m, ${fmt(100 * worstSize.ratio)} % of the body's size (${fmt(worstSize.size)} m): joint errors below that are rounding`,
@@ -518,13 +621,13 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
       const spread = Math.max(1 + arm2 / (inertiaMin[ib] / mass[ib]), angularRows ? mass[ib] / inertiaMin[ib] : 0);
       const lightest = (2 * spread) / cbrtMax;
       if (!(mass[ib] >= lightest))
-        throw new InputError(
+        fail(
           `${field(ib)} below the ${fmt(lightest)} kg ${who} can carry through constraints[${ic}]'s effective mass (the determinant of its 3×3 block overflows and the joint is lost)`,
         );
     }
     if (dynamic.length && !(inverseMassSum >= 1 / heaviest)) {
       const ib = dynamic.reduce((x, y) => (mass[x] < mass[y] ? x : y));
-      throw new InputError(
+      fail(
         `${field(ib)} above the ${fmt(heaviest)} kg ${who} can carry through constraints[${ic}]'s effective mass (the determinant of its 3×3 block underflows)`,
       );
     }
@@ -540,11 +643,13 @@ export function checkRanges(world: WorldDesc, solverId: string, options: RangeOp
       }
     }
   });
-  return warnings;
+  return warnings.map((line) => at + line);
 }
 
 function fmt(x: number): string {
   if (x === 0) return '0';
+  // f64's largest number, 1.797…e308, rounds up to 1.80e308, which is Infinity as a number: keep the text
+  if (Number.isFinite(x) && !Number.isFinite(+x.toPrecision(3))) return `${x < 0 ? '-' : ''}1.797e308`; // (only f64's largest numbers round so)
   const r = +x.toPrecision(3), ar = Math.abs(r);
   return (ar >= 1e-3 && ar < 1e6 ? String(r) : r.toExponential()).replace('e+', 'e');
 }
@@ -562,5 +667,101 @@ function withDescriptionHeld(count: SceneCount): MemoryLimits {
 export function preflight(what: string, desc: SceneDesc, solverId: string, options: RangeOptions): string[] {
   // the description exists already: its part (and a file's parse) is in what the process holds now
   checkMemory(what, countScene(desc), solverId, false, withDescriptionHeld(countScene(desc)));
-  return isParticleSystem(desc) ? [] : checkRanges(desc, solverId, options);
+  if (isParticleSystem(desc)) {
+    checkParticleRanges(desc, options);
+    return [];
+  }
+  return checkRanges(desc, solverId, options);
+}
+
+/**
+ * A particle system's motion over its first frame in the f64 its solvers (witkin-*) and metrics
+ * compute in: each free particle's speed within the frame, at most |v₀| + |g| dt, must leave its
+ * kinetic energy ½ m v² finite, and its reach |x₀| + |v₀| dt + ½ |g| dt² finite. Beyond either, the
+ * first step is infinite (a velocity or gravity of 1e300 was a "divergence at frame 1").
+ */
+export function checkParticleRanges(desc: Extract<SceneDesc, { kind: 'particles' }>, options: RangeOptions): void {
+  const at = options.where ? `${options.where}: ` : '';
+  const dt = options.dt;
+  let g = 0, gi = -1;
+  desc.forces.forEach((f, k) => {
+    if (f.type === 'gravity') {
+      const norm = Math.hypot(...f.g);
+      if (norm > g) (g = norm), (gi = k);
+    }
+  });
+  for (let i = 0; i < desc.particles.length; i++) {
+    const p = desc.particles[i];
+    if (p.fixed) continue;
+    const v0 = p.velocity ? Math.hypot(...p.velocity) : 0;
+    const x0 = Math.max(...p.position.map(Math.abs));
+    const speed = v0 + g * dt, reach = x0 + v0 * dt + 0.5 * g * dt * dt;
+    if (Number.isFinite(0.5 * p.mass * speed * speed) && Number.isFinite(reach)) continue;
+    const blame = v0 * dt >= 0.5 * g * dt * dt ? `particles[${i}].velocity: ${fmt(v0)} m/s` : `forces[${gi}].g: ${fmt(g)} m/s²`;
+    throw new InputError(`${at}${blame} gives particle ${i} (${fmt(p.mass)} kg) a kinetic energy or a position beyond f64 within its first frame (dt = ${fmt(dt)} s): its motion cannot be represented`);
+  }
+}
+
+// ───────────── 3. a run's records: its series, timings and JSON ─────────────
+
+/**
+ * What a run keeps per frame and per sampled frame until it ends (run/run.ts): per frame its two
+ * timings (msPerFrame, wallMsPerFrame: f64 in JS arrays, which grow by doubling: up to 2 × 8 B each);
+ * per sampled frame a SeriesPoint (frame, t, violations, energy, momentum, contacts, awake: an object
+ * and a 3-array, measured 200–220 B) and per traced body a 3-array under its key (≈ 80 B).
+ * Measured on single-box (pgs-cpu) and pendulum (jacobi-cpu) over 20,000 frames: 237 and 250 B per
+ * frame at --sample-every 1; the figures below sum to 252.
+ */
+export const RUN_RECORD_HEAP = { perFrame: 32, perSample: 220, perTracedSample: 80 };
+/**
+ * Characters of the JSON record (`run --json`, compare's results.json: JSON.stringify, indent 1): per
+ * frame its timing on a line of its own (≈ 22), per sampled frame its series point (≈ 190; measured
+ * 193–213 per frame in all at --sample-every 1), per traced body ≈ 60 more.
+ */
+export const RUN_RECORD_JSON = { perFrame: 22, perSample: 190, perTracedSample: 60 };
+/** V8's longest string (2²⁹ − 24 characters on 64-bit builds): JSON.stringify cannot make a longer one. */
+export const MAX_STRING_CHARS = 2 ** 29 - 24;
+
+export interface RunRecordPlan {
+  frames: number;
+  sampleEvery: number;
+  /** bodies traced (`run --trace`) */
+  traced?: number;
+  /** runs kept together (compare's matrix: every run's record lives until results.json is written) */
+  runs?: number;
+  /** whether the record is written as one JSON text (run --json, compare's results.json) */
+  json?: boolean;
+  /** the command has --sample-every (bench does not: its sampling is its own) */
+  sampleFlag?: boolean;
+}
+
+/** Bytes of JS heap and characters of JSON the records of `plan` take. */
+export function estimateRunRecords(plan: RunRecordPlan): { heap: number; jsonChars: number; samples: number } {
+  const samples = Math.ceil(plan.frames / Math.max(1, plan.sampleEvery)) + 1; // frame 0, every K-th and the last
+  const runs = plan.runs ?? 1, traced = plan.traced ?? 0;
+  const heap = runs * (plan.frames * RUN_RECORD_HEAP.perFrame + samples * (RUN_RECORD_HEAP.perSample + traced * RUN_RECORD_HEAP.perTracedSample));
+  const jsonChars = runs * (plan.frames * RUN_RECORD_JSON.perFrame + samples * (RUN_RECORD_JSON.perSample + traced * RUN_RECORD_JSON.perTracedSample));
+  return { heap, jsonChars, samples };
+}
+
+/**
+ * Refuses (an InputError, one line with the figures) a run whose records do not fit: in the JS heap
+ * left, or, written as JSON, in one string. Checked before anything runs: `--frames 1e9` grew to 4 GB in
+ * 10 minutes and would have been lost at the end. `flag` names what to change ("--frames").
+ */
+export function checkRunRecords(what: string, plan: RunRecordPlan, limits: Pick<MemoryLimits, 'heap'> = machineLimits()): void {
+  const est = estimateRunRecords(plan);
+  const runs = (plan.runs ?? 1) > 1 ? ` over ${plan.runs} runs` : '';
+  const per = `${RUN_RECORD_HEAP.perSample + (plan.traced ?? 0) * RUN_RECORD_HEAP.perTracedSample} B per sampled frame, ${RUN_RECORD_HEAP.perFrame} B per frame`;
+  const sampled = plan.sampleFlag ?? true;
+  const frames = `--frames ${formatCount(plan.frames)}${sampled ? ` at --sample-every ${plan.sampleEvery}` : ''}`;
+  const remedy = sampled ? 'fewer frames, or a larger --sample-every' : 'fewer frames';
+  if (!(est.heap <= limits.heap))
+    throw new InputError(
+      `${what}: ${frames} keeps a series and timings of ${approx(est.heap)}${runs} (${per}), beyond the ${formatBytes(limits.heap)} of JS heap this Node process has left: ${remedy}`,
+    );
+  if (plan.json && !(est.jsonChars <= MAX_STRING_CHARS))
+    throw new InputError(
+      `${what}: ${frames} makes a JSON record of about ${formatCount(est.jsonChars)} characters${runs}, beyond the ${formatCount(MAX_STRING_CHARS)} of one JavaScript string: ${remedy}`,
+    );
 }

@@ -31,6 +31,7 @@
  * silently become a default.
  */
 import { z } from 'zod';
+import { FRICTION_RANGE, RESTITUTION_RANGE, inRange, rangeText } from './ranges.js';
 
 export const SCENE_FORMAT = 'solverlab-scene';
 export const SCENE_FORMAT_VERSION = 1;
@@ -62,6 +63,8 @@ const quat = z
   .tuple([finite, finite, finite, finite], { error: (i) => `expected a quaternion [x, y, z, w], got ${describe(i.input)}` })
   .refine((q) => Math.hypot(...q) > 1e-12, { error: 'zero quaternion (no rotation is [0, 0, 0, 1])' });
 const bodyIndex = z.number({ error: (i) => `expected a body index, got ${describe(i.input)}` }).int('expected an integer body index').min(0, 'expected a body index ≥ 0');
+/** a friction coefficient μ (ranges.ts FRICTION_RANGE: 0 to 100) */
+const frictionCoefficient = finite.refine((x) => inRange(x, FRICTION_RANGE), { error: (i) => `expected a friction coefficient ${rangeText(FRICTION_RANGE)}, got ${describe(i.input)}` });
 const compliance = finite.refine((x) => x >= 0, { error: 'expected a compliance ≥ 0 (m/N)' });
 
 // ---- shapes -------------------------------------------------------------------------------------
@@ -100,18 +103,27 @@ export const bodySchema = z
     /** world frame, rad/s */
     angularVelocity: vec3.optional(),
     /** Coulomb friction coefficient μ ≥ 0 (default 0.6), static and dynamic alike; a pair takes √(μA μB) */
-    friction: nonNegative.optional(),
+    friction: frictionCoefficient.optional(),
     /** static friction μ_s ≥ 0 (default: `friction`): the most a resting contact holds, |f_t| ≤ μ_s f_n; a pair takes √(μsA μsB) */
-    staticFriction: nonNegative.optional(),
+    staticFriction: frictionCoefficient.optional(),
     /** dynamic (kinetic) friction μ_d ≥ 0 (default: `friction`): a sliding contact's |f_t| = μ_d f_n; a pair takes √(μdA μdB) */
-    dynamicFriction: nonNegative.optional(),
+    dynamicFriction: frictionCoefficient.optional(),
     /** coefficient of restitution e in [0, 1] (default 0); a pair takes max(eA, eB) */
-    restitution: finite.refine((x) => x >= 0 && x <= 1, { error: (i) => `expected a coefficient of restitution in [0, 1], got ${describe(i.input)}` }).optional(),
+    restitution: finite.refine((x) => inRange(x, RESTITUTION_RANGE), { error: (i) => `expected a coefficient of restitution ${rangeText(RESTITUTION_RANGE)}, got ${describe(i.input)}` }).optional(),
   })
   .superRefine((b, ctx) => {
     if (b.shape?.type === 'plane' && b.fixed !== true) return ctx.addIssue({ code: 'custom', path: ['shape'], message: 'a plane is a fixed body only (add "fixed": true)' });
     if (b.mass !== undefined && b.density !== undefined) ctx.addIssue({ code: 'custom', path: [], message: 'give "mass" or "density", not both' });
     else if (!b.fixed && b.mass === undefined && b.density === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'a body that is not fixed needs "mass" or "density"' });
+    // Coulomb: a resting contact holds up to μ_s f_n and a sliding one feels μ_d f_n; with μ_s < μ_d a
+    // contact that starts to slide would be held harder than the most it could hold at rest
+    const staticMu = b.staticFriction ?? b.friction, dynamicMu = b.dynamicFriction ?? b.friction;
+    if (typeof staticMu === 'number' && typeof dynamicMu === 'number' && staticMu < dynamicMu)
+      ctx.addIssue({
+        code: 'custom',
+        path: [b.staticFriction !== undefined ? 'staticFriction' : 'dynamicFriction'],
+        message: `expected staticFriction ≥ dynamicFriction (μ_s ≥ μ_d: a contact holds at rest at least what it feels sliding), got μ_s = ${staticMu} < μ_d = ${dynamicMu}`,
+      });
   });
 
 // ---- constraints --------------------------------------------------------------------------------
@@ -208,6 +220,8 @@ function checkReferences(w: { bodies: { fixed?: boolean }[]; constraints: { body
   // list and are the one reported): look only at what is well formed.
   if (!Array.isArray(w.bodies) || !Array.isArray(w.constraints)) return;
   const n = w.bodies.length;
+  const nothing = nothingMoves(n, (i) => w.bodies[i]?.fixed === true);
+  if (nothing) return void ctx.addIssue({ code: 'custom', path: ['bodies'], message: nothing });
   const index = (k: unknown) => Number.isInteger(k) && (k as number) >= 0;
   for (let i = 0; i < w.constraints.length; i++) {
     const c = w.constraints[i];
@@ -218,6 +232,16 @@ function checkReferences(w: { bodies: { fixed?: boolean }[]; constraints: { body
     if (c.bodyB === c.bodyA) return fault(['bodyB'], 'a constraint joins two different bodies');
     if (w.bodies[c.bodyA]?.fixed === true && (c.bodyB === null || w.bodies[c.bodyB]?.fixed === true)) return fault([], 'joins two fixed bodies (nothing can move)');
   }
+}
+
+/**
+ * Why a world of `count` bodies has nothing to simulate — no bodies, or every one fixed — or null. A
+ * run of it would measure nothing (exit 0 and a table of zeros): refused like any other bad input.
+ */
+export function nothingMoves(count: number, fixed: (i: number) => boolean): string | null {
+  if (count === 0) return 'a scene needs at least one body, got none';
+  for (let i = 0; i < count; i++) if (!fixed(i)) return null;
+  return `every body is fixed (${count === 1 ? 'the one body' : `all ${count}`}): nothing can move`;
 }
 
 /** A world description, as a library user or a built-in scene hands it over. */

@@ -13,7 +13,7 @@
  * diagonal in the body's local frame) are computed once, here, by `massProperties`.
  */
 
-import { WorldError, schemaFault, worldSchema, bodySchema, constraintSchema, elementFault, referenceFault, type Shape, type Vec3, type BodyDesc, type WorldDesc } from './schema.js';
+import { WorldError, schemaFault, worldSchema, bodySchema, constraintSchema, elementFault, referenceFault, nothingMoves, type Shape, type Vec3, type BodyDesc, type WorldDesc } from './schema.js';
 import { packedBodies, packedConstraints, type PackedBodies, type PackedConstraints } from './packed.js';
 
 // The description types are inferred from the zod schema (schema.ts), so the two cannot drift.
@@ -64,6 +64,23 @@ export function shapeVolume(shape: Shape): number {
 }
 
 /** Radius of the smallest sphere about the body's origin that holds the shape, m (framing, bounds). */
+/**
+ * The least half size of a shape: a sphere's or capsule's radius, a box's smallest half extent;
+ * Infinity for a plane (unbounded). The size collision/pipeline.ts shapeSize scales its slop by, and
+ * the one the contact code's supported range (ranges.ts CONTACT_SIZE_RANGE, as 2 × this) is of.
+ */
+export function leastHalfSize(shape: Shape): number {
+  switch (shape.type) {
+    case 'sphere':
+    case 'capsule':
+      return shape.radius;
+    case 'box':
+      return Math.min(shape.halfExtents[0], shape.halfExtents[1], shape.halfExtents[2]);
+    case 'plane':
+      return Infinity;
+  }
+}
+
 export function boundingRadius(shape: Shape): number {
   switch (shape.type) {
     case 'sphere':
@@ -167,7 +184,10 @@ export function validateWorld(world: WorldDesc): void {
  * the exact message a plain list would give. The references are checkReferences's, per joint.
  */
 function validatePacked(world: WorldDesc, pb: PackedBodies, pc: PackedConstraints): void {
-  const top = worldSchema.safeParse({ ...world, bodies: [], constraints: [] });
+  // the top level alone, with a stand-in body (the lists are checked below, and whether anything
+  // can move from the packed fixed flags: nothingMoves)
+  const standIn: BodyDesc = { shape: { type: 'sphere', radius: 1 }, mass: 1, position: [0, 0, 0] };
+  const top = worldSchema.safeParse({ ...world, bodies: [standIn], constraints: [] });
   if (!top.success) throw schemaFault(world, top.error);
   const checkBody = (i: number) => {
     const r = bodySchema.safeParse(pb.at(i));
@@ -193,6 +213,8 @@ function validatePacked(world: WorldDesc, pb: PackedBodies, pc: PackedConstraint
   }
   const fixed = pb.prototypes.list.map((b) => b.fixed === true);
   const isFixed = (i: number) => fixed[pb.prototype[i]];
+  const nothing = nothingMoves(pb.count, isFixed);
+  if (nothing) throw new WorldError('bodies', nothing);
   const seenJoint = new Uint8Array(pc.prototypes.list.length);
   for (let ic = 0; ic < pc.count; ic++) {
     const k = pc.prototype[ic];

@@ -61,7 +61,10 @@ export const particleFileSchema = z.strictObject({
   params: z.record(z.string(), z.union([finite, z.array(finite)])).optional(),
   kind: z.literal('particles'),
   dimension: z.union([z.literal(2), z.literal(3)], { error: 'expected 2 or 3' }),
-  particles: z.array(particle, { error: 'expected an array of particles' }),
+  particles: z
+    .array(particle, { error: 'expected an array of particles' })
+    .refine((list) => list.length === 0 || list.some((q) => !q?.fixed), { error: 'every particle is fixed: nothing can move' })
+    .refine((list) => list.length > 0, { error: 'a scene needs at least one particle, got none' }),
   forces: z.array(force, { error: 'expected an array of forces' }),
   constraints: z.array(constraint, { error: 'expected an array of constraints' }),
   parametric: z.array(path, { error: 'expected an array of paths' }).optional(),

@@ -20,7 +20,8 @@
  * Pair coefficients (schema.ts): μ = √(μA μB), e = max(eA, eB).
  */
 import type { BodyDesc, Quat, Vec3, WorldDesc } from '../model/world.js';
-import { defineScene, type RigidSceneInfo } from './scene.js';
+import { defineScene, type ParamSpec, type RigidSceneInfo } from './scene.js';
+import { CONTACT_SIZE_RANGE, FRICTION_RANGE } from '../model/ranges.js';
 
 const GRAVITY: Vec3 = [0, -9.81, 0];
 const DENSITY = 1000;
@@ -35,7 +36,19 @@ function cube(h: number, position: Vec3, extra: Partial<BodyDesc> = {}): BodyDes
   return { shape: { type: 'box', halfExtents: [h, h, h] }, density: DENSITY, position, ...extra };
 }
 
-const sizeParam = { default: 0.5, min: 1e-6, help: 'half extent of each box, m' };
+/**
+ * A half extent or radius of a body that collides: half the contact code's supported sizes
+ * (model/ranges.ts CONTACT_SIZE_RANGE, a least extent of 1 cm to 10 m), 5 mm to 5 m.
+ */
+export function contactHalfSize(default_: number, help: string): ParamSpec {
+  return { default: default_, min: CONTACT_SIZE_RANGE.min! / 2, max: CONTACT_SIZE_RANGE.max! / 2, help, why: 'the contact code supports bodies of 1 cm to 10 m' };
+}
+/** A friction coefficient (model/ranges.ts FRICTION_RANGE). */
+export function frictionParam(default_: number, help: string): ParamSpec {
+  return { default: default_, ...FRICTION_RANGE, help };
+}
+
+const sizeParam = contactHalfSize(0.5, 'half extent of each box, m');
 
 export const singleBox: RigidSceneInfo = defineScene({
   kind: 'rigid',
@@ -60,16 +73,22 @@ export const verticalStack: RigidSceneInfo = defineScene({
   params: {
     boxes: { default: 15, min: 1, integer: true, help: 'boxes in the stack' },
     size: sizeParam,
-    offset: { default: 0.01, min: 0, help: 'each box shifted this far along x, +x and −x alternately (box 0 at +x), m' },
+    offset: { default: 0.01, min: 0, help: 'each box shifted this far along x, +x and −x alternately (box 0 at +x), m (below size/2)' },
     gap: { default: 0, min: 0, help: 'vertical gap between a box and the one below (and the ground), m (0: resting face on face)' },
   },
+  // neighbours are shifted +offset and −offset: a box's centre stands 2·offset from the centre of the
+  // one below, whose top face reaches `size` either side of its centre; the boxes above a box alternate
+  // about x = 0, so their centre of mass too lies within 2·offset of it. Below 2·offset < size every
+  // box's load falls inside its support; at 2·offset ≥ size it falls at or beyond the edge and the stack
+  // cannot stand (at offset ≥ size a box does not even rest on the one below).
+  check: (p) => (2 * p.offset < p.size ? null : { param: 'offset', problem: `must be below size/2 = ${p.size / 2} m, got ${p.offset} (a box's centre stands 2·offset from the one below, beyond the edge of its support at 2·offset ≥ size)` }),
   build(p): WorldDesc {
     const h = p.size;
     const bodies: BodyDesc[] = [ground()];
     // box i: bottom face at i (2h + gap) + gap, so centre y = h + gap + i (2h + gap). The alternating
-    // shift keeps every box's centre within `offset` of the centre of the one below: with offset < h
-    // each box's weight (and the stack's above it) falls inside its support, so the stack can stand
-    // still; the shift only breaks the symmetry a perfect column has.
+    // shift puts every box's centre 2·offset from the centre of the one below; with 2·offset < h (the
+    // scene's check) each box's weight (and the stack's above it) falls inside its support, so the
+    // stack can stand still; the shift only breaks the symmetry a perfect column has.
     for (let i = 0; i < p.boxes; i++) bodies.push(cube(h, [i % 2 === 0 ? p.offset : 0 - p.offset, h + p.gap + i * (2 * h + p.gap), 0]));
     return { gravity: GRAVITY, collisions: true, bodies, constraints: [] };
   },
@@ -84,9 +103,12 @@ export const pyramid: RigidSceneInfo = defineScene({
   params: {
     base: { default: 20, min: 1, integer: true, help: 'boxes in the bottom row' },
     size: sizeParam,
-    gap: { default: 0.01, min: 0, help: 'horizontal gap between neighbouring boxes of a row, m (rows rest face on face)' },
-    friction: { default: 0.6, min: 0, help: 'friction coefficient of the ground and of every box (so of every pair)' },
+    gap: { default: 0.01, min: 0, help: 'horizontal gap between neighbouring boxes of a row, m (rows rest face on face; below 2·size)' },
+    friction: frictionParam(0.6, 'friction coefficient of the ground and of every box (so of every pair)'),
   },
+  // a box of row r + 1 is centred over the gap between two boxes of row r, whose near edges stand gap/2
+  // either side of that centre: its bottom face (half width `size`) rests on both only while gap/2 < size
+  check: (p) => (p.gap < 2 * p.size ? null : { param: 'gap', problem: `must be below 2·size = ${2 * p.size} m, got ${p.gap} (a box of the row above is centred over the gap and falls through it)` }),
   build(p): WorldDesc {
     const h = p.size, pitch = 2 * h + p.gap;
     const bodies: BodyDesc[] = [ground({ friction: p.friction })];
@@ -113,6 +135,9 @@ export const frictionRamp: RigidSceneInfo = defineScene({
     size: sizeParam,
     distance: { default: 4, min: 0, help: "along the slope from the ramp's foot (the line x = y = 0) to each box's centre, m (≥ size keeps the boxes off the ground)" },
   },
+  // each box's bottom face spans distance ± size along the slope from the foot: below distance = size
+  // its lower edge lies past the foot, below the ground plane (y < 0): the box starts inside the ground
+  check: (p) => (p.distance >= p.size ? null : { param: 'distance', problem: `must be ≥ size = ${p.size} m, got ${p.distance} (a box's lower edge would start past the ramp's foot, inside the ground)` }),
   build(p): WorldDesc {
     const th = p.angle, h = p.size;
     // The ramp: a plane through the origin turned by θ about z, q = [0, 0, sin θ/2, cos θ/2]. It takes
@@ -146,7 +171,7 @@ export const restitution: RigidSceneInfo = defineScene({
   name: 'restitution',
   description: 'five spheres, restitution 0, 0.25, 0.5, 0.75, 1, dropped on the ground: each should rebound to e² times the drop height',
   params: {
-    radius: { default: 0.5, min: 1e-6, help: 'sphere radius, m' },
+    radius: contactHalfSize(0.5, 'sphere radius, m'),
     height: { default: 2, min: 0, help: "drop height: from the ground to each sphere's lowest point, m" },
   },
   build(p): WorldDesc {
@@ -190,8 +215,9 @@ export const heavyOnLight: RigidSceneInfo = defineScene({
   name: 'heavy-on-light',
   description: 'a wide box `ratio` times as heavy as each of the two small boxes it rests on (a large mass ratio across contacts)',
   params: {
-    ratio: { default: 100, min: 1e-6, help: 'heavy box mass / the mass of each light box' },
-    size: { default: 0.5, min: 1e-6, help: 'half extent of each light box (the heavy one is 3·size × size × size), m' },
+    // beyond 1/u = 9e15 (f64's unit roundoff u = 2⁻⁵³) the light boxes' share of a contact's effective mass, 1/m_light + 1/m_heavy, rounds away
+    ratio: { default: 100, min: 1e-6, max: 1e15, help: 'heavy box mass / the mass of each light box', why: "beyond 1e15 the heavy box's share of a contact's effective mass rounds away in f64" },
+    size: contactHalfSize(0.5, 'half extent of each light box (the heavy one is 3·size × size × size), m'),
   },
   build(p): WorldDesc {
     const s = p.size;
@@ -215,9 +241,9 @@ export const rolling: RigidSceneInfo = defineScene({
   name: 'rolling',
   description: 'a sphere on the ground launched sliding along x without spin: friction slows it and spins it up until it rolls at 5/7 of the launch speed',
   params: {
-    radius: { default: 0.5, min: 1e-6, help: 'sphere radius, m' },
+    radius: contactHalfSize(0.5, 'sphere radius, m'),
     speed: { default: 5, help: 'launch speed along x, m/s' },
-    friction: { default: 0.3, min: 0, help: 'friction coefficient of the ground and of the sphere (so of the pair)' },
+    friction: frictionParam(0.3, 'friction coefficient of the ground and of the sphere (so of the pair)'),
   },
   build(p): WorldDesc {
     // Sliding, kinetic friction μ m g decelerates the centre, dv/dt = −μ g, and spins the sphere up,

@@ -85,7 +85,7 @@ export const ropeSwing: RigidSceneInfo = defineScene({
     rope: { default: 1.5, min: 1e-6, help: 'rope length, m' },
     speed: { default: 4, min: 0, help: 'launch speed, m/s (up and sideways at 45°)' },
     radius: { default: 0.05, min: 1e-6, help: 'capsule radius, m' },
-    halfHeight: { default: 0.15, min: 0, help: "capsule's half segment length, m" },
+    halfHeight: { default: 0.15, min: 0, minExclusive: true, help: "capsule's half segment length, m (> 0: a capsule has a segment; a sphere is not this scene)" },
     density: { default: 1000, min: 1e-12, help: 'kg/m³' },
     ...collisionsParam,
   },

@@ -83,8 +83,8 @@ export const doublePendulum: ParticleSceneInfo = defineScene({
     length2: { default: 1, min: 1e-3, help: 'first to second particle, m' },
     mass1: { default: 1, min: 1e-6, help: 'kg' },
     mass2: { default: 1, min: 1e-6, help: 'kg' },
-    angle1: { default: Math.PI / 2, help: 'first link from straight down, rad' },
-    angle2: { default: Math.PI / 4, help: 'second link from straight down, rad' },
+    angle1: { default: Math.PI / 2, min: -Math.PI, max: Math.PI, help: 'first link from straight down, rad' },
+    angle2: { default: Math.PI / 4, min: -Math.PI, max: Math.PI, help: 'second link from straight down, rad' },
     gravity: { default: 9.81, min: 0, help: '|g|, m/s², pointing −y' },
   },
   build(p) {

@@ -12,14 +12,22 @@ import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
 import { packWorld } from '../model/packed.js';
 import { checkMemory, type SceneCount } from '../model/limits.js';
 import { InputError } from '../model/input-error.js';
+import { brokenBound, formatBound, type NumberRange } from '../model/ranges.js';
 
-export interface ParamSpec {
+/** A number parameter: its default, its range (model/ranges.ts) and its meaning. */
+export interface ParamSpec extends NumberRange {
   default: number;
-  min?: number;
-  max?: number;
-  integer?: boolean;
   help: string;
+  /** why the range is what it is, said beside a refusal */
+  why?: string;
 }
+
+/**
+ * A check across a scene's parameters (each is in its own range already): the fault as
+ * { param, problem } naming the parameter to change, or null. E.g. vertical-stack's offset must be
+ * below half its size, or a box does not rest on the one below.
+ */
+export type ParamsCheck = (p: Record<string, number>) => { param: string; problem: string } | null;
 
 /** A vector parameter, given on the command line as `--param position=0,-2`. */
 export interface VectorParamSpec {
@@ -34,6 +42,8 @@ export interface SceneInfo<D extends SceneDesc = SceneDesc> {
   description: string;
   params: Record<string, ParamSpec>;
   vectorParams?: Record<string, VectorParamSpec>;
+  /** the checks across parameters (ParamsCheck), run with the ranges */
+  check?: ParamsCheck;
   /**
    * The scene for the given parameters (any subset; the rest take their defaults). Throws an
    * InputError naming a bad or unknown parameter, or a scene too large for this process's memory.
@@ -49,6 +59,7 @@ export interface SceneDefinition<D extends SceneDesc> {
   description: string;
   params: Record<string, ParamSpec>;
   vectorParams?: Record<string, VectorParamSpec>;
+  check?: ParamsCheck;
   build(params: Record<string, number>, vectors: Record<string, number[]>): D;
   count(params: Record<string, number>): Omit<SceneCount, 'kind'>;
   kind: SceneCount['kind'];
@@ -61,6 +72,7 @@ export function defineScene<D extends SceneDesc>(def: SceneDefinition<D>): Scene
     description: def.description,
     params: def.params,
     ...(def.vectorParams ? { vectorParams: def.vectorParams } : {}),
+    ...(def.check ? { check: def.check } : {}),
     count(given = {}) {
       return { kind: def.kind, ...def.count(resolveSceneParams(scene, given).params) };
     },
@@ -116,10 +128,13 @@ export function resolveSceneParams(
     if (Array.isArray(v)) throw new InputError(`parameter '${k}' is a number, not a vector`);
     if (!Number.isFinite(v)) throw new InputError(`parameter '${k}' must be a finite number`);
     if (spec.integer && !Number.isInteger(v)) throw new InputError(`parameter '${k}' must be an integer`);
-    if (spec.min !== undefined && v < spec.min) throw new InputError(`parameter '${k}' must be ≥ ${spec.min}`);
-    if (spec.max !== undefined && v > spec.max) throw new InputError(`parameter '${k}' must be ≤ ${spec.max}`);
+    const broken = brokenBound(v, spec);
+    if (broken) throw new InputError(`parameter '${k}' must be ${broken}, got ${formatBound(v)}${spec.why ? ` (${spec.why})` : ''}`);
     params[k] = v;
   }
+  // the checks across parameters, on the values the scene will be built with (defaults included)
+  const fault = scene.check?.(params);
+  if (fault) throw new InputError(`scene '${scene.name}': parameter '${fault.param}' ${fault.problem}`);
   return { params, vectors };
 }
 

@@ -15,6 +15,8 @@
  */
 import type { BodyDesc, ConstraintDesc, Quat, Vec3, WorldDesc } from '../model/world.js';
 import { defineScene, type RigidSceneInfo } from './scene.js';
+import { contactHalfSize, frictionParam } from './contact-scenes.js';
+import { CONTACT_SIZE_RANGE } from '../model/ranges.js';
 import { mulberry32 } from '../math/random.js';
 
 const GRAVITY: Vec3 = [0, -9.81, 0];
@@ -76,7 +78,7 @@ export const confined: RigidSceneInfo = defineScene({
   description: 'many spheres packed in a box of five planes (ground and four walls facing in), filling about half of it, with small random velocities',
   params: {
     count: { default: 100, min: 1, integer: true, help: 'spheres' },
-    radius: { default: 0.1, min: 1e-6, help: 'sphere radius, m' },
+    radius: contactHalfSize(0.1, 'sphere radius, m'),
     speed: { default: 0.5, min: 0, help: 'each velocity component random in [−speed, speed], m/s' },
     seed: seedParam,
   },
@@ -119,7 +121,7 @@ export const cardHouse: RigidSceneInfo = defineScene({
   params: {
     levels: { default: 3, min: 1, integer: true, help: 'levels (the bottom one has `levels` A-frames)' },
     angle: { default: 0.35, min: 0.05, max: 0.45, help: "each leaning card's angle from vertical, rad (≤ 0.45 keeps a level's A-frames from touching)" },
-    friction: { default: 0.7, min: 0, help: 'friction coefficient of every card and of the ground (so of every pair)' },
+    friction: frictionParam(0.7, 'friction coefficient of every card and of the ground (so of every pair)'),
   },
   build(p): WorldDesc {
     const [t, hl] = CARD, a = p.angle, s = Math.sin(a), c = Math.cos(a);
@@ -173,7 +175,7 @@ export const domino: RigidSceneInfo = defineScene({
     count: { default: 20, min: 1, integer: true, help: 'tiles' },
     spacing: { default: 0.6, min: 0.15, max: 0.95, help: "distance between neighbouring tiles' centres, as a fraction of a tile's height (1 m); < 1, so a falling tile reaches the next" },
     push: { default: 1.5, min: 0, help: "the first tile's starting spin about its front bottom edge, rad/s (≥ 0.38 tips it over)" },
-    friction: { default: 0.6, min: 0, help: 'friction coefficient of every tile and of the ground' },
+    friction: frictionParam(0.6, 'friction coefficient of every tile and of the ground'),
   },
   build(p): WorldDesc {
     const [t, h] = TILE;
@@ -210,7 +212,7 @@ export const newtonsCradle: RigidSceneInfo = defineScene({
   description: "Newton's cradle: spheres (restitution 1, no friction) each hung on two distance joints, touching in a row; the first pulled out and released",
   params: {
     count: { default: 5, min: 1, integer: true, help: 'spheres' },
-    radius: { default: 0.1, min: 1e-6, help: 'sphere radius, m' },
+    radius: contactHalfSize(0.1, 'sphere radius, m'),
     length: { default: 1, min: 1e-6, help: "from the suspension line to a sphere's centre, m" },
     angle: { default: 0.5, min: 0, max: 1.5, help: 'the first sphere pulled out (towards −x) by this angle, rad' },
     gap: { default: 0, min: 0, help: 'gap between neighbouring spheres at rest, m' },
@@ -260,7 +262,15 @@ export const rain: RigidSceneInfo = defineScene({
   description: 'many mixed shapes (sphere, box, capsule in turn) of random size, orientation and density falling into a box of five planes',
   params: {
     count: { default: 1000, min: 1, integer: true, help: 'falling bodies' },
-    size: { default: 0.15, min: 1e-6, help: "largest sphere radius, box half extent or capsule half height, m (each random in [size/3, size])" },
+    // its thinnest body, a capsule of radius 0.2·size, is 0.4·size across; its widest least extent, a
+    // sphere of radius size, 2·size: both within the contact code's 1 cm to 10 m (model/ranges.ts)
+    size: {
+      default: 0.15,
+      min: CONTACT_SIZE_RANGE.min! / 0.4,
+      max: CONTACT_SIZE_RANGE.max! / 2,
+      help: 'largest sphere radius, box half extent or capsule half height, m (each random in [size/3, size]; capsule radius in [0.2, 0.6]·size)',
+      why: 'its bodies, 0.4·size to 2·size across, must stay within the 1 cm to 10 m the contact code supports',
+    },
     height: { default: 1, min: 0, help: "the lowest layer's centres above the ground, beyond the pitch/2 clearance, m" },
     seed: seedParam,
   },

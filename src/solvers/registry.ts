@@ -1,5 +1,8 @@
 import type { WorldDesc } from '../model/world.js';
+import type { SceneDesc } from '../model/scene-desc.js';
 /** The solvers, by id. A new solver is one folder plus one line here. */
+import { forEachBody } from '../model/packed.js';
+import { DEFAULT_FRICTION } from '../collision/pipeline.js';
 import { sceneHasContacts, supportReason, type RigidSolverInfo, type SolverInfo, type SolverOptions } from './solver.js';
 import { isParticleSystem } from '../model/particle-system.js';
 import { particleSolvers } from './witkin/registry.js';
@@ -55,6 +58,25 @@ function oneSidedRowsReason(id: string, world: WorldDesc): string | null {
   );
   if (i < 0) return null;
   return `${id} solves the equality system A λ = b; constraints[${i}] has a one-sided row (a rope, strut or hinge limit), which needs a bounded (complementarity) solve — use jacobi-cpu, gs-cpu or xpbd-cpu`;
+}
+
+/**
+ * Rapier has one friction coefficient per collider, and is given μ_d (rapier/rapier.ts: `dynamicFriction`,
+ * else `friction`): a body whose staticFriction differs from its dynamic one is held there only by μ_d.
+ */
+function rapierFrictionIgnored(id: string, world: WorldDesc): string | null {
+  let first = -1, count = 0;
+  forEachBody(world.bodies, (i, b) => {
+    const staticMu = b.staticFriction ?? b.friction ?? DEFAULT_FRICTION, dynamicMu = b.dynamicFriction ?? b.friction ?? DEFAULT_FRICTION;
+    if (staticMu !== dynamicMu) {
+      count++;
+      if (first < 0) first = i;
+    }
+  });
+  if (first < 0) return null;
+  const b = world.bodies[first];
+  const mu = (x: number | undefined) => x ?? b.friction ?? DEFAULT_FRICTION;
+  return `${id} takes one friction coefficient per body, μ_d: staticFriction (μ_s) is ignored where it differs (bodies[${first}]: μ_s = ${mu(b.staticFriction)}, μ_d = ${mu(b.dynamicFriction)}${count > 1 ? `, and ${count - 1} more` : ''}), so a body held at rest only by μ_s slides`;
 }
 
 /**
@@ -180,6 +202,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     reads: rapierReads,
     supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
     unsupported: (world, options) => rapierSoftJointReason(world, options) ?? rapierJointReason(world, 'impulse'),
+    ignores: (world) => rapierFrictionIgnored('rapier', world),
     create: (world, options) => RapierSolver.create(world, options, 'impulse'),
   },
   {
@@ -189,6 +212,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     reads: rapierReads,
     supports: { constraints: ['point', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
     unsupported: (world, options) => rapierSoftJointReason(world, options) ?? rapierJointReason(world, 'multibody') ?? multibodyLoopReason(world),
+    ignores: (world) => rapierFrictionIgnored('rapier-multibody', world),
     create: (world, options) => RapierSolver.create(world, options, 'multibody'),
   },
 ];
@@ -203,6 +227,7 @@ function forAnyScene(info: RigidSolverInfo): SolverInfo {
     ...info,
     unsupported: (desc, options) =>
       isParticleSystem(desc) ? particles(info.id) : (supportReason(info.id, info.supports, desc) ?? info.unsupported?.(desc, options) ?? null),
+    ignores: (desc) => (isParticleSystem(desc) ? null : (info.ignores?.(desc) ?? null)),
     create: (desc, options, gpu) => {
       if (isParticleSystem(desc)) throw new Error(particles(info.id));
       return info.create(desc, options, gpu);
@@ -211,6 +236,19 @@ function forAnyScene(info: RigidSolverInfo): SolverInfo {
 }
 
 export const solvers: SolverInfo[] = [...rigidSolvers.map(forAnyScene), ...particleSolvers];
+
+/**
+ * The solver a scene runs under when none is named (`run` without --solver, the viewer when the one
+ * asked for cannot run the scene): one that runs it. A particle system: witkin-rk4. A rigid world
+ * with contacts: softstep-cpu — Box2D v3's soft step, the contact solver that stacks and rests at its
+ * defaults with the least work (4 substeps of 1 sweep; test/piles.test.ts, contact-core.test.ts), in
+ * f64 on any machine. Running the scene beats refusing it with a list to choose from: the user asked
+ * to see the scene run, and the summary names the solver. Joints only: jacobi-gpu, the seed's baseline.
+ */
+export function defaultSolverFor(desc: SceneDesc): string {
+  if (isParticleSystem(desc)) return 'witkin-rk4';
+  return sceneHasContacts(desc) ? 'softstep-cpu' : 'jacobi-gpu';
+}
 
 export function findSolver(id: string): SolverInfo | undefined {
   return solvers.find((s) => s.id === id);

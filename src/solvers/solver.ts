@@ -78,6 +78,8 @@ export interface SolverOptionSpec {
   max?: number;
   integer?: boolean;
   help: string;
+  /** why the range is what it is, said beside a refusal ("--beta must be ≤ 2, got 50 (…)") */
+  why?: string;
 }
 
 /**
@@ -86,9 +88,12 @@ export interface SolverOptionSpec {
  */
 export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = {
   dt: { flag: 'dt', min: 1e-9, help: 'frame time step h in seconds' },
-  iterations: { flag: 'iterations', min: 0, integer: true, help: 'solver iterations per (sub)step' },
+  // 0 sweeps solve nothing: every joint and contact is ignored (a box falls through the ground)
+  iterations: { flag: 'iterations', min: 1, integer: true, help: 'solver iterations per (sub)step', why: 'with 0 no constraint or contact is solved' },
   substeps: { flag: 'substeps', min: 1, integer: true, help: 'solver steps per frame (h = dt / substeps)' },
-  beta: { flag: 'beta', min: 0, help: 'Baumgarte β in units of 1/h (stable for 0 ≤ β ≤ 2, smooth for ≤ 1)' },
+  // Baumgarte with β in units of 1/h: a converged velocity solve leaves C_{n+1} = C_n + h (−β C_n / h) =
+  // (1 − β) C_n per step, which decays only for |1 − β| < 1, i.e. 0 < β < 2 (β = 2 keeps |C|, flipping its sign)
+  beta: { flag: 'beta', min: 0, max: 2, help: 'Baumgarte β in units of 1/h (stable for 0 ≤ β ≤ 2, smooth for ≤ 1)', why: 'an error C becomes (1 − β) C each step: beyond 2 it grows' },
   warmStart: { flag: 'warm-start', min: 0, max: 1, help: "warm-start factor on the previous step's multipliers (0 = cold)" },
   compliance: { flag: 'compliance', min: 0, help: 'joint compliance α in m/N (1/stiffness) where the scene sets none; 0 = rigid' },
   linearDamping: { flag: 'linear-damping', min: 0, help: 'linear velocity damping in 1/s: v ← v·max(0, 1 − μh) each step' },
@@ -279,6 +284,11 @@ export interface SolverInfo {
    * honour: `options` are the options given, where known)
    */
   unsupported?(desc: SceneDesc, options?: Partial<SolverOptions>): string | null;
+  /**
+   * what of a scene it runs this solver does not read (as `reads` says of options), in one line, or
+   * null: e.g. Rapier's one friction coefficient per body, where a body sets μ_s ≠ μ_d
+   */
+  ignores?(desc: SceneDesc): string | null;
   create(desc: SceneDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
 }
 
@@ -286,8 +296,9 @@ export interface SolverInfo {
  * A rigid-body solver's entry as written in the registry: it declares `supports`; its `create` and
  * `unsupported` (reasons of its own, beyond the declared lists) see rigid worlds only.
  */
-export interface RigidSolverInfo extends Omit<SolverInfo, 'unsupported' | 'create' | 'supports'> {
+export interface RigidSolverInfo extends Omit<SolverInfo, 'unsupported' | 'create' | 'supports' | 'ignores'> {
   supports: SolverSupport;
   unsupported?(world: WorldDesc, options?: Partial<SolverOptions>): string | null;
+  ignores?(world: WorldDesc): string | null;
   create(world: WorldDesc, options: SolverOptions, gpu?: GpuContext): Promise<Solver>;
 }
