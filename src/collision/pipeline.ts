@@ -18,7 +18,7 @@
  * (block-solver.ts ContactRule), so a body at 1/60 s cannot pass through a thin one in one frame.
  */
 import type { BodyDesc } from '../model/world.js';
-import { boundingRadius } from '../model/world.js';
+import { boundingRadius, leastHalfSize } from '../model/world.js';
 import { shapeAabb } from './aabb.js';
 import { SweepAndPrune } from './broadphase.js';
 import { SolverFailure } from '../model/failure.js';
@@ -48,18 +48,6 @@ export const LINEAR_SLOP = 0.005;
  */
 export const SLOP_SIZE_FRACTION = 0.02;
 
-/** The least half size of a shape (its radius, or smallest half extent; Infinity for a plane). */
-export function shapeSize(shape: Shape): number {
-  switch (shape.type) {
-    case 'sphere':
-    case 'capsule':
-      return shape.radius;
-    case 'box':
-      return Math.min(shape.halfExtents[0], shape.halfExtents[1], shape.halfExtents[2]);
-    case 'plane':
-      return Infinity;
-  }
-}
 
 /** A pair's slop (SLOP_SIZE_FRACTION): min(LINEAR_SLOP, fraction × the smaller least half size). */
 export function pairSlop(sizeA: number, sizeB: number): number {
@@ -82,7 +70,7 @@ export class CollisionPipeline {
   readonly round: Uint8Array;
   /** per body: 1 for a plane */
   readonly isPlane: Uint8Array;
-  /** per body: the least half size (shapeSize) */
+  /** per body: the least half size (model/world.ts leastHalfSize) */
   readonly size: Float64Array;
   readonly isStatic: Uint8Array;
   readonly broad = new SweepAndPrune();
@@ -106,7 +94,7 @@ export class CollisionPipeline {
     this.staticFriction = Float64Array.from(bodies, (b) => b.staticFriction ?? b.friction ?? DEFAULT_FRICTION);
     this.restitution = Float64Array.from(bodies, (b) => b.restitution ?? DEFAULT_RESTITUTION);
     this.radius = Float64Array.from(bodies, (b) => boundingRadius(b.shape));
-    this.size = Float64Array.from(bodies, (b) => shapeSize(b.shape));
+    this.size = Float64Array.from(bodies, (b) => leastHalfSize(b.shape));
     this.round = Uint8Array.from(bodies, (b) => (b.shape.type === 'sphere' || b.shape.type === 'capsule' ? 1 : 0));
     this.isPlane = Uint8Array.from(bodies, (b) => (b.shape.type === 'plane' ? 1 : 0));
     this.isStatic = Uint8Array.from(bodies, (_, i) => (inverseMass[i] === 0 ? 1 : 0));

@@ -90,7 +90,7 @@ export const RESTITUTION_RANGE: NumberRange = { min: 0, max: 1 };
 /**
  * The body sizes the contact code supports (bodies that collide: a world with collisions on and two
  * or more bodies), as the body's least extent — a sphere's or capsule's diameter, a box's shortest
- * edge, 2 × collision/pipeline.ts shapeSize — in metres: 1 cm to 10 m.
+ * edge, 2 × leastHalfSize (collision/pipeline.ts scales its slop by it) — in metres: 1 cm to 10 m.
  *   Below (refused): the contact's own tolerances are fixed lengths, not fractions of the body. The
  *   soft contact spring (30 Hz) sinks a resting body by g/ω² = 9.81/(2π·30)² = 0.28 mm whatever its
  *   size, and the rigid solvers' slop is at least 2 % of the size (pairSlop) only down to what

@@ -66,7 +66,7 @@ export function shapeVolume(shape: Shape): number {
 /** Radius of the smallest sphere about the body's origin that holds the shape, m (framing, bounds). */
 /**
  * The least half size of a shape: a sphere's or capsule's radius, a box's smallest half extent;
- * Infinity for a plane (unbounded). The size collision/pipeline.ts shapeSize scales its slop by, and
+ * Infinity for a plane (unbounded). The size collision/pipeline.ts scales its slop by, and
  * the one the contact code's supported range (ranges.ts CONTACT_SIZE_RANGE, as 2 × this) is of.
  */
 export function leastHalfSize(shape: Shape): number {
