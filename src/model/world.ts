@@ -63,7 +63,6 @@ export function shapeVolume(shape: Shape): number {
   }
 }
 
-/** Radius of the smallest sphere about the body's origin that holds the shape, m (framing, bounds). */
 /**
  * The least half size of a shape: a sphere's or capsule's radius, a box's smallest half extent;
  * Infinity for a plane (unbounded). The size collision/pipeline.ts scales its slop by, and
@@ -81,6 +80,7 @@ export function leastHalfSize(shape: Shape): number {
   }
 }
 
+/** Radius of the smallest sphere about the body's origin that holds the shape, m (framing, bounds). */
 export function boundingRadius(shape: Shape): number {
   switch (shape.type) {
     case 'sphere':
