@@ -31,17 +31,11 @@ const PILE_SOLVERS = CONTACT_SOLVERS.filter((id) => id !== 'jacobi-cpu');
  * The cases that still fail, with the figure measured (2-core Xeon VM; f64, deterministic: the same
  * figure on every run of the same code) and why. Key: `${solver} ${case}`; each value is the todo text
  * node:test prints. Remove an entry when its case passes.
- *   softstep-cpu a soft contact sags by its load over m ω² whatever the body's size; stiffened for small
- *                bodies (softstep/cpu.ts SIZE_SAG) up to a quarter of the substep rate it sags 3.7 % of a
- *                1 cm cube under two others (11.2 % at 30 Hz) and 1.8 % of a 2 cm one (5.5 %), but the
- *                stack still turns and slides: 0.029 rad and 5.8 % at 1 cm, 2.8 % at 2 cm (not found yet)
  *   jacobi-cpu   its contacts are still the generic rows; a Jacobi sweep leaves a stack of three 0.9 mm
  *                low at 8 sweeps, whatever the cubes' size
  */
 const KNOWN: Record<string, string> = {
-  'softstep-cpu stack of 3 1 cm': 'turned 0.0291 rad, sank 3.7 % of the edge, slid 5.8 %, |ω| 7.3e-4 rad/s at the end',
   'jacobi-cpu stack of 3 1 cm': 'turned 0.0000 rad, sank 8.7 % of the edge, slid 0.0 %, |ω| 0.0e+0 rad/s at the end',
-  'softstep-cpu stack of 3 2 cm': 'turned 0.0134 rad, sank 1.8 % of the edge, slid 2.8 %, |ω| 2.5e-4 rad/s at the end',
   'jacobi-cpu stack of 3 2 cm': 'turned 0.0000 rad, sank 4.4 % of the edge, slid 0.0 %, |ω| 0.0e+0 rad/s at the end',
 };
 

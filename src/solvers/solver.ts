@@ -113,7 +113,8 @@ export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = 
  * contacts) its own for contact scenes, then what was asked for.
  */
 export function resolveOptions(info: Pick<SolverInfo, 'defaults' | 'contactDefaults'>, asked: Partial<SolverOptions> = {}, scene?: SceneDesc): SolverOptions {
-  const contact = scene !== undefined && info.contactDefaults !== undefined && sceneHasContacts(scene) ? info.contactDefaults : undefined;
+  const given = scene !== undefined && info.contactDefaults !== undefined && sceneHasContacts(scene) ? info.contactDefaults : undefined;
+  const contact = typeof given === 'function' ? given(scene as WorldDesc) : given;
   return { ...defaultSolverOptions, ...info.defaults, ...contact, ...asked };
 }
 
@@ -272,9 +273,10 @@ export interface SolverInfo {
   defaults?: Partial<SolverOptions>;
   /**
    * options where its defaults differ again on a scene with contacts (resolveOptions given the scene):
-   * gs-cpu keeps gs-gpu's one step on joints, and takes the substeps a pile needs on contacts
+   * gs-cpu keeps gs-gpu's one step on joints, and takes the substeps a pile needs on contacts; a
+   * function of the world where they depend on it (softstep-cpu: more substeps for small bodies)
    */
-  contactDefaults?: Partial<SolverOptions>;
+  contactDefaults?: Partial<SolverOptions> | ((world: WorldDesc) => Partial<SolverOptions>);
   /** what `iterations` means for it (default 'sweeps'; see IterationMode) */
   iterationMode?: IterationMode;
   /**
