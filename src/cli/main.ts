@@ -6,7 +6,8 @@
  *   solverlab solvers  list the solvers: the options each reads, the constraints and shapes each supports
  *   solverlab bench    the necklace benchmark (results file)
  *   solverlab view     the browser viewer on a local web server (src/cli/view.ts)
- * Exit status: 0 ok, 1 runtime failure (e.g. no GPU), 2 bad input, 3 the run diverged.
+ * Exit status: 0 ok, 1 runtime failure (e.g. no GPU), 2 bad input (and no command at all), 3 the run
+ * diverged, 128 + the signal's number when stopped by SIGINT (130) or SIGTERM (143) (cli/interrupt.ts).
  */
 import { writeFileSync, renameSync, existsSync, statSync, mkdirSync, openSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { dirname, resolve, join } from 'node:path';
@@ -38,6 +39,8 @@ import { renderReport, findUplot } from '../bench/report-html.js';
 import { VERSION } from '../version.js';
 import { cmdView, viewFlags } from './view.js';
 import { solverOptionFlags, defaultText, readersText } from './option-flags.js';
+import { handleInterrupts, setWhere } from './interrupt.js';
+import { tempFor, tempDone } from '../run/temp-files.js';
 
 /** Flags `run` and `compare` share: scene parameters, solver options, frames, diagnostics. */
 const sharedRunFlags: Record<string, FlagSpec> = {
@@ -132,8 +135,9 @@ usage:
 ${overviewHelp(commands)}
 
 'solverlab COMMAND --help' describes each option of a command.
-exit status: 0 ok · 1 failure (e.g. no GPU adapter) · 2 bad input · 3 the run diverged (run only:
-compare reports diverged and skipped runs in its table and exits 0)`;
+exit status: 0 ok · 1 failure (e.g. no GPU adapter) · 2 bad input (or no command) · 3 the run diverged
+(run only: compare reports diverged and skipped runs in its table and exits 0) · 130 stopped by Ctrl-C
+(SIGINT), 143 by SIGTERM: unfinished files removed`;
 }
 
 function one(flags: Map<string, string[]>, name: string): string | undefined {
@@ -169,17 +173,56 @@ function writeChunks(fd: number, chunks: Iterable<string>): void {
 
 /** writeAtomic for text made in pieces (a scene file of millions of bodies). */
 export function writeChunksAtomic(path: string, chunks: Iterable<string>): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
+  const tmp = tempFor(path); // listed, so that a signal removes it (run/temp-files.ts)
   try {
-    writeChunks(fd, chunks);
-    closeSync(fd);
+    const fd = openSync(tmp, 'w');
+    try {
+      writeChunks(fd, chunks);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
   } catch (e) {
-    closeSync(fd);
     rmSync(tmp, { force: true });
     throw e;
+  } finally {
+    tempDone(tmp);
   }
-  renameSync(tmp, path);
+}
+
+/** Chunks in groups that take at most 50 ms each, the event loop given a turn between groups (so Ctrl-C is heard). */
+async function* withTurns(chunks: Iterable<string>): AsyncGenerator<string[]> {
+  let group: string[] = [];
+  let since = performance.now();
+  for (const chunk of chunks) {
+    group.push(chunk);
+    if (performance.now() - since > 50) {
+      yield group;
+      group = [];
+      await new Promise<void>((r) => setImmediate(r));
+      since = performance.now();
+    }
+  }
+  if (group.length) yield group;
+}
+
+/** writeChunksAtomic that can be stopped by a signal while it writes (a scene export of minutes). */
+async function writeChunksAtomicInterruptible(path: string, chunks: Iterable<string>): Promise<void> {
+  const tmp = tempFor(path);
+  try {
+    const fd = openSync(tmp, 'w');
+    try {
+      for await (const group of withTurns(chunks)) writeChunks(fd, group);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  } finally {
+    tempDone(tmp);
+  }
 }
 
 /** Write whole or not at all: a temporary file renamed into place. */
@@ -266,6 +309,10 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   if (trajectoryPath !== undefined && trajectoryPath === jsonPath) throw new UsageError(`--trajectory and --json name the same file ${trajectoryPath}`);
   const trajectoryEvery = numberFlag('trajectory-every', one(flags, 'trajectory-every') ?? '1', { integer: true, min: 1 });
 
+  // what a Ctrl-C line says (cli/interrupt.ts): the frame reached, and that nothing was written
+  let framesDone = 0;
+  const grouped = (n: number) => n.toLocaleString('en-US');
+  setWhere(() => `at frame ${grouped(framesDone)} of ${grouped(frames)} (t = ${+(framesDone * options.dt).toPrecision(4)} s)`, trajectoryPath || jsonPath ? 'nothing written' : '');
   let gpu: GpuContext | undefined;
   if (info.device === 'gpu') gpu = await acquireGpu();
   const solver = await info.create(world, options, gpu);
@@ -293,7 +340,10 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
       trace,
       residualFrame,
       constraintForces: true,
-      onProgress: progress && ((done: number) => progress.update(done)),
+      onProgress: (done: number) => {
+        framesDone = done;
+        progress?.update(done);
+      },
       ...watch,
       ...(trajectory ? { observe: { every: trajectoryEvery, onSnapshot: (snap: Snapshot) => trajectory!.write(snap) } } : {}),
     });
@@ -318,7 +368,7 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   return result.diverged ? 3 : 0;
 }
 
-function cmdScenes(flags: Map<string, string[]>): number {
+async function cmdScenes(flags: Map<string, string[]>): Promise<number> {
   const name = one(flags, 'export');
   if (name === undefined) {
     if (flags.has('param') || flags.has('out')) throw new UsageError('--param and --out go with --export NAME');
@@ -335,7 +385,8 @@ function cmdScenes(flags: Map<string, string[]>): number {
   const scene = loadScene(name, paramFlags(flags.get('param') ?? []));
   const chunks = anySceneFileChunks(scene.world, { name: scene.name, description: scene.description, params: scene.params });
   if (out) {
-    writeChunksAtomic(out, chunks);
+    setWhere(() => `while writing the scene to ${out}`);
+    await writeChunksAtomicInterruptible(out, chunks);
     const n = sceneBodyCount(scene.world);
     const what = isParticleSystem(scene.world) ? countText(n, 'particle') : countText(n, 'body', 'bodies');
     process.stderr.write(`scene '${scene.name}' (${what}, ${countText(scene.world.constraints.length, 'constraint')}) written to ${out}\n`);
@@ -386,11 +437,16 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   findUplot(); // and the report's charting library found, so the report cannot fail after the runs
   const quiet = flags.has('quiet');
   const progress = compareProgress(!quiet && !!process.stderr.isTTY);
+  let at: import('../bench/compare.js').CompareProgress | undefined;
+  setWhere(() => (at ? `in run ${at.run + 1} of ${at.runs} (${at.solver} on ${at.scene}) at frame ${at.frame.toLocaleString('en-US')} of ${at.frames.toLocaleString('en-US')}` : 'before the first run'), `nothing written to ${outDir}`);
   const results = await runCompare({
     ...opts,
     loaded,
     command: ['solverlab', ...argv].join(' '),
-    onProgress: progress,
+    onProgress: (p) => {
+      at = p;
+      progress?.(p);
+    },
     onWarning: (line) => {
       if (progress) process.stderr.write('\r\x1b[K');
       process.stderr.write(`solverlab: warning: ${line}\n`);
@@ -439,6 +495,7 @@ async function cmdTradeoff(flags: Map<string, string[]>): Promise<number> {
   } catch (e) {
     throw new UsageError(`--settings: ${(e as Error).message}`);
   }
+  setWhere(() => 'during the trade-off runs', `nothing written to ${out}`);
   const results = await runTradeoff({ solvers: ids, chains, frames, settings, log: (s) => process.stderr.write(s + '\n') });
   writeAtomic(out, JSON.stringify(results, null, 1) + '\n');
   process.stdout.write(tradeoffTable(results.rows) + '\n');
@@ -457,6 +514,7 @@ async function cmdBench(flags: Map<string, string[]>): Promise<number> {
   for (const id of ids) if (!findSolver(id)) throw new UsageError(`unknown solver '${id}' (solvers: ${solvers.map((s) => s.id).join(', ')})`);
   // every size under every solver checked before any runs: a refusal is one line and nothing written (model/limits.ts)
   for (const n of sizes) for (const id of ids) checkMemory(`the necklace of ${countText(n, 'bead')}`, necklaceScene.count({ chains: n / 40, beads: 40 }), id);
+  setWhere(() => 'during the benchmark', `nothing written to ${out}`);
   const results = await runBench({ sizes, frames, solvers: ids, log: (s) => process.stderr.write(s + '\n') });
   writeAtomic(out, JSON.stringify(results, null, 1) + '\n');
   process.stderr.write(`results written to ${out}\n`);
@@ -464,8 +522,15 @@ async function cmdBench(flags: Map<string, string[]>): Promise<number> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // no command: the usage, and the status of bad input (`solverlab help` and `--help` exit 0)
+  if (argv.length === 0) {
+    process.stderr.write(`solverlab: no command given\n\n${overview()}\n`);
+    return 2;
+  }
   try {
     const { command, flags } = parseArgs(argv, commands);
+    // Ctrl-C and SIGTERM: temporary files removed, where it stopped said, 130/143 (cli/interrupt.ts); view has its own
+    if (command !== 'view') handleInterrupts();
     setGpuVerbose(flags.has('verbose')); // the GPU driver's own warnings only when asked (src/gpu/vulkan-drivers.ts)
     switch (command) {
       case 'help': {
@@ -481,7 +546,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'compare':
         return await cmdCompare(flags, argv);
       case 'scenes':
-        return cmdScenes(flags);
+        return await cmdScenes(flags);
       case 'solvers':
         return cmdSolvers();
       case 'bench':
