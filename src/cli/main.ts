@@ -78,7 +78,7 @@ const compareFlags: Record<string, FlagSpec> = {
   out: { value: true, arg: 'DIR', help: 'folder for results.json, results.csv, report.html (default compare-results)' },
 };
 
-const commands: Record<string, CommandSpec> = {
+export const commands: Record<string, CommandSpec> = {
   run: {
     summary: 'run one solver on one scene, print the summary, optionally write the JSON record',
     usage: ['solverlab run --scene NAME|FILE.json [--solver ID] [options]'],
