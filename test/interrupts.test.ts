@@ -19,8 +19,8 @@ const root = resolve(import.meta.dirname, '..');
 const nodeCli = ['--import', import.meta.resolve('tsx'), join(root, 'src/cli/bin.ts')];
 
 /** Starts the CLI in `cwd`; resolves with its status and stderr once it has ended. */
-function start(cwd: string, args: string[]): { child: ChildProcess; ended: Promise<{ status: number | null; signal: string | null; stderr: string }> } {
-  const child = spawn(process.execPath, [...nodeCli, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+function start(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; ended: Promise<{ status: number | null; signal: string | null; stderr: string }> } {
+  const child = spawn(process.execPath, [...nodeCli, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'], env });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const ended = new Promise<{ status: number | null; signal: string | null; stderr: string }>((res) => child.on('close', (status, signal) => res({ status, signal, stderr })));
@@ -68,6 +68,25 @@ for (const [sig, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     }
   });
 }
+
+test('the entry that starts itself again for its heap (the bundle, the installed bin): SIGTERM to it alone reaches the run, status 143', async () => {
+  const dir = tempDir();
+  try {
+    // SOLVERLAB_HEAP_REEXEC=1: bin.ts starts a child node with ¾ of the machine as heap (cli/heap.ts) and waits for it
+    const { SOLVERLAB_HEAP: _set, ...rest } = process.env;
+    const env = { ...rest, SOLVERLAB_HEAP_REEXEC: '1', NODE_OPTIONS: '' };
+    const { child, ended } = start(dir, ['run', '--scene', 'necklace', '--param', 'chains=20', '--solver', 'jacobi-cpu', '--frames', '1000000', '--trajectory', 'traj.csv', '--quiet'], env);
+    const tmp = await waitForFile(dir, /^traj\.csv\.\d+\.tmp$/, 1e6, child);
+    assert.notEqual(tmp, `traj.csv.${child.pid}.tmp`, 'the run is in a child process');
+    child.kill('SIGTERM'); // the parent alone, as `kill PID` does
+    const r = await ended;
+    assert.equal(r.status, 143, r.stderr);
+    assert.match(r.stderr.trim(), new RegExp(`^solverlab: stopped by SIGTERM at frame [\\d,]+ of 1,000,000 \\(t = [\\d.]+ s\\); removed the unfinished ${tmp.replace(/\./g, '\\.')}; nothing written$`));
+    assert.deepEqual(readdirSync(dir), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('compare stopped by SIGINT: which run and frame, nothing written to its folder, status 130', async () => {
   const dir = tempDir();

@@ -1,8 +1,8 @@
 /**
- * Ctrl-C (SIGINT) and SIGTERM during a command: the unfinished temporary files are removed
+ * Ctrl-C (SIGINT), SIGTERM and SIGHUP (the terminal closed) during a command: the unfinished temporary files are removed
  * (run/temp-files.ts: a trajectory being streamed, a scene being exported), one line on stderr says
  * where the command stopped, and the exit status is 128 + the signal's number, as a shell reports a
- * process killed by it (130 for SIGINT, 143 for SIGTERM).
+ * process killed by it (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
  *
  * Node runs a signal handler only when the event loop gets a turn: the run loop gives it one at least
  * every 50 ms of wall time (run/run.ts), and the streaming writers as they go; a single frame still
@@ -21,7 +21,7 @@ export function setWhere(fn: () => string, after = ''): void {
   last = after;
 }
 
-type Signal = 'SIGINT' | 'SIGTERM';
+type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 function onSignal(sig: Signal): void {
   const removed = removeTemps();
@@ -34,12 +34,9 @@ function onSignal(sig: Signal): void {
 
 /** Installs the handlers (once); returns a function that removes them. */
 export function handleInterrupts(): () => void {
-  const int = () => onSignal('SIGINT');
-  const term = () => onSignal('SIGTERM');
-  process.on('SIGINT', int);
-  process.on('SIGTERM', term);
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => [sig, () => onSignal(sig)] as const);
+  for (const [sig, h] of handlers) process.on(sig, h);
   return () => {
-    process.off('SIGINT', int);
-    process.off('SIGTERM', term);
+    for (const [sig, h] of handlers) process.off(sig, h);
   };
 }
