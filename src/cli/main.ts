@@ -7,7 +7,8 @@
  *   solverlab bench    the necklace benchmark (results file)
  *   solverlab view     the browser viewer on a local web server (src/cli/view.ts)
  * Exit status: 0 ok, 1 runtime failure (e.g. no GPU), 2 bad input (and no command at all), 3 the run
- * diverged, 128 + the signal's number when stopped by SIGINT (130) or SIGTERM (143) (cli/interrupt.ts).
+ * diverged; stopped by a signal, the process dies by it (a shell reports 130 for Ctrl-C), and a watcher
+ * process removes its unfinished files and says where it stopped (cli/interrupt.ts).
  */
 import { writeFileSync, renameSync, existsSync, statSync, mkdirSync, openSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { dirname, resolve, join } from 'node:path';
@@ -39,7 +40,7 @@ import { renderReport, findUplot } from '../bench/report-html.js';
 import { VERSION } from '../version.js';
 import { cmdView, viewFlags } from './view.js';
 import { solverOptionFlags, defaultText, readersText } from './option-flags.js';
-import { handleInterrupts, setWhere } from './interrupt.js';
+import { startWatcher, setWhere, updateWhere } from './interrupt.js';
 import { tempFor, tempDone } from '../run/temp-files.js';
 
 /** Flags `run` and `compare` share: scene parameters, solver options, frames, diagnostics. */
@@ -190,41 +191,6 @@ export function writeChunksAtomic(path: string, chunks: Iterable<string>): void 
   }
 }
 
-/** Chunks in groups that take at most 50 ms each, the event loop given a turn between groups (so Ctrl-C is heard). */
-async function* withTurns(chunks: Iterable<string>): AsyncGenerator<string[]> {
-  let group: string[] = [];
-  let since = performance.now();
-  for (const chunk of chunks) {
-    group.push(chunk);
-    if (performance.now() - since > 50) {
-      yield group;
-      group = [];
-      await new Promise<void>((r) => setImmediate(r));
-      since = performance.now();
-    }
-  }
-  if (group.length) yield group;
-}
-
-/** writeChunksAtomic that can be stopped by a signal while it writes (a scene export of minutes). */
-async function writeChunksAtomicInterruptible(path: string, chunks: Iterable<string>): Promise<void> {
-  const tmp = tempFor(path);
-  try {
-    const fd = openSync(tmp, 'w');
-    try {
-      for await (const group of withTurns(chunks)) writeChunks(fd, group);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
-  } finally {
-    tempDone(tmp);
-  }
-}
-
 /** Write whole or not at all: a temporary file renamed into place. */
 export function writeAtomic(path: string, text: string): void {
   writeChunksAtomic(path, [text]);
@@ -342,6 +308,7 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
       constraintForces: true,
       onProgress: (done: number) => {
         framesDone = done;
+        updateWhere();
         progress?.update(done);
       },
       ...watch,
@@ -368,7 +335,7 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   return result.diverged ? 3 : 0;
 }
 
-async function cmdScenes(flags: Map<string, string[]>): Promise<number> {
+function cmdScenes(flags: Map<string, string[]>): number {
   const name = one(flags, 'export');
   if (name === undefined) {
     if (flags.has('param') || flags.has('out')) throw new UsageError('--param and --out go with --export NAME');
@@ -386,7 +353,7 @@ async function cmdScenes(flags: Map<string, string[]>): Promise<number> {
   const chunks = anySceneFileChunks(scene.world, { name: scene.name, description: scene.description, params: scene.params });
   if (out) {
     setWhere(() => `while writing the scene to ${out}`);
-    await writeChunksAtomicInterruptible(out, chunks);
+    writeChunksAtomic(out, chunks);
     const n = sceneBodyCount(scene.world);
     const what = isParticleSystem(scene.world) ? countText(n, 'particle') : countText(n, 'body', 'bodies');
     process.stderr.write(`scene '${scene.name}' (${what}, ${countText(scene.world.constraints.length, 'constraint')}) written to ${out}\n`);
@@ -445,6 +412,7 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
     command: ['solverlab', ...argv].join(' '),
     onProgress: (p) => {
       at = p;
+      updateWhere();
       progress?.(p);
     },
     onWarning: (line) => {
@@ -529,8 +497,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const { command, flags } = parseArgs(argv, commands);
-    // Ctrl-C and SIGTERM: temporary files removed, where it stopped said, 130/143 (cli/interrupt.ts); view has its own
-    if (command !== 'view') handleInterrupts();
+    // Ctrl-C, SIGTERM, SIGHUP, kill -9: a watcher process removes the unfinished files and says where
+    // the command stopped (cli/interrupt.ts); for the commands that run or write
+    if (command === 'run' || command === 'compare' || command === 'bench' || (command === 'scenes' && flags.has('export'))) startWatcher();
     setGpuVerbose(flags.has('verbose')); // the GPU driver's own warnings only when asked (src/gpu/vulkan-drivers.ts)
     switch (command) {
       case 'help': {
@@ -546,7 +515,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'compare':
         return await cmdCompare(flags, argv);
       case 'scenes':
-        return await cmdScenes(flags);
+        return cmdScenes(flags);
       case 'solvers':
         return cmdSolvers();
       case 'bench':

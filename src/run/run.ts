@@ -517,14 +517,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
   solver.resetTimings();
 
   let done = 0;
-  // the event loop gets a turn at least every 50 ms of wall time, so that a signal handler (Ctrl-C:
-  // cli/interrupt.ts) runs during a CPU run, whose awaits otherwise resolve without one
-  let lastTurn = performance.now();
   while (done < opts.frames) {
-    if (performance.now() - lastTurn > 50) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      lastTurn = performance.now();
-    }
     const nextSample = Math.min(opts.frames, (Math.floor(done / sampleEvery) + 1) * sampleEvery);
     const nextObserved = observeEvery ? Math.min(opts.frames, (Math.floor(done / observeEvery) + 1) * observeEvery) : opts.frames;
     const nextStop = Math.min(nextSample, nextObserved);
