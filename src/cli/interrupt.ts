@@ -27,9 +27,10 @@ process.stdin.on('data', (chunk) => {
   }
 });
 process.stdin.on('end', () => {
-  if (finished) return;
+  // files still listed are removed whatever ended the command (a crash too); the line only for a stop
   const removed = [];
   for (const t of temps) { try { fs.rmSync(t, { force: true }); removed.push(path.basename(t)); } catch {} }
+  if (finished) return;
   const parts = ['solverlab: stopped' + (where ? ' ' + where : '')];
   if (removed.length) parts.push('removed the unfinished ' + removed.join(', '));
   if (after) parts.push(after);
