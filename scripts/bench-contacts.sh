@@ -6,7 +6,7 @@
 # The three scenes are exported to scene files first (one compare takes each with its own parameters).
 # SOLVERS=a,b,… runs only those (default: every CPU contact solver and rapier).
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
 frames="${1:-300}"
 out="${2:-bench-contacts}"
 scenes="$(mktemp -d)"

@@ -7,7 +7,7 @@
 # .gpu/ on a host without a Vulkan loader, so these go in with it.
 # Use, from anywhere:   bash scripts/gpu-pack.sh      then carry .gpu and run:   bash .gpu/standard.sh
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
 pack="$root/../shared/tools/gpu-pack.sh"
 [ -f "$pack" ] || { echo "gpu-pack: $pack not found (the shared tools sit beside the project)" >&2; exit 2; }
 cd "$root"

@@ -6,7 +6,7 @@
 #   bash scripts/gpu-standard-check.sh          # 10k/100k for jacobi-gpu, gs-gpu, xpbd-gpu; 1M for jacobi-gpu
 #   bash scripts/gpu-standard-check.sh --full   # the host's own sizes (100k/1M; 10M), as far as this machine holds
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
 pack="$root/scripts/gpu-pack.sh"
 [ -f "$pack" ] || { echo "gpu-standard-check: $pack not found" >&2; exit 2; }
 cd "$root"

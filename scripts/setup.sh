@@ -11,7 +11,7 @@
 # Every check reads its whole input: no `a | grep -q` pipe, whose early exit can kill the writer
 # with SIGPIPE and, under pipefail, report as missing what is installed.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
 cd "$root"
 
 check_only=0 browser=0

@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, chmodSync, symlinkSync, mkdirSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, chmodSync, symlinkSync, mkdirSync, existsSync, rmSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -37,8 +37,27 @@ exit ${status}
   return dir;
 }
 
-function runCheck(env: Record<string, string>, asNobody = false) {
-  const args = ['bash', setup, '--check'];
+/**
+ * What `setup.sh --check` reads, copied where every user can read it: the script, package-lock.json and
+ * the installed packages' lock hash. The clone itself may sit in a folder that user nobody cannot
+ * enter (a home folder, a `mktemp -d`), where running its setup.sh as nobody is refused.
+ */
+function readableCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'solverlab-setup-copy-'));
+  for (const d of [dir, join(dir, 'scripts'), join(dir, 'node_modules')]) {
+    mkdirSync(d, { recursive: true });
+    chmodSync(d, 0o755);
+  }
+  for (const f of ['scripts/setup.sh', 'package-lock.json', 'node_modules/.solverlab-lock-sha256']) {
+    if (!existsSync(join(root, f))) continue;
+    copyFileSync(join(root, f), join(dir, f));
+    chmodSync(join(dir, f), 0o644);
+  }
+  return dir;
+}
+
+function runCheck(env: Record<string, string>, asNobody = false, copy?: string) {
+  const args = ['bash', asNobody ? join(copy!, 'scripts/setup.sh') : setup, '--check'];
   const cmd = asNobody ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...args] : args;
   return spawnSync(cmd[0], cmd.slice(1), { env: { HOME: tmpdir(), ...env }, encoding: 'utf8', cwd: tmpdir() });
 }
@@ -82,12 +101,18 @@ test('setup check: an installed Vulkan loader is found 50 times out of 50, with 
 test('setup check: the real linker cache, 50 runs in a row, as root and as a user without /sbin on the PATH', { skip: !vulkanInstalled && 'the software GPU is not installed here' }, (t) => {
   const users = isRoot ? [false, true] : [false];
   if (!isRoot) t.diagnostic('not root: the run as user nobody is left out');
-  for (const asNobody of users) {
-    for (let i = 0; i < 50; i++) {
-      const r = runCheck({ PATH: asNobody ? '/usr/bin:/bin' : `/usr/sbin:/sbin:/usr/bin:/bin` }, asNobody);
-      assert.equal(r.stderr, '', `${asNobody ? 'nobody' : 'this user'}, run ${i + 1}: ${r.stderr}`);
-      assert.equal(r.status, 0);
+  // as nobody: a readable copy of what the check reads (the clone's folder may be closed to nobody)
+  const copy = isRoot ? readableCopy() : undefined;
+  try {
+    for (const asNobody of users) {
+      for (let i = 0; i < 50; i++) {
+        const r = runCheck({ PATH: asNobody ? '/usr/bin:/bin' : `/usr/sbin:/sbin:/usr/bin:/bin` }, asNobody, copy);
+        assert.equal(r.stderr, '', `${asNobody ? 'nobody' : 'this user'}, run ${i + 1}: ${r.stderr}`);
+        assert.equal(r.status, 0);
+      }
     }
+  } finally {
+    if (copy) rmSync(copy, { recursive: true, force: true });
   }
 });
 

@@ -8,7 +8,7 @@ import { reexecWithHeap } from './heap.js';
 
 declare const SOLVERLAB_BUNDLED: boolean | undefined;
 const bundled = typeof SOLVERLAB_BUNDLED !== 'undefined' && SOLVERLAB_BUNDLED;
-const child = bundled || process.env.SOLVERLAB_HEAP_REEXEC === '1' ? reexecWithHeap() : null;
+const child = bundled || process.env.SOLVERLAB_HEAP_REEXEC === '1' ? await reexecWithHeap() : null;
 if (child !== null) process.exit(child);
 else {
   const { main } = await import('./main.js');

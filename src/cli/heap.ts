@@ -17,7 +17,7 @@
  *     limit is below it (`reexecWithHeap`), once: the child sees SOLVERLAB_HEAP set and runs.
  *   - A flag or NODE_OPTIONS that sets --max-old-space-size is the user's choice and is kept.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { totalmem, constants } from 'node:os';
 import v8 from 'node:v8';
 
@@ -37,18 +37,22 @@ function heapSetByUser(): boolean {
  * Runs this command again in a child node with the heap of heapTargetMiB, when this process has
  * less (and the user set none); returns the child's exit status, or null to go on in this process.
  */
-export function reexecWithHeap(): number | null {
+export async function reexecWithHeap(): Promise<number | null> {
   if (process.env.SOLVERLAB_HEAP || heapSetByUser()) return null;
   const target = heapTargetMiB();
   const limit = v8.getHeapStatistics().heap_size_limit / 2 ** 20;
   if (limit >= 0.9 * target) return null;
-  // the terminal's Ctrl-C reaches the child too (one process group): the parent only waits for it
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => {});
-  const r = spawnSync(process.execPath, [...process.execArgv, `--max-old-space-size=${target}`, process.argv[1], ...process.argv.slice(2)], {
+  const child = spawn(process.execPath, [...process.execArgv, `--max-old-space-size=${target}`, process.argv[1], ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, SOLVERLAB_HEAP: String(target) },
   });
-  if (r.error) return null; // could not start: run here, with the heap there is
-  if (r.signal) return 128 + (constants.signals[r.signal] ?? 0); // as a shell reports a child killed by a signal
-  return r.status ?? 1;
+  // a signal sent to this process goes on to the child, whose handler removes its unfinished files
+  // and says where it stopped (cli/interrupt.ts): `kill PID` names this process alone. The terminal's
+  // Ctrl-C reaches both (one process group); the child acts on the first and exits.
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => child.kill(sig));
+  return new Promise((resolve) => {
+    child.on('error', () => resolve(null)); // could not start: run here, with the heap there is
+    // a child killed by a signal: 128 + its number, as a shell reports it
+    child.on('exit', (code, signal) => resolve(signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1)));
+  });
 }

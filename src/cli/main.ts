@@ -6,7 +6,9 @@
  *   solverlab solvers  list the solvers: the options each reads, the constraints and shapes each supports
  *   solverlab bench    the necklace benchmark (results file)
  *   solverlab view     the browser viewer on a local web server (src/cli/view.ts)
- * Exit status: 0 ok, 1 runtime failure (e.g. no GPU), 2 bad input, 3 the run diverged.
+ * Exit status: 0 ok, 1 runtime failure (e.g. no GPU), 2 bad input (and no command at all), 3 the run
+ * diverged; stopped by a signal, the process dies by it (a shell reports 130 for Ctrl-C), and a watcher
+ * process removes its unfinished files and says where it stopped (cli/interrupt.ts).
  */
 import { writeFileSync, renameSync, existsSync, statSync, mkdirSync, openSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { dirname, resolve, join } from 'node:path';
@@ -39,6 +41,8 @@ import { renderReport, findUplot } from '../bench/report-html.js';
 import { VERSION } from '../version.js';
 import { cmdView, viewFlags } from './view.js';
 import { solverOptionFlags, defaultText, readersText } from './option-flags.js';
+import { startWatcher, setWhere, updateWhere } from './interrupt.js';
+import { tempFor, tempDone } from '../run/temp-files.js';
 
 /** Flags `run` and `compare` share: scene parameters, solver options, frames, diagnostics. */
 const sharedRunFlags: Record<string, FlagSpec> = {
@@ -78,7 +82,7 @@ const compareFlags: Record<string, FlagSpec> = {
   out: { value: true, arg: 'DIR', help: 'folder for results.json, results.csv, report.html (default compare-results)' },
 };
 
-const commands: Record<string, CommandSpec> = {
+export const commands: Record<string, CommandSpec> = {
   run: {
     summary: 'run one solver on one scene, print the summary, optionally write the JSON record',
     usage: ['solverlab run --scene NAME|FILE.json [--solver ID] [options]'],
@@ -135,8 +139,9 @@ usage:
 ${overviewHelp(commands)}
 
 'solverlab COMMAND --help' describes each option of a command.
-exit status: 0 ok · 1 failure (e.g. no GPU adapter) · 2 bad input · 3 the run diverged (run only:
-compare reports diverged and skipped runs in its table and exits 0)`;
+exit status: 0 ok · 1 failure (e.g. no GPU adapter) · 2 bad input (or no command) · 3 the run diverged
+(run only: compare reports diverged and skipped runs in its table and exits 0) · 130 stopped by Ctrl-C
+(SIGINT), 143 by SIGTERM: unfinished files removed`;
 }
 
 function one(flags: Map<string, string[]>, name: string): string | undefined {
@@ -172,17 +177,21 @@ function writeChunks(fd: number, chunks: Iterable<string>): void {
 
 /** writeAtomic for text made in pieces (a scene file of millions of bodies). */
 export function writeChunksAtomic(path: string, chunks: Iterable<string>): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
+  const tmp = tempFor(path); // listed, so that a signal removes it (run/temp-files.ts)
   try {
-    writeChunks(fd, chunks);
-    closeSync(fd);
+    const fd = openSync(tmp, 'w');
+    try {
+      writeChunks(fd, chunks);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
   } catch (e) {
-    closeSync(fd);
     rmSync(tmp, { force: true });
     throw e;
+  } finally {
+    tempDone(tmp);
   }
-  renameSync(tmp, path);
 }
 
 /** Write whole or not at all: a temporary file renamed into place. */
@@ -277,6 +286,10 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   if (trajectoryPath !== undefined && trajectoryPath === jsonPath) throw new UsageError(`--trajectory and --json name the same file ${trajectoryPath}`);
   const trajectoryEvery = numberFlag('trajectory-every', one(flags, 'trajectory-every') ?? '1', { integer: true, min: 1 });
 
+  // what a Ctrl-C line says (cli/interrupt.ts): the frame reached, and that nothing was written
+  let framesDone = 0;
+  const grouped = (n: number) => n.toLocaleString('en-US');
+  setWhere(() => `at frame ${grouped(framesDone)} of ${grouped(frames)} (t = ${+(framesDone * options.dt).toPrecision(4)} s)`, trajectoryPath || jsonPath ? 'nothing written' : '');
   let gpu: GpuContext | undefined;
   if (info.device === 'gpu') gpu = await acquireGpu();
   const solver = await info.create(world, options, gpu);
@@ -304,7 +317,11 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
       trace,
       residualFrame,
       constraintForces: true,
-      onProgress: progress && ((done: number) => progress.update(done)),
+      onProgress: (done: number) => {
+        framesDone = done;
+        updateWhere();
+        progress?.update(done);
+      },
       ...watch,
       ...(trajectory ? { observe: { every: trajectoryEvery, onSnapshot: (snap: Snapshot) => trajectory!.write(snap) } } : {}),
     });
@@ -347,6 +364,7 @@ function cmdScenes(flags: Map<string, string[]>): number {
   const scene = loadScene(name, paramFlags(flags.get('param') ?? []));
   const chunks = anySceneFileChunks(scene.world, { name: scene.name, description: scene.description, params: scene.params });
   if (out) {
+    setWhere(() => `while writing the scene to ${out}`);
     writeChunksAtomic(out, chunks);
     const n = sceneBodyCount(scene.world);
     const what = isParticleSystem(scene.world) ? countText(n, 'particle') : countText(n, 'body', 'bodies');
@@ -400,11 +418,17 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   findUplot(); // and the report's charting library found, so the report cannot fail after the runs
   const quiet = flags.has('quiet');
   const progress = compareProgress(!quiet && !!process.stderr.isTTY);
+  let at: import('../bench/compare.js').CompareProgress | undefined;
+  setWhere(() => (at ? `in run ${at.run + 1} of ${at.runs} (${at.solver} on ${at.scene}) at frame ${at.frame.toLocaleString('en-US')} of ${at.frames.toLocaleString('en-US')}` : 'before the first run'), `nothing written to ${outDir}`);
   const results = await runCompare({
     ...opts,
     loaded,
     command: ['solverlab', ...argv].join(' '),
-    onProgress: progress,
+    onProgress: (p) => {
+      at = p;
+      updateWhere();
+      progress?.(p);
+    },
     onWarning: (line) => {
       if (progress) process.stderr.write('\r\x1b[K');
       process.stderr.write(`solverlab: warning: ${line}\n`);
@@ -454,6 +478,7 @@ async function cmdTradeoff(flags: Map<string, string[]>): Promise<number> {
   } catch (e) {
     throw new UsageError(`--settings: ${(e as Error).message}`);
   }
+  setWhere(() => 'during the trade-off runs', `nothing written to ${out}`);
   const results = await runTradeoff({ solvers: ids, chains, frames, settings, log: (s) => process.stderr.write(s + '\n') });
   writeAtomic(out, JSON.stringify(results, null, 1) + '\n');
   process.stdout.write(tradeoffTable(results.rows) + '\n');
@@ -474,6 +499,7 @@ async function cmdBench(flags: Map<string, string[]>): Promise<number> {
   for (const n of sizes) for (const id of ids) checkMemory(`the necklace of ${countText(n, 'bead')}`, necklaceScene.count({ chains: n / 40, beads: 40 }), id);
   // and each run's series and timings (sampled every frame: the CPU solvers' default, the most a run keeps), one run at a time
   checkRunRecords('bench', { frames, sampleEvery: 1, sampleFlag: false });
+  setWhere(() => 'during the benchmark', `nothing written to ${out}`);
   const results = await runBench({ sizes, frames, solvers: ids, log: (s) => process.stderr.write(s + '\n') });
   writeAtomic(out, JSON.stringify(results, null, 1) + '\n');
   process.stderr.write(`results written to ${out}\n`);
@@ -481,8 +507,16 @@ async function cmdBench(flags: Map<string, string[]>): Promise<number> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // no command: the usage, and the status of bad input (`solverlab help` and `--help` exit 0)
+  if (argv.length === 0) {
+    process.stderr.write(`solverlab: no command given\n\n${overview()}\n`);
+    return 2;
+  }
   try {
     const { command, flags } = parseArgs(argv, commands);
+    // Ctrl-C, SIGTERM, SIGHUP, kill -9: a watcher process removes the unfinished files and says where
+    // the command stopped (cli/interrupt.ts); for the commands that run or write
+    if (command === 'run' || command === 'compare' || command === 'bench' || (command === 'scenes' && flags.has('export'))) startWatcher();
     setGpuVerbose(flags.has('verbose')); // the GPU driver's own warnings only when asked (src/gpu/vulkan-drivers.ts)
     switch (command) {
       case 'help': {

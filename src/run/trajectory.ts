@@ -13,12 +13,13 @@
  *   - exact: every number is the shortest text that reads back as the same f64 (−0 kept), so a sample
  *     read back gives the same stateHash as the solver's snapshot;
  *   - whole or nothing: written to FILE.<pid>.tmp and renamed into place at close(); abort() (an error,
- *     a refusal) removes it. A run that diverged closes it with the samples before the divergence
+ *     a refusal) removes it, and so does a SIGINT or SIGTERM (run/temp-files.ts, cli/interrupt.ts). A run that diverged closes it with the samples before the divergence
  *     (a state that is not finite is never written: the divergence watch sees each snapshot first).
  */
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Snapshot } from '../model/snapshot.js';
+import { tempFor, tempDone } from './temp-files.js';
 
 export type TrajectoryFormat = 'csv' | 'json';
 
@@ -55,7 +56,7 @@ export class TrajectoryWriter {
     readonly format: TrajectoryFormat,
     private readonly meta: TrajectoryMeta,
   ) {
-    this.tmp = `${path}.${process.pid}.tmp`;
+    this.tmp = tempFor(path); // listed, so that a signal removes it (run/temp-files.ts)
     this.fd = openSync(this.tmp, 'w');
     if (format === 'csv') writeSync(this.fd, TRAJECTORY_CSV_HEADER + '\n');
   }
@@ -129,6 +130,7 @@ export class TrajectoryWriter {
     closeSync(this.fd);
     this.closed = true;
     renameSync(this.tmp, this.path);
+    tempDone(this.tmp);
   }
 
   /** Drops what was written: no file is left. */
@@ -139,6 +141,7 @@ export class TrajectoryWriter {
       closeSync(this.fd);
     } finally {
       rmSync(this.tmp, { force: true });
+      tempDone(this.tmp);
     }
   }
 }
