@@ -383,8 +383,6 @@ export class RowBlockSolver {
       this.bias = new Float64Array(rows.capacity);
       this.diagonal = new Float64Array(rows.capacity);
       this.relaxBias = new Float64Array(rows.capacity);
-      this.touchRate = new Float64Array(rows.capacity);
-      this.touchGamma = new Float64Array(rows.capacity);
     }
     if (relax && this.blockMatrixRigid.length < M.length) this.blockMatrixRigid = new Float64Array(M.length);
     const rigidJoints = joint === null || joint.kind === 'rigid';
@@ -429,8 +427,6 @@ export class RowBlockSolver {
         // a frequency spring's γ = 1 / (m_eff a₂) (softness.ts S3) is γ(m_eff = 1) · A_nn; the bias rate does not depend on m_eff
         const touchRate = unit.biasRate;
         const touchGamma = unitScaled(toFixed ? contact.staticSoftness! : contact.softness) ? unit.gamma * this.diagonal[r0] : unit.gamma;
-        this.touchRate[r0] = touchRate;
-        this.touchGamma[r0] = touchGamma;
         if (C > 0) {
           rate = invH;
           bias = C * invH;
@@ -470,8 +466,6 @@ export class RowBlockSolver {
             rate = js.biasRate;
             gamma = js.gamma;
           }
-          this.touchRate[p] = rate;
-          this.touchGamma[p] = gamma;
           if (oneSided && rows.error[p] > 0) {
             // apart: the speculative row, no spring
             rows.biasRate[p] = invH;
@@ -495,47 +489,6 @@ export class RowBlockSolver {
 
   /** per row: the bias (velocity units) of the solve pass */
   private bias = new Float64Array(0);
-  /** per row (prepare): the bias rate and γ the row takes while touching (not a speculative row) */
-  private touchRate = new Float64Array(0);
-  private touchGamma = new Float64Array(0);
-
-  /**
-   * The bias of every row from C as it is now (call evaluate first), keeping prepare's effective
-   * masses and softness: a soft step prepares once per step and only re-biases at its substeps
-   * (Box2D v3: the separation follows the bodies, the masses do not). A one-row block may switch
-   * between speculative (C > 0: C/h, γ = 0) and touching (prepare's rate and γ); its 1×1 (A + γ)⁻¹
-   * is rewritten to match. Larger blocks are equality rows: bias = rate · C.
-   */
-  updateBias(h: number, contact: ContactRule): void {
-    const rows = this.rows;
-    const M = this.blockMatrix;
-    const invH = 1 / h;
-    for (let b = 0; b < rows.blockCount; b++) {
-      const r0 = rows.blockStart[b], r1 = rows.blockStart[b + 1];
-      const kind = rows.contactKind[b];
-      if (kind === CONTACT_FRICTION) continue;
-      if (r1 - r0 > 1) {
-        for (let p = r0; p < r1; p++) this.bias[p] = rows.biasRate[p] * rows.error[p];
-        continue;
-      }
-      const C = rows.error[r0];
-      const oneSided = kind === CONTACT_NORMAL || (rows.lower[r0] === 0 && rows.upper[r0] === Infinity);
-      let gamma: number;
-      if (oneSided && C > 0) {
-        rows.biasRate[r0] = invH;
-        gamma = 0;
-        this.bias[r0] = C * invH;
-        this.relaxBias[r0] = C * invH;
-      } else {
-        rows.biasRate[r0] = this.touchRate[r0];
-        gamma = this.touchGamma[r0];
-        this.bias[r0] = kind === CONTACT_NORMAL ? Math.max(this.touchRate[r0] * Math.min(0, C + this.pointSlop(r0, contact.slop)), -contact.maxPushout) : this.touchRate[r0] * C;
-        this.relaxBias[r0] = 0;
-      }
-      rows.gamma[r0] = gamma;
-      M[this.blockMatrixStart[b]] = 1 / (this.diagonal[r0] + gamma);
-    }
-  }
 
   /**
    * The projected block update (header) for blocks from .. to−1, V = (v, ω) + (Δv, Δω). Returns the

@@ -9,8 +9,9 @@
  * One frame of dt, n = substeps of h = dt / n:
  *   collide               the contact points at the frame's start, each on its pair's manifold
  *                         (with sleeping: the islands' update, cpu-base.ts updateSleep)
- *   prepare joints        J, C, effective masses and softness of the joints' rows (once per frame when
- *                         relaxing, the masses kept and only the bias moved with the pose; else per substep)
+ *   prepare joints        J, C, effective masses and softness of the joints' rows (at the frame's start,
+ *                         and again at each substep's new pose: before its relax when relaxing, else
+ *                         before its solve)
  *   prepare contacts      once per frame: lever arms, A_nn, A_tt, base separation, softness, λ from the
  *                         manifolds (contacts/contact-solver.ts prepare)
  *   n × ( integrate velocities   v ← v + h g (and the gyroscopic term)                  (rigid/body.ts)
@@ -219,7 +220,11 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
       this.rigid.computeInertia(I);
       if (joints) {
         rs.evaluate(w);
-        rs.updateBias(h, rule);
+        // J, C and the blocks' effective masses at the new pose (Box2D v3 forms a joint's K from its
+        // rotated anchors at every solve): with the frame's masses kept and only J and the bias moved, a
+        // fast-turning chain's rows met masses of another pose, and the 20-chain necklace gained energy
+        // until it diverged at frame 191; so prepared, it keeps its joints to 3 cm (si-soft-cpu: 6 cm)
+        rs.prepare(h, this.options.beta, I, rule, jointSpring, true);
       }
       if (contacts) {
         // restitution again at the new pose, on the velocities the next substep starts from (no forces yet)
