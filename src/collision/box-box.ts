@@ -545,6 +545,11 @@ function closestOnBox(c: Float64Array, R: Float64Array, h: Float64Array, x: Floa
   }
 }
 
+/** x clamped to [0, 1] */
+function clamp01(x: number): number {
+  return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
 /**
  * Closest points of segments P(t) = p + t u, Q(s) = q + s v, t, s ∈ [0, 1]. f = |r + t u − s v|²,
  * r = p − q, is a convex quadratic; its stationary point solves a t − b s = −d, −b t + c s = e
@@ -560,7 +565,6 @@ function segmentSegment(p: Float64Array, u: Float64Array, q: Float64Array, v: Fl
   const d = u[0] * rx + u[1] * ry + u[2] * rz;
   const e = v[0] * rx + v[1] * ry + v[2] * rz;
   const den = a * c - b * b;
-  const clamp01 = (x: number) => Math.max(0, Math.min(1, x));
   let t = den > 1e-14 * a * c ? clamp01((b * e - c * d) / den) : 0;
   let s = (b * t + e) / c;
   if (s < 0) {

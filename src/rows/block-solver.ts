@@ -887,9 +887,11 @@ export function frictionDisc(M: Float64Array, o: number, f0: number, f1: number,
   const det = m00 * m11 - m01 * m01;
   // A = M⁻¹ (symmetric)
   const a00 = m11 / det, a01 = -m01 / det, a11 = m00 / det;
-  // eigenvectors of a symmetric 2×2: rotation by φ with tan 2φ = 2 a01 / (a00 − a11)
-  const phi = 0.5 * Math.atan2(2 * a01, a00 - a11);
-  const c = Math.cos(phi), s = Math.sin(phi);
+  // eigenvectors of a symmetric 2×2: rotation by φ with tan 2φ = 2 a01 / (a00 − a11), φ ∈ (−π/2, π/2];
+  // cos φ ≥ 0 and sin φ from the half-angle formulas (cos 2φ = d/q, sin 2φ = a01/q), without trigonometry
+  const dh = 0.5 * (a00 - a11), q = Math.sqrt(dh * dh + a01 * a01);
+  const cos2 = q > 0 ? dh / q : 1;
+  const c = Math.sqrt(Math.max(0, 0.5 * (1 + cos2))), s = (a01 < 0 ? -1 : 1) * Math.sqrt(Math.max(0, 0.5 * (1 - cos2)));
   const e1 = c * c * a00 + 2 * c * s * a01 + s * s * a11;
   const e2 = s * s * a00 - 2 * c * s * a01 + c * c * a11;
   const g1 = e1 * (c * f0 + s * f1), g2 = e2 * (-s * f0 + c * f1); // a_i f'_i
