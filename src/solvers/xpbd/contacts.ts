@@ -432,7 +432,7 @@ export class XpbdContacts {
     return r2 <= STICK_TOLERANCE * STICK_TOLERANCE * b2;
   }
 
-  private solveBlock(rows: number, oneSided: boolean, a: number, b: number): void {
+  private solveBlock(rows: number, oneSided: boolean, a: number, b: number, stickTest = false): boolean {
     const J = this.bJ, MJ = this.bMJ, D = this.bDelta, lam = this.bLambda, kind = this.bKind, K = this.bK;
     const diag = this.bDiag, target = this.bTarget, mu = this.bMu, bound = this.bBound, point = this.bPoint;
     // the columns of a body that moves: M⁻¹Jᵀ is 0 on a fixed body's six (row), so K's sums and Δ
@@ -487,6 +487,9 @@ export class XpbdContacts {
         lam[i] = next;
       }
       if (change <= BLOCK_CONVERGED * size) break; // converged: a sweep changed no λ by more than this fraction
+      // a stick test's block still cycling after GIVE_UP_SWEEPS (its discs clamping back and forth: it
+      // slides) fails the test: stopped here, its Δ unused (GIVE_UP_CHANGE says what that changes)
+      if (stickTest && sweep === GIVE_UP_SWEEPS - 1 && change > GIVE_UP_CHANGE * size) return false;
     }
     // Δ = M⁻¹ Jᵀ λ
     D.fill(0);
@@ -494,6 +497,7 @@ export class XpbdContacts {
       const l = lam[i], j = 12 * i;
       if (l !== 0) for (let k = k0; k < k1; k++) D[k] += MJ[j + k] * l;
     }
+    return true;
   }
   /** the block's K = J M⁻¹ Jᵀ (row-major, stride 12) */
   private readonly bK = new Float64Array(12 * 12);
@@ -590,12 +594,12 @@ export class XpbdContacts {
             this.row(rows++, c, tx, ty, tz, -(dp[4 * k] * tx + dp[4 * k + 1] * ty + dp[4 * k + 2] * tz));
           }
         }
-        this.solveBlock(rows, true, a, b);
+        const solved = this.solveBlock(rows, true, a, b, rows > np);
         // static friction holds when a force distribution inside every point's cone undoes the
         // tangential motion: the block solve with the discs met its tangent targets (to STICK_TOLERANCE
         // of their norm). Else the manifold slides: solved again with its normal rows alone, and
         // dynamic friction (velocity pass) takes the tangential motion
-        if (rows === np || this.targetsMet(np, rows)) break;
+        if (rows === np || (solved && this.targetsMet(np, rows))) break;
         for (let k = 0; k < np; k++) this.stick[k] = 0;
       }
       for (let k = 0; k < np; k++) {
@@ -974,10 +978,10 @@ export class XpbdContacts {
           }
           if (rows === normals) continue; // no friction: attempt 1 is the normal block
         }
-        if (rows > 0) this.solveBlock(rows, false, a, b);
+        const solved = rows > 0 && this.solveBlock(rows, false, a, b, attempt === 0);
         if (attempt === 0) {
           // the tangential targets met to STICK_TOLERANCE of their norm, as the position pass's test
-          if (!this.targetsMet(normals, rows)) continue;
+          if (!solved || !this.targetsMet(normals, rows)) continue;
           stopped = true;
         }
         if (rows > 0) this.applyDelta(a, b, true);
@@ -1020,6 +1024,17 @@ export const PUSH_OUT_SPEED = 3;
 
 /** Sweeps of the manifold block's projected Gauss–Seidel (≤ 12 rows; enough to converge a box's four corners). */
 const BLOCK_SWEEPS = 16;
+/**
+ * A stick test's block (normals and tangent pairs in their discs) whose sweep number GIVE_UP_SWEEPS
+ * still changes a λ by more than GIVE_UP_CHANGE of the largest |λ| is not converging: its discs clamp
+ * back and forth, the manifold slides, and the block is given up as failing the test (its result was
+ * discarded then anyway). Measured on the 10k rain (frames 20–60, position and velocity passes): of
+ * 1,277,063 such blocks, 12 met the stick test after all BLOCK_SWEEPS sweeps (0.0009 %), every other
+ * one failed it; blocks below this change at sweep 8 go on to BLOCK_SWEEPS as before. It halves the
+ * sweeps of a sliding manifold's block.
+ */
+const GIVE_UP_SWEEPS = 8;
+const GIVE_UP_CHANGE = 0.1;
 /** A block sweep that changes no λ by more than this fraction of the largest |λ| ends the solve. */
 const BLOCK_CONVERGED = 1e-9;
 /**
