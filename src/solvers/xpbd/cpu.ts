@@ -389,43 +389,77 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
    * stages per frame): 39 → 11 ms, the generic path having spent it in blockDelassus, applyRows,
    * solveRows and evaluatePointRows.
    */
+  /**
+   * The joints' constants that solvePoints reads, packed in the colouring's order (so a colour's
+   * sweep reads them in one stream): per slot k, packedIds (joint, body 1, body 2, first row; −1
+   * there for a joint that is not a point joint) and packedArms (local arms r⁰, r¹ and the row's α).
+   * Built again when the colouring or the rows' layout is replaced (relayout).
+   */
+  private packPointJoints(): void {
+    const rs = this.rowSolver;
+    if (this.packedFor === this.colouring && this.packedRows === rs.rowStart) return;
+    const { order, start, colourCount } = this.colouring;
+    const j = this.joints, n = start[colourCount];
+    if (this.packedIds.length < 4 * n) {
+      this.packedIds = new Int32Array(4 * n);
+      this.packedArms = new Float64Array(7 * n);
+    }
+    const I = this.packedIds, P = this.packedArms;
+    for (let k = 0; k < n; k++) {
+      const ic = order[k], point = j.kind[ic] === JointKind.point;
+      I[4 * k] = ic;
+      I[4 * k + 1] = j.ib0[ic];
+      I[4 * k + 2] = j.ib1[ic];
+      I[4 * k + 3] = point ? rs.rowStart[ic] : -1;
+      for (let d = 0; d < 3; d++) {
+        P[7 * k + d] = j.r0[3 * ic + d];
+        P[7 * k + 3 + d] = j.r1[3 * ic + d];
+      }
+      P[7 * k + 6] = point ? rs.rows.compliance[rs.rowStart[ic]] : 0;
+    }
+    this.packedFor = this.colouring;
+    this.packedRows = rs.rowStart;
+  }
+  private packedFor: Colouring | null = null;
+  private packedRows: Int32Array | null = null;
+  private packedIds = new Int32Array(0);
+  private packedArms = new Float64Array(0);
+
   private solvePoints(k0: number, k1: number, invH2: number): void {
     // Every helper of the update written out (rotate, integrateOrientation, compliancePerStep) with
     // their arithmetic in their order, so the bits are those of the helpers; the colour's loop is
     // here, its arrays in locals (profile of the 10k necklace: V8 left `rotate` a call, and each
     // call of a per-joint method read its arrays from the solver again)
-    const order = this.colouring.order, kind = this.joints.kind, sleeping = this.sleeping !== null;
-    const rs = this.rowSolver, rowStart = rs.rowStart, lam = rs.rows.lambda, rowCompliance = rs.rows.compliance;
-    const ib0 = this.joints.ib0, ib1 = this.joints.ib1, l0 = this.joints.r0, l1 = this.joints.r1;
+    this.packPointJoints();
+    const sleeping = this.sleeping !== null;
+    const P = this.packedArms, I = this.packedIds, lam = this.rowSolver.rows.lambda;
     const x = this.w.position, q = this.w.orientation, inverseMass = this.w.inverseMass;
     const iso = this.rigid.isotropicScale;
     const a = scratch; // [6..15), [15..24): I_A⁻¹, I_B⁻¹ (world) of a body that is not isotropic
     for (let k = k0; k < k1; k++) {
-      const ic = order[k];
-      const b0 = ib0[ic], b1 = ib1[ic];
+      const i4 = 4 * k, p7 = 7 * k;
+      const ic = I[i4], b0 = I[i4 + 1], b1 = I[i4 + 2], r0 = I[i4 + 3];
       // a joint of sleepers (or a sleeper and a fixed body) is left alone: after the islands' wake
       // rule no joint joins a sleeper to an awake body, so nothing moves it (collision/islands.ts)
       if (sleeping && !this.moves(b0) && !this.moves(b1)) continue;
-      if (kind[ic] !== JointKind.point) {
-        this.solveRows(ic, invH2);
+      if (r0 < 0) {
+        this.solveRows(ic, invH2); // not a point joint
         continue;
       }
-      const r0 = rowStart[ic];
       // lever arms a = R_A r_A, b = R_B r_B (rigid/quat.ts rotate)
-      const v3 = 3 * ic;
       let qo = 4 * b0;
       let qx = q[qo], qy = q[qo + 1], qz = q[qo + 2], qw = q[qo + 3];
-      let vx = l0[v3], vy = l0[v3 + 1], vz = l0[v3 + 2];
+      let vx = P[p7], vy = P[p7 + 1], vz = P[p7 + 2];
       const ax = (1 - 2 * (qy * qy + qz * qz)) * vx + 2 * (qx * qy - qz * qw) * vy + 2 * (qx * qz + qy * qw) * vz;
       const ay = 2 * (qx * qy + qz * qw) * vx + (1 - 2 * (qx * qx + qz * qz)) * vy + 2 * (qy * qz - qx * qw) * vz;
       const az = 2 * (qx * qz - qy * qw) * vx + 2 * (qy * qz + qx * qw) * vy + (1 - 2 * (qx * qx + qy * qy)) * vz;
       qo = 4 * b1;
       qx = q[qo]; qy = q[qo + 1]; qz = q[qo + 2]; qw = q[qo + 3];
-      vx = l1[v3]; vy = l1[v3 + 1]; vz = l1[v3 + 2];
+      vx = P[p7 + 3]; vy = P[p7 + 4]; vz = P[p7 + 5];
       const bx = (1 - 2 * (qy * qy + qz * qz)) * vx + 2 * (qx * qy - qz * qw) * vy + 2 * (qx * qz + qy * qw) * vz;
       const by = 2 * (qx * qy + qz * qw) * vx + (1 - 2 * (qx * qx + qz * qz)) * vy + 2 * (qy * qz - qx * qw) * vz;
       const bz = 2 * (qx * qz - qy * qw) * vx + 2 * (qy * qz + qx * qw) * vy + (1 - 2 * (qx * qx + qy * qy)) * vz;
-      const at = rowCompliance[r0] * invH2; // compliancePerStep
+      const at = P[p7 + 6] * invH2; // compliancePerStep
       let k00 = at, k01 = 0, k02 = 0, k11 = at, k12 = 0, k22 = at;
       const m0 = inverseMass[b0], m1 = inverseMass[b1], s0 = iso[b0], s1 = iso[b1];
       if (m0 !== 0) {
