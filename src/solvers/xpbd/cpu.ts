@@ -275,6 +275,10 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     const rigid = this.rigid, iso = rigid.isotropicScale;
     this.positionPrev.set(x);
     this.orientationPrev.set(q);
+    // λ = 0 before the bodies' loop: a call that enters the loop's on-stack-replaced code left it there
+    // with no type feedback for what followed, and deoptimised every substep (--trace-deopt, 10k rain)
+    if (this.variant.form === 'distance') this.distanceMultiplier.fill(0); // read by the 'distance' form only
+    this.rowSolver.rows.lambda.fill(0, 0, this.rowSolver.rows.count);
     const gx = h * g[0], gy = h * g[1], gz = h * g[2];
     const asleep = this.sleeping ? this.sleeping.asleep : null;
     for (let ib = 0; ib < bodyCount; ib++) {
@@ -300,8 +304,6 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
         rigid.integrateBodyOrientation(ib, h);
       }
     }
-    if (this.variant.form === 'distance') this.distanceMultiplier.fill(0); // read by the 'distance' form only
-    this.rowSolver.rows.lambda.fill(0, 0, this.rowSolver.rows.count);
   }
 
   /**
