@@ -16,7 +16,7 @@
  *            Δλ = −K⁻¹ (d + α̃ λ),  p = Δλ
  *        'distance' (Müller 2020 §3.3.1 as the text gives it): C = |d|, n = d / C, one row:
  *            wᵢ = mᵢ⁻¹ + (rᵢ × n)ᵀ Iᵢ⁻¹ (rᵢ × n),  Δλ = (−C − α̃ λ) / (w₁ + w₂ + α̃),  p = Δλ n
- *        (the 'point' form of a point joint runs solvePoint, its block written out from the lever arms:
+ *        (the 'point' form of a point joint runs solvePoints, its block written out from the lever arms:
  *        no J, no generic Delassus or block inverse per substep; every other joint runs solveRows)
  *        both:  λ += Δλ;  x₁ += p / m₁,  x₂ −= p / m₂;
  *               q₁ += ½ (0, I₁⁻¹ (r₁ × p)) ⊗ q₁,  q₂ −= ½ (0, I₂⁻¹ (r₂ × p)) ⊗ q₂, normalise
@@ -275,6 +275,10 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     const rigid = this.rigid, iso = rigid.isotropicScale;
     this.positionPrev.set(x);
     this.orientationPrev.set(q);
+    // λ = 0 before the bodies' loop: a call that enters the loop's on-stack-replaced code left it there
+    // with no type feedback for what followed, and deoptimised every substep (--trace-deopt, 10k rain)
+    if (this.variant.form === 'distance') this.distanceMultiplier.fill(0); // read by the 'distance' form only
+    this.rowSolver.rows.lambda.fill(0, 0, this.rowSolver.rows.count);
     const gx = h * g[0], gy = h * g[1], gz = h * g[2];
     const asleep = this.sleeping ? this.sleeping.asleep : null;
     for (let ib = 0; ib < bodyCount; ib++) {
@@ -285,14 +289,21 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       x[o + 1] += h * (v[o + 1] += gy);
       x[o + 2] += h * (v[o + 2] += gz);
       // integrateBodyOrientation, its isotropic case (spheres) written in the loop, as computePositions does
-      if (iso[ib] === iso[ib]) integrateOrientation(q, 4 * ib, w[o], w[o + 1], w[o + 2], h);
-      else {
+      if (iso[ib] === iso[ib]) {
+        // integrateOrientation(q, 4 ib, ω, h) written out (same arithmetic): q ← normalise(q + ½ h (0, ω) ⊗ q)
+        const qo = 4 * ib, hh = 0.5 * h, wx = w[o], wy = w[o + 1], wz = w[o + 2];
+        const ox = q[qo], oy = q[qo + 1], oz = q[qo + 2], ow = q[qo + 3];
+        const nx = ox + hh * (ow * wx + (wy * oz - wz * oy));
+        const ny = oy + hh * (ow * wy + (wz * ox - wx * oz));
+        const nz = oz + hh * (ow * wz + (wx * oy - wy * ox));
+        const nw = ow - hh * (wx * ox + wy * oy + wz * oz);
+        const n = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+        q[qo] = nx * n; q[qo + 1] = ny * n; q[qo + 2] = nz * n; q[qo + 3] = nw * n;
+      } else {
         rigid.gyroscopicStep(ib, h);
         rigid.integrateBodyOrientation(ib, h);
       }
     }
-    this.distanceMultiplier.fill(0);
-    this.rowSolver.rows.lambda.fill(0);
   }
 
   /**
@@ -302,7 +313,10 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   solveColour(c: number, h: number): void {
     const { order, start } = this.colouring;
     const invH2 = 1 / (h * h);
-    const distanceForm = this.variant.form === 'distance';
+    if (this.variant.form === 'point') {
+      this.solvePoints(start[c], start[c + 1], invH2);
+      return;
+    }
     const kind = this.joints.kind;
     const ib0 = this.joints.ib0, ib1 = this.joints.ib1, sleeping = this.sleeping !== null;
     for (let k = start[c]; k < start[c + 1]; k++) {
@@ -310,10 +324,8 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       // a joint of sleepers (or a sleeper and a fixed body) is left alone: after the islands' wake
       // rule no joint joins a sleeper to an awake body, so nothing moves it (collision/islands.ts)
       if (sleeping && !this.moves(ib0[ic]) && !this.moves(ib1[ic])) continue;
-      if (kind[ic] === JointKind.point) {
-        if (distanceForm) this.solveDistance(ic, invH2);
-        else this.solvePoint(ic, invH2);
-      } else this.solveRows(ic, invH2);
+      if (kind[ic] === JointKind.point) this.solveDistance(ic, invH2);
+      else this.solveRows(ic, invH2);
     }
   }
 
@@ -379,78 +391,176 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
    * stages per frame): 39 → 11 ms, the generic path having spent it in blockDelassus, applyRows,
    * solveRows and evaluatePointRows.
    */
-  private solvePoint(ic: number, invH2: number): void {
-    const rows = this.rowSolver.rows, r0 = this.rowSolver.rowStart[ic];
-    const { position: x, orientation: q, inverseMass } = this.w;
-    const j = this.joints;
-    const b0 = j.ib0[ic], b1 = j.ib1[ic];
-    const a = scratch; // [0..6) lever arms a, b; [6..15), [15..24) I_A⁻¹, I_B⁻¹ (world)
-    rotate(q, 4 * b0, j.r0, 3 * ic, a, 0);
-    rotate(q, 4 * b1, j.r1, 3 * ic, a, 3);
-    const at = compliancePerStep(rows.compliance[r0], invH2);
-    let k00 = at, k01 = 0, k02 = 0, k11 = at, k12 = 0, k22 = at;
+  /**
+   * The joints' constants that solvePoints reads, packed in the colouring's order (so a colour's
+   * sweep reads them in one stream): per slot k, packedIds (joint, body 1, body 2, first row; −1
+   * there for a joint that is not a point joint) and packedArms (local arms r⁰, r¹ and the row's α).
+   * Built again when the colouring or the rows' layout is replaced (relayout).
+   */
+  private packPointJoints(): void {
+    const rs = this.rowSolver;
+    if (this.packedFor === this.colouring && this.packedRows === rs.rowStart) return;
+    const { order, start, colourCount } = this.colouring;
+    const j = this.joints, n = start[colourCount];
+    if (this.packedIds.length < 4 * n) {
+      this.packedIds = new Int32Array(4 * n);
+      this.packedArms = new Float64Array(7 * n);
+    }
+    const I = this.packedIds, P = this.packedArms;
+    for (let k = 0; k < n; k++) {
+      const ic = order[k], point = j.kind[ic] === JointKind.point;
+      I[4 * k] = ic;
+      I[4 * k + 1] = j.ib0[ic];
+      I[4 * k + 2] = j.ib1[ic];
+      I[4 * k + 3] = point ? rs.rowStart[ic] : -1;
+      for (let d = 0; d < 3; d++) {
+        P[7 * k + d] = j.r0[3 * ic + d];
+        P[7 * k + 3 + d] = j.r1[3 * ic + d];
+      }
+      P[7 * k + 6] = point ? rs.rows.compliance[rs.rowStart[ic]] : 0;
+    }
+    this.packedFor = this.colouring;
+    this.packedRows = rs.rowStart;
+  }
+  private packedFor: Colouring | null = null;
+  private packedRows: Int32Array | null = null;
+  private packedIds = new Int32Array(0);
+  private packedArms = new Float64Array(0);
+
+  private solvePoints(k0: number, k1: number, invH2: number): void {
+    // Every helper of the update written out (rotate, integrateOrientation, compliancePerStep) with
+    // their arithmetic in their order, so the bits are those of the helpers; the colour's loop is
+    // here, its arrays in locals (profile of the 10k necklace: V8 left `rotate` a call, and each
+    // call of a per-joint method read its arrays from the solver again)
+    this.packPointJoints();
+    const sleeping = this.sleeping !== null;
+    const P = this.packedArms, I = this.packedIds, lam = this.rowSolver.rows.lambda;
+    const x = this.w.position, q = this.w.orientation, inverseMass = this.w.inverseMass;
     const iso = this.rigid.isotropicScale;
-    for (let side = 0; side < 2; side++) {
-      const ib = side === 0 ? b0 : b1;
-      const m = inverseMass[ib];
-      if (m === 0) continue; // fixed or the world: no mobility, never written
-      const ro = 3 * side, rx = a[ro], ry = a[ro + 1], rz = a[ro + 2];
-      const si = iso[ib];
-      if (si === si) {
-        // I⁻¹ = s I₃:  A = m I₃ − s [r]×² = (m + s |r|²) I₃ − s r rᵀ
-        const d = m + si * (rx * rx + ry * ry + rz * rz);
-        k00 += d - si * rx * rx; k11 += d - si * ry * ry; k22 += d - si * rz * rz;
-        k01 -= si * rx * ry; k02 -= si * rx * rz; k12 -= si * ry * rz;
+    const a = scratch; // [6..15), [15..24): I_A⁻¹, I_B⁻¹ (world) of a body that is not isotropic
+    for (let k = k0; k < k1; k++) {
+      const i4 = 4 * k, p7 = 7 * k;
+      const ic = I[i4], b0 = I[i4 + 1], b1 = I[i4 + 2], r0 = I[i4 + 3];
+      // a joint of sleepers (or a sleeper and a fixed body) is left alone: after the islands' wake
+      // rule no joint joins a sleeper to an awake body, so nothing moves it (collision/islands.ts)
+      if (sleeping && !this.moves(b0) && !this.moves(b1)) continue;
+      if (r0 < 0) {
+        this.solveRows(ic, invH2); // not a point joint
         continue;
       }
-      const io = 6 + 9 * side;
-      this.rigid.worldInverseInertiaOf(ib, a, io);
-      const i00 = a[io], i01 = a[io + 1], i02 = a[io + 2];
-      const i10 = a[io + 3], i11 = a[io + 4], i12 = a[io + 5];
-      const i20 = a[io + 6], i21 = a[io + 7], i22 = a[io + 8];
-      // T = [r]× I⁻¹;  A = m I₃ − T [r]×  (symmetric: the upper triangle)
-      const t00 = ry * i20 - rz * i10, t01 = ry * i21 - rz * i11, t02 = ry * i22 - rz * i12;
-      const t10 = rz * i00 - rx * i20, t11 = rz * i01 - rx * i21, t12 = rz * i02 - rx * i22;
-      const t20 = rx * i10 - ry * i00, t21 = rx * i11 - ry * i01;
-      k00 += m - (t01 * rz - t02 * ry);
-      k01 -= t02 * rx - t00 * rz;
-      k02 -= t00 * ry - t01 * rx;
-      k11 += m - (t12 * rx - t10 * rz);
-      k12 -= t10 * ry - t11 * rx;
-      k22 += m - (t20 * ry - t21 * rx);
-    }
-    // e = −(C + α̃ λ), C = −(x_A − x_B + a − b) (rows/point.ts's order)
-    const pa = 3 * b0, pb = 3 * b1, lam = rows.lambda;
-    const e0 = (x[pa] - x[pb] + a[0] - a[3]) - at * lam[r0];
-    const e1 = (x[pa + 1] - x[pb + 1] + a[1] - a[4]) - at * lam[r0 + 1];
-    const e2 = (x[pa + 2] - x[pb + 2] + a[2] - a[5]) - at * lam[r0 + 2];
-    // Δλ = K⁻¹ e by the adjugate of the symmetric K (det > 0: K ≥ mᵢ⁻¹ I₃ for a dynamic body)
-    const c00 = k11 * k22 - k12 * k12, c01 = k02 * k12 - k01 * k22, c02 = k01 * k12 - k02 * k11;
-    const c11 = k00 * k22 - k02 * k02, c12 = k01 * k02 - k00 * k12, c22 = k00 * k11 - k01 * k01;
-    const inv = 1 / (k00 * c00 + k01 * c01 + k02 * c02);
-    const lx = (c00 * e0 + c01 * e1 + c02 * e2) * inv;
-    const ly = (c01 * e0 + c11 * e1 + c12 * e2) * inv;
-    const lz = (c02 * e0 + c12 * e1 + c22 * e2) * inv;
-    if (lx === 0 && ly === 0 && lz === 0) return; // nothing moves (solveRows: `moved`)
-    lam[r0] += lx;
-    lam[r0 + 1] += ly;
-    lam[r0 + 2] += lz;
-    for (let side = 0; side < 2; side++) {
-      const ib = side === 0 ? b0 : b1;
-      const m = inverseMass[ib];
-      if (m === 0) continue;
-      const sign = side === 0 ? -1 : 1, ro = 3 * side, o = 3 * ib;
-      x[o] += sign * m * lx;
-      x[o + 1] += sign * m * ly;
-      x[o + 2] += sign * m * lz;
-      // θ = ±I⁻¹ (r × Δλ)
-      const rx = a[ro], ry = a[ro + 1], rz = a[ro + 2];
-      const tx = sign * (ry * lz - rz * ly), ty = sign * (rz * lx - rx * lz), tz = sign * (rx * ly - ry * lx);
-      const si = iso[ib];
-      if (si === si) integrateOrientation(q, 4 * ib, si * tx, si * ty, si * tz, 1);
-      else {
-        const io = 6 + 9 * side;
-        integrateOrientation(q, 4 * ib, a[io] * tx + a[io + 1] * ty + a[io + 2] * tz, a[io + 3] * tx + a[io + 4] * ty + a[io + 5] * tz, a[io + 6] * tx + a[io + 7] * ty + a[io + 8] * tz, 1);
+      // lever arms a = R_A r_A, b = R_B r_B (rigid/quat.ts rotate)
+      let qo = 4 * b0;
+      let qx = q[qo], qy = q[qo + 1], qz = q[qo + 2], qw = q[qo + 3];
+      let vx = P[p7], vy = P[p7 + 1], vz = P[p7 + 2];
+      const ax = (1 - 2 * (qy * qy + qz * qz)) * vx + 2 * (qx * qy - qz * qw) * vy + 2 * (qx * qz + qy * qw) * vz;
+      const ay = 2 * (qx * qy + qz * qw) * vx + (1 - 2 * (qx * qx + qz * qz)) * vy + 2 * (qy * qz - qx * qw) * vz;
+      const az = 2 * (qx * qz - qy * qw) * vx + 2 * (qy * qz + qx * qw) * vy + (1 - 2 * (qx * qx + qy * qy)) * vz;
+      qo = 4 * b1;
+      qx = q[qo]; qy = q[qo + 1]; qz = q[qo + 2]; qw = q[qo + 3];
+      vx = P[p7 + 3]; vy = P[p7 + 4]; vz = P[p7 + 5];
+      const bx = (1 - 2 * (qy * qy + qz * qz)) * vx + 2 * (qx * qy - qz * qw) * vy + 2 * (qx * qz + qy * qw) * vz;
+      const by = 2 * (qx * qy + qz * qw) * vx + (1 - 2 * (qx * qx + qz * qz)) * vy + 2 * (qy * qz - qx * qw) * vz;
+      const bz = 2 * (qx * qz - qy * qw) * vx + 2 * (qy * qz + qx * qw) * vy + (1 - 2 * (qx * qx + qy * qy)) * vz;
+      const at = P[p7 + 6] * invH2; // compliancePerStep
+      let k00 = at, k01 = 0, k02 = 0, k11 = at, k12 = 0, k22 = at;
+      const m0 = inverseMass[b0], m1 = inverseMass[b1], s0 = iso[b0], s1 = iso[b1];
+      if (m0 !== 0) {
+        if (s0 === s0) {
+          // I⁻¹ = s I₃:  A = m I₃ − s [r]×² = (m + s |r|²) I₃ − s r rᵀ
+          const d = m0 + s0 * (ax * ax + ay * ay + az * az);
+          k00 += d - s0 * ax * ax; k11 += d - s0 * ay * ay; k22 += d - s0 * az * az;
+          k01 -= s0 * ax * ay; k02 -= s0 * ax * az; k12 -= s0 * ay * az;
+        } else {
+          this.rigid.worldInverseInertiaOf(b0, a, 6);
+          const i00 = a[6], i01 = a[7], i02 = a[8], i10 = a[9], i11 = a[10], i12 = a[11], i20 = a[12], i21 = a[13], i22 = a[14];
+          // T = [r]× I⁻¹;  A = m I₃ − T [r]×  (symmetric: the upper triangle)
+          const t00 = ay * i20 - az * i10, t01 = ay * i21 - az * i11, t02 = ay * i22 - az * i12;
+          const t10 = az * i00 - ax * i20, t11 = az * i01 - ax * i21, t12 = az * i02 - ax * i22;
+          const t20 = ax * i10 - ay * i00, t21 = ax * i11 - ay * i01;
+          k00 += m0 - (t01 * az - t02 * ay);
+          k01 -= t02 * ax - t00 * az;
+          k02 -= t00 * ay - t01 * ax;
+          k11 += m0 - (t12 * ax - t10 * az);
+          k12 -= t10 * ay - t11 * ax;
+          k22 += m0 - (t20 * ay - t21 * ax);
+        }
+      }
+      if (m1 !== 0) {
+        if (s1 === s1) {
+          const d = m1 + s1 * (bx * bx + by * by + bz * bz);
+          k00 += d - s1 * bx * bx; k11 += d - s1 * by * by; k22 += d - s1 * bz * bz;
+          k01 -= s1 * bx * by; k02 -= s1 * bx * bz; k12 -= s1 * by * bz;
+        } else {
+          this.rigid.worldInverseInertiaOf(b1, a, 15);
+          const i00 = a[15], i01 = a[16], i02 = a[17], i10 = a[18], i11 = a[19], i12 = a[20], i20 = a[21], i21 = a[22], i22 = a[23];
+          const t00 = by * i20 - bz * i10, t01 = by * i21 - bz * i11, t02 = by * i22 - bz * i12;
+          const t10 = bz * i00 - bx * i20, t11 = bz * i01 - bx * i21, t12 = bz * i02 - bx * i22;
+          const t20 = bx * i10 - by * i00, t21 = bx * i11 - by * i01;
+          k00 += m1 - (t01 * bz - t02 * by);
+          k01 -= t02 * bx - t00 * bz;
+          k02 -= t00 * by - t01 * bx;
+          k11 += m1 - (t12 * bx - t10 * bz);
+          k12 -= t10 * by - t11 * bx;
+          k22 += m1 - (t20 * by - t21 * bx);
+        }
+      }
+      // e = −(C + α̃ λ), C = −(x_A − x_B + a − b) (rows/point.ts's order)
+      const pa = 3 * b0, pb = 3 * b1;
+      const e0 = (x[pa] - x[pb] + ax - bx) - at * lam[r0];
+      const e1 = (x[pa + 1] - x[pb + 1] + ay - by) - at * lam[r0 + 1];
+      const e2 = (x[pa + 2] - x[pb + 2] + az - bz) - at * lam[r0 + 2];
+      // Δλ = K⁻¹ e by the adjugate of the symmetric K (det > 0: K ≥ mᵢ⁻¹ I₃ for a dynamic body)
+      const c00 = k11 * k22 - k12 * k12, c01 = k02 * k12 - k01 * k22, c02 = k01 * k12 - k02 * k11;
+      const c11 = k00 * k22 - k02 * k02, c12 = k01 * k02 - k00 * k12, c22 = k00 * k11 - k01 * k01;
+      const inv = 1 / (k00 * c00 + k01 * c01 + k02 * c02);
+      const lx = (c00 * e0 + c01 * e1 + c02 * e2) * inv;
+      const ly = (c01 * e0 + c11 * e1 + c12 * e2) * inv;
+      const lz = (c02 * e0 + c12 * e1 + c22 * e2) * inv;
+      if (lx === 0 && ly === 0 && lz === 0) continue; // nothing moves (solveRows: `moved`)
+      lam[r0] += lx;
+      lam[r0 + 1] += ly;
+      lam[r0 + 2] += lz;
+      // A takes −Δλ at a, B +Δλ at b: x ± m⁻¹ Δλ, θ = ±I⁻¹ (r × Δλ), q ← normalise(q + ½ (0, θ) ⊗ q)
+      // (rigid/quat.ts integrateOrientation with h = 1: ½ h = 0.5)
+      if (m0 !== 0) {
+        x[pa] += -1 * m0 * lx;
+        x[pa + 1] += -1 * m0 * ly;
+        x[pa + 2] += -1 * m0 * lz;
+        const tx = -1 * (ay * lz - az * ly), ty = -1 * (az * lx - ax * lz), tz = -1 * (ax * ly - ay * lx);
+        let wx, wy, wz;
+        if (s0 === s0) {
+          wx = s0 * tx; wy = s0 * ty; wz = s0 * tz;
+        } else {
+          wx = a[6] * tx + a[7] * ty + a[8] * tz; wy = a[9] * tx + a[10] * ty + a[11] * tz; wz = a[12] * tx + a[13] * ty + a[14] * tz;
+        }
+        const o = 4 * b0;
+        const ox = q[o], oy = q[o + 1], oz = q[o + 2], ow = q[o + 3];
+        const nx = ox + 0.5 * (ow * wx + (wy * oz - wz * oy));
+        const ny = oy + 0.5 * (ow * wy + (wz * ox - wx * oz));
+        const nz = oz + 0.5 * (ow * wz + (wx * oy - wy * ox));
+        const nw = ow - 0.5 * (wx * ox + wy * oy + wz * oz);
+        const n = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+        q[o] = nx * n; q[o + 1] = ny * n; q[o + 2] = nz * n; q[o + 3] = nw * n;
+      }
+      if (m1 !== 0) {
+        x[pb] += 1 * m1 * lx;
+        x[pb + 1] += 1 * m1 * ly;
+        x[pb + 2] += 1 * m1 * lz;
+        const tx = by * lz - bz * ly, ty = bz * lx - bx * lz, tz = bx * ly - by * lx;
+        let wx, wy, wz;
+        if (s1 === s1) {
+          wx = s1 * tx; wy = s1 * ty; wz = s1 * tz;
+        } else {
+          wx = a[15] * tx + a[16] * ty + a[17] * tz; wy = a[18] * tx + a[19] * ty + a[20] * tz; wz = a[21] * tx + a[22] * ty + a[23] * tz;
+        }
+        const o = 4 * b1;
+        const ox = q[o], oy = q[o + 1], oz = q[o + 2], ow = q[o + 3];
+        const nx = ox + 0.5 * (ow * wx + (wy * oz - wz * oy));
+        const ny = oy + 0.5 * (ow * wy + (wz * ox - wx * oz));
+        const nz = oz + 0.5 * (ow * wz + (wx * oy - wy * ox));
+        const nw = ow - 0.5 * (wx * ox + wy * oy + wz * oz);
+        const n = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+        q[o] = nx * n; q[o + 1] = ny * n; q[o + 2] = nz * n; q[o + 3] = nw * n;
       }
     }
   }
