@@ -325,6 +325,8 @@ export const FAST_RATIO = 2;
  * for a one-time jump.
  */
 export const CEILING_RATIO = 1e4;
+/** (d): a start whose largest joint error is at most this fraction of the scene's size counts as exact */
+export const RELEASE_FREE_VIOLATION = 1e-9;
 
 /**
  * A number shown beside another it was compared with: enough significant digits (3 at least) that
@@ -369,6 +371,8 @@ class QuantityWatch {
     private readonly unit: string,
     private readonly label: string,
     private readonly boundText: string,
+    /** nothing to release (DivergenceWatch (d)): beyond the bound is divergence at once */
+    private readonly noRelease = false,
   ) {}
 
   /**
@@ -409,6 +413,10 @@ class QuantityWatch {
     }
     const u = this.unit;
     const beyond = `${this.label} = ${formatCompared(q, this.bound)} ${u} beyond the bound ${formatCompared(this.bound, q)} ${u} (${this.boundText})`;
+    if (this.noRelease) {
+      this.blowUpFrom = this.open ? this.open.firstFrame : frame;
+      return `${beyond}, from a start with every joint satisfied and nothing touching: no correction to release, the solver put it in`;
+    }
     if (q > CEILING_RATIO * this.bound) {
       this.blowUpFrom = this.open ? this.open.firstFrame : frame;
       return `${beyond}: over ${formatCompared(CEILING_RATIO, 0)}× the bound, beyond any correction's release`;
@@ -448,7 +456,12 @@ class QuantityWatch {
  *       steady: the peaks of 8 such windows rise by more than 1.02× each (growth slower than geometric:
  *             a body torn off and falling, its violation ½ g t², rises ×(1 + 1/n)² in window n); or
  *       fast: 3 samples in a row beyond the bound, each ≥ 2× the one before; or
- *   (c) a quantity is beyond 10⁴ × its bound (CEILING_RATIO), growing or not.
+ *   (c) a quantity is beyond 10⁴ × its bound (CEILING_RATIO), growing or not; or
+ *   (d) the energy is beyond its bound in a scene that has nothing to release: no contacts, and every
+ *       joint satisfied at the start (max |C| ≤ RELEASE_FREE_VIOLATION × the scene's size). A passive
+ *       system cannot gain energy, and a jump is a correction's release only where there was an error
+ *       to correct: pgs-cpu on the cantilever rose to 30× the bound from an exact start and stayed
+ *       there, and (b) took it for a jump.
  * A quantity beyond its bound that does not keep growing is a one-time jump (Jump): the run goes on,
  * and the largest such sample of each quantity is reported.
  *
@@ -476,7 +489,9 @@ export class DivergenceWatch {
     private readonly enabled = true,
   ) {
     this.e0 = initial.energy;
-    this.energy = new QuantityWatch('energy', energyFactor * energyScale(world, initial), 'J', 'E − E₀', `${energyFactor} E_scale`);
+    // (d): a scene without contacts that starts with every joint satisfied has nothing to release
+    const nothingToRelease = initial.maxPenetration === undefined && !(initial.maxViolation > RELEASE_FREE_VIOLATION * sceneExtent(world));
+    this.energy = new QuantityWatch('energy', energyFactor * energyScale(world, initial), 'J', 'E − E₀', `${energyFactor} E_scale`, nothingToRelease);
     this.violation = new QuantityWatch('violation', violationFactor * sceneExtent(world), 'm', 'max violation', `${violationFactor} scene sizes`);
   }
   /**
