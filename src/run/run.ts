@@ -413,10 +413,6 @@ class QuantityWatch {
     }
     const u = this.unit;
     const beyond = `${this.label} = ${formatCompared(q, this.bound)} ${u} beyond the bound ${formatCompared(this.bound, q)} ${u} (${this.boundText})`;
-    if (this.noRelease) {
-      this.blowUpFrom = this.open ? this.open.firstFrame : frame;
-      return `${beyond}, from a start with every joint satisfied and nothing touching: no correction to release, the solver put it in`;
-    }
     if (q > CEILING_RATIO * this.bound) {
       this.blowUpFrom = this.open ? this.open.firstFrame : frame;
       return `${beyond}: over ${formatCompared(CEILING_RATIO, 0)}× the bound, beyond any correction's release`;
@@ -434,6 +430,11 @@ class QuantityWatch {
         this.blowUpFrom = chain[0].from;
         return `${beyond}, and growing: its peaks in the last ${windows + 1} sampled ${GROWTH_WINDOW_FRAMES}-frame windows ${chain.map((x) => formatCompared(x.peak, 0)).join(' → ')} ${u}`;
       }
+    }
+    // (d), after the tests above, whose messages say more where they apply as well
+    if (this.noRelease) {
+      this.blowUpFrom = this.open ? this.open.firstFrame : frame;
+      return `${beyond}, from a start with every joint satisfied and nothing touching: no correction to release, the solver put it in`;
     }
     if (!this.open) this.open = { quantity: this.quantity, frame, t, size: value, bound: this.bound, firstFrame: frame };
     else if (value > this.open.size) Object.assign(this.open, { frame, t, size: value });
