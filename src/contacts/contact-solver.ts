@@ -572,11 +572,6 @@ export class ContactSolver {
     }
   }
 
-  /** Point c's λ_n (N). */
-  normalForce(c: number): number {
-    return this.pdata[PSTRIDE * c + P_LN];
-  }
-
   private reserve(points: number, bodies: number): void {
     if (this.x0.length !== 3 * bodies) {
       this.x0 = new Float64Array(3 * bodies);
