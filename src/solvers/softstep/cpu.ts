@@ -46,15 +46,6 @@ import { softContactRule, softJointSpring } from '../si-soft/cpu.js';
  * spring leaves its own small, bounded overlap: under a load λ, s = −λ / (m_eff ω²), rows/softness.ts
  * S3 at rest) and, against a fixed body, twice the frequency (its "static softness").
  */
-/**
- * Small bodies: the soft step's contact spring is stiffened (ContactRule.sizeSpring) so that a body's own
- * weight sinks it by at most this fraction of its least half size, up to Box2D's cap of a quarter of the
- * substep rate. The sag of a spring is g/ω² per weight carried, whatever the body's size, so at 30 Hz a
- * 1 cm cube under two others sat 11.2 % of its edge low; with this 3.7 %, a 2 cm one 1.8 % (5.5 % before).
- * Above ~10 cm ω_L is below 30 Hz and nothing changes. (Half the substep rate as the cap was unstable:
- * the 1 cm stack turned 0.46 rad.)
- */
-export const SIZE_SAG = 0.005;
 
 /**
  * Small bodies need more substeps: a stack of three 1 cm cubes, placed exactly, turned 0.029 rad and slid
@@ -78,7 +69,7 @@ export function softStepContactDefaults(world: WorldDesc): Partial<SolverOptions
 export function softStepContactRule(options: SolverOptions, h: number): ContactRule {
   const rule = softContactRule(options, h);
   const spring = rule.softness as { kind: 'frequency'; hertz: number; dampingRatio: number };
-  return { ...rule, slop: 0, staticSoftness: { ...spring, hertz: 2 * spring.hertz }, sizeSpring: { sagFraction: SIZE_SAG, gravity: 9.81, capHertz: 0.25 / h } };
+  return { ...rule, slop: 0, staticSoftness: { ...spring, hertz: 2 * spring.hertz } };
 }
 
 export class SoftStepCpuSolver extends SequentialCpuSolver {
