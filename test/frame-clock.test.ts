@@ -20,7 +20,7 @@ function fakeDevice(stamps: bigint[], wallMs: number): GPUDevice {
     unmap: () => {},
     destroy: () => {},
   });
-  const encoder = { resolveQuerySet: () => {}, copyBufferToBuffer: () => {}, finish: () => ({}) };
+  const encoder = { resolveQuerySet: () => {}, copyBufferToBuffer: () => {}, finish: () => ({}), beginComputePass: () => ({ end: () => {} }) };
   return {
     createQuerySet: () => ({ destroy: () => {} }),
     createBuffer: buffer,
@@ -51,4 +51,53 @@ test('GPU frame times that add up to more than their wall time are refused: the 
   assert.match(t.clockNote ?? '', /timestamps were not used: 2 frames read 100\.00 ms/);
   clock.reset();
   assert.equal(clock.timings().clockNote, undefined);
+});
+
+test('a sampled frame times each stage in a pass of its own: stage = its end less the later of its start and the previous end', async () => {
+  // 9 frames of 1 ms each, back to back; frame 8 (STAGE_SAMPLE_EVERY / 2) is the sample, recorded as
+  // stages a, b, a again (three passes; the pool's queries start at 512): a 0.5 ms, b 0.25 ms whose
+  // start stamp reads 0.1 ms early (top of the pipe, while a still ran: not counted twice), a 0.25 ms
+  const ms = 1_000_000n;
+  const stamps = new Array<bigint>(518).fill(0n);
+  for (let f = 0; f < 8; f++) {
+    stamps[2 * f] = BigInt(f) * ms;
+    stamps[2 * f + 1] = BigInt(f + 1) * ms;
+  }
+  const t8 = 8n * ms;
+  [stamps[512], stamps[513]] = [t8, t8 + ms / 2n];
+  [stamps[514], stamps[515]] = [t8 + ms / 2n - ms / 10n, t8 + (3n * ms) / 4n];
+  [stamps[516], stamps[517]] = [t8 + (3n * ms) / 4n, t8 + ms];
+  const device = fakeDevice(stamps, 50);
+  const passes: string[] = [];
+  (device as unknown as { createCommandEncoder: () => unknown }).createCommandEncoder = () => ({
+    resolveQuerySet: () => {},
+    copyBufferToBuffer: () => {},
+    finish: () => ({}),
+    beginComputePass: (d: GPUComputePassDescriptor) => {
+      passes.push(String(d.timestampWrites?.beginningOfPassWriteIndex));
+      return { end: () => {} };
+    },
+  });
+  const clock = new FrameClock(device, true);
+  await clock.run(9, (p) => {
+    p.stage('a');
+    p.stage('a'); // the stage still open: no new pass
+    p.stage('b');
+    p.stage('a');
+  });
+  // frames 0..7: one pass each, stamped at 2f; frame 8: three passes from the pool
+  assert.deepEqual(passes, ['0', '2', '4', '6', '8', '10', '12', '14', '512', '514', '516']);
+  const t = clock.timings();
+  assert.equal(t.clock, 'gpu-timestamp');
+  assert.deepEqual(t.msPerFrame, [1, 1, 1, 1, 1, 1, 1, 1, 1]);
+  assert.deepEqual(clock.stageTimes(), { a: 0.75, b: 0.25 });
+  assert.deepEqual(clock.stageSampling(), { clock: 'gpu-timestamp', frames: 1 });
+  clock.reset();
+  assert.deepEqual(clock.stageTimes(), {});
+  assert.equal(clock.stageSampling().frames, 0);
+});
+
+test('without timestamp queries a GPU clock times no stage, and says why', async () => {
+  const clock = new FrameClock(fakeDevice([], 1), false);
+  assert.match(clock.stageSampling().note ?? '', /no timestamp queries/);
 });

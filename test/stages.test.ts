@@ -11,6 +11,7 @@ import { findRigidScene } from '../src/scenes/registry.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';
 import { stagesHtml } from '../src/bench/report-html.js';
+import { acquireGpu } from '../src/gpu/device.js';
 import type { RunRecord } from '../src/bench/results.js';
 
 test('StageClock sums each stage over its calls, keeps first-run order, and resets to zero', () => {
@@ -37,6 +38,29 @@ for (const id of ['softstep-cpu', 'xpbd-cpu', 'pgs-cpu', 'rapier']) {
     const frames = r.msPerFrame.reduce((a, b) => a + b, 0) / r.msPerFrame.length;
     // each stage is timed inside its frame: the sum can exceed the frame's time only by clock rounding (μs)
     assert.ok(staged <= frames + 0.01, `stages add up to ${staged} ms per frame, more than the frame's ${frames} ms`);
+    solver.destroy();
+  });
+}
+
+for (const id of ['jacobi-gpu', 'xpbd-gpu']) {
+  test(`${id}: a run reports its stages from GPU timestamps on its sampled frames, no more than a frame's time`, async () => {
+    const world = findRigidScene('necklace')!.build({ chains: 1, beads: 8 });
+    const info = findSolver(id)!;
+    const solver = await info.create(world, resolveOptions(info, {}), await acquireGpu());
+    assert.ok(isStaged(solver), `${id} declares no stages`);
+    const r = await runSolver(solver, world, { frames: 20 });
+    if (r.timing.clock !== 'gpu-timestamp') {
+      assert.match(r.stagesClock ?? '', /^not timed: /); // an adapter without timestamps says why
+      return;
+    }
+    // 20 frames: frame 8 alone is a sample (STAGE_SAMPLE_EVERY = 16, from the 9th on)
+    assert.equal(r.stagesClock, 'GPU timestamps, 1 sampled frame');
+    const names = r.stages!.map((st) => st.name);
+    assert.deepEqual(names, solver.stageNames.filter((n) => names.includes(n)), 'stages out of step order');
+    assert.ok(names.includes(id === 'xpbd-gpu' ? 'project joints' : 'solve'), names.join(', '));
+    // the sample's stages run inside its frame, whose time is one of the run's frame times
+    const staged = r.stages!.reduce((a, st) => a + st.msPerFrame, 0);
+    assert.ok(staged <= Math.max(...r.msPerFrame) + 1e-6, `stages add up to ${staged} ms, more than any frame's time`);
     solver.destroy();
   });
 }

@@ -59,6 +59,7 @@ import { isSkipped, showsSleep, runLabel, meanFrameMs, type CompareResults, type
 import { formatNumber as fmt, optionsText, optionsParts } from './table.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../solvers/witkin/registry.js';
+import { STAGE_SAMPLE_EVERY } from '../solvers/stages.js';
 import type { SolverOptions } from '../solvers/solver.js';
 import { LAMBDA_ERROR_CHANNEL, LAMBDA_ERROR_QUANTITY } from '../solvers/global/lambda-error.js';
 
@@ -615,9 +616,10 @@ ${dl(items)}
 }
 
 /**
- * Where each run's frame time goes: mean wall ms per frame in each stage of the solvers built from
+ * Where each run's frame time goes: mean ms per frame in each stage of the solvers built from
  * stages (solvers/stages.ts), one row per run, the stages in step order (first seen first), each
- * cell with a bar of its share of the row's staged time. Null when no run of the scene has stages.
+ * cell with a bar of its share of the row's staged time, and the run's clock (wall on the CPU, GPU
+ * timestamps over sampled frames on the GPU). Null when no run of the scene has stages.
  */
 export function stagesHtml(ran: RunRecord[]): string | null {
   const staged = ran.filter((r) => r.timing.stages?.length);
@@ -633,11 +635,11 @@ export function stagesHtml(ran: RunRecord[]): string | null {
       const share = total > 0 ? (100 * ms) / total : 0;
       return `<td data-stage="${escapeHtml(n)}">${fmt(ms)}<div class="stage-bar" style="width:${share.toFixed(1)}%"></div></td>`;
     });
-    return `<tr data-run="${escapeHtml(runLabel(r))}"><th scope="row">${escapeHtml(runLabel(r))}</th>${cells.join('')}<td>${fmt(total)}</td></tr>`;
+    return `<tr data-run="${escapeHtml(runLabel(r))}"><th scope="row">${escapeHtml(runLabel(r))}</th>${cells.join('')}<td>${fmt(total)}</td><td class="stage-clock">${escapeHtml(r.timing.stagesClock ?? 'wall')}</td></tr>`;
   });
   return `<figure class="stages" data-stages>
-<figcaption><b>Where the time goes</b> — mean wall ms per frame in each stage of the solver's step, in step order; the bar is the stage's share of the run's staged time</figcaption>
-<table class="stages"><thead><tr><th>run</th>${names.map((n) => th(n)).join('')}<th>staged total</th></tr></thead>
+<figcaption><b>Where the time goes</b> — mean ms per frame in each stage of the solver's step, in step order; the bar is the stage's share of the run's staged time; CPU solvers on the wall clock over every frame, GPU solvers on GPU timestamps over one frame in ${STAGE_SAMPLE_EVERY}, each stage in a pass of its own</figcaption>
+<table class="stages"><thead><tr><th>run</th>${names.map((n) => th(n)).join('')}<th>staged total</th><th>clock</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>
 </figure>`;
 }

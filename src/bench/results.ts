@@ -71,8 +71,10 @@ export interface RunRecord {
     stepsPerSecond: number | null;
     /** ms per frame on `clock`, in frame order (GPU: per-submission averages) */
     msPerFrame: (number | null)[];
-    /** solvers built from stages: mean wall ms per frame in each stage, in step order (solvers/stages.ts) */
+    /** solvers built from stages: mean ms per frame in each stage, in step order (solvers/stages.ts) */
     stages?: { name: string; msPerFrame: number }[];
+    /** the stages' clock: 'wall' over every timed frame, or GPU timestamps over sampled frames; or why none */
+    stagesClock?: string;
   };
   cost: {
     /** constraint-row solves per frame, the mean over the run (a point constraint is 3 rows; run/run.ts RunCost) */
@@ -243,6 +245,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
       stepsPerSecond: finiteOrNull(r.timing.stepsPerSecond),
       msPerFrame: r.msPerFrame.map(finiteOrNull),
       ...(r.stages ? { stages: r.stages } : {}),
+      ...(r.stagesClock ? { stagesClock: r.stagesClock } : {}),
     },
     cost: {
       rowSolvesPerFrame: r.cost.rowSolvesPerFrame,

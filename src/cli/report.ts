@@ -44,7 +44,8 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
     if (t.clockNote) lines.push(`            (${t.clockNote})`);
     if (t.clock !== 'wall') lines.push(`wall time   mean ${num(t.wallMeanMs)} ms, median ${num(t.wallMedianMs)} ms, p95 ${num(t.wallP95Ms)} ms per step (submit to done, no readback)`);
     lines.push(`steps/s     ${num(t.stepsPerSecond)} (wall, frames ÷ total time)`);
-    if (r.stages?.length) lines.push(`stages      ${r.stages.map((st) => `${st.name} ${num(st.msPerFrame)}`).join(' · ')} ms per frame (mean, wall)`);
+    if (r.stages?.length) lines.push(`stages      ${r.stages.map((st) => `${st.name} ${num(st.msPerFrame)}`).join(' · ')} ms per frame (mean, ${r.stagesClock ?? 'wall'})`);
+    else if (r.stagesClock) lines.push(`stages      ${r.stagesClock}`);
   }
   const c = r.cost;
   // rows: the mean over the run (run/run.ts RunCost), the last frame's beside it where they differ (0 once all sleep)

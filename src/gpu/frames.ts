@@ -5,6 +5,7 @@
  */
 import type { Snapshot, StepTimings } from '../model/snapshot.js';
 import type { CompiledWorld } from '../model/compiled.js';
+import { STAGE_SAMPLE_EVERY, type StageSampling, type StageTimes } from '../solvers/stages.js';
 
 /** Threads per workgroup of every solver kernel. */
 export const WORKGROUP_SIZE = 64;
@@ -36,9 +37,76 @@ export function writeMat3Columns(src: ArrayLike<number>, so: number, dst: Float3
 /** Most frames recorded into one submission (bounded by the timestamp query set). */
 export const MAX_FRAMES_PER_SUBMIT = 256;
 
+/** Queries in the clock's set: WebGPU's largest query set (4096); the first 2·MAX_FRAMES_PER_SUBMIT are the frames' own. */
+const QUERY_COUNT = 4096;
+const FRAME_QUERIES = 2 * MAX_FRAMES_PER_SUBMIT;
+
+/** The pass to record stage `name` into (FramePasses.stage; a single pass where stages are not timed: () => pass). */
+export type StagePass = (name: string) => GPUComputePassEncoder;
+
+/** A sampled frame's passes in a batch: per pass its stage name and its first query (begin; end is the next). */
+interface SampledFrame {
+  slot: number;
+  names: string[];
+  queries: number[];
+  /** every stage() call got its own pass (the query pool did not run out in this frame) */
+  complete: boolean;
+}
+
+/**
+ * The compute passes of one frame. A solver records its frame as a sequence of named stages,
+ * `passes.stage(name)` returning the pass to record the stage's dispatches into, then `passes.end()`.
+ * An ordinary frame is one pass, with GPU timestamps around it (the frame's time). A sampled frame
+ * (one in STAGE_SAMPLE_EVERY) opens a pass per stage, each with timestamps at its start and end, so
+ * the stage's GPU time is read without a timestamp inside a pass (WebGPU has none). Consecutive calls
+ * with the same name stay in one pass. Dispatches in separate passes run in the same order, with the
+ * same storage barriers between them as inside one pass, so the frame computes the same thing.
+ */
+export class FramePasses {
+  private pass: GPUComputePassEncoder | null = null;
+  private current = '';
+
+  constructor(
+    private readonly encoder: GPUCommandEncoder,
+    private readonly clock: FrameClock,
+    private readonly slot: number,
+    private readonly sample: SampledFrame | null,
+  ) {}
+
+  /** Begins stage `name` (or goes on with it, when it is the stage now open): the pass to record into. */
+  stage(name: string): GPUComputePassEncoder {
+    if (this.pass && (this.sample === null || name === this.current)) return this.pass;
+    if (this.sample === null) {
+      this.pass = this.encoder.beginComputePass(this.clock.passDescriptor(this.slot));
+      return this.pass;
+    }
+    const q = this.clock.takeStageQueries();
+    if (q < 0) {
+      // the pool ran out: the rest of the frame stays in the open pass, and the sample is not used
+      this.sample.complete = false;
+      if (this.pass) return this.pass;
+      this.pass = this.encoder.beginComputePass();
+      return this.pass;
+    }
+    this.pass?.end();
+    this.sample.names.push(name);
+    this.sample.queries.push(q);
+    this.current = name;
+    this.pass = this.encoder.beginComputePass(this.clock.stagePassDescriptor(q));
+    return this.pass;
+  }
+
+  /** Ends the frame's last pass. */
+  end(): void {
+    this.pass?.end();
+    this.pass = null;
+  }
+}
+
 /**
  * Frames in batches of ≤ MAX_FRAMES_PER_SUBMIT per submission, each frame one compute pass with
- * GPU timestamps around it where the adapter has them; keeps per-frame GPU and wall times.
+ * GPU timestamps around it where the adapter has them (one in STAGE_SAMPLE_EVERY: a pass per stage,
+ * FramePasses); keeps per-frame GPU and wall times, and the stages' GPU times over the sampled frames.
  */
 export class FrameClock {
   private readonly querySet: GPUQuerySet | null = null;
@@ -48,14 +116,23 @@ export class FrameClock {
   private wallMs: number[] = [];
   /** set when a batch's GPU frame times add up to more than its wall time (the stamps are not credible) */
   private incoherent: string | undefined;
+  /** frames recorded since the last reset (which ones are sampled) */
+  private framesSinceReset = 0;
+  /** the next free query of the stage pool in the batch being recorded */
+  private stageQuery = FRAME_QUERIES;
+  /** the sampled frames of the batch being recorded */
+  private batchSamples: SampledFrame[] = [];
+  /** ms per stage summed over the sampled frames since the last reset, in first-seen order */
+  private readonly stageMs = new Map<string, number>();
+  private stageFrames = 0;
 
   constructor(
     private readonly device: GPUDevice,
-    timestamps: boolean,
+    private readonly timestamps: boolean,
   ) {
     if (!timestamps) return;
-    this.querySet = device.createQuerySet({ type: 'timestamp', count: 2 * MAX_FRAMES_PER_SUBMIT });
-    const size = 16 * MAX_FRAMES_PER_SUBMIT;
+    this.querySet = device.createQuerySet({ type: 'timestamp', count: QUERY_COUNT });
+    const size = 8 * QUERY_COUNT;
     this.resolve = device.createBuffer({ size, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
     this.readback = device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   }
@@ -66,15 +143,45 @@ export class FrameClock {
     return { timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 2 * slot, endOfPassWriteIndex: 2 * slot + 1 } };
   }
 
-  /** Records `frames` frames with encodeFrame(encoder, slot), submits them in batches, and times them. */
-  async run(frames: number, encodeFrame: (encoder: GPUCommandEncoder, slot: number) => void): Promise<void> {
+  /** The pass descriptor of a stage's pass whose queries start at q (FramePasses). */
+  stagePassDescriptor(q: number): GPUComputePassDescriptor {
+    return { timestampWrites: { querySet: this.querySet!, beginningOfPassWriteIndex: q, endOfPassWriteIndex: q + 1 } };
+  }
+
+  /** Two queries of the stage pool (their first index), or −1 when the pool of this batch is used up. */
+  takeStageQueries(): number {
+    if (this.stageQuery + 2 > QUERY_COUNT) return -1;
+    this.stageQuery += 2;
+    return this.stageQuery - 2;
+  }
+
+  /** The passes of the frame in batch slot `slot` (a pass per stage when the frame is a sample). */
+  private framePasses(encoder: GPUCommandEncoder, slot: number): FramePasses {
+    const k = this.framesSinceReset++;
+    let sample: SampledFrame | null = null;
+    if (this.querySet && k % STAGE_SAMPLE_EVERY === STAGE_SAMPLE_EVERY / 2 && this.stageQuery + 2 <= QUERY_COUNT) {
+      sample = { slot, names: [], queries: [], complete: true };
+      this.batchSamples.push(sample);
+    }
+    return new FramePasses(encoder, this, slot, sample);
+  }
+
+  /** Records `frames` frames with encodeFrame(encoder, passes, slot), submits them in batches, and times them. */
+  async run(frames: number, encodeFrame: (passes: FramePasses, encoder: GPUCommandEncoder, slot: number) => void): Promise<void> {
     for (let left = frames; left > 0; ) {
       const n = Math.min(left, MAX_FRAMES_PER_SUBMIT);
       const encoder = this.device.createCommandEncoder();
-      for (let f = 0; f < n; f++) encodeFrame(encoder, f);
+      this.stageQuery = FRAME_QUERIES;
+      this.batchSamples = [];
+      for (let f = 0; f < n; f++) {
+        const passes = this.framePasses(encoder, f);
+        encodeFrame(passes, encoder, f);
+        passes.end();
+      }
       if (this.querySet) {
         encoder.resolveQuerySet(this.querySet, 0, 2 * n, this.resolve!, 0);
-        encoder.copyBufferToBuffer(this.resolve!, 0, this.readback!, 0, 16 * n);
+        if (this.stageQuery > FRAME_QUERIES) encoder.resolveQuerySet(this.querySet, FRAME_QUERIES, this.stageQuery - FRAME_QUERIES, this.resolve!, 8 * FRAME_QUERIES);
+        encoder.copyBufferToBuffer(this.resolve!, 0, this.readback!, 0, 8 * this.stageQuery);
       }
       const t0 = performance.now();
       this.device.queue.submit([encoder.finish()]);
@@ -83,28 +190,53 @@ export class FrameClock {
       const perFrame = batchMs / n;
       for (let f = 0; f < n; f++) this.wallMs.push(perFrame);
       if (this.readback) {
-        await this.readback.mapAsync(GPUMapMode.READ, 0, 16 * n);
-        const t = new BigUint64Array(this.readback.getMappedRange(0, 16 * n).slice(0));
+        await this.readback.mapAsync(GPUMapMode.READ, 0, 8 * this.stageQuery);
+        const t = new BigUint64Array(this.readback.getMappedRange(0, 8 * this.stageQuery).slice(0));
         this.readback.unmap();
-        // frame f's time: its end less the later of its start and the previous frame's end. Vulkan
-        // writes a pass's start stamp at the top of the pipe, which the next frame's pass can reach
-        // while the previous one still runs; end − start alone then counts the overlap twice (on the
-        // H200, gs-gpu's 1M frames read 7.21 ms each against 5.99 ms of wall time per frame).
-        for (let f = 0; f < n; f++) {
-          const start = f > 0 && t[2 * f - 1] > t[2 * f] ? t[2 * f - 1] : t[2 * f];
-          this.gpuMs.push(Number(t[2 * f + 1] - start) / 1e6);
-        }
-        // The frames of a batch run one after the other inside the batch's wall time, so their GPU times
-        // cannot add up to more (2 % and 0.05 ms for the two clocks' resolutions). On the H200 they did:
-        // jacobi-gpu's 1M frames read 6.76 ms each against 4.89 ms of wall time per frame. Such stamps
-        // are not a measurement; the wall clock is used and the reason kept.
-        let sum = 0;
-        for (let f = this.gpuMs.length - n; f < this.gpuMs.length; f++) sum += this.gpuMs[f];
-        if (sum > 1.02 * batchMs + 0.05 && this.incoherent === undefined)
-          this.incoherent = `the GPU's timestamps were not used: ${n} frames read ${sum.toFixed(2)} ms on them, more than the ${batchMs.toFixed(2)} ms of wall time they ran in`;
+        this.readStamps(t, n, batchMs);
       }
       left -= n;
     }
+  }
+
+  /**
+   * The batch's frame and stage times from its stamps (ns). A frame's or stage's time is its end less
+   * the later of its start and the end of what ran before it. Vulkan writes a pass's start stamp at
+   * the top of the pipe, which the next pass can reach while the previous one still runs; end − start
+   * alone then counts the overlap twice (on the H200, gs-gpu's 1M frames read 7.21 ms each against
+   * 5.99 ms of wall time per frame). A sampled frame's own time runs from its first pass's start to
+   * its last pass's end.
+   */
+  private readStamps(t: BigUint64Array, n: number, batchMs: number): void {
+    const samples = new Map(this.batchSamples.map((s) => [s.slot, s]));
+    let previousEnd = 0n;
+    const frameStart = this.gpuMs.length;
+    for (let f = 0; f < n; f++) {
+      const s = samples.get(f);
+      const begin = s && s.queries.length > 0 ? t[s.queries[0]] : t[2 * f];
+      const end = s && s.queries.length > 0 ? t[s.queries[s.queries.length - 1] + 1] : t[2 * f + 1];
+      const start = f > 0 && previousEnd > begin ? previousEnd : begin;
+      this.gpuMs.push(Number(end - start) / 1e6);
+      if (s && s.complete && s.queries.length > 0) {
+        let before = start;
+        for (let i = 0; i < s.queries.length; i++) {
+          const b = t[s.queries[i]], e = t[s.queries[i] + 1];
+          const ms = Number(e - (before > b ? before : b)) / 1e6;
+          this.stageMs.set(s.names[i], (this.stageMs.get(s.names[i]) ?? 0) + ms);
+          before = e;
+        }
+        this.stageFrames++;
+      }
+      previousEnd = end;
+    }
+    // The frames of a batch run one after the other inside the batch's wall time, so their GPU times
+    // cannot add up to more (2 % and 0.05 ms for the two clocks' resolutions). On the H200 they did:
+    // jacobi-gpu's 1M frames read 6.76 ms each against 4.89 ms of wall time per frame. Such stamps
+    // are not a measurement; the wall clock is used and the reason kept.
+    let sum = 0;
+    for (let f = frameStart; f < this.gpuMs.length; f++) sum += this.gpuMs[f];
+    if (sum > 1.02 * batchMs + 0.05 && this.incoherent === undefined)
+      this.incoherent = `the GPU's timestamps were not used: ${n} frames read ${sum.toFixed(2)} ms on them, more than the ${batchMs.toFixed(2)} ms of wall time they ran in`;
   }
 
   /** GPU timestamps when every frame has one, else wall clock. */
@@ -115,10 +247,28 @@ export class FrameClock {
     return t;
   }
 
+  /** ms per stage summed over the sampled frames since the last reset (empty without timestamps). */
+  stageTimes(): StageTimes {
+    if (this.incoherent !== undefined) return {};
+    return Object.fromEntries(this.stageMs);
+  }
+
+  /** How many frames the stage times cover, on which clock, and why none where none. */
+  stageSampling(): StageSampling {
+    if (!this.timestamps) return { clock: 'gpu-timestamp', frames: 0, note: 'the adapter has no timestamp queries' };
+    if (this.incoherent !== undefined) return { clock: 'gpu-timestamp', frames: 0, note: this.incoherent };
+    if (this.stageFrames === 0)
+      return { clock: 'gpu-timestamp', frames: 0, note: `no frame sampled: one in ${STAGE_SAMPLE_EVERY} frames is, from the ${STAGE_SAMPLE_EVERY / 2 + 1}th on` };
+    return { clock: 'gpu-timestamp', frames: this.stageFrames };
+  }
+
   reset(): void {
     this.gpuMs = [];
     this.wallMs = [];
     this.incoherent = undefined;
+    this.framesSinceReset = 0;
+    this.stageMs.clear();
+    this.stageFrames = 0;
   }
 
   destroy(): void {

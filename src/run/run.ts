@@ -153,8 +153,13 @@ export interface RunResult {
   series: SeriesPoint[];
   /** λ and Q̂ of every constraint at the initial state, when asked for and the solver has them */
   constraintForces?: ConstraintForce[];
-  /** solvers built from stages (solvers/stages.ts): mean wall ms per timed frame in each stage, in step order */
+  /**
+   * solvers built from stages (solvers/stages.ts): mean ms per frame in each stage, in step order, over
+   * every timed frame's wall time (CPU) or the sampled frames' GPU timestamps (GPU: stagesClock says)
+   */
   stages?: StageTime[];
+  /** where `stages` comes from: 'wall' (every timed frame), or e.g. 'GPU timestamps, 37 sampled frames'; or why no stage was timed */
+  stagesClock?: string;
 }
 
 /**
@@ -188,9 +193,15 @@ export interface StageTime {
   msPerFrame: number;
 }
 
-/** A staged solver's stage times as mean ms per frame over `frames` timed frames, in its step order. */
+/**
+ * A staged solver's stage times as mean ms per frame, in its step order: over `frames` timed frames, or
+ * over the frames it sampled where it samples (GPU solvers, stageSampling).
+ */
 export function stageTimesPerFrame(solver: Solver, frames: number): StageTime[] | undefined {
-  if (!isStaged(solver) || frames <= 0) return undefined;
+  if (!isStaged(solver)) return undefined;
+  const sampling = solver.stageSampling?.();
+  if (sampling) frames = sampling.frames;
+  if (frames <= 0) return undefined;
   const totals = solver.stageTimes();
   const names = [...solver.stageNames, ...Object.keys(totals).filter((n) => !solver.stageNames.includes(n))];
   return names.filter((n) => totals[n] !== undefined).map((name) => ({ name, msPerFrame: totals[name] / frames }));
@@ -652,6 +663,8 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
 
   const timings = solver.timings();
   const stages = stageTimesPerFrame(solver, timings.msPerFrame.length);
+  const sampling = isStaged(solver) ? solver.stageSampling?.() : undefined;
+  const stagesClock = !sampling ? (stages ? 'wall' : undefined) : sampling.frames > 0 ? `GPU timestamps, ${sampling.frames} sampled frame${sampling.frames === 1 ? '' : 's'}` : `not timed: ${sampling.note}`;
   return {
     solver: solver.id,
     adapter: solver.adapter.name,
@@ -675,5 +688,6 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     series,
     ...(constraintForces ? { constraintForces } : {}),
     ...(stages ? { stages } : {}),
+    ...(stagesClock ? { stagesClock } : {}),
   };
 }

@@ -7,7 +7,8 @@
 import type { GpuContext } from '../gpu/device.js';
 import { InputError } from '../model/input-error.js';
 import { formatBytes } from '../model/limits.js';
-import { FrameClock, readBuffers, snapshotFromPoseVelocity, WORKGROUP_SIZE } from '../gpu/frames.js';
+import { FrameClock, readBuffers, snapshotFromPoseVelocity, WORKGROUP_SIZE, type StagePass } from '../gpu/frames.js';
+import type { StageSampling, StageTimes } from './stages.js';
 import type { SolverOptions } from './solver.js';
 import type { AdapterDescription, Snapshot, StepTimings } from '../model/snapshot.js';
 
@@ -129,13 +130,28 @@ export abstract class GpuSolverBase<B extends string> {
     return wg <= maxX ? [wg, 1] : [maxX, Math.ceil(wg / maxX)];
   }
 
-  /** Records one frame as one compute pass, opened with clock.passDescriptor(slot). */
-  protected abstract encodeFrame(encoder: GPUCommandEncoder, slot: number): void;
+  /**
+   * Records one frame, stage by stage: `at(name)` is the pass to record stage `name` into (one pass
+   * for the whole frame, but on the frames whose stages are timed: gpu/frames.ts FramePasses).
+   */
+  protected abstract encodeFrame(at: StagePass): void;
+
+  /** the stage names of one frame, in order (solvers/stages.ts; each solver's encodeFrame names them) */
+  abstract readonly stageNames: readonly string[];
 
   async step(frames: number): Promise<void> {
     await this.beforeStep();
-    await this.clock.run(frames, (encoder, slot) => this.encodeFrame(encoder, slot));
+    await this.clock.run(frames, (passes) => this.encodeFrame((name) => passes.stage(name)));
     this.frame += frames;
+  }
+
+  /** GPU ms per stage summed over the sampled frames since the last reset (stageSampling says how many). */
+  stageTimes(): StageTimes {
+    return this.clock.stageTimes();
+  }
+
+  stageSampling(): StageSampling {
+    return this.clock.stageSampling();
   }
 
   /** Read back buffers (f32) by name. */

@@ -11,7 +11,9 @@
  *
  * Invariants: a stage's time is wall-clock (performance.now) on the CPU; the totals are ms summed
  * over every call since the last reset, so a stage run once per substep is summed over the substeps.
- * Timing costs one clock read per stage call (never per body or per row).
+ * Timing costs one clock read per stage call (never per body or per row). On the GPU a stage is
+ * timed by GPU timestamps around a compute pass of its own, on one frame in 16 (gpu/frames.ts
+ * FramePasses); the other frames stay one pass each.
  */
 
 /** ms per stage, summed since the last reset, in the order the stages first ran */
@@ -23,6 +25,27 @@ export interface StagedSolver {
   readonly stageNames: readonly string[];
   /** ms per stage since creation or the last resetTimings() */
   stageTimes(): StageTimes;
+  /**
+   * Where the stage times come from when they do not cover every timed frame's wall time (GPU
+   * solvers: GPU timestamps on one frame in gpu/frames.ts STAGE_SAMPLE_EVERY); absent: every frame, wall.
+   */
+  stageSampling?(): StageSampling;
+}
+
+/**
+ * One frame in this many has its stages timed on the GPU (gpu/frames.ts FramePasses): frames
+ * k ≡ STAGE_SAMPLE_EVERY / 2 (mod STAGE_SAMPLE_EVERY), k counted from the last reset, so a run's first
+ * frame (pipelines' first use) is not a sample.
+ */
+export const STAGE_SAMPLE_EVERY = 16;
+
+/** The frames a solver's stage times cover, on which clock, and why there are none where there are none. */
+export interface StageSampling {
+  clock: 'gpu-timestamp' | 'wall';
+  /** frames whose stages were timed (the stage totals are sums over these frames) */
+  frames: number;
+  /** why no frame's stages were timed, where none were */
+  note?: string;
 }
 
 /** Accumulates wall time per named stage. */

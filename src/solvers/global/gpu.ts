@@ -24,7 +24,7 @@ import type { GpuContext } from '../../gpu/device.js';
 import type { ResidualCurve, Solver, SolverCost, SolverOptions, Snapshot } from '../solver.js';
 import { JacobiGpuSolver } from '../jacobi/gpu.js';
 import { RESIDUAL_QUANTITY, type JacobiVariant } from '../jacobi/cpu.js';
-import { readBuffers } from '../../gpu/frames.js';
+import { readBuffers, type StagePass } from '../../gpu/frames.js';
 import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js';
 import { cgKernelSpecs, cgKernelSource, cgCounter, cgIndirectOffset, CG_PARAMS_BYTES, CG_SCALARS_BYTES, type CgBufferName, type CgKernelSpec } from './kernels.wgsl.js';
 
@@ -213,8 +213,9 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
   }
 
   /** Stages 1–3 and the warm start (jacobi-gpu's row kernels), then the solve's start: D, r = b − Aλ⁰, ξ, λ₀ = ξ λ⁰, r₀, z₀. */
-  private encodeCgStart(pass: GPUComputePassEncoder): void {
-    this.encodeSolveStart(pass); // stages 1–3: C, J, biasRate, γ, D⁻¹ = (A_bb + γ)⁻¹ per block, λ⁰ = f λ_prev
+  private encodeCgStart(at: StagePass): void {
+    this.encodeSolveStart(at); // stages 1–3: C, J, biasRate, γ, D⁻¹ = (A_bb + γ)⁻¹ per block, λ⁰ = f λ_prev
+    const pass = at('solve start');
     this.dispatch(pass, 'update_velocities'); // ΔV = h M⁻¹ Jᵀ λ⁰ (R1)
     this.cgDispatch(pass, 'cg_block_matrix');
     this.cgDispatch(pass, 'cg_start');
@@ -238,7 +239,8 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
   }
 
   /** The counters, then the impulses ΔV = h M⁻¹ Jᵀ λ (R1), and stage 5. */
-  private encodeCgEnd(pass: GPUComputePassEncoder): void {
+  private encodeCgEnd(at: StagePass): void {
+    let pass = at('solve end');
     this.encodeCheck(pass); // the last iterate's tests
     // a least-squares λ: its part along r̂ ≈ b̂_N (null(Â)) removed
     this.cgDispatch(pass, 'cr_project_sums');
@@ -246,18 +248,20 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     this.cgDispatch(pass, 'cr_project');
     this.cgDispatch(pass, 'cg_finish');
     this.dispatch(pass, 'update_velocities');
+    pass = at('integrate positions');
     this.dispatch(pass, 'compute_positions');
   }
 
-  protected override encodeFrame(encoder: GPUCommandEncoder, slot: number): void {
+  override readonly stageNames: readonly string[] = ['integrate velocities', 'prepare joints', 'solve start', 'solve', 'solve end', 'integrate positions'];
+
+  protected override encodeFrame(at: StagePass): void {
     const { substeps, iterations } = this.options;
-    const pass = encoder.beginComputePass(this.clock.passDescriptor(slot));
     for (let s = 0; s < substeps; s++) {
-      this.encodeCgStart(pass);
+      this.encodeCgStart(at);
+      const pass = at('solve');
       for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
-      this.encodeCgEnd(pass);
+      this.encodeCgEnd(at);
     }
-    pass.end();
   }
 
   /**
@@ -280,14 +284,14 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
       pass.end();
       encoder.copyBufferToBuffer(residual, 0, readback, k * slot, slot);
     };
-    record(0, (pass) => this.encodeCgStart(pass));
+    record(0, (pass) => this.encodeCgStart(() => pass));
     for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass));
     const pass = encoder.beginComputePass();
-    this.encodeCgEnd(pass);
+    this.encodeCgEnd(() => pass);
     for (let s = 1; s < substeps; s++) {
-      this.encodeCgStart(pass);
+      this.encodeCgStart(() => pass);
       for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
-      this.encodeCgEnd(pass);
+      this.encodeCgEnd(() => pass);
     }
     pass.end();
     const channels = await this.rowResidualChannels(encoder, readback, slot, iterations + 1);

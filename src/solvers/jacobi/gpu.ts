@@ -38,7 +38,7 @@ import {
   defaultSolverOptions,
 } from '../solver.js';
 import { bindBuffers, buildKernels, computePipeline, type BufferBinding } from '../../gpu/kernels.js';
-import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
+import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
 import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
 import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from './kernels.wgsl.js';
@@ -464,15 +464,17 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   }
 
   /** Stages 1–3 of a step and the warm start: everything before the iterations (global-gpu: stages 1–3 with applyWarmStart false). */
-  protected encodeSolveStart(pass: GPUComputePassEncoder): void {
+  protected encodeSolveStart(at: StagePass): void {
+    let pass = at('integrate velocities');
     this.dispatch(pass, 'compute_inertia');
     this.dispatch(pass, 'compute_free_velocity');
     // 3. compute_violation_and_jacobian_and_delassus: C, J per constraint type, then per block
+    pass = at('prepare joints');
     this.dispatch(pass, 'evaluate_point_rigid');
     for (const kind of jointKindNames) this.dispatch(pass, `evaluate_${kind}`);
     this.dispatch(pass, 'prepare_point_blocks');
     this.dispatch(pass, 'prepare_blocks');
-    if (this.variant.applyWarmStart && this.options.warmStart > 0) this.dispatch(pass, 'update_velocities');
+    if (this.variant.applyWarmStart && this.options.warmStart > 0) this.dispatch(at('warm start'), 'update_velocities');
   }
 
   /** One Jacobi iteration (37), (34). */
@@ -482,15 +484,16 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     this.dispatch(pass, 'update_velocities');
   }
 
-  protected encodeFrame(encoder: GPUCommandEncoder, slot: number): void {
+  readonly stageNames: readonly string[] = ['integrate velocities', 'prepare joints', 'warm start', 'solve', 'integrate positions'];
+
+  protected encodeFrame(at: StagePass): void {
     const { substeps, iterations } = this.options;
-    const pass = encoder.beginComputePass(this.clock.passDescriptor(slot));
     for (let s = 0; s < substeps; s++) {
-      this.encodeSolveStart(pass);
+      this.encodeSolveStart(at);
+      const pass = at('solve');
       for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
-      this.dispatch(pass, 'compute_positions');
+      this.dispatch(at('integrate positions'), 'compute_positions');
     }
-    pass.end();
   }
 
   /**
@@ -511,12 +514,12 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
       pass.end();
       encoder.copyBufferToBuffer(this.buffers.get('residual')!, 0, readback, k * slot, slot);
     };
-    record(0, (pass) => this.encodeSolveStart(pass));
+    record(0, (pass) => this.encodeSolveStart(() => pass));
     for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass));
     const pass = encoder.beginComputePass();
     this.dispatch(pass, 'compute_positions');
     for (let s = 1; s < substeps; s++) {
-      this.encodeSolveStart(pass);
+      this.encodeSolveStart(() => pass);
       for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
       this.dispatch(pass, 'compute_positions');
     }

@@ -45,7 +45,7 @@ import {
   defaultSolverOptions,
 } from '../solver.js';
 import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js';
-import { packBodyState, writeMat3Columns } from '../../gpu/frames.js';
+import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
 import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { XPBD_MIN_DISTANCE, XPBD_RESIDUAL_QUANTITY, defaultXpbdVariant, xpbdRows, type XpbdVariant } from './cpu.js';
 import { kernelSpecs, kernelSource, type BufferName, type KernelSpec } from './kernels.wgsl.js';
@@ -362,16 +362,18 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     }
   }
 
-  private encodeSubstep(pass: GPUComputePassEncoder): void {
-    this.dispatch(pass, 'integrate');
+  private encodeSubstep(at: StagePass): void {
+    this.dispatch(at('integrate positions'), 'integrate');
+    const pass = at('project joints');
     for (let k = 0; k < this.options.iterations; k++) this.encodeIteration(pass, k);
-    this.dispatch(pass, 'update_velocities');
+    this.dispatch(at('update velocities'), 'update_velocities');
   }
 
-  protected encodeFrame(encoder: GPUCommandEncoder, slot: number): void {
-    const pass = encoder.beginComputePass(this.clock.passDescriptor(slot));
-    for (let s = 0; s < this.options.substeps; s++) this.encodeSubstep(pass);
-    pass.end();
+  /** xpbd-cpu's stage names */
+  readonly stageNames: readonly string[] = ['integrate positions', 'project joints', 'update velocities'];
+
+  protected encodeFrame(at: StagePass): void {
+    for (let s = 0; s < this.options.substeps; s++) this.encodeSubstep(at);
   }
 
   /**
@@ -405,7 +407,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass, k));
     const pass = encoder.beginComputePass();
     this.dispatch(pass, 'update_velocities');
-    for (let s = 1; s < substeps; s++) this.encodeSubstep(pass);
+    for (let s = 1; s < substeps; s++) this.encodeSubstep(() => pass);
     pass.end();
     const point = await this.residualNorms(encoder, readback, slot, iterations + 1, nc);
     // the other joints' rows, summed per joint kind in f64 (xpbd-cpu residualByKind's channels)
