@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StageClock, isStaged } from '../src/solvers/stages.js';
 import { runSolver } from '../src/run/run.js';
-import { findRigidScene } from '../src/scenes/registry.js';
+import { findRigidScene, findScene } from '../src/scenes/registry.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';
 import { stagesHtml } from '../src/bench/report-html.js';
@@ -26,14 +26,16 @@ test('StageClock sums each stage over its calls, keeps first-run order, and rese
   assert.deepEqual(clock.totals(), { solve: 0, relax: 0 });
 });
 
-for (const id of ['softstep-cpu', 'xpbd-cpu', 'pgs-cpu', 'rapier']) {
+for (const [id, scene] of [['softstep-cpu', 'single-box'], ['xpbd-cpu', 'single-box'], ['pgs-cpu', 'single-box'], ['rapier', 'single-box'], ['global-cpu', 'necklace'], ['witkin-rk4', 'rope']]) {
   test(`${id}: a run reports its stages, and they add up to no more than the frame time`, async () => {
-    const world = findRigidScene('single-box')!.build({});
+    const world = (findRigidScene(scene) ?? findScene(scene))!.build(scene === 'necklace' ? { chains: 1, beads: 8 } : {});
     const info = findSolver(id)!;
     const solver = await info.create(world, resolveOptions(info, { sleep: 0 }));
     assert.ok(isStaged(solver), `${id} declares no stages`);
     const r = await runSolver(solver, world, { frames: 20 });
     assert.ok(r.stages && r.stages.length > 0, 'no stages in the result');
+    assert.deepEqual(r.stages!.map((st) => st.name), solver.stageNames.filter((n) => r.stages!.some((st) => st.name === n)), 'stages out of step order');
+    assert.ok(!r.stages!.some((st) => st.name === 'step') || id === 'rapier', `${id} times its frame as one stage`);
     const staged = r.stages!.reduce((a, st) => a + st.msPerFrame, 0);
     const frames = r.msPerFrame.reduce((a, b) => a + b, 0) / r.msPerFrame.length;
     // each stage is timed inside its frame: the sum can exceed the frame's time only by clock rounding (μs)

@@ -248,13 +248,34 @@ export class ParticleSystem {
   }
 
   /** Steps 1–3 at state Y: applied forces into this.force, constraint forces solved, Q + Q̂ left in this.force. */
+  /**
+   * Wall ms spent so far in the notes' steps 1–2 (clear and apply forces) and 3 (constraint forces:
+   * J, b and the multiplier solve), over every derivative evaluation (the solver's stage times).
+   */
+  readonly stageMs = { forces: 0, constraints: 0 };
+
   private evaluateForces(y: Float64Array): void {
-    const d = this.dimension, n = this.n;
+    const t0 = performance.now();
+    this.applyForces(y);
+    const t1 = performance.now();
+    this.stageMs.forces += t1 - t0;
+    if (this.rows === 0) return;
+    this.constraintForce();
+    this.stageMs.constraints += performance.now() - t1;
+  }
+
+  /** Steps 1–2: clear the force accumulators, then every force's apply_force, at state y. */
+  private applyForces(y: Float64Array): void {
     this.positions(y);
     const q = this.qWork, v = this.vWork, f = this.force;
     f.fill(0); // 1. clear force accumulators
     for (const force of this.forces) force.apply(q, v, this.mass, f); // 2. apply_force
-    if (this.rows === 0) return;
+  }
+
+  /** Step 3: the constraint force Q̂ = Jᵀλ from J W Jᵀ λ = b, added into the force accumulators. */
+  private constraintForce(): void {
+    const d = this.dimension, n = this.n;
+    const q = this.qWork, v = this.vWork, f = this.force;
     // 3. constraint forces: blocks, then b = −J̇q̇ − JWQ − k_s C − k_d Ċ (Ċ = J q̇)
     const rows = this.rows, J = this.J, Jd = this.Jd, C = this.C;
     this.constraintList.forEach((c, i) => {

@@ -138,6 +138,11 @@ export class GlobalCpuSolver extends JacobiCpuSolver implements Solver {
     this.stepGlobal(null);
   }
 
+  /** the Jacobi text's stages with stage 4 the whole solve (its warm start and right side included) */
+  override get stageNames(): readonly string[] {
+    return ['integrate velocities', 'prepare joints', 'solve', 'integrate positions'];
+  }
+
   /** The direct solve assembles A from every row's J (delassus.ts assemble). */
   protected override needsPointJacobian(): boolean {
     return true;
@@ -162,10 +167,15 @@ export class GlobalCpuSolver extends JacobiCpuSolver implements Solver {
     const { dt, substeps, warmStart } = this.options;
     const h = dt / substeps;
     if (this.rowSolver.stale) this.relayout();
+    const clock = this.stageClock;
+    clock.paused = record !== null; // a recording frame is not counted in timings(), nor in the stages
+    let t = performance.now();
     for (let s = 0; s < substeps; s++) {
       this.computeInertia(); // 1
       this.computeFreeVelocity(h); // 2
+      t = clock.lap('integrate velocities', t);
       this.computeViolationAndJacobianAndDelassus(h); // 3
+      t = clock.lap('prepare joints', t);
       this.warmStart(warmStart); // λ⁰
       this.op.rhs(this.rhs); // b   (8)
       const lambda = this.multiplier;
@@ -196,10 +206,13 @@ export class GlobalCpuSolver extends JacobiCpuSolver implements Solver {
         for (const p of points) record.point.push(p);
         if (haveReference) for (const x of iterates) record.error.push(relativeError(x, reference));
       }
+      t = clock.lap('solve', t);
       // ΔV = h M⁻¹ Jᵀ λ   (5), (34) in the rows' signs
       this.updateVelocities(h);
       this.computePositions(h); // 5
+      t = clock.lap('integrate positions', t);
     }
+    clock.paused = false;
     this.frame++;
   }
 

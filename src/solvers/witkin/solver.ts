@@ -33,9 +33,21 @@ export class WitkinSolver extends WallTimedSolver implements Solver {
     this.constraintCount = this.system.constraints.length;
   }
 
+  /** the notes' steps: forces applied, the constraint force solve, the rest of each derivative and the integrator's update */
+  override get stageNames(): readonly string[] {
+    return ['apply forces', 'constraint forces', 'integrate'];
+  }
+
   stepFrame(): void {
     const h = this.options.dt / this.options.substeps;
+    const ms = this.system.stageMs, forces = ms.forces, constraints = ms.constraints;
+    const t0 = performance.now();
     for (let s = 0; s < this.options.substeps; s++) this.integrator.step(h);
+    const total = performance.now() - t0;
+    const clock = this.stageClock, df = ms.forces - forces, dc = ms.constraints - constraints;
+    clock.add('apply forces', df);
+    clock.add('constraint forces', dc);
+    clock.add('integrate', total - df - dc);
     this.costFrames++;
     this.frame++;
   }
@@ -85,7 +97,9 @@ export class WitkinSolver extends WallTimedSolver implements Solver {
     const curve: number[] = [];
     this.system.recordResiduals = curve;
     const before = { ...this.system.totals }, frames = this.costFrames;
+    this.stageClock.paused = true; // like the timings, the recorded frame is not counted in the stages
     this.stepFrame();
+    this.stageClock.paused = false;
     // like the timings, the recorded frame is not counted in cost()
     this.costFrames = frames;
     for (const key of ['solves', 'iterations', 'rowSolves', 'unconverged'] as const) this.costStart[key] += this.system.totals[key] - before[key];
