@@ -21,7 +21,7 @@ import { mulberry32 } from './support/random.js';
 let gpuPromise: Promise<GpuContext> | undefined;
 const gpu = () => (gpuPromise ??= acquireGpu());
 
-function storage(device: GPUDevice, data: Uint32Array): GPUBuffer {
+function storage(device: GPUDevice, data: Uint32Array<ArrayBuffer>): GPUBuffer {
   const b = device.createBuffer({ size: Math.max(16, data.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
   device.queue.writeBuffer(b, 0, data);
   return b;
