@@ -36,9 +36,25 @@
  * on the CPU for that reason); an LBVH needs the same sort plus a tree build and a traversal per
  * body with divergent stacks. The grid's weakness is a spread of sizes: bodies much larger than a
  * cell go to the big list (tested against all, n threads each), so a scene of a few giants among many
- * small bodies is fine, and one of many sizes pays. Measured (scripts/bench-gpu-broadphase.ts, GPU
- * timestamps; results in bench-results/gpu-broadphase.json), see the figures there and in its header.
- * Only the grid was built on the GPU: the other two designs were not measured.
+ * small bodies is fine, and one of many sizes pays. Only the grid was built on the GPU: the sweep and
+ * the LBVH were not measured. What was measured (scripts/bench-gpu-broadphase.ts; SwiftShader 5.0.0,
+ * the software Vulkan on this 2-core Xeon VM, load 4–5 from other jobs; ms per update, GPU timestamps,
+ * medians of 8 steps; CPU SweepAndPrune on the same f64 boxes, wall clock, in the same run; the scenes
+ * of bench-broadphase.ts):
+ *
+ *   scene      bodies    pairs    GPU grid   (sort   big   pairs)   CPU SAP
+ *   pile       10 000    20 059      56        13    0.6    41         17
+ *   moving     10 000    23 782      94        11    0.7    81         27
+ *   shuffled   10 000    23 594      84        11    0.7    72         29
+ *   pile      100 000   204 971     959       177    8.7   738        149
+ *   moving    100 000   243 779    1392       206    6.3  1189        168
+ *   shuffled  100 000   241 569     841       119     10   712        114
+ *
+ * SwiftShader runs the kernels on the same two cores, SIMD-4 lanes in lockstep, so these say that the
+ * work is linear in n (×10 bodies: ×10–17 time) and where it goes (the pair search, ~80 %), not what a
+ * GPU takes. The cell edge was measured too (10k, cell = c × gridCellSize): c = 0.6 put 1 620–7 777
+ * bodies on the big list (2.4–7.3 s per update); c = 0.8, 68–2 436 (0.16–3.1 s); c = 1.3 none, but
+ * 83–165 ms against 56–94 ms at c = 1 (more candidates per cell). Hence the largest ordinary side.
  *
  * Cell size: chosen on the host (gridCellSize) from the boxes' extents: the largest side among the
  * boxes whose largest side is at most 4 × the mean (a few giants do not inflate every cell; they go to
@@ -93,6 +109,8 @@ import {
 export { BodyAabbRecord, BodyPairRecord, COUNTER_PAIRS, COUNTER_BIG, BIG_MARK, UNBOUNDED };
 
 const F32_MAX = 3.4028234663852886e38;
+/** the stages of an update (record's StagePass names): the counting sort, the big list, the grid's pairs */
+export const BROAD_STAGES = ['broad phase: grid', 'broad phase: big list', 'broad phase: grid pairs'] as const;
 /** argument slots of the counters: 0 the big list's kernel, 1 the pairs (for the narrow phase) */
 const SLOT_BIG = 0, SLOT_PAIRS = 1;
 
@@ -333,20 +351,26 @@ export class GpuBroadPhase {
   }
 
   /**
-   * Records one update into `pass`: the pairs of the `count` bodies (configure) whose BodyAabb records
-   * are in `aabbs`, into `pairs`, their number in counters.buffer[COUNTER_PAIRS], and pairArgs.
+   * Records one update: the pairs of the `count` bodies (configure) whose BodyAabb records are in
+   * `aabbs`, into `pairs`, their number in counters.buffer[COUNTER_PAIRS], and pairArgs. `at` is the
+   * pass to record into, or a StagePass (gpu/frames.ts: the pass of a named stage) for stages timed
+   * apart: BROAD_STAGES, in order.
    */
-  record(pass: GPUComputePassEncoder, aabbs: GPUBuffer): void {
+  record(at: GPUComputePassEncoder | ((stage: string) => GPUComputePassEncoder), aabbs: GPUBuffer): void {
     if (!this.plan) throw new Error('GpuBroadPhase: configure(count, cellSize) before record');
     if (aabbs.size < BodyAabbRecord.stride * this.count) throw new RangeError(`GpuBroadPhase: the box buffer holds ${Math.floor(aabbs.size / BodyAabbRecord.stride)} records, ${this.count} bodies`);
+    const stage = typeof at === 'function' ? at : () => at;
     const b = this.bindings(aabbs), k = this.kernels, n = this.count;
+    let pass = stage(BROAD_STAGES[0]);
     this.counters.recordClear(pass);
     k.clear.dispatch(pass, b.clear, this.bucketCount + 1);
     k.assign.dispatch(pass, b.assign, n);
     this.plan.record(pass);
     k.scatter.dispatch(pass, b.scatter, n);
+    pass = stage(BROAD_STAGES[1]);
     this.counters.recordArgs(pass);
     k.big.dispatchIndirect(pass, b.big, this.counters.args, this.counters.argsOffset(SLOT_BIG));
+    pass = stage(BROAD_STAGES[2]);
     k.pairs.dispatch(pass, b.pairs, n);
     this.counters.recordArgs(pass);
   }
