@@ -14,7 +14,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { acquireGpu, type GpuContext } from '../src/gpu/device.js';
-import { GpuBroadPhase, gridCellSize, packAabbs, type GpuPairs } from '../src/collision/gpu-broadphase.js';
+import { BROAD_STAGES, GpuBroadPhase, gridCellSize, packAabbs, type GpuPairs } from '../src/collision/gpu-broadphase.js';
 import { SweepAndPrune, bruteForcePairs } from '../src/collision/broadphase.js';
 import { shapeAabb } from '../src/collision/aabb.js';
 import type { Shape } from '../src/model/world.js';
@@ -120,6 +120,24 @@ test('GPU broad phase: random boxes, spheres and capsules, a plane, fixed and sl
     assert.ok(cpu.length / 2 > n / 2, `a scene with contacts (${cpu.length / 2} pairs)`);
     const extras = assertSameSet(r.pairs, cpu, s.aabbs, `random n=${n}`);
     assert.equal(extras, 0, 'random f64 bounds: no pair within f32 rounding of touching');
+    if (n === 300) {
+      // recorded stage by stage, each stage in a compute pass of its own (a StagePass): the same pairs
+      const buf = device.createBuffer({ size: 32 * n, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+      device.queue.writeBuffer(buf, 0, packAabbs(s.aabbs, n, s.inactive));
+      const encoder = device.createCommandEncoder();
+      const names: string[] = [];
+      let open: GPUComputePassEncoder | null = null;
+      bp.record((name) => {
+        open?.end();
+        names.push(name);
+        return (open = encoder.beginComputePass());
+      }, buf);
+      (open as GPUComputePassEncoder | null)?.end();
+      device.queue.submit([encoder.finish()]);
+      assert.deepEqual(names, [...BROAD_STAGES]);
+      assert.deepEqual((await bp.readPairs()).pairs, r.pairs, 'stage by stage = one pass');
+      buf.destroy();
+    }
   }
   bp.destroy();
 });

@@ -389,13 +389,16 @@ export class GpuBroadPhase {
     const found = counts[COUNTER_PAIRS];
     const m = Math.min(found, this.pairCapacity);
     const raw = new Uint32Array(p, 0, 2 * m);
+    // key a·n + b: exact in f64 while n² < 2⁵³ (n < 9.4·10⁷ bodies)
+    const n = Math.max(1, this.count);
     const keys = new Float64Array(m);
-    for (let k = 0; k < m; k++) keys[k] = raw[2 * k] * 4294967296 + raw[2 * k + 1];
+    for (let k = 0; k < m; k++) keys[k] = raw[2 * k] * n + raw[2 * k + 1];
     keys.sort();
     const pairs = new Int32Array(2 * m);
     for (let k = 0; k < m; k++) {
-      pairs[2 * k] = Math.floor(keys[k] / 4294967296);
-      pairs[2 * k + 1] = keys[k] % 4294967296;
+      const a = Math.floor(keys[k] / n);
+      pairs[2 * k] = a;
+      pairs[2 * k + 1] = keys[k] - a * n;
     }
     return { pairs, found, capacity: this.pairCapacity, overflow: found > this.pairCapacity, big: counts[COUNTER_BIG] };
   }
