@@ -232,6 +232,10 @@ test('GPU broad phase: giant boxes (big list, big–big once), fixed–fixed pai
   }
   const expect: number[] = [];
   for (let k = 0; k < all.length / 2; k++) if (!jointed.has(all[2 * k] * s.n + all[2 * k + 1])) expect.push(all[2 * k], all[2 * k + 1]);
+  // the cell is the largest side of the ordinary bodies (7..n−1), not of the 20 m giants
+  let ordinary = 0;
+  for (let i = 7; i < s.n; i++) ordinary = Math.max(ordinary, ...[0, 1, 2].map((d) => s.aabbs[6 * i + 3 + d] - s.aabbs[6 * i + d]));
+  assert.equal(gridCellSize(s.aabbs, s.n), ordinary);
   bp.configure(s.n, gridCellSize(s.aabbs, s.n));
   bp.setJoints(ib0, ib1, ib0.length);
   const r = await runGpu(bp, s);
