@@ -29,9 +29,10 @@
  * One body enters one cell (its min corner's) so the sort has n entries, not the ~8n of entering every
  * cell a box touches (HashGrid on the CPU): the price is a 27-cell neighbourhood, halved by the shell.
  *
- * Why a grid: on the GPU it is O(n) work in a fixed number of passes (two atomic passes, a scan of 2n
- * counts in 2–3 dispatches, one gather), with no sort. A sort-based sweep needs a radix sort of n
- * keys (4 passes of 8 bits, each a histogram, a scan and a scatter) and then a sweep whose work per
+ * Why a grid: on the GPU it is O(n) work in a fixed number of passes (two atomic passes, a scan of
+ * ~2n counts in 3 dispatches up to 2¹⁸ bodies and 5 beyond, one gather), with no sort. A sort-based
+ * sweep needs a radix sort of n keys (4 passes of 8 bits, each a histogram, a scan and a scatter) and
+ * then a sweep whose work per
  * body is ~n^(2/3) along one axis (broadphase.ts measured plain SAP 3–4× slower than the grid at 10k
  * on the CPU for that reason); an LBVH needs the same sort plus a tree build and a traversal per
  * body with divergent stacks. The grid's weakness is a spread of sizes: bodies much larger than a
