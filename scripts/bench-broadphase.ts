@@ -19,10 +19,11 @@ import { integrateOrientation } from '../src/rigid/quat.js';
 import type { Shape } from '../src/model/world.js';
 import { mulberry32 } from '../test/support/random.js';
 import { cpus } from 'node:os';
+import { pathToFileURL } from 'node:url';
 
-type Kind = 'pile' | 'moving' | 'shuffled';
+export type Kind = 'pile' | 'moving' | 'shuffled';
 
-interface Scene {
+export interface Scene {
   n: number;
   shapes: Shape[];
   pos: Float64Array;
@@ -34,9 +35,9 @@ interface Scene {
   step: () => void;
 }
 
-const MARGIN = 0.02, DT = 1 / 60;
+export const MARGIN = 0.02, DT = 1 / 60;
 
-function makeScene(kind: Kind, boxes: number, seed: number): Scene {
+export function makeScene(kind: Kind, boxes: number, seed: number): Scene {
   const rand = mulberry32(seed);
   const n = boxes + 1;
   const s: Scene = {
@@ -104,7 +105,7 @@ function makeScene(kind: Kind, boxes: number, seed: number): Scene {
   return s;
 }
 
-function computeAabbs(s: Scene): void {
+export function computeAabbs(s: Scene): void {
   for (let b = 0; b < s.n; b++) shapeAabb(s.shapes[b], s.pos, 3 * b, s.quat, 4 * b, MARGIN, s.aabbs, 6 * b);
 }
 
@@ -181,18 +182,21 @@ function measure(kind: Kind, boxes: number, warm: number, timed: number, timedBr
   };
 }
 
-const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
-const ns = sizes.length ? sizes : [1000, 10000];
-console.log(`broad phase, ms per update (${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, Node ${process.version})`);
-// JIT warm-up of every code path on a small scene first (otherwise the first scene measured pays it)
-for (const kind of ['pile', 'moving', 'shuffled'] as Kind[]) measure(kind, 500, 150, 1, 1);
-const head = ['scene', 'n', 'pairs', 'SAP', 'SAP 1 band', 'grid', 'brute', 'shapeAabb', 'SAP shifts', 'SAP candidates', 'SAP full sorts', 'SAP bands'];
-console.log(head.join('\t'));
-for (const n of ns) {
-  for (const kind of ['pile', 'moving', 'shuffled'] as Kind[]) {
-    const r = n > 5000 ? measure(kind, n, 10, 30, 3) : measure(kind, n, 50, 100, 20);
-    console.log(
-      [r.scene, r.n, r.pairs, r.sap.toFixed(3), r.sap1.toFixed(3), r.grid.toFixed(3), r.brute.toFixed(2), r.aabb.toFixed(3), Math.round(r.shifts), Math.round(r.candidates), r.full, Math.round(r.bands)].join('\t'),
-    );
+// run as a script (scripts/bench-gpu-broadphase.ts imports the scenes)
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
+  const ns = sizes.length ? sizes : [1000, 10000];
+  console.log(`broad phase, ms per update (${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, Node ${process.version})`);
+  // JIT warm-up of every code path on a small scene first (otherwise the first scene measured pays it)
+  for (const kind of ['pile', 'moving', 'shuffled'] as Kind[]) measure(kind, 500, 150, 1, 1);
+  const head = ['scene', 'n', 'pairs', 'SAP', 'SAP 1 band', 'grid', 'brute', 'shapeAabb', 'SAP shifts', 'SAP candidates', 'SAP full sorts', 'SAP bands'];
+  console.log(head.join('\t'));
+  for (const n of ns) {
+    for (const kind of ['pile', 'moving', 'shuffled'] as Kind[]) {
+      const r = n > 5000 ? measure(kind, n, 10, 30, 3) : measure(kind, n, 50, 100, 20);
+      console.log(
+        [r.scene, r.n, r.pairs, r.sap.toFixed(3), r.sap1.toFixed(3), r.grid.toFixed(3), r.brute.toFixed(2), r.aabb.toFixed(3), Math.round(r.shifts), Math.round(r.candidates), r.full, Math.round(r.bands)].join('\t'),
+      );
+    }
   }
 }
