@@ -5,7 +5,6 @@
  */
 import type { Snapshot, StepTimings } from '../model/snapshot.js';
 import type { CompiledWorld } from '../model/compiled.js';
-import { STAGE_SAMPLE_EVERY, type StageSampling, type StageTimes } from '../solvers/stages.js';
 
 /** Threads per workgroup of every solver kernel. */
 export const WORKGROUP_SIZE = 64;
@@ -36,6 +35,22 @@ export function writeMat3Columns(src: ArrayLike<number>, so: number, dst: Float3
 
 /** Most frames recorded into one submission (bounded by the timestamp query set). */
 export const MAX_FRAMES_PER_SUBMIT = 256;
+
+/**
+ * One frame in this many has its stages timed on the GPU (FramePasses): frames
+ * k ≡ STAGE_SAMPLE_EVERY / 2 (mod STAGE_SAMPLE_EVERY), k counted from the last reset, so a run's first
+ * frame (pipelines' first use) is not a sample.
+ */
+export const STAGE_SAMPLE_EVERY = 16;
+
+/** The frames a solver's stage times cover, on which clock, and why there are none where there are none (solvers/stages.ts). */
+export interface StageSampling {
+  clock: 'gpu-timestamp' | 'wall';
+  /** frames whose stages were timed (the stage totals are sums over these frames) */
+  frames: number;
+  /** why no frame's stages were timed, where none were */
+  note?: string;
+}
 
 /** Queries in the clock's set: WebGPU's largest query set (4096); the first 2·MAX_FRAMES_PER_SUBMIT are the frames' own. */
 const QUERY_COUNT = 4096;
@@ -248,7 +263,7 @@ export class FrameClock {
   }
 
   /** ms per stage summed over the sampled frames since the last reset (empty without timestamps). */
-  stageTimes(): StageTimes {
+  stageTimes(): Record<string, number> {
     if (this.incoherent !== undefined) return {};
     return Object.fromEntries(this.stageMs);
   }

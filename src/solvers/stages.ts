@@ -16,6 +16,9 @@
  * FramePasses); the other frames stay one pass each.
  */
 
+import type { StageSampling } from '../gpu/frames.js';
+export { STAGE_SAMPLE_EVERY, type StageSampling } from '../gpu/frames.js';
+
 /** ms per stage, summed since the last reset, in the order the stages first ran */
 export type StageTimes = Record<string, number>;
 
@@ -32,21 +35,6 @@ export interface StagedSolver {
   stageSampling?(): StageSampling;
 }
 
-/**
- * One frame in this many has its stages timed on the GPU (gpu/frames.ts FramePasses): frames
- * k ≡ STAGE_SAMPLE_EVERY / 2 (mod STAGE_SAMPLE_EVERY), k counted from the last reset, so a run's first
- * frame (pipelines' first use) is not a sample.
- */
-export const STAGE_SAMPLE_EVERY = 16;
-
-/** The frames a solver's stage times cover, on which clock, and why there are none where there are none. */
-export interface StageSampling {
-  clock: 'gpu-timestamp' | 'wall';
-  /** frames whose stages were timed (the stage totals are sums over these frames) */
-  frames: number;
-  /** why no frame's stages were timed, where none were */
-  note?: string;
-}
 
 /** Accumulates wall time per named stage. */
 export class StageClock {
