@@ -109,6 +109,10 @@ export class GlobalCpuSolver extends JacobiCpuSolver implements Solver {
   }
 
   override readonly id: string = 'global-cpu';
+  /** its step is its own (stepGlobal), timed as one stage */
+  override get stageNames(): readonly string[] {
+    return ['step'];
+  }
   readonly solve: GlobalSolveOptions;
   private op: DelassusOperator;
   /** b of (8), per step */
