@@ -25,7 +25,7 @@ test('StageClock sums each stage over its calls, keeps first-run order, and rese
   assert.deepEqual(clock.totals(), { solve: 0, relax: 0 });
 });
 
-for (const id of ['softstep-cpu', 'xpbd-cpu', 'pgs-cpu', 'rapier']) {
+for (const id of ['softstep-cpu', 'xpbd-cpu', 'pgs-cpu', 'jacobi-cpu', 'rapier']) {
   test(`${id}: a run reports its stages, and they add up to no more than the frame time`, async () => {
     const world = findRigidScene('single-box')!.build({});
     const info = findSolver(id)!;

@@ -28,6 +28,17 @@
  * through the body → row CSR), so each pass is order-independent — a true Jacobi sweep, the
  * same on the GPU.
  *
+ * Contacts (a world with collisions) are not rows here: the contact solver's Jacobi variant
+ * (contacts/jacobi-contact-solver.ts) prepares them once per frame from the persistent manifolds, and
+ * each sweep updates every manifold from the same V^k on its mass-split copies of its bodies (Tonge et
+ * al. 2012), beside the joints' blocks; update_velocities then adds the contacts' gather (a body sums
+ * its manifolds' impulses over a body → manifold CSR) to the joints' (34). Its restitution runs where
+ * the rows' did (before the warm start), its λ go back to the manifolds at the frame's end, and its
+ * separations follow the bodies through the substeps (K1). Stages as solvers/stages.ts names them:
+ * collide · prepare contacts · integrate velocities (1, 2) · prepare joints (3) · restitution ·
+ * warm start · solve (4) · integrate positions (5) · store impulses. A world without collisions steps
+ * exactly as before (the same arithmetic in the same order).
+ *
  * The reference text starts the iterations from V⁰ = V* even when λ⁰ ≠ 0; its
  * first multiplier update then adds the whole correction on top of λ⁰. Option
  * `applyWarmStart` (default true) makes V⁰ consistent with λ⁰ as in (5); false
