@@ -5,27 +5,35 @@
  * splitting (Tonge, Benevolenskiy & Voroshilov 2012, "Mass splitting for jitter-free parallel rigid body
  * simulation", SIGGRAPH; our code and words).
  *
- * Mass splitting (the paper's §3–4). Body i, touched by n_i constraints, is split into n_i copies of mass
+ * Mass splitting, as the paper's abstract states the method: "dividing each body mass term in the effective
+ * mass by the number of contacts acting on the body, but use the full mass to apply impulses", and "solving
+ * contacts in blocks" (here a block is a manifold); the paper proves convergence to the LCP's solution. The
+ * derivation below is ours (no equation numbers of the paper are cited: its text was not at hand).
+ * Body i, touched by n_i constraints, is split into n_i copies of mass
  * m_i / n_i and inertia I_i / n_i, one per constraint; each constraint acts on its own copies only
  * (inverse masses n_i m_i⁻¹, n_i I_i⁻¹), and the copies are then joined again by constraints that make
  * their velocities equal. Solving those joining constraints exactly is averaging the copies' velocities
  * (equal masses m_i / n_i): after a sweep in which every constraint c changed its copy of i by
  * δV_i,c = n_i M_i⁻¹ J_c,iᵀ P_c (P_c = h Δλ_c, the impulse it applied, with the split masses in its
  * effective mass), the body's velocity is
- *   V_i ← V_i + (1/n_i) Σ_c δV_i,c = V_i + M_i⁻¹ Σ_c J_c,iᵀ P_c                 (the paper's averaging)
- * so the body update is the ordinary gather of the impulses with the true masses, and all that changes
+ *   V_i ← V_i + (1/n_i) Σ_c δV_i,c = V_i + M_i⁻¹ Σ_c J_c,iᵀ P_c                 (the copies averaged)
+ * so the body update is the ordinary gather of the impulses with the true masses ("the full mass to apply
+ * impulses"), and all that changes
  * from plain Jacobi is the effective mass each constraint divides by:
  *   A_c^s = J_c S M⁻¹ J_cᵀ,   S = diag(n_i)                                    (split effective mass)
- * Why it converges (the paper's argument, written as a bound): per body, by Cauchy–Schwarz,
+ * Why it converges (our bound): per body, by Cauchy–Schwarz,
  *   ‖Σ_{c∋i} M_i^{-½} J_c,iᵀ λ_c‖² ≤ n_i Σ_{c∋i} ‖M_i^{-½} J_c,iᵀ λ_c‖²,
- * and summed over the bodies this is λᵀ A λ ≤ λᵀ D_s λ with D_s = blockdiag(A_c^s): the split block
- * diagonal majorises A = J M⁻¹ Jᵀ. A sweep λ ← Π_K(λ − D_s⁻¹ h⁻¹ ρ(λ)), each block projected in its own
- * metric, is then a projected gradient step on the (frictionless) complementarity problem's quadratic
- * ½ λᵀ A λ − bᵀ λ in the metric D_s with step 1 ≤ 1/L (L ≤ 1 in that metric): the quadratic falls every
- * sweep and the iteration converges, for any number of coplanar or redundant points. Plain block Jacobi
- * (S = I) has no such bound: its D⁻¹A reaches 1.5 on a box's four face points and more with the
- * friction rows coupled in, and on a box at rest it was chaotic (issue 21: a yaw 1e-15 rad off moved the
- * box 0.6 mm in one frame, and its residual stalled at 75.6 m/s²).
+ * and summed over the bodies this is λᵀ A λ ≤ λᵀ D_s λ with D_s = blockdiag(A_c^s) (c: a manifold, its
+ * block all its rows): the split block diagonal majorises A = J M⁻¹ Jᵀ. For the frictionless problem,
+ * f(λ) = ½ λᵀ A λ − bᵀ λ over λ_n ≥ 0, a sweep's step Δ then gives
+ *   f(λ + Δ) ≤ f(λ) + ∇f(λ)ᵀ Δ + ½ Δᵀ D_s Δ = f(λ) + q_s(Δ),
+ * and q_s separates into the blocks; each manifold's projected Gauss-Seidel pass over its points on its
+ * split copies lowers its part of q_s from 0 (its value at Δ = 0, feasible), so f falls every sweep,
+ * whatever the number of coplanar or redundant points (a projected gradient step in the metric D_s, with
+ * the blocks solved by one Gauss-Seidel pass each). With friction, whose disc follows λ_n, no such proof
+ * holds (as for PGS); the tests measure it. Plain block Jacobi (S = I) has no such bound, and on a box at
+ * rest it was chaotic (issue 21: a yaw 1e-15 rad off moved the box 0.6 mm in one frame, and its residual
+ * stalled at 75.6 m/s²).
  *
  * The blocks are the manifolds: a thread per manifold solves its ≤ 4 points one after the other (normal,
  * then the friction disc, as contact-solver.ts solve does) on its own copies of the two bodies, read
