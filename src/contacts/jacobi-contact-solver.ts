@@ -50,7 +50,9 @@
  * it holds for a body with one joint and any number of contacts (1/2 + c/(2(c + 1)) < 1); counting the
  * contacts alone (n_i = c) a body held by one joint and one contact sits on the bound (1/2 + 1/2: its
  * error along the shared direction flips sign every sweep and does not decay). Bodies with two or more
- * joints are the seed's Jacobi on those joints, as before.
+ * joints are the seed's Jacobi on those joints, as before. Measured on `necklace --param chains=3
+ * --param collisions=1` (300 frames, sleeping off): the worst penetration 3.7 mm counting the joints,
+ * 30 mm counting the contacts alone (joint violation 0.108 against 0.093 m, energy −13.4 against −12.1 %).
  *
  * Stages (the module's names): prepare (contact-solver.ts prepare, then n_i, the split effective masses
  * and the body → manifold adjacency), restitution (contact-solver.ts, on V before the solve: collision
