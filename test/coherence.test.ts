@@ -6,7 +6,7 @@
  *     the narrow phase's to rounding (1e-12 m): the same keys, separations and lever arms;
  *   - the bounds: a relative turn past 2 slop / R about a tangent, a slide past COHERENCE_DRIFT · slop,
  *     or a point changing side sends the pair back to the narrow phase; moves within them do not;
- *   - whole runs: softstep-cpu and pgs-cpu on a yawed stack and a pyramid (sleeping off, 3 s), with and
+ *   - whole runs: softstep-cpu, pgs-cpu and jacobi-cpu (at their contact defaults) on a stack and a pyramid (sleeping off, 3 s), with and
  *     without coherence, end with every box within 1 mm of each other (a tenth of the piles' 1 cm creep
  *     target; measured 0.003–0.16 mm), while most pairs were refreshed (so the comparison means something).
  */
@@ -118,7 +118,7 @@ test('box on a box: a turn past 2 slop / R, a slide past COHERENCE_DRIFT · slop
 
 async function finalPositions(id: string, world: WorldDesc, coherent: boolean): Promise<{ position: Float64Array; refreshedShare: number }> {
   const info = findSolver(id)!;
-  const solver = (await info.create(world, resolveOptions(info, { sleep: 0 }))) as never as {
+  const solver = (await info.create(world, resolveOptions(info, { sleep: 0 }, world))) as never as {
     collision: CollisionPipeline;
     step(n: number): Promise<void>;
     snapshot(): Promise<{ position: Float64Array }>;
@@ -133,7 +133,7 @@ async function finalPositions(id: string, world: WorldDesc, coherent: boolean): 
   return { position: (await solver.snapshot()).position, refreshedShare: refreshed / touching };
 }
 
-for (const id of ['softstep-cpu', 'pgs-cpu']) {
+for (const id of ['softstep-cpu', 'pgs-cpu', 'jacobi-cpu']) {
   for (const [name, params] of [['vertical-stack', { boxes: 6 }], ['pyramid', { base: 6 }]] as const) {
     test(`${id}, ${name}: with and without coherence every box ends within 1 mm (3 s, sleeping off)`, async () => {
       const world = loadScene(name, params as never).world as WorldDesc;

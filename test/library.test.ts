@@ -173,8 +173,6 @@ test("the docs' known failures are what the solvers do: each 'diverges at frame 
     ['stretched-chain', 'jacobi-cpu', 61, '`jacobi-cpu` diverges at frame 61', '`stretched-chain` (61)'],
     ['high-mass-ratio', 'gs-cpu', 80, '`gs-*` at 80', '`high-mass-ratio` (80)'],
     ['long-chain', 'gs-cpu', 113, '`gs-*` at 113', '`long-chain` (113)'],
-    ['vertical-stack', 'jacobi-cpu', 3, '`jacobi-cpu` diverges at frame 3', '`vertical-stack` (3)'],
-    ['heavy-on-light', 'jacobi-cpu', 3, '`jacobi-cpu` diverges at frame 3', '`heavy-on-light` (3)'],
   ];
   const { findSolver, resolveOptions } = await import('../src/index.js');
   for (const [scene, solverId, frame, sceneWords, solverWords] of claims) {

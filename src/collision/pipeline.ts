@@ -323,8 +323,8 @@ export class CollisionPipeline {
    * Whether a pair that barely moved keeps its manifold's points (ManifoldStore.refresh) instead of a
    * narrow phase. On for the contact solver's manifolds (sequential-cpu.ts); off for the metrics, which
    * measure every step with the narrow phase, and for the row-path solvers, whose contact rows are
-   * keyed per step (jacobi-cpu's block Jacobi on a box's four coplanar points is chaotic: a yaw changed
-   * by 1e-15 rad moves a resting box by 0.6 mm in one frame, so its trajectory is no measure of this).
+   * keyed per step (gs-cpu's joint class made directly on a contact world). jacobi-cpu's contacts are
+   * the contact solver's Jacobi variant, which turns it on too.
    */
   coherence = false;
   /**

@@ -83,31 +83,31 @@ export interface ContactResidual {
  * impulse P_n n + P₁ t₁ + P₂ t₂ once.
  */
 // manifold record
-const M_N = 0; // n (3)
-const M_T1 = 3; // t₁ (3)
-const M_T2 = 6; // t₂ (3)
-const M_MA = 9; // m_A⁻¹ (0: fixed)
-const M_MB = 10;
-const M_BIAS_RATE = 11;
-const M_MASS_SCALE = 12;
-const M_IMPULSE_SCALE = 13;
-const M_MU_STATIC = 14;
-const M_E = 15; // restitution e
-const M_SLOP = 16; // the rule's slop, at most the pair's (collision/pipeline.ts pairSlop)
-const MSTRIDE = 17;
+export const M_N = 0; // n (3)
+export const M_T1 = 3; // t₁ (3)
+export const M_T2 = 6; // t₂ (3)
+export const M_MA = 9; // m_A⁻¹ (0: fixed)
+export const M_MB = 10;
+export const M_BIAS_RATE = 11;
+export const M_MASS_SCALE = 12;
+export const M_IMPULSE_SCALE = 13;
+export const M_MU_STATIC = 14;
+export const M_E = 15; // restitution e
+export const M_SLOP = 16; // the rule's slop, at most the pair's (collision/pipeline.ts pairSlop)
+export const MSTRIDE = 17;
 // point record
-const P_RA = 0; // r_A (3), world, fixed for the frame
-const P_RB = 3; // r_B (3)
-const P_KN = 6; // A_nn
-const P_KN1 = 7; // A_n1 = A_1n
-const P_KN2 = 8; // A_n2
-const P_TINV = 9; // A_tt⁻¹, row-major (4)
-const P_S0 = 13; // base separation
-const P_LN = 14; // λ_n
-const P_LT1 = 15; // λ₁
-const P_LT2 = 16; // λ₂
-const P_MU = 17; // μ of the point (μ_s when found at rest, else μ_d: K2)
-const PSTRIDE = 18;
+export const P_RA = 0; // r_A (3), world, fixed for the frame
+export const P_RB = 3; // r_B (3)
+export const P_KN = 6; // A_nn
+export const P_KN1 = 7; // A_n1 = A_1n
+export const P_KN2 = 8; // A_n2
+export const P_TINV = 9; // A_tt⁻¹, row-major (4)
+export const P_S0 = 13; // base separation
+export const P_LN = 14; // λ_n
+export const P_LT1 = 15; // λ₁
+export const P_LT2 = 16; // λ₂
+export const P_MU = 17; // μ of the point (μ_s when found at rest, else μ_d: K2)
+export const PSTRIDE = 18;
 
 export class ContactSolver {
   /** points */
@@ -122,18 +122,18 @@ export class ContactSolver {
   /** per point: its manifold */
   pointManifold = new Int32Array(0);
   start = new Int32Array(1);
-  private mdata = new Float64Array(0);
-  private pdata = new Float64Array(0);
+  protected mdata = new Float64Array(0);
+  protected pdata = new Float64Array(0);
   /** per body: the world inverse inertia at prepare (9, row-major): the frame's, as the records' masses */
-  private invI = new Float64Array(0);
+  protected invI = new Float64Array(0);
   // per body: the pose at prepare, and the motion since (updatePose)
-  private x0 = new Float64Array(0);
-  private q0 = new Float64Array(0);
-  private dx = new Float64Array(0);
-  private dtheta = new Float64Array(0);
-  private maxPushout = 0;
+  protected x0 = new Float64Array(0);
+  protected q0 = new Float64Array(0);
+  protected dx = new Float64Array(0);
+  protected dtheta = new Float64Array(0);
+  protected maxPushout = 0;
   private anyElastic = false;
-  private readonly disc = new Float64Array(2);
+  protected readonly disc = new Float64Array(2);
 
   /**
    * prepare (header): the records of every point of `list`, λ from the manifolds' records (times the
@@ -215,38 +215,7 @@ export class ContactSolver {
       const rbx = armB[o], rby = armB[o + 1], rbz = armB[o + 2];
       PD[d + P_RA] = rax; PD[d + P_RA + 1] = ray; PD[d + P_RA + 2] = raz;
       PD[d + P_RB] = rbx; PD[d + P_RB + 1] = rby; PD[d + P_RB + 2] = rbz;
-      // A = J M⁻¹ Jᵀ in the frame (n, t₁, t₂): (m_A⁻¹ + m_B⁻¹) δ_ij (the directions are orthonormal) plus,
-      // per body, (r × d_i)ᵀ I⁻¹ (r × d_j) (both rows of a body carry the same sign)
-      let kNN = mA + mB, kN1 = 0, kN2 = 0, k11 = mA + mB, k12 = 0, k22 = mA + mB;
-      for (let side = 0; side < 2; side++) {
-        const inv = side === 0 ? mA : mB;
-        if (inv <= 0) continue;
-        const rx = side === 0 ? rax : rbx, ry = side === 0 ? ray : rby, rz = side === 0 ? raz : rbz;
-        const j = side === 0 ? ja : jb;
-        const i00 = I[j], i01 = I[j + 1], i02 = I[j + 2], i10 = I[j + 3], i11 = I[j + 4], i12 = I[j + 5], i20 = I[j + 6], i21 = I[j + 7], i22 = I[j + 8];
-        // c_d = r × d
-        const cnx = ry * nz - rz * ny, cny = rz * nx - rx * nz, cnz = rx * ny - ry * nx;
-        const c1x = ry * t1z - rz * t1y, c1y = rz * t1x - rx * t1z, c1z = rx * t1y - ry * t1x;
-        const c2x = ry * t2z - rz * t2y, c2y = rz * t2x - rx * t2z, c2z = rx * t2y - ry * t2x;
-        // g_d = I⁻¹ c_d
-        const gnx = i00 * cnx + i01 * cny + i02 * cnz, gny = i10 * cnx + i11 * cny + i12 * cnz, gnz = i20 * cnx + i21 * cny + i22 * cnz;
-        const g1x = i00 * c1x + i01 * c1y + i02 * c1z, g1y = i10 * c1x + i11 * c1y + i12 * c1z, g1z = i20 * c1x + i21 * c1y + i22 * c1z;
-        const g2x = i00 * c2x + i01 * c2y + i02 * c2z, g2y = i10 * c2x + i11 * c2y + i12 * c2z, g2z = i20 * c2x + i21 * c2y + i22 * c2z;
-        kNN += cnx * gnx + cny * gny + cnz * gnz;
-        kN1 += cnx * g1x + cny * g1y + cnz * g1z;
-        kN2 += cnx * g2x + cny * g2y + cnz * g2z;
-        k11 += c1x * g1x + c1y * g1y + c1z * g1z;
-        k12 += c1x * g2x + c1y * g2y + c1z * g2z;
-        k22 += c2x * g2x + c2y * g2y + c2z * g2z;
-      }
-      PD[d + P_KN] = kNN;
-      PD[d + P_KN1] = kN1;
-      PD[d + P_KN2] = kN2;
-      const det = k11 * k22 - k12 * k12;
-      PD[d + P_TINV] = k22 / det;
-      PD[d + P_TINV + 1] = -k12 / det;
-      PD[d + P_TINV + 2] = -k12 / det;
-      PD[d + P_TINV + 3] = k11 / det;
+      pointMass(PD, d, MD, MSTRIDE * m, I, ja, jb, 1, 1, PD, d + P_KN);
       PD[d + P_S0] = list.separation[c];
       // (K2) a point at rest when found may hold up to μ_s; a sliding one slides under μ_d
       PD[d + P_MU] = list.slip[c] < STATIC_SLIP_SPEED ? list.staticFriction[c] : list.friction[c];
@@ -266,8 +235,8 @@ export class ContactSolver {
     this.start[m + 1] = n;
     this.anyElastic = anyElastic;
   }
-  private mBodyA = new Int32Array(0);
-  private mBodyB = new Int32Array(0);
+  protected mBodyA = new Int32Array(0);
+  protected mBodyB = new Int32Array(0);
 
   /** Δx = x − x⁰ and Δθ = 2 vec(q q⁰⁻¹) (scalar part made ≥ 0) of every body at the pose now (K1). */
   updatePose(position: Float64Array, orientation: Float64Array): void {
@@ -621,4 +590,53 @@ function frequencySpring(hertz: number, dampingRatio: number, h: number, out: Fl
 function springOf(spec: SoftnessSpec, h: number): Softness {
   if (spec.kind === 'compliance') throw new Error('contact softness is a frequency spring or a rigid Baumgarte rate, not a compliance');
   return softness(spec, h, 1);
+}
+
+/**
+ * A = J M⁻¹ Jᵀ of point record d (its arms in PD) in its manifold's frame (n, t₁, t₂; record e of MD),
+ * with each body's inverse mass and inertia scaled by sA, sB (1: the true masses; n_i: the split masses
+ * of the Jacobi variant, contacts/jacobi-contact-solver.ts), into out[o ..): A_nn, A_n1, A_n2, then
+ * A_tt⁻¹ row-major (4). Per body k with s_k m_k⁻¹ > 0:
+ *   A_ij += s_k m_k⁻¹ δ_ij + s_k (r_k × d_i)ᵀ I_k⁻¹ (r_k × d_j)     (the directions are orthonormal;
+ *                                                                  both rows of a body carry the same sign)
+ * (with sA = sB = 1 the arithmetic is the same as without the factors: x · 1 = x exactly).
+ */
+export function pointMass(PD: Float64Array, d: number, MD: Float64Array, e: number, I: Float64Array, ja: number, jb: number, sA: number, sB: number, out: Float64Array, o: number): void {
+  const mA = MD[e + M_MA], mB = MD[e + M_MB];
+  const nx = MD[e + M_N], ny = MD[e + M_N + 1], nz = MD[e + M_N + 2];
+  const t1x = MD[e + M_T1], t1y = MD[e + M_T1 + 1], t1z = MD[e + M_T1 + 2];
+  const t2x = MD[e + M_T2], t2y = MD[e + M_T2 + 1], t2z = MD[e + M_T2 + 2];
+  const lin = sA * mA + sB * mB;
+  let kNN = lin, kN1 = 0, kN2 = 0, k11 = lin, k12 = 0, k22 = lin;
+  for (let side = 0; side < 2; side++) {
+    const inv = side === 0 ? mA : mB;
+    if (inv <= 0) continue;
+    const sc = side === 0 ? sA : sB;
+    const r = d + (side === 0 ? P_RA : P_RB);
+    const rx = PD[r], ry = PD[r + 1], rz = PD[r + 2];
+    const j = side === 0 ? ja : jb;
+    const i00 = I[j], i01 = I[j + 1], i02 = I[j + 2], i10 = I[j + 3], i11 = I[j + 4], i12 = I[j + 5], i20 = I[j + 6], i21 = I[j + 7], i22 = I[j + 8];
+    // c_d = r × d
+    const cnx = ry * nz - rz * ny, cny = rz * nx - rx * nz, cnz = rx * ny - ry * nx;
+    const c1x = ry * t1z - rz * t1y, c1y = rz * t1x - rx * t1z, c1z = rx * t1y - ry * t1x;
+    const c2x = ry * t2z - rz * t2y, c2y = rz * t2x - rx * t2z, c2z = rx * t2y - ry * t2x;
+    // g_d = I⁻¹ c_d
+    const gnx = i00 * cnx + i01 * cny + i02 * cnz, gny = i10 * cnx + i11 * cny + i12 * cnz, gnz = i20 * cnx + i21 * cny + i22 * cnz;
+    const g1x = i00 * c1x + i01 * c1y + i02 * c1z, g1y = i10 * c1x + i11 * c1y + i12 * c1z, g1z = i20 * c1x + i21 * c1y + i22 * c1z;
+    const g2x = i00 * c2x + i01 * c2y + i02 * c2z, g2y = i10 * c2x + i11 * c2y + i12 * c2z, g2z = i20 * c2x + i21 * c2y + i22 * c2z;
+    kNN += sc * (cnx * gnx + cny * gny + cnz * gnz);
+    kN1 += sc * (cnx * g1x + cny * g1y + cnz * g1z);
+    kN2 += sc * (cnx * g2x + cny * g2y + cnz * g2z);
+    k11 += sc * (c1x * g1x + c1y * g1y + c1z * g1z);
+    k12 += sc * (c1x * g2x + c1y * g2y + c1z * g2z);
+    k22 += sc * (c2x * g2x + c2y * g2y + c2z * g2z);
+  }
+  out[o] = kNN;
+  out[o + 1] = kN1;
+  out[o + 2] = kN2;
+  const det = k11 * k22 - k12 * k12;
+  out[o + 3] = k22 / det;
+  out[o + 4] = -k12 / det;
+  out[o + 5] = -k12 / det;
+  out[o + 6] = k11 / det;
 }

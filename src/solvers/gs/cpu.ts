@@ -30,6 +30,11 @@ export class GaussSeidelCpuSolver extends JacobiCpuSolver {
     this.colouring = ordered.colouring;
   }
 
+  /** Its contacts (a world with collisions made directly with this class) stay on the rows. */
+  protected override contactsOnRows(): boolean {
+    return true;
+  }
+
   /** The joints changed: colour them again and lay the rows out colour by colour. */
   protected override relayout(): void {
     this.colouring = recolourJointRows(this);

@@ -28,6 +28,17 @@
  * through the body → row CSR), so each pass is order-independent — a true Jacobi sweep, the
  * same on the GPU.
  *
+ * Contacts (a world with collisions) are not rows here: the contact solver's Jacobi variant
+ * (contacts/jacobi-contact-solver.ts) prepares them once per frame from the persistent manifolds, and
+ * each sweep updates every manifold from the same V^k on its mass-split copies of its bodies (Tonge et
+ * al. 2012), beside the joints' blocks; update_velocities then adds the contacts' gather (a body sums
+ * its manifolds' impulses over a body → manifold CSR) to the joints' (34). Its restitution runs where
+ * the rows' did (before the warm start), its λ go back to the manifolds at the frame's end, and its
+ * separations follow the bodies through the substeps (K1). Stages as solvers/stages.ts names them:
+ * collide · prepare contacts · integrate velocities (1, 2) · prepare joints (3) · restitution ·
+ * warm start · solve (4) · integrate positions (5) · store impulses. A world without collisions steps
+ * exactly as before (the same arithmetic in the same order).
+ *
  * The reference text starts the iterations from V⁰ = V* even when λ⁰ ≠ 0; its
  * first multiplier update then adds the whole correction on top of λ⁰. Option
  * `applyWarmStart` (default true) makes V⁰ consistent with λ⁰ as in (5); false
@@ -41,13 +52,21 @@ import { RowBlockSolver, baumgarteContacts, type ContactRule } from '../../rows/
 import { CONTACT_FRICTION, CONTACT_NORMAL } from '../../rows/rows.js';
 import type { ContactList } from '../../rows/contact.js';
 
-import { CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL, RESIDUAL_QUANTITY } from '../../contacts/contact-solver.js';
+import { CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL, RESIDUAL_QUANTITY, type ContactResidual } from '../../contacts/contact-solver.js';
+import { JacobiContactSolver } from '../../contacts/jacobi-contact-solver.js';
 export { CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL, RESIDUAL_QUANTITY };
 import { jointKindNames } from '../../model/joint-data.js';
 import type { Solver, SolverOptions, SolverCost, ResidualCurve } from '../solver.js';
 import { DelassusOperator, relativeError, type DelassusSource } from '../global/delassus.js';
 import { LAMBDA_ERROR_CHANNEL, REFERENCE_TOLERANCE } from '../global/lambda-error.js';
 
+
+/**
+ * The stage list (solvers/stages.ts names; the seed's stages in brackets): collide · prepare contacts
+ * (once per frame) · integrate velocities (1, 2) · prepare joints (3) · restitution · warm start ·
+ * solve (4) · integrate positions (5) · store impulses.
+ */
+const JACOBI_STAGES = ['collide', 'prepare contacts', 'integrate velocities', 'prepare joints', 'restitution', 'warm start', 'solve', 'integrate positions', 'store impulses'] as const;
 
 export interface JacobiVariant {
   /** apply the warm-start impulses to the velocities before iterating (default true) */
@@ -65,6 +84,14 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
   readonly rigid: RigidBodyCore;
   /** the rows of every joint, their blocks and the projected block update (stages 3, 4) */
   readonly rowSolver: RowBlockSolver;
+  /**
+   * jacobi-cpu's contacts: the contact solver's Jacobi variant (contacts/jacobi-contact-solver.ts, mass
+   * splitting), or null: no collisions, or a subclass that keeps its contacts on the rows (contactsOnRows)
+   */
+  readonly contactSolver: JacobiContactSolver | null;
+  override get stageNames(): readonly string[] {
+    return JACOBI_STAGES;
+  }
 
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}, variant: Partial<JacobiVariant> = {}) {
     super(world, options);
@@ -78,6 +105,20 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     this.rowSolver = new RowBlockSolver(this.joints, nb, this.w.inverseMass, this.options.compliance);
     this.rowSolver.rows.pointJacobian = this.needsPointJacobian();
     if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
+    this.contactSolver = this.collision && !this.contactsOnRows() ? new JacobiContactSolver() : null;
+    if (this.collision && this.contactSolver) {
+      this.collision.coherence = true; // the manifolds' points carried while a pair barely moves (collision/manifolds.ts refresh)
+      this.collision.rowFields = false; // the contact solver reads the manifolds, not contact rows' fields
+    }
+  }
+
+  /**
+   * Whether contacts are solved as generic contact rows in the row solver (gs-cpu's joint class, made
+   * directly on a world with collisions: its registry entry takes gs/contacts.ts on contact scenes)
+   * rather than by the contact solver's Jacobi variant (jacobi-cpu).
+   */
+  protected contactsOnRows(): boolean {
+    return false;
   }
 
   /**
@@ -131,23 +172,60 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
   protected stepFrameRecording(residual: Record<string, number[]> | null, lambdaError: number[] | null = null): void {
     const { dt, substeps, iterations, warmStart } = this.options;
     const h = dt / substeps;
+    const clock = this.stageClock;
+    clock.paused = residual !== null; // a recording frame is not counted in timings(), nor in the stages
+    let t = performance.now();
     if (this.rowSolver.stale) this.relayout();
-    // contacts, found once per frame at its start; their rows follow the joints' (rows/contact.ts)
-    if (this.collision) this.rowSolver.setContacts(this.collide(dt));
+    // collide: contacts found once per frame at its start; on the rows (gs-cpu's joint class) they follow
+    // the joints' rows (rows/contact.ts), else the contact solver's Jacobi variant takes them
+    const list = this.collision ? this.collide(dt) : null;
+    if (this.collision && !this.contactSolver) this.rowSolver.setContacts(list);
+    const colliding = this.collision !== null; // a scene without collisions has no contact stages
+    if (colliding) t = clock.lap('collide', t);
     const rule = this.contactRule();
+    // prepare contacts (once per frame, at its start pose: contacts/jacobi-contact-solver.ts)
+    const cs = this.contactSolver;
+    const store = this.collision ? this.collision.manifolds : null;
+    if (cs) {
+      if (list && list.count > 0) {
+        this.computeInertia();
+        cs.prepareJacobi(list, store, this.w.position, this.w.orientation, this.w.inverseMass, this.angMassInv, h, rule, warmStart, this.joints);
+      } else cs.count = 0;
+    }
+    const contacts = cs !== null && cs.count > 0;
+    if (colliding) t = clock.lap('prepare contacts', t);
     for (let s = 0; s < substeps; s++) {
+      // integrate velocities (stages 1, 2: compute_inertia, compute_free_velocity)
       this.computeInertia();
       this.computeFreeVelocity(h);
+      t = clock.lap('integrate velocities', t);
+      // prepare joints (stage 3: compute_violation_and_jacobian_and_delassus)
       this.computeViolationAndJacobianAndDelassus(h);
+      t = clock.lap('prepare joints', t);
       // restitution first, before the contact solve and its warm start: collisions propagated pair by
       // pair on the step's velocities (Guendelman et al. 2003; block-solver.ts applyRestitution)
       if (this.rowSolver.contacts) this.applyRestitution(h, rule);
+      if (contacts) {
+        const g = this.w.gravity;
+        this.gravityStep[0] = h * g[0];
+        this.gravityStep[1] = h * g[1];
+        this.gravityStep[2] = h * g[2];
+        cs!.restitution(this.w.linearVelocity, this.w.angularVelocity, h, rule.restitutionThreshold, this.gravityStep);
+      }
+      if (colliding) t = clock.lap('restitution', t);
+      // warm start: λ⁰ = f · λ(previous step) (the contacts' factor was applied at prepare), ΔV = h M⁻¹ Jᵀ λ⁰
       this.warmStart(warmStart);
       const record = residual !== null && s === 0;
       // λ* of this step's system, before the iterations; diagnostics only (reads, changes nothing)
       // (not with contacts: their bounded rows make it a complementarity problem, which CG does not solve)
-      const reference = record && lambdaError !== null && !this.rowSolver.contacts ? this.convergedMultipliers(h) : null;
-      if (this.variant.applyWarmStart && warmStart > 0) this.updateVelocities(h);
+      const reference = record && lambdaError !== null && !this.rowSolver.contacts && !contacts ? this.convergedMultipliers(h) : null;
+      if (this.variant.applyWarmStart && warmStart > 0) {
+        if (contacts) cs!.totals(h);
+        this.updateVelocities(h);
+      }
+      t = clock.lap('warm start', t);
+      // solve: N Jacobi sweeps
+      this.contactSweep = 0;
       for (let k = 0; k < iterations; k++) {
         if (record) this.recordResidual(h, residual);
         if (reference) lambdaError!.push(relativeError(this.multiplier, reference));
@@ -155,10 +233,20 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       }
       if (record) this.recordResidual(h, residual);
       if (reference) lambdaError!.push(relativeError(this.multiplier, reference));
+      t = clock.lap('solve', t);
+      // integrate positions (stage 5: compute_positions); the contacts' separations follow the bodies (K1)
       this.computePositions(h);
+      if (contacts) cs!.updatePose(this.w.position, this.w.orientation);
+      t = clock.lap('integrate positions', t);
     }
+    // store impulses: the contacts' λ back onto the manifolds
+    if (contacts && store) cs!.storeImpulses(store);
+    if (colliding) clock.lap('store impulses', t);
+    clock.paused = false;
     this.frame++;
   }
+  /** sweeps made in this substep (the contacts' points walk backwards on odd ones) */
+  private contactSweep = 0;
 
   /**
    * How this solver biases contact rows (block-solver.ts ContactRule): jacobi and gs use their
@@ -195,6 +283,14 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       sums.set(kind, (sums.get(kind) ?? 0) + perRow[r]);
     }
     for (const [kind, sum] of sums) (channels[kind] ??= []).push(Math.sqrt(sum) / h);
+    const cs = this.contactSolver;
+    if (cs && cs.count > 0) {
+      // the contacts' normal and friction rows at V^k, projected (jacobi-contact-solver.ts residualJacobi)
+      const r: ContactResidual = { normal: 0, friction: 0 };
+      cs.residualJacobi(this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, h, r);
+      (channels[CONTACT_NORMAL_CHANNEL] ??= []).push(Math.sqrt(r.normal) / h);
+      (channels[FRICTION_CHANNEL] ??= []).push(Math.sqrt(r.friction) / h);
+    }
   }
   private residualScratch: Float64Array | null = null;
 
@@ -214,9 +310,14 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     return result.converged && reference.some((x) => x !== 0) ? reference : null;
   }
 
-  /** 4. One iteration: a Jacobi sweep, (37) for every block from the same V^k, then (34). */
+  /**
+   * 4. One iteration: a Jacobi sweep, (37) for every joint block and every contact manifold (its split
+   *    copies, contacts/jacobi-contact-solver.ts) from the same V^k, then (34) and the contacts' gather.
+   */
   protected iterate(h: number): void {
     this.updateMultipliers(h);
+    const cs = this.contactSolver;
+    if (cs && cs.count > 0) cs.solveJacobi(this.w.linearVelocity, this.w.angularVelocity, this.linVelDelta, this.angVelDelta, h, true, (this.contactSweep++ & 1) === 1);
     this.updateVelocities(h);
   }
 
@@ -229,7 +330,12 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
   async stepRecordingResiduals(): Promise<ResidualCurve> {
     const channels: Record<string, number[]> = {};
     const error: number[] = [];
-    this.stepFrameRecording(channels, error);
+    this.stageClock.paused = true; // a recording frame is not counted in timings(), nor in the stages
+    try {
+      this.stepFrameRecording(channels, error);
+    } finally {
+      this.stageClock.paused = false;
+    }
     if (error.length) channels[LAMBDA_ERROR_CHANNEL] = error;
     return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
   }
@@ -293,6 +399,9 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
   /** 4b. ΔV_i = h M_i⁻¹ Σ_r∋i J_r,iᵀ λ_r   (34), the rows' gather (rows/rows.ts gatherImpulse). */
   updateVelocities(h: number): void {
     this.rowSolver.gather(h, this.angMassInv, this.linVelDelta, this.angVelDelta);
+    // the contacts' impulses with the true masses: the mass-split copies averaged (jacobi-contact-solver.ts)
+    const cs = this.contactSolver;
+    if (cs && cs.count > 0) cs.gather(this.linVelDelta, this.angVelDelta);
   }
 
   /**
@@ -306,7 +415,8 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
 
   cost(): SolverCost {
     const { substeps, iterations } = this.options;
-    return { rowSolvesPerFrame: this.rowSolver.rows.count * iterations * substeps };
+    const contacts = this.contactSolver ? 3 * this.contactSolver.count : 0;
+    return { rowSolvesPerFrame: (this.rowSolver.rows.count + contacts) * iterations * substeps };
   }
 
 }
