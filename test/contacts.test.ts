@@ -8,7 +8,7 @@
  * src/metrics/metrics.ts), never from a solver's own contact arrays.
  *
  * Settings: each solver at its registry defaults (softstep-cpu 4 substeps × 1 iteration; pgs-cpu and
- * si-soft-cpu 1 step × 10 iterations; xpbd-cpu 10 substeps × 1 iteration; jacobi-cpu 1 step × 8 iterations
+ * si-soft-cpu 4 substeps × 8 iterations; xpbd-cpu 10 substeps × 1 iteration; jacobi-cpu 1 step × 8 iterations
  * (its defaults without the scene: these one-body tests need none of its contact substeps); rapier 1 step)
  * at 1/60 s, with sleeping off, except where a
  * test says otherwise and why.
