@@ -784,6 +784,13 @@ export class RowBlockSolver {
 
   /** ΔV = s M⁻¹ Jᵀ λ per body (rows.ts gatherImpulse); update_velocities is s = h. */
   gather(scale: number, inverseInertia: Float64Array, outLin: Float64Array, outAng: Float64Array, lambda: Float64Array = this.rows.lambda): void {
+    if (this.rows.count === 0) {
+      // no rows (a scene of contacts alone, which the contact module solves): ΔV = 0 without the
+      // per-body sums (jacobi-cpu on the 10k rain: 0.3 s of a 60-frame run in the empty gather)
+      outLin.fill(0, 0, 3 * this.bodyCount);
+      outAng.fill(0, 0, 3 * this.bodyCount);
+      return;
+    }
     gatherImpulse(this.rows, this.conn, lambda, scale, this.inverseMass, inverseInertia, outLin, outAng);
   }
 
