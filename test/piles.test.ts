@@ -38,7 +38,7 @@ const PILE_SOLVERS = CONTACT_SOLVERS;
  * figure on every run of the same code) and why. Key: `${solver} ${case}`; each value is the todo text
  * node:test prints. Remove an entry when its case passes. (jacobi-cpu's stacks of three 1 cm and 2 cm
  * cubes, which sank 8.7 % and 4.4 % of an edge on block Jacobi contact rows at 1 × 8, stand since its
- * contacts are the contact solver's mass-split Jacobi variant at ⌈4 √(2 cm / L)⌉ substeps.)
+ * contacts are the contact solver's mass-split Jacobi variant at ⌈8 √(2 cm / L)⌉ substeps.)
  */
 const KNOWN: Record<string, string> = {};
 
@@ -232,22 +232,31 @@ for (const count of [1, 3]) {
 }
 
 /*
- * A pyramid of small boxes (base 8, 36 boxes of 1.2 cm, the edge 2 × size 0.006 m), sleeping off, 5 s:
- * every contact solver holds it, its deepest contact under 10 % of an edge (1.2 mm) and
- * its energy within 10 % of the start (a pile that falls loses most of its potential energy: −66 % when
- * si-soft-cpu's plain 30 Hz spring let it sink 4.9 mm and fall, before the small-body spring,
- * si-soft/cpu.ts SIZE_SAG). Measured: 0.22–0.54 mm, −0.6 % to −2 %.
+ * Pyramids of small boxes, sleeping off, 5 s: every contact solver holds them, the deepest contact under
+ * 10 % of an edge and the energy within 10 % of the start (a pile that falls loses most of its potential
+ * energy).
+ *   base 8 of 1.2 cm boxes (size 0.006 m): −66 % when si-soft-cpu's plain 30 Hz spring let it sink 4.9 mm
+ *     and fall, before the small-body spring (si-soft/cpu.ts SIZE_SAG). Measured: 0.22–0.54 mm, −0.6 % to −2 %.
+ *   base 10 of 4 cm boxes (size 0.02 m, gaps 0.4 mm): jacobi-cpu at ⌈4 √(2 cm / L)⌉ = 4 substeps let it
+ *     fall apart (the top box 40 cm away within 9 s); its default is now ⌈8 √(2 cm / L)⌉ (registry.ts).
  */
-for (const id of PILE_SOLVERS) {
-  test(`${id}: a base-8 pyramid of 1.2 cm boxes holds (deepest contact < 10 % of an edge, energy within 10 %, sleeping off)`, async () => {
-    const { runSolver } = await import('../src/run/run.js');
-    const world = findRigidScene('pyramid')!.build({ base: 8, size: 0.006 } as never);
-    const info = findSolver(id)!;
-    const solver = await info.create(world, resolveOptions(info, { sleep: 0 }, world));
-    const r = await runSolver(solver, world, { frames: 300 });
-    solver.destroy();
-    assert.equal(r.diverged, null);
-    const pen = r.contacts!.worstMaxPenetration, drop = (r.final!.energy - r.initial.energy) / Math.abs(r.initial.energy);
-    assert.ok(pen < 0.1 * 0.012 && Math.abs(drop) < 0.1, `deepest contact ${(pen * 1000).toFixed(3)} mm, energy ${(100 * drop).toFixed(2)} %`);
-  });
+const SMALL_PYRAMIDS = [
+  { base: 8, size: 0.006, gap: 0.01 * 0.006 * 2 },
+  { base: 10, size: 0.02, gap: 0.0004 },
+];
+for (const p of SMALL_PYRAMIDS) {
+  const edge = 2 * p.size;
+  for (const id of PILE_SOLVERS) {
+    test(`${id}: a base-${p.base} pyramid of ${(edge * 100).toFixed(1)} cm boxes holds (deepest contact < 10 % of an edge, energy within 10 %, sleeping off)`, async () => {
+      const { runSolver } = await import('../src/run/run.js');
+      const world = findRigidScene('pyramid')!.build(p.base === 8 ? ({ base: 8, size: 0.006 } as never) : (p as never));
+      const info = findSolver(id)!;
+      const solver = await info.create(world, resolveOptions(info, { sleep: 0 }, world));
+      const r = await runSolver(solver, world, { frames: 300 });
+      solver.destroy();
+      assert.equal(r.diverged, null);
+      const pen = r.contacts!.worstMaxPenetration, drop = (r.final!.energy - r.initial.energy) / Math.abs(r.initial.energy);
+      assert.ok(pen < 0.1 * edge && Math.abs(drop) < 0.1, `deepest contact ${(pen * 1000).toFixed(3)} mm, energy ${(100 * drop).toFixed(2)} %`);
+    });
+  }
 }

@@ -16,7 +16,7 @@ import { GlobalGpuSolver, defaultGpuCgIterations } from './global/gpu.js';
 import { XpbdCpuSolver } from './xpbd/cpu.js';
 import { PgsCpuSolver } from './pgs/cpu.js';
 import { SiSoftCpuSolver } from './si-soft/cpu.js';
-import { SoftStepCpuSolver, softStepContactDefaults } from './softstep/cpu.js';
+import { SoftStepCpuSolver, softStepContactDefaults, sizeSubsteps } from './softstep/cpu.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { RapierSolver, multibodyLoopReason, rapierJointReason, rapierSoftJointReason } from './rapier/rapier.js';
 
@@ -97,11 +97,14 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'jacobi-cpu',
-    description: 'Jacobi block solver on constraint rows, f64 CPU reference of jacobi-gpu (same stages); contacts by the contact solver\'s Jacobi variant (mass splitting, Baumgarte β with slop), on contact scenes ⌈4 √(2 cm / L)⌉ ≥ 4 substeps by default (L the smallest body\'s least half size; at one step of 8 sweeps a stack of three 1 cm cubes falls apart)',
+    description: 'Jacobi block solver on constraint rows, f64 CPU reference of jacobi-gpu (same stages); contacts by the contact solver\'s Jacobi variant (mass splitting, Baumgarte β with slop), on contact scenes ⌈8 √(2 cm / L)⌉ ≥ 4 substeps by default (L the smallest body\'s least half size; at one step of 8 sweeps a stack of three 1 cm cubes falls apart, and at ⌈4 √(2 cm / L)⌉ a base-10 pyramid of 4 cm boxes does)',
     device: 'cpu',
     reads: velocityLevelSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
-    contactDefaults: softStepContactDefaults,
+    // Jacobi spreads a load more slowly than Gauss-Seidel, so twice softstep-cpu's substeps for a body's
+    // size: a base-10 pyramid of 4 cm boxes, sleeping off, fell at 4 (⌈4 √(2 cm / 2 cm)⌉) and held at 6
+    // (0.15 % of an edge in 9 s); of 2 cm boxes fell at 6, held at 12; 10 and 20 cm boxes held at 4
+    contactDefaults: (world) => ({ substeps: sizeSubsteps(world, 8) }),
     create: async (world, options) => new JacobiCpuSolver(world, options),
   },
   {

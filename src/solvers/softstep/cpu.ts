@@ -59,11 +59,19 @@ import { softContactRule, softJointSpring } from '../si-soft/cpu.js';
 export const SUBSTEP_SIZE = 0.02;
 
 export function softStepContactDefaults(world: WorldDesc): Partial<SolverOptions> {
+  return { substeps: sizeSubsteps(world, 4) };
+}
+
+/**
+ * ⌈k √(SUBSTEP_SIZE / L)⌉ substeps, at least 4, L the least half size of the world's smallest moving body
+ * (4 with no moving body). softstep-cpu takes k = 4 (above); jacobi-cpu k = 8 (jacobiContactDefaults).
+ */
+export function sizeSubsteps(world: WorldDesc, k: number): number {
   let least = Infinity;
   forEachBody(world.bodies, (_, proto) => {
     if (!proto.fixed) least = Math.min(least, leastHalfSize(proto.shape));
   });
-  return { substeps: Number.isFinite(least) && least > 0 ? Math.max(4, Math.ceil(4 * Math.sqrt(SUBSTEP_SIZE / least))) : 4 };
+  return Number.isFinite(least) && least > 0 ? Math.max(4, Math.ceil(k * Math.sqrt(SUBSTEP_SIZE / least))) : 4;
 }
 
 export function softStepContactRule(options: SolverOptions, h: number): ContactRule {
