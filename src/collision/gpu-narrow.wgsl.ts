@@ -1,0 +1,497 @@
+/**
+ * WGSL of the GPU narrow phase (gpu-narrow.ts has the design and the API): the CPU routines of
+ * pairs.ts ported to f32, one function per shape pair, with the CPU's conventions (types.ts): n unit
+ * from A to B, pointA on A, pointB on B, s = (pointB − pointA)·n, points with s < margin, ≤ 4 points,
+ * the same feature ids and the same point order. Each function's derivation is in its CPU twin's
+ * comment (pairs.ts); here only what differs for f32 is said.
+ *
+ * f32 thresholds. The CPU's degenerate-case tests compare against tiny multiples of a length
+ * (1e-12·L, a direction of length < 1e-12) or 1e-300 (a zero test). 1e-12 is a normal f32 and is kept
+ * (the branch it guards is the degenerate one either way: a length that small in f32 is rounding);
+ * 1e-300 is 0 in f32 and is replaced by 1e-30 (above f32's least normal, 1.2e-38, below any square of
+ * a real size). WGSL compilers may assume floats are finite, so no NaN or ∞ is used as a value: a
+ * "missed" result travels as a flag.
+ *
+ * Buffers (kernel np_collide; 6 storage buffers, WebGPU's default allows 8):
+ *   params      NarrowParams (uniform): pair capacity, which counter holds the pair count, margin
+ *   pairs[cap]  BodyPair (a < b), as the GPU broad phase writes them
+ *   counters    u32s; counters[params.counter] = pairs found (may exceed cap: overflow)
+ *   poses[n]    BodyPose: position, orientation [x, y, z, w] (f32)
+ *   shapes[n]   BodyShape: kind (0 sphere, 1 capsule, 2 box, 3 plane), size
+ *   manifolds[cap]      Manifold: normal, point count, the pair
+ *   points[4·cap]       ContactPoint: manifold k's point j is points[4k + j]
+ *   status      atomic u32 [unsupported pairs seen]
+ */
+import { defineRecord } from '../gpu/layout.js';
+import { THREAD_INDEX_WGSL, kernelEntry } from '../gpu/dispatch.js';
+
+export const BodyPoseRecord = defineRecord('BodyPose', [
+  ['position', 'vec3f', 'centre of mass = shape origin, m'],
+  ['pad', 'f32'],
+  ['orientation', 'vec4f', 'unit quaternion [x, y, z, w]'],
+] as const);
+
+export const BodyShapeRecord = defineRecord('BodyShape', [
+  ['size', 'vec3f', 'sphere (r, 0, 0); capsule (r, half height, 0); box half extents; plane 0, m'],
+  ['kind', 'u32', '0 sphere, 1 capsule, 2 box, 3 plane (the routine order)'],
+] as const);
+
+export const NarrowParamsRecord = defineRecord('NarrowParams', [
+  ['capacity', 'u32', 'pairs the pair and manifold buffers hold'],
+  ['counter', 'u32', 'index of the pair count in counters'],
+  ['margin', 'f32', 'points with s < margin are reported, m'],
+  ['pad', 'u32'],
+] as const);
+
+export const ManifoldRecord = defineRecord('Manifold', [
+  ['normal', 'vec3f', 'unit, A → B (world)'],
+  ['count', 'u32', 'points (0: none within the margin)'],
+  ['body_a', 'u32', 'the pair (a < b, as in the pair buffer)'],
+  ['body_b', 'u32'],
+  ['pad0', 'u32'],
+  ['pad1', 'u32'],
+] as const);
+
+export const ContactPointRecord = defineRecord('ContactPoint', [
+  ['point_a', 'vec3f', 'on A, world, m'],
+  ['id', 'u32', 'feature key (< 2^20)'],
+  ['point_b', 'vec3f', 'on B, world, m'],
+  ['separation', 'f32', '(point_b − point_a)·n, m'],
+] as const);
+
+export const SHAPE_KIND = { sphere: 0, capsule: 1, box: 2, plane: 3 } as const;
+/** status[STATUS_UNSUPPORTED]: pairs whose shape pair has no GPU routine (they get count 0) */
+export const STATUS_UNSUPPORTED = 0;
+
+/** The shape pairs (routine order) the kernel has routines for. */
+export const GPU_NARROW_PAIRS = ['sphere-sphere', 'sphere-capsule', 'sphere-box', 'sphere-plane', 'capsule-capsule', 'capsule-plane', 'box-plane'] as const;
+
+/** c ε of the f32 error bound E = c ε (X + L) (test/gpu-narrow.test.ts header) */
+export const F32_BOUND = 64 * 2 ** -24;
+
+export const CAPSULE_PARALLEL_LATERAL_WGSL = 0.05; // pairs.ts CAPSULE_PARALLEL_LATERAL (test checks equal)
+
+const routines = /* wgsl */ `
+struct Out {
+  n: vec3f,
+  count: u32,
+  pa: array<vec3f, 4>,
+  pb: array<vec3f, 4>,
+  s: array<f32, 4>,
+  id: array<u32, 4>,
+};
+var<private> o: Out;
+
+fn push(pa: vec3f, pb: vec3f, s: f32, id: u32) {
+  let k = o.count;
+  o.pa[k] = pa;
+  o.pb[k] = pb;
+  o.s[k] = s;
+  o.id[k] = id;
+  o.count = k + 1u;
+}
+
+// R(q) p = p + 2 v × (v × p + w p), q = (v, w) (geometry.ts rotate)
+fn rot(q: vec4f, p: vec3f) -> vec3f {
+  let t = cross(q.xyz, p) + q.w * p;
+  return p + 2.0 * cross(q.xyz, t);
+}
+fn inv_rot(q: vec4f, p: vec3f) -> vec3f { return rot(vec4f(-q.xyz, q.w), p); }
+// R(q) ŷ (geometry.ts axisY)
+fn axis_y(q: vec4f) -> vec3f {
+  return vec3f(2.0 * (q.x * q.y - q.z * q.w), 1.0 - 2.0 * (q.x * q.x + q.z * q.z), 2.0 * (q.y * q.z + q.x * q.w));
+}
+fn normalized(v: vec3f) -> vec3f {
+  let l = sqrt(dot(v, v));
+  if (l > 0.0) { return v * (1.0 / l); }
+  return v;
+}
+// geometry.ts anyPerpendicular: a × (the world axis least aligned with a), normalised
+fn any_perp(a: vec3f) -> vec3f {
+  let b = abs(a);
+  var v: vec3f;
+  if (b.x <= b.y && b.x <= b.z) { v = vec3f(0.0, a.z, -a.y); }
+  else if (b.y <= b.z) { v = vec3f(-a.z, 0.0, a.x); }
+  else { v = vec3f(a.y, -a.x, 0.0); }
+  return normalized(v);
+}
+
+// pairs.ts capsuleOffset: (m, m·n), m the unit offset from core point p(t) to the surface point
+// farthest along n among those whose nearest core point is p(t)
+fn capsule_offset(t: f32, u: vec3f, n: vec3f) -> vec4f {
+  let nu = dot(n, u);
+  if ((t <= 0.0 && nu <= 0.0) || (t >= 1.0 && nu >= 0.0)) { return vec4f(n, 1.0); }
+  let v = n - nu * u;
+  let l = sqrt(dot(v, v));
+  if (l < 1e-12) { return vec4f(any_perp(u), 0.0); }
+  return vec4f(v * (1.0 / l), l);
+}
+
+// ---- sphere–sphere (pairs.ts collideSphereSphere) ----
+fn sphere_sphere(ra: f32, xa: vec3f, rb: f32, xb: vec3f, margin: f32) {
+  let d = xb - xa;
+  let dist = sqrt(dot(d, d));
+  let s = dist - ra - rb;
+  if (s >= margin) { return; }
+  var n = vec3f(0.0, 1.0, 0.0);
+  if (dist > 1e-12 * (ra + rb)) { n = d / dist; }
+  o.n = n;
+  push(xa + ra * n, xb - rb * n, s, 0u);
+}
+
+// ---- sphere–plane (collideSpherePlane) ----
+fn sphere_plane(r: f32, c: vec3f, xb: vec3f, qb: vec4f, margin: f32) {
+  let N = axis_y(qb);
+  let h = dot(c - xb, N);
+  let s = h - r;
+  if (s >= margin) { return; }
+  o.n = -N;
+  push(c - r * N, c - h * N, s, 0u);
+}
+
+// ---- sphere–box (collideSphereBox) ----
+fn sphere_box(r: f32, xa: vec3f, e: vec3f, xb: vec3f, qb: vec4f, margin: f32) {
+  let c = inv_rot(qb, xa - xb);
+  var q = c;
+  var code = 0u;
+  var w = 1u;
+  for (var i = 0; i < 3; i++) {
+    if (c[i] > e[i]) { q[i] = e[i]; code += 2u * w; }
+    else if (c[i] < -e[i]) { q[i] = -e[i]; code += w; }
+    w *= 3u;
+  }
+  let dv = q - c;
+  let dist = sqrt(dot(dv, dv));
+  var nl = vec3f(0.0);
+  var s: f32;
+  var id: u32;
+  if (dist > 1e-12 * (r + e.x + e.y + e.z)) {
+    s = dist - r;
+    if (s >= margin) { return; }
+    nl = dv / dist;
+    id = code;
+  } else {
+    var k = 0;
+    var depth = e.x - abs(c.x);
+    for (var i = 1; i < 3; i++) {
+      let di = e[i] - abs(c[i]);
+      if (di < depth) { depth = di; k = i; }
+    }
+    s = -(depth + r);
+    if (s >= margin) { return; }
+    var sigma = -1.0;
+    if (c[k] >= 0.0) { sigma = 1.0; }
+    nl[k] = -sigma;
+    q = c;
+    q[k] = sigma * e[k];
+    id = 27u + 2u * u32(k) + select(0u, 1u, sigma > 0.0);
+  }
+  o.n = rot(qb, nl);
+  push(rot(qb, c + r * nl) + xb, rot(qb, q) + xb, s, id);
+}
+
+// ---- sphere–capsule (collideSphereCapsule) ----
+fn sphere_capsule(ra: f32, c: vec3f, rb: f32, h: f32, xb: vec3f, qb: vec4f, margin: f32) {
+  let u = axis_y(qb);
+  var t = dot(c - xb, u);
+  var id = 1u;
+  if (t <= -h) { t = -h; id = 0u; }
+  else if (t >= h) { t = h; id = 2u; }
+  let q = xb + t * u;
+  let d = q - c;
+  let dist = sqrt(dot(d, d));
+  let R = ra + rb;
+  let s = dist - R;
+  if (s >= margin) { return; }
+  var n: vec3f;
+  if (dist > 1e-12 * (R + h)) { n = d * (1.0 / dist); } else { n = any_perp(u); }
+  o.n = n;
+  push(c + ra * n, q - rb * n, s, id);
+}
+
+// ---- capsule–plane (collideCapsulePlane) ----
+fn capsule_plane(r: f32, hh: f32, xa: vec3f, qa: vec4f, xb: vec3f, qb: vec4f, margin: f32) {
+  let N = axis_y(qb);
+  let u = axis_y(qa);
+  let hc = dot(xa - xb, N);
+  let du = hh * dot(u, N);
+  let n = -N;
+  for (var i = 0u; i < 2u; i++) {
+    var sign = -1.0;
+    if (i == 1u) { sign = 1.0; }
+    let m = capsule_offset(f32(i), u, n);
+    let s = hc + sign * du - r * m.w;
+    if (s >= margin) { continue; }
+    let pa = xa + (sign * hh) * u + r * m.xyz;
+    push(pa, pa - s * N, s, i);
+  }
+  if (o.count > 0u) { o.n = n; }
+}
+
+// ---- box–plane (collideBoxPlane, reduceToFour) ----
+var<private> verts: array<vec3f, 8>;
+var<private> vs: array<f32, 8>;
+fn tri_area(ia: u32, ib: u32, ic: u32, N: vec3f) -> f32 {
+  return 0.5 * dot(cross(verts[ib] - verts[ia], verts[ic] - verts[ia]), N);
+}
+fn reduce_to_four(mask: u32, N: vec3f) -> u32 {
+  var i0 = 8u;
+  for (var i = 0u; i < 8u; i++) {
+    if ((mask & (1u << i)) != 0u && (i0 == 8u || vs[i] < vs[i0])) { i0 = i; }
+  }
+  var best = -1.0;
+  var best_mask = 1u << i0;
+  for (var a = 0u; a < 8u; a++) {
+    if ((mask & (1u << a)) == 0u || a == i0) { continue; }
+    for (var b = a + 1u; b < 8u; b++) {
+      if ((mask & (1u << b)) == 0u || b == i0) { continue; }
+      for (var c = b + 1u; c < 8u; c++) {
+        if ((mask & (1u << c)) == 0u || c == i0) { continue; }
+        let q1 = abs(tri_area(i0, a, b, N) + tri_area(i0, b, c, N));
+        let q2 = abs(tri_area(i0, a, c, N) + tri_area(i0, c, b, N));
+        let q3 = abs(tri_area(i0, b, a, N) + tri_area(i0, a, c, N));
+        let area = max(q1, max(q2, q3));
+        if (area > best) { best = area; best_mask = (1u << i0) | (1u << a) | (1u << b) | (1u << c); }
+      }
+    }
+  }
+  return best_mask;
+}
+fn box_plane(e: vec3f, xa: vec3f, qa: vec4f, xb: vec3f, qb: vec4f, margin: f32) {
+  let N = axis_y(qb);
+  var count = 0u;
+  var mask = 0u;
+  for (var i = 0u; i < 8u; i++) {
+    let l = vec3f(select(-e.x, e.x, (i & 1u) != 0u), select(-e.y, e.y, (i & 2u) != 0u), select(-e.z, e.z, (i & 4u) != 0u));
+    let v = rot(qa, l) + xa;
+    verts[i] = v;
+    let s = dot(v - xb, N);
+    vs[i] = s;
+    if (s < margin) { mask |= 1u << i; count++; }
+  }
+  if (count == 0u) { return; }
+  if (count > 4u) {
+    var deepest = 3.4e38;
+    for (var i = 0u; i < 8u; i++) { if ((mask & (1u << i)) != 0u && vs[i] < deepest) { deepest = vs[i]; } }
+    let reach = deepest + min(e.x, min(e.y, e.z));
+    for (var i = 0u; i < 8u; i++) {
+      if ((mask & (1u << i)) != 0u && vs[i] > reach) { mask &= ~(1u << i); count--; }
+    }
+    if (count > 4u) { mask = reduce_to_four(mask, N); }
+  }
+  for (var i = 0u; i < 8u; i++) {
+    if ((mask & (1u << i)) == 0u) { continue; }
+    push(verts[i], verts[i] - vs[i] * N, vs[i], i);
+  }
+  o.n = -N;
+}
+
+// ---- capsule–capsule (collideCapsuleCapsule) ----
+fn clamp01(x: f32) -> f32 { return clamp(x, 0.0, 1.0); }
+// geometry.ts closestSegmentSegment: (s, t) of the closest points of p0 + s d1, q0 + t d2
+fn closest_seg_seg(p0: vec3f, d1: vec3f, q0: vec3f, d2: vec3f) -> vec2f {
+  let r = p0 - q0;
+  let a = dot(d1, d1);
+  let e = dot(d2, d2);
+  let b = dot(d1, d2);
+  let c = dot(d1, r);
+  let f = dot(d2, r);
+  var s = 0.0;
+  var t = 0.0;
+  if (a <= 1e-30 && e <= 1e-30) { return vec2f(0.0); }
+  if (a <= 1e-30) { return vec2f(0.0, clamp01(f / e)); }
+  if (e <= 1e-30) { return vec2f(clamp01(-c / a), 0.0); }
+  // a e − b² = |d1 × d2|², b f − c e = (d2 × r)·(d1 × d2) (Lagrange's identity; geometry.ts)
+  let m = cross(d1, d2);
+  let denom = dot(m, m);
+  // the CPU treats sin θ < 1e-12 as parallel (f64); f32 cross products are accurate to ≈ 1e-7/sin θ,
+  // so the same cut-off for f32 is sin θ < 1e-6: denom > 1e-12 a e
+  if (denom > 1e-12 * a * e) { s = clamp01(dot(cross(d2, r), m) / denom); }
+  t = (b * s + f) / e;
+  if (t < 0.0) { t = 0.0; s = clamp01(-c / a); }
+  else if (t > 1.0) { t = 1.0; s = clamp01((b - c) / a); }
+  return vec2f(s, t);
+}
+// geometry.ts smallerRoot of A λ² + 2 B λ + C = 0: (λ, 1) or (0, 0) when none
+fn smaller_root(A: f32, B: f32, C: f32) -> vec2f {
+  let D = B * B - A * C;
+  if (D < 0.0) { return vec2f(0.0, 0.0); }
+  let sq = sqrt(D);
+  if (B > 0.0) { return vec2f((-B - sq) / A, 1.0); }
+  let den = -B + sq;
+  if (den > 0.0) { return vec2f(C / den, 1.0); }
+  return vec2f(0.0, 1.0);
+}
+// geometry.ts lineCapsuleEntry: (λ, 1) of the least λ with o + λ n in the capsule, or (0, 0): missed
+fn line_capsule_entry(o_: vec3f, n: vec3f, q0: vec3f, u: vec3f, len: f32, r: f32) -> vec2f {
+  let m = o_ - q0;
+  let mu = dot(m, u);
+  let nu = dot(n, u);
+  let p = m - mu * u;
+  let q = n - nu * u;
+  var best = 0.0;
+  var hit = false;
+  let A = dot(q, q);
+  if (A > 1e-24) {
+    let l = smaller_root(A, dot(p, q), dot(p, p) - r * r);
+    let axial = mu + l.x * nu;
+    if (l.y > 0.0 && axial >= 0.0 && axial <= len) { best = l.x; hit = true; }
+  }
+  for (var end = 0; end < 2; end++) {
+    var tt = 0.0;
+    if (end == 1) { tt = len; }
+    let ev = m - tt * u;
+    let l = smaller_root(1.0, dot(ev, n), dot(ev, ev) - r * r);
+    if (l.y > 0.0 && (!hit || l.x < best)) { best = l.x; hit = true; }
+  }
+  return vec2f(best, select(0.0, 1.0, hit));
+}
+const LATERAL: f32 = ${CAPSULE_PARALLEL_LATERAL_WGSL};
+// c ε of the f32 error bound (test/gpu-narrow.test.ts header: c = 64, ε = 2⁻²⁴)
+const F32_BOUND: f32 = ${F32_BOUND};
+fn capsule_capsule(ra: f32, ha: f32, xa: vec3f, qa: vec4f, rb: f32, hb: f32, xb: vec3f, qb: vec4f, margin: f32) {
+  let uA = axis_y(qa);
+  let uB = axis_y(qb);
+  let R = ra + rb;
+  let p0 = xa - ha * uA;
+  let q0 = xb - hb * uB;
+  let d1 = (2.0 * ha) * uA;
+  let d2 = (2.0 * hb) * uB;
+  let st = closest_seg_seg(p0, d1, q0, d2);
+  let ap = p0 + st.x * d1;
+  let dv = q0 + st.y * d2 - ap;
+  let dist = sqrt(dot(dv, dv));
+  let s = dist - R;
+  if (s >= margin) { return; }
+  var n: vec3f;
+  if (dist > 1e-12 * (R + ha + hb)) { n = dv / dist; }
+  else {
+    let cv = xb - xa;
+    let cr = cross(uA, uB);
+    let cl = sqrt(dot(cr, cr));
+    if (cl >= 1e-9) { n = cr / cl; }
+    else {
+      let w = cv - dot(cv, uA) * uA;
+      let wl = sqrt(dot(w, w));
+      if (wl <= 1e-12 * (R + ha + hb)) { n = any_perp(uA); } else { n = w / wl; }
+    }
+    if (dot(n, cv) < 0.0) { n = -n; }
+  }
+  o.n = n;
+
+  let cosAB = dot(uA, uB);
+  if (1.0 - cosAB * cosAB < 0.01) {
+    let inv = 1.0 / (4.0 * ha * ha);
+    let tb0 = dot(q0 - p0, d1) * inv;
+    let tb1 = tb0 + dot(d2, d1) * inv;
+    let lo = max(0.0, min(tb0, tb1));
+    let hi = min(1.0, max(tb0, tb1));
+    let lateral_max = LATERAL * min(ra, rb);
+    if ((hi - lo) * 2.0 * ha > 2.0 * lateral_max) {
+      var ok = true;
+      var pe: array<vec3f, 2>;
+      var se: array<f32, 2>;
+      for (var end = 0; end < 2; end++) {
+        var sig = lo;
+        if (end == 1) { sig = hi; }
+        let mm = capsule_offset(sig, uA, n);
+        let m = mm.xyz;
+        let px = p0 + sig * d1;
+        let pa = px + ra * m;
+        pe[end] = pa;
+        let tb = clamp01(dot(px - q0, d2) / (4.0 * hb * hb));
+        let w = q0 + tb * d2 - px;
+        let wn = dot(w, n);
+        let lat = w - wn * n - ra * (m - mm.w * n);
+        if (dot(lat, lat) > lateral_max * lateral_max) { ok = false; }
+        let si = line_capsule_entry(pa, n, q0, uB, 2.0 * hb, rb);
+        if (si.y == 0.0) { ok = false; }
+        se[end] = si.x;
+        if (!ok) { break; }
+      }
+      if (ok) {
+        if (se[0] < margin) { push(pe[0], pe[0] + se[0] * n, se[0], 9u); }
+        if (se[1] < margin) { push(pe[1], pe[1] + se[1] * n, se[1], 10u); }
+        // the CPU adds the closest pair when it is deeper than both ends by over 1e-9 R; in f32 each
+        // separation carries up to E = F32_BOUND · (X + L) of rounding, their difference 2E, so the
+        // cut-off grows by 2E: a closest pair within rounding of the ends (parallel capsules, whose
+        // closest pair is as deep as the ends) is not a third point, as on the CPU
+        let noise = 2.0 * F32_BOUND * (max(length(xa), length(xb)) + R + ha + hb);
+        if (s < min(se[0], se[1]) - 1e-9 * R - noise) { push(ap + ra * n, ap + dv - rb * n, s, 11u); }
+        if (o.count > 0u) { return; }
+      }
+    }
+  }
+  var fa = 1u;
+  if (st.x <= 0.0) { fa = 0u; } else if (st.x >= 1.0) { fa = 2u; }
+  var fb = 1u;
+  if (st.y <= 0.0) { fb = 0u; } else if (st.y >= 1.0) { fb = 2u; }
+  push(ap + ra * n, ap + dv - rb * n, s, 3u * fa + fb);
+}
+`;
+
+export const narrowWgsl = /* wgsl */ `
+${NarrowParamsRecord.wgsl}
+${BodyPoseRecord.wgsl}
+${BodyShapeRecord.wgsl}
+${ManifoldRecord.wgsl}
+${ContactPointRecord.wgsl}
+struct BodyPair { a: u32, b: u32, };
+@group(0) @binding(0) var<uniform> params: NarrowParams;
+@group(0) @binding(1) var<storage, read> pairs: array<BodyPair>;
+@group(0) @binding(2) var<storage, read> counters: array<u32>;
+@group(0) @binding(3) var<storage, read> poses: array<BodyPose>;
+@group(0) @binding(4) var<storage, read> shapes: array<BodyShape>;
+@group(0) @binding(5) var<storage, read_write> manifolds: array<Manifold>;
+@group(0) @binding(6) var<storage, read_write> points: array<ContactPoint>;
+@group(0) @binding(7) var<storage, read_write> status: array<atomic<u32>>;
+${THREAD_INDEX_WGSL}
+${routines}
+
+// the pair in routine order (kind(a) ≤ kind(b)); false when no routine exists for it
+fn ordered(sa: BodyShape, pa: BodyPose, sb: BodyShape, pb: BodyPose, margin: f32) -> bool {
+  let key = sa.kind * 4u + sb.kind;
+  switch (key) {
+    case 0u: { sphere_sphere(sa.size.x, pa.position, sb.size.x, pb.position, margin); }
+    case 1u: { sphere_capsule(sa.size.x, pa.position, sb.size.x, sb.size.y, pb.position, pb.orientation, margin); }
+    case 2u: { sphere_box(sa.size.x, pa.position, sb.size, pb.position, pb.orientation, margin); }
+    case 3u: { sphere_plane(sa.size.x, pa.position, pb.position, pb.orientation, margin); }
+    case 5u: { capsule_capsule(sa.size.x, sa.size.y, pa.position, pa.orientation, sb.size.x, sb.size.y, pb.position, pb.orientation, margin); }
+    case 7u: { capsule_plane(sa.size.x, sa.size.y, pa.position, pa.orientation, pb.position, pb.orientation, margin); }
+    case 11u: { box_plane(sa.size, pa.position, pa.orientation, pb.position, pb.orientation, margin); }
+    case 15u: { } // plane–plane: two fixed half-spaces, never a contact
+    default: { return false; }
+  }
+  return true;
+}
+
+${kernelEntry('np_collide')} {
+  let k = thread_index(gid, nwg);
+  if (k >= min(counters[params.counter], params.capacity)) { return; }
+  let pr = pairs[k];
+  let sa = shapes[pr.a];
+  let sb = shapes[pr.b];
+  let pa = poses[pr.a];
+  let pb = poses[pr.b];
+  o.count = 0u;
+  o.n = vec3f(0.0, 1.0, 0.0);
+  var ok: bool;
+  let swapped = sa.kind > sb.kind;
+  if (swapped) { ok = ordered(sb, pb, sa, pa, params.margin); } else { ok = ordered(sa, pa, sb, pb, params.margin); }
+  if (!ok) { atomicAdd(&status[${STATUS_UNSUPPORTED}], 1u); }
+  // a swapped pair turned back (narrow.ts collide): n negated, pointA and pointB exchanged
+  var m: Manifold;
+  m.normal = select(o.n, -o.n, swapped);
+  m.count = o.count;
+  m.body_a = pr.a;
+  m.body_b = pr.b;
+  manifolds[k] = m;
+  for (var j = 0u; j < o.count; j++) {
+    var c: ContactPoint;
+    if (swapped) { c.point_a = o.pb[j]; c.point_b = o.pa[j]; } else { c.point_a = o.pa[j]; c.point_b = o.pb[j]; }
+    c.id = o.id[j];
+    c.separation = o.s[j];
+    points[4u * k + j] = c;
+  }
+}
+`;

@@ -1,0 +1,322 @@
+/**
+ * The GPU narrow phase (collision/gpu-narrow.ts, f32) against the CPU's (narrow.ts collide(), f64) on
+ * SwiftShader, on random configurations of every shape pair with a GPU routine: near contact (random
+ * orientations, gaps from deep overlap to beyond the margin), resting (aligned faces and axes) and deep.
+ * Both sides get the same poses: the f64 poses rounded to f32, handed to the CPU as those f64 values,
+ * so the comparison measures the GPU's f32 arithmetic, not the rounding of its inputs.
+ *
+ * The bound. Every quantity is built from positions (|x| ≤ X), sizes (≤ L, the two bounding radii
+ * summed) and unit vectors by a chain of roundings, each adding at most ε = 2⁻²⁴ relative to the
+ * magnitude of its operands (f32, round to nearest; WGSL's sqrt and division are within a few ulp,
+ * counted as 2). The longest chain of the ported routines: a point to the other body's frame (a
+ * subtraction, then the rotation p + 2 v × (v × p + w p): 3 levels of 2-term cross products and sums
+ * with |v|, |w| ≤ 1, ≈ 8 roundings on sums of up to 3 terms of size ≤ |p|, so ≤ 24 ε |p|), the
+ * distance (3 products, 2 sums, sqrt: ≈ 8 ε), the surface offset (2), and the rotation back (≤ 24):
+ * ≈ 60 ε (X + L). Hence
+ *   |s_gpu − s_cpu| ≤ E = c ε (X + L),  c = 64;
+ * a normal computed as a difference over its length ℓ (the core distance s + r_A + r_B of a round
+ * pair, r = 0 for a box) has |δn| ≤ c ε + E/ℓ, and a point moved r ≤ L along it
+ *   |δpoint| ≤ E (1 + L/ℓ);
+ * a normal that is a body's axis (a plane's, a box face's) has ℓ = ∞ (κ = 1). The CPU's own f64 error
+ * (~1e-16 relative) is far below E.
+ *
+ * Ambiguous configurations (within the bound of a feature change): the CPU result is recomputed at 8
+ * poses perturbed by E (positions, each component ±E/√3·random) and c ε (quaternion components); when
+ * any of them changes the point count or the ids, or a CPU separation lies within E of the margin, the
+ * configuration is reported, not compared (its feature choice is decided by rounding). At most 10 %
+ * of a pair's configurations may be skipped, so the test cannot pass by skipping.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { acquireGpu, type GpuContext } from '../src/gpu/device.js';
+import { GPU_NARROW_PAIRS, GpuNarrowPhase, ManifoldRecord, ContactPointRecord, packPoses, packShapes } from '../src/collision/gpu-narrow.js';
+import { CAPSULE_PARALLEL_LATERAL_WGSL } from '../src/collision/gpu-narrow.wgsl.js';
+import { CAPSULE_PARALLEL_LATERAL } from '../src/collision/pairs.js';
+import { collide } from '../src/collision/narrow.js';
+import type { Manifold, Pose, V3 } from '../src/collision/types.js';
+import type { CapsuleShape, Shape } from '../src/model/world.js';
+import { closestSegmentSegment } from '../src/collision/geometry.js';
+import { boundingRadius } from '../src/model/world.js';
+import { mulberry32 } from './support/random.js';
+
+const EPS = 2 ** -24;
+const C = 64;
+const MARGIN = 0.02;
+
+let gpuPromise: Promise<GpuContext> | undefined;
+const gpu = () => (gpuPromise ??= acquireGpu());
+
+type Rand = () => number;
+
+function randomQuat(rand: Rand): number[] {
+  for (;;) {
+    const u = [2 * rand() - 1, 2 * rand() - 1, 2 * rand() - 1, 2 * rand() - 1];
+    const l = Math.hypot(...u);
+    if (l > 0.1 && l <= 1) return u.map((x) => x / l);
+  }
+}
+
+function unit(rand: Rand): number[] {
+  const q = randomQuat(rand);
+  const l = Math.hypot(q[0], q[1], q[2]);
+  return [q[0] / l, q[1] / l, q[2] / l];
+}
+
+/** q ⊗ r, quaternions [x, y, z, w] */
+function qmul(q: number[], r: number[]): number[] {
+  const [ax, ay, az, aw] = q, [bx, by, bz, bw] = r;
+  return [aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz];
+}
+
+function rotate(q: number[], p: number[]): number[] {
+  const [x, y, z, w] = q;
+  const tx = y * p[2] - z * p[1] + w * p[0], ty = z * p[0] - x * p[2] + w * p[1], tz = x * p[1] - y * p[0] + w * p[2];
+  return [p[0] + 2 * (y * tz - z * ty), p[1] + 2 * (z * tx - x * tz), p[2] + 2 * (x * ty - y * tx)];
+}
+
+function randomShape(type: Shape['type'], rand: Rand): Shape {
+  if (type === 'sphere') return { type, radius: 0.1 + 0.4 * rand() };
+  if (type === 'capsule') return { type, radius: 0.1 + 0.2 * rand(), halfHeight: 0.1 + 0.4 * rand() };
+  if (type === 'box') return { type, halfExtents: [0.1 + 0.4 * rand(), 0.1 + 0.4 * rand(), 0.1 + 0.4 * rand()] };
+  return { type: 'plane' };
+}
+
+interface Config {
+  shapes: [Shape, Shape];
+  poses: [Pose, Pose];
+  mode: string;
+}
+
+const fr = (v: number[]) => v.map((x) => Math.fround(x));
+
+/**
+ * A configuration of shape types (ta, tb): A at a random place within ±4 m; B near contact along a
+ * random direction (mode 'near': centre distance (0.5…1.15) × the bounding radii summed; 'deep':
+ * 0…0.5 ×); or, against a plane, at a height from −0.5 to 1.2 × its bounding radius; 'resting': a box
+ * or capsule aligned with the plane (face down / lying), or a sphere on a box face, at a gap in
+ * [−0.01, 0.015] m.
+ */
+function makeConfig(ta: Shape['type'], tb: Shape['type'], mode: string, rand: Rand): Config {
+  const sa = randomShape(ta, rand), sb = randomShape(tb, rand);
+  const xa = [8 * rand() - 4, 8 * rand() - 4, 8 * rand() - 4];
+  let qa = randomQuat(rand), qb = randomQuat(rand);
+  let xb: number[];
+  const ra = boundingRadius(sa), rb = boundingRadius(sb);
+  const plane = ta === 'plane' ? 0 : tb === 'plane' ? 1 : -1;
+  if (plane >= 0) {
+    const body = plane === 0 ? sb : sa;
+    const qp = plane === 0 ? qa : qb;
+    const N = rotate(qp, [0, 1, 0]);
+    let qBody = plane === 0 ? qb : qa;
+    let h: number;
+    if (mode === 'resting' && body.type !== 'sphere') {
+      // box face down: its y axis along N; capsule lying: its axis (y) ⊥ N (x axis along N)
+      const spin = [0, Math.sin(rand() * Math.PI), 0, Math.cos(rand() * Math.PI)];
+      const sl = Math.hypot(...spin);
+      const about = spin.map((x) => x / sl);
+      qBody = body.type === 'box' ? qmul(qp, about) : qmul(qmul(qp, about), [0, 0, Math.SQRT1_2, Math.SQRT1_2]);
+      const rest = body.type === 'box' ? body.halfExtents[1] : (body as { radius: number }).radius;
+      h = rest - 0.01 + 0.025 * rand();
+    } else h = (mode === 'deep' ? -0.5 + 0.5 * rand() : -0.2 + 1.4 * rand()) * (plane === 0 ? rb : ra);
+    const xp = xa; // the plane at A's place when A is the plane
+    const other = [xp[0] + h * N[0] + 2 * rand() - 1, xp[1] + h * N[1], xp[2] + h * N[2] + 2 * rand() - 1];
+    // keep the body over the plane at height h: remove the lateral offset's N component
+    const off = [other[0] - xp[0], other[1] - xp[1], other[2] - xp[2]];
+    const k = off[0] * N[0] + off[1] * N[1] + off[2] * N[2] - h;
+    xb = [other[0] - k * N[0], other[1] - k * N[1], other[2] - k * N[2]];
+    if (plane === 0) qb = qBody;
+    else {
+      // A is the body, B the plane: the plane through xb, the body at xa = xb + h N
+      qa = qBody;
+      const xbody = xa;
+      xb = [xbody[0] - h * N[0] + (2 * rand() - 1) * 0, xbody[1] - h * N[1], xbody[2] - h * N[2]];
+    }
+  } else if (mode === 'resting' && tb === 'box' && ta === 'sphere') {
+    // sphere on a box face
+    const k = Math.floor(rand() * 3), sg = rand() < 0.5 ? -1 : 1;
+    const e = (sb as { halfExtents: number[] }).halfExtents;
+    const local = [(2 * rand() - 1) * e[0], (2 * rand() - 1) * e[1], (2 * rand() - 1) * e[2]];
+    local[k] = sg * (e[k] + (sa as { radius: number }).radius - 0.01 + 0.025 * rand());
+    xb = xa;
+    const w = rotate(qb, local);
+    xb = [xa[0] - w[0], xa[1] - w[1], xa[2] - w[2]];
+  } else if (mode === 'resting' && ta === 'capsule' && tb === 'capsule') {
+    // parallel capsules side by side (the two-point form)
+    qb = qa;
+    const side = rotate(qa, [1, 0, 0]), along = rotate(qa, [0, 1, 0]);
+    const g = (sa as { radius: number }).radius + (sb as { radius: number }).radius - 0.01 + 0.025 * rand();
+    const t = (2 * rand() - 1) * 0.3;
+    xb = [xa[0] + g * side[0] + t * along[0], xa[1] + g * side[1] + t * along[1], xa[2] + g * side[2] + t * along[2]];
+  } else {
+    const dir = unit(rand);
+    const f = mode === 'deep' ? 0.5 * rand() : 0.5 + 0.65 * rand();
+    const d = f * (ra + rb);
+    xb = [xa[0] + d * dir[0], xa[1] + d * dir[1], xa[2] + d * dir[2]];
+  }
+  return {
+    shapes: [sa, sb],
+    poses: [
+      { position: fr(xa) as Pose['position'], orientation: fr(qa) as Pose['orientation'] },
+      { position: fr(xb) as Pose['position'], orientation: fr(qb) as Pose['orientation'] },
+    ],
+    mode,
+  };
+}
+
+function signature(m: Manifold | null): string {
+  return m ? m.points.map((p) => p.id).join(',') : '-';
+}
+
+function scaleOf(cfg: Config): { X: number; L: number } {
+  const X = Math.max(...cfg.poses.map((p) => Math.hypot(...p.position)));
+  const L = boundingRadius(cfg.shapes[0]) + boundingRadius(cfg.shapes[1]);
+  return { X, L };
+}
+
+/** the feature choice is decided by rounding: perturbed poses change it, or a point is within E of the margin */
+function ambiguous(cfg: Config, cpu: Manifold | null, E: number, rand: Rand): boolean {
+  if (cpu && cpu.points.some((p) => Math.abs(p.separation - MARGIN) <= E)) return true;
+  // capsule–capsule two-point form: the closest pair joins the ends as id 11 when deeper than both by
+  // over 1e-9 R (CPU) or, on the GPU, when its f32 difference (error ≤ 2E) is over 1e-9 R + 2E
+  // (gpu-narrow.wgsl.ts): they agree unless the true difference is in (1e-9 R, 1e-9 R + 4E]
+  if (cpu && cfg.shapes[0].type === 'capsule' && cfg.shapes[1].type === 'capsule' && cpu.points.some((p) => p.id === 9 || p.id === 10)) {
+    const [a, b] = cfg.shapes as [CapsuleShape, CapsuleShape];
+    const ends = cpu.points.filter((p) => p.id !== 11).map((p) => p.separation);
+    const depth = Math.min(...ends) - closestCoreSeparation(a, cfg.poses[0], b, cfg.poses[1]);
+    const R = a.radius + b.radius;
+    if (depth > 1e-9 * R && depth <= 1e-9 * R + 4 * E) return true;
+  }
+  const sig = signature(cpu);
+  for (let t = 0; t < 8; t++) {
+    const poses = cfg.poses.map((p) => ({
+      position: p.position.map((x) => x + ((2 * rand() - 1) * E) / Math.sqrt(3)) as Pose['position'],
+      orientation: p.orientation.map((x) => x + (2 * rand() - 1) * C * EPS) as Pose['orientation'],
+    }));
+    if (signature(collide(cfg.shapes[0], poses[0], cfg.shapes[1], poses[1], MARGIN)) !== sig) return true;
+  }
+  return false;
+}
+
+/** s of the capsules' closest core points (geometry.ts closestSegmentSegment) */
+function closestCoreSeparation(a: CapsuleShape, pa: Pose, b: CapsuleShape, pb: Pose): number {
+  const ua = rotate(pa.orientation, [0, 1, 0]), ub = rotate(pb.orientation, [0, 1, 0]);
+  const p0 = pa.position.map((x, i) => x - a.halfHeight * ua[i]) as V3, q0 = pb.position.map((x, i) => x - b.halfHeight * ub[i]) as V3;
+  const d1 = ua.map((x) => 2 * a.halfHeight * x) as V3, d2 = ub.map((x) => 2 * b.halfHeight * x) as V3;
+  const st: [number, number] = [0, 0];
+  closestSegmentSegment(st, p0, d1, q0, d2);
+  const P = p0.map((x, i) => x + st[0] * d1[i]), Q = q0.map((x, i) => x + st[1] * d2[i]);
+  return dist3(P, Q) - a.radius - b.radius;
+}
+
+const ROUND = new Set(['sphere', 'capsule']);
+const radiusOf = (s: Shape) => (s.type === 'sphere' || s.type === 'capsule' ? s.radius : 0);
+
+/** the normal's conditioning length ℓ (header): ∞ for a body's axis */
+function normalLength(cfg: Config, cpu: Manifold): number {
+  const [a, b] = cfg.shapes;
+  if (a.type === 'plane' || b.type === 'plane') return Infinity;
+  if (!ROUND.has(a.type) && !ROUND.has(b.type)) return Infinity;
+  const l = Math.min(...cpu.points.map((p) => p.separation)) + radiusOf(a) + radiusOf(b);
+  return l > 0 ? l : Infinity; // a centre inside a box: the normal is the box face's
+}
+
+const dist3 = (u: number[], v: number[]) => Math.hypot(u[0] - v[0], u[1] - v[1], u[2] - v[2]);
+
+async function runConfigs(configs: Config[]): Promise<{ manifolds: (Manifold | null)[]; unsupported: number; pairs: Int32Array }> {
+  const { device } = await gpu();
+  const n = configs.length;
+  // bodies 2k, 2k + 1 of configuration k; the pair's lower index gets A (collide's A), so half of them
+  // are given in the order the routine was not written for (a plane as A, say): the swap is tested
+  const shapes: Shape[] = [], position: number[] = [], orientation: number[] = [];
+  for (const c of configs) for (let i = 0; i < 2; i++) {
+    shapes.push(c.shapes[i]);
+    position.push(...c.poses[i].position);
+    orientation.push(...c.poses[i].orientation);
+  }
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+  const mk = (data: ArrayBuffer | Uint32Array<ArrayBuffer>, extra = 0) => {
+    const b = device.createBuffer({ size: Math.max(16, data.byteLength), usage: usage | extra });
+    device.queue.writeBuffer(b, 0, data);
+    return b;
+  };
+  const pairs = new Uint32Array(2 * n);
+  for (let k = 0; k < n; k++) (pairs[2 * k] = 2 * k), (pairs[2 * k + 1] = 2 * k + 1);
+  const pairBuf = mk(pairs), counters = mk(new Uint32Array([n, 0, 0, 0])), args = mk(new Uint32Array([Math.ceil(n / 64), 1, 1, 0]), GPUBufferUsage.INDIRECT);
+  const poses = mk(packPoses(position, orientation, 2 * n)), shapeBuf = mk(packShapes(shapes));
+  const np = await GpuNarrowPhase.create(device, n, MARGIN);
+  const encoder = device.createCommandEncoder();
+  np.encode(encoder, { pairs: pairBuf, counters, counter: 0, args: { buffer: args, offset: 0 } }, poses, shapeBuf);
+  device.queue.submit([encoder.finish()]);
+  const r = await np.read();
+  for (const b of [pairBuf, counters, args, poses, shapeBuf]) b.destroy();
+  np.destroy();
+  return r;
+}
+
+
+test('GPU narrow-phase records: layouts as WGSL lays them out, constants shared with the CPU', () => {
+  assert.equal(ManifoldRecord.stride, 32);
+  assert.equal(ContactPointRecord.stride, 32);
+  assert.equal(CAPSULE_PARALLEL_LATERAL_WGSL, CAPSULE_PARALLEL_LATERAL);
+});
+
+test('GPU narrow phase = CPU collide() within the f32 bound, every ported shape pair, both orders', async () => {
+  const rand = mulberry32(23);
+  const PER_MODE = 120;
+  const modes = ['near', 'deep', 'resting'];
+  const configs: Config[] = [];
+  const label: string[] = [];
+  for (const name of GPU_NARROW_PAIRS) {
+    const [ta, tb] = name.split('-') as Shape['type'][];
+    for (const mode of modes)
+      for (let i = 0; i < PER_MODE; i++) {
+        const c = makeConfig(ta, tb, mode, rand);
+        // every other configuration in the order the routine was not written for
+        if (i % 2 === 1 && ta !== tb) {
+          c.shapes.reverse();
+          c.poses.reverse();
+        }
+        configs.push(c);
+        label.push(`${name} ${mode} #${i}${i % 2 === 1 && ta !== tb ? ' (swapped)' : ''}`);
+      }
+  }
+  const r = await runConfigs(configs);
+  assert.equal(r.unsupported, 0, 'every pair has a GPU routine');
+  const stats = new Map<string, { total: number; skipped: number; contacts: number; worstS: number; worstP: number }>();
+  const prand = mulberry32(7);
+  for (let k = 0; k < configs.length; k++) {
+    const cfg = configs[k];
+    const name = label[k].split(' ')[0];
+    const st = stats.get(name) ?? { total: 0, skipped: 0, contacts: 0, worstS: 0, worstP: 0 };
+    stats.set(name, st);
+    st.total++;
+    const cpu = collide(cfg.shapes[0], cfg.poses[0], cfg.shapes[1], cfg.poses[1], MARGIN);
+    const g = r.manifolds[k];
+    const { X, L } = scaleOf(cfg);
+    const E = C * EPS * (X + L);
+    if (ambiguous(cfg, cpu, E, prand)) {
+      st.skipped++;
+      continue;
+    }
+    const what = `${label[k]}: ${JSON.stringify(cfg)}`;
+    assert.equal(signature(g), signature(cpu), `${what}: point ids (GPU vs CPU)`);
+    if (!cpu || !g) continue;
+    st.contacts++;
+    const ell = normalLength(cfg, cpu);
+    const nTol = C * EPS + E / ell, pTol = E * (1 + L / ell);
+    assert.ok(dist3(g.normal, cpu.normal) <= nTol, `${what}: normal ${g.normal} vs ${cpu.normal}, tolerance ${nTol}`);
+    for (let j = 0; j < cpu.points.length; j++) {
+      const a = g.points[j], b = cpu.points[j];
+      const ds = Math.abs(a.separation - b.separation), da = dist3(a.pointA, b.pointA), db = dist3(a.pointB, b.pointB);
+      st.worstS = Math.max(st.worstS, ds / E);
+      st.worstP = Math.max(st.worstP, Math.max(da, db) / pTol);
+      assert.ok(ds <= E, `${what}: point ${j} separation ${a.separation} vs ${b.separation}, bound ${E}`);
+      assert.ok(da <= pTol && db <= pTol, `${what}: point ${j} pointA ${a.pointA} vs ${b.pointA}, pointB ${a.pointB} vs ${b.pointB}, bound ${pTol}`);
+    }
+  }
+  for (const [name, st] of stats) {
+    console.log(`${name}: ${st.total} configurations, ${st.contacts} compared with points, ${st.skipped} ambiguous; worst error / bound: separation ${st.worstS.toFixed(3)}, points ${st.worstP.toFixed(3)}`);
+    assert.ok(st.skipped <= 0.1 * st.total, `${name}: ${st.skipped} of ${st.total} ambiguous (more than 10 %)`);
+    assert.ok(st.contacts >= 0.3 * st.total, `${name}: only ${st.contacts} of ${st.total} with contacts`);
+  }
+});
