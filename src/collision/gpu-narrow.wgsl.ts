@@ -64,7 +64,7 @@ export const SHAPE_KIND = { sphere: 0, capsule: 1, box: 2, plane: 3 } as const;
 export const STATUS_UNSUPPORTED = 0;
 
 /** The shape pairs (routine order) the kernel has routines for. */
-export const GPU_NARROW_PAIRS = ['sphere-sphere', 'sphere-capsule', 'sphere-box', 'sphere-plane', 'capsule-capsule', 'capsule-plane', 'box-plane'] as const;
+export const GPU_NARROW_PAIRS = ['sphere-sphere', 'sphere-capsule', 'sphere-box', 'sphere-plane', 'capsule-capsule', 'capsule-box', 'capsule-plane', 'box-plane'] as const;
 
 /** c ε of the f32 error bound E = c ε (X + L) (test/gpu-narrow.test.ts header) */
 export const F32_BOUND = 64 * 2 ** -24;
@@ -428,6 +428,246 @@ fn capsule_capsule(ra: f32, ha: f32, xa: vec3f, qa: vec4f, rb: f32, hb: f32, xb:
   if (st.y <= 0.0) { fb = 0u; } else if (st.y >= 1.0) { fb = 2u; }
   push(ap + ra * n, ap + dv - rb * n, s, 3u * fa + fb);
 }
+
+// ---- capsule–box (collideCapsuleBox, segBoxSlope, segBoxZero, capsuleBoxFace), in B's frame ----
+fn seg_box_slope(p0: vec3f, d: vec3f, e: vec3f, t: f32) -> f32 {
+  var g = 0.0;
+  for (var i = 0; i < 3; i++) {
+    let x = p0[i] + t * d[i];
+    if (x > e[i]) { g += (x - e[i]) * d[i]; }
+    else if (x < -e[i]) { g += (x + e[i]) * d[i]; }
+  }
+  return g;
+}
+fn seg_box_zero(p0: vec3f, d: vec3f, e: vec3f, t0: f32, t1: f32) -> f32 {
+  let tm = 0.5 * (t0 + t1);
+  var num = 0.0;
+  var den = 0.0;
+  for (var i = 0; i < 3; i++) {
+    let x = p0[i] + tm * d[i];
+    if (x > e[i]) { num += (p0[i] - e[i]) * d[i]; }
+    else if (x < -e[i]) { num += (p0[i] + e[i]) * d[i]; }
+    else { continue; }
+    den += d[i] * d[i];
+  }
+  var t = t0;
+  if (den > 0.0) { t = -num / den; }
+  return clamp(t, t0, t1);
+}
+fn capsule_box_face(p0: vec3f, d: vec3f, r: f32, e: vec3f, k: i32, sigma: f32, xb: vec3f, qb: vec4f, margin: f32) {
+  let j = (k + 1) % 3;
+  let l = (k + 2) % 3;
+  var nl = vec3f(0.0);
+  nl[k] = sigma;
+  let dl = sqrt(dot(d, d));
+  let nu = sigma * d[k] / dl;
+  var m = -nu * d / dl;
+  m[k] += sigma;
+  let mn = sqrt(dot(m, m));
+  if (mn > 0.0) { m = m * (1.0 / mn); }
+  var t_deep = 0.0;
+  if (sigma * d[k] > 0.0) { t_deep = 1.0; }
+  var lo = 0.0;
+  var hi = -1.0;
+  if (mn > 1e-12) { hi = 1.0; }
+  for (var side = 0; side < 2; side++) {
+    var c = j;
+    if (side == 1) { c = l; }
+    let q0 = p0[c] + r * m[c];
+    if (abs(d[c]) < 1e-30) {
+      if (abs(q0) > e[c]) { lo = 1.0; hi = 0.0; }
+      continue;
+    }
+    let ta = (-e[c] - q0) / d[c];
+    let tb = (e[c] - q0) / d[c];
+    lo = max(lo, min(ta, tb));
+    hi = min(hi, max(ta, tb));
+  }
+  let clipped = lo <= hi;
+  let z0 = -sigma * p0[k] - e[k];
+  let zd = -sigma * d[k];
+  let face = 2u * u32(k) + select(0u, 1u, sigma < 0.0);
+  o.n = rot(qb, nl);
+  let ed = p0 + t_deep * d;
+  var t1: f32;
+  var s1: f32;
+  var pa1: vec3f;
+  if (abs(ed[j]) <= e[j] * (1.0 + 1e-12) && abs(ed[l]) <= e[l] * (1.0 + 1e-12)) {
+    t1 = t_deep; s1 = z0 + t_deep * zd - r; pa1 = ed + r * nl;
+  } else if (clipped) {
+    t1 = select(lo, hi, t_deep == 1.0);
+    s1 = z0 + t1 * zd - r * mn;
+    pa1 = p0 + t1 * d + r * m;
+  } else {
+    t1 = t_deep; s1 = z0 + t_deep * zd - r; pa1 = ed + r * nl;
+  }
+  var t2 = -1.0;
+  var s2 = 0.0;
+  var has2 = false;
+  var pa2 = vec3f(0.0);
+  if (clipped) {
+    let t = select(hi, lo, t_deep == 1.0);
+    pa2 = p0 + t * d + r * m;
+    let dj = pa2[j] - pa1[j];
+    let dlat = pa2[l] - pa1[l];
+    if (dj * dj + dlat * dlat > 1e-6 * r * r) { t2 = t; s2 = z0 + t * zd - r * mn; has2 = true; }
+  }
+  var end1 = 1u;
+  if (t2 >= 0.0) { if (t1 < t2) { end1 = 0u; } } else if (t1 < 0.5) { end1 = 0u; }
+  for (var i = 0; i < 2; i++) {
+    var sp = s1;
+    var pa = pa1;
+    var end = end1;
+    if (i == 1) {
+      if (!has2) { continue; }
+      sp = s2; pa = pa2; end = 1u - end1;
+    }
+    if (!(sp < margin)) { continue; }
+    var foot = pa;
+    foot[k] = -sigma * e[k];
+    foot[j] = clamp(foot[j], -e[j], e[j]);
+    foot[l] = clamp(foot[l], -e[l], e[l]);
+    push(rot(qb, pa) + xb, rot(qb, foot) + xb, sp, 2u * face + end);
+  }
+}
+fn capsule_box(r: f32, hh: f32, xa: vec3f, qa: vec4f, e: vec3f, xb: vec3f, qb: vec4f, margin: f32) {
+  let u = axis_y(qa);
+  let p0 = inv_rot(qb, xa - hh * u - xb);
+  let d = inv_rot(qb, (2.0 * hh) * u);
+  let scale_len = e.x + e.y + e.z + 2.0 * hh + r;
+  // ---- apart: the exact closest pair (piecewise quadratic f, pairs.ts) ----
+  var brk: array<f32, 8>;
+  var nb = 0;
+  brk[nb] = 0.0; nb++;
+  for (var i = 0; i < 3; i++) {
+    if (d[i] == 0.0) { continue; }
+    let ta = (e[i] - p0[i]) / d[i];
+    let tb = (-e[i] - p0[i]) / d[i];
+    if (ta > 0.0 && ta < 1.0) { brk[nb] = ta; nb++; }
+    if (tb > 0.0 && tb < 1.0) { brk[nb] = tb; nb++; }
+  }
+  brk[nb] = 1.0; nb++;
+  for (var i = 1; i < nb; i++) {
+    let v = brk[i];
+    var j = i - 1;
+    while (j >= 0 && brk[j] > v) { brk[j + 1] = brk[j]; j--; }
+    brk[j + 1] = v;
+  }
+  var ta: f32;
+  var tb: f32;
+  if (seg_box_slope(p0, d, e, 0.0) >= 0.0) { ta = 0.0; }
+  else {
+    var k = 1;
+    while (k < nb && seg_box_slope(p0, d, e, brk[k]) < 0.0) { k++; }
+    if (k == nb) { ta = 1.0; } else { ta = seg_box_zero(p0, d, e, brk[k - 1], brk[k]); }
+  }
+  if (seg_box_slope(p0, d, e, 1.0) <= 0.0) { tb = 1.0; }
+  else {
+    var k = nb - 2;
+    while (k >= 0 && seg_box_slope(p0, d, e, brk[k]) > 0.0) { k--; }
+    if (k < 0) { tb = 0.0; } else { tb = seg_box_zero(p0, d, e, brk[k], brk[k + 1]); }
+  }
+  let t_best = 0.5 * (ta + tb);
+  let q = p0 + t_best * d;
+  let ov = q - clamp(q, -e, e);
+  let dist = sqrt(dot(ov, ov));
+  // apart or overlapping: the CPU's cut-off 1e-12 L is f64 rounding; f32 leaves a residual up to
+  // E = F32_BOUND (X + L) where the segment meets the box (the breakpoints land beside the slab
+  // planes), so the cut-off grows by E
+  let noise = F32_BOUND * (max(length(xa), length(xb)) + scale_len);
+  if (dist > 1e-12 * scale_len + noise) {
+    let s = dist - r;
+    if (s >= margin) { return; }
+    var qbx = q;
+    var code = 0u;
+    var clamped = 0;
+    var k = 0;
+    var w = 1u;
+    for (var i = 0; i < 3; i++) {
+      if (q[i] > e[i]) { qbx[i] = e[i]; code += 2u * w; clamped++; k = i; }
+      else if (q[i] < -e[i]) { qbx[i] = -e[i]; code += w; clamped++; k = i; }
+      w *= 3u;
+    }
+    if (clamped == 1) {
+      capsule_box_face(p0, d, r, e, k, select(-1.0, 1.0, qbx[k] > q[k]), xb, qb, margin);
+      return;
+    }
+    let nl = (qbx - q) / dist;
+    k = 0;
+    for (var i = 1; i < 3; i++) { if (abs(nl[i]) > abs(nl[k])) { k = i; } }
+    let j1 = (k + 1) % 3;
+    let j2 = (k + 2) % 3;
+    let lat2 = nl[j1] * nl[j1] + nl[j2] * nl[j2];
+    // the CPU takes the face when n is within 1e-12 rad of its normal; in f32 the closest points'
+    // lateral offset dist·√lat2 carries up to E of rounding, so an offset below E is the face too
+    if (lat2 < 1e-24 || lat2 * dist * dist < noise * noise) {
+      capsule_box_face(p0, d, r, e, k, select(-1.0, 1.0, nl[k] > 0.0), xb, qb, margin);
+      return;
+    }
+    var region = 1u;
+    if (t_best <= 0.0) { region = 0u; } else if (t_best >= 1.0) { region = 2u; }
+    o.n = rot(qb, nl);
+    push(rot(qb, q + r * nl) + xb, rot(qb, qbx) + xb, s, 16u + 3u * code + region);
+    return;
+  }
+  // ---- overlapping: separating axes ê_k and d × ê_k ----
+  let p1 = p0 + d;
+  var best = 3.4e38;
+  var best_k = 0;
+  var best_sigma = 1.0;
+  for (var k = 0; k < 3; k++) {
+    let lo = min(p0[k], p1[k]);
+    let hi = max(p0[k], p1[k]);
+    let plus = hi + r + e[k];
+    let minus = e[k] - lo + r;
+    if (plus < best) { best = plus; best_k = k; best_sigma = 1.0; }
+    if (minus < best) { best = minus; best_k = k; best_sigma = -1.0; }
+  }
+  // the CPU lets an edge axis win only by more than 1e-9 L (ties go to the face); an edge axis that
+  // duplicates a face axis (a capsule lying on a face: d × ê_i ∥ that face's normal) equals it up to
+  // rounding, which in f32 is up to 2E apart (E = F32_BOUND (X + L)), so the margin grows by 2E
+  let tie = 1e-9 * scale_len + 2.0 * noise;
+  var edge_axis = -1;
+  var edge_sigma = 1.0;
+  for (var i = 0; i < 3; i++) {
+    var c: vec3f;
+    if (i == 0) { c = vec3f(0.0, d.z, -d.y); } else if (i == 1) { c = vec3f(-d.z, 0.0, d.x); } else { c = vec3f(d.y, -d.x, 0.0); }
+    let cl = sqrt(dot(c, c));
+    if (cl < 1e-30) { continue; }
+    let sv = dot(p0, c) / cl;
+    let hbx = dot(e, abs(c)) / cl;
+    let plus = sv + r + hbx;
+    let minus = hbx - sv + r;
+    if (plus < best - tie) { best = plus; edge_axis = i; edge_sigma = 1.0; }
+    if (minus < best - tie) { best = minus; edge_axis = i; edge_sigma = -1.0; }
+  }
+  if (edge_axis < 0) {
+    capsule_box_face(p0, d, r, e, best_k, best_sigma, xb, qb, margin);
+    return;
+  }
+  let s = -best;
+  if (s >= margin) { return; }
+  let i = edge_axis;
+  var nl: vec3f;
+  if (i == 0) { nl = vec3f(0.0, d.z, -d.y); } else if (i == 1) { nl = vec3f(-d.z, 0.0, d.x); } else { nl = vec3f(d.y, -d.x, 0.0); }
+  nl = normalized(nl) * edge_sigma;
+  let j = (i + 1) % 3;
+  let l = (i + 2) % 3;
+  let sj = select(1.0, -1.0, nl[j] > 0.0);
+  let sl = select(1.0, -1.0, nl[l] > 0.0);
+  var q0: vec3f;
+  q0[i] = -e[i];
+  q0[j] = sj * e[j];
+  q0[l] = sl * e[l];
+  var edv = vec3f(0.0);
+  edv[i] = 2.0 * e[i];
+  let st = closest_seg_seg(p0, d, q0, edv);
+  let ps = p0 + st.x * d;
+  let pe = q0 + st.y * edv;
+  let sep = dot(pe - ps, nl) - r;
+  o.n = rot(qb, nl);
+  push(rot(qb, ps + r * nl) + xb, rot(qb, pe) + xb, sep, 100u + 4u * u32(i) + 2u * select(0u, 1u, sj > 0.0) + select(0u, 1u, sl > 0.0));
+}
 `;
 
 export const narrowWgsl = /* wgsl */ `
@@ -457,6 +697,7 @@ fn ordered(sa: BodyShape, pa: BodyPose, sb: BodyShape, pb: BodyPose, margin: f32
     case 2u: { sphere_box(sa.size.x, pa.position, sb.size, pb.position, pb.orientation, margin); }
     case 3u: { sphere_plane(sa.size.x, pa.position, pb.position, pb.orientation, margin); }
     case 5u: { capsule_capsule(sa.size.x, sa.size.y, pa.position, pa.orientation, sb.size.x, sb.size.y, pb.position, pb.orientation, margin); }
+    case 6u: { capsule_box(sa.size.x, sa.size.y, pa.position, pa.orientation, sb.size, pb.position, pb.orientation, margin); }
     case 7u: { capsule_plane(sa.size.x, sa.size.y, pa.position, pa.orientation, pb.position, pb.orientation, margin); }
     case 11u: { box_plane(sa.size, pa.position, pa.orientation, pb.position, pb.orientation, margin); }
     case 15u: { } // plane–plane: two fixed half-spaces, never a contact
