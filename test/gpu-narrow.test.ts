@@ -159,6 +159,23 @@ function makeConfig(ta: Shape['type'], tb: Shape['type'], mode: string, rand: Ra
     const local = [(2 * rand() - 1) * reach(0), sg * (e[1] + cap.radius - 0.01 + 0.025 * rand()), (2 * rand() - 1) * reach(2)];
     const w = rotate(qb, local);
     xb = [xa[0] - w[0], xa[1] - w[1], xa[2] - w[2]];
+  } else if (mode === 'resting' && ta === 'box' && tb === 'box') {
+    // B resting on A's ±y face, turned about it; half of them stacked bricks: equal boxes, aligned
+    // (turned by 0 or 90°), offset by up to 0.3 of a half extent or not at all (flush side faces)
+    const ebA = (sa as { halfExtents: number[] }).halfExtents;
+    const stacked = rand() < 0.5;
+    let ang = rand() * Math.PI;
+    if (stacked) {
+      (sb as { halfExtents: number[] }).halfExtents = [...ebA];
+      ang = rand() < 0.5 ? 0 : Math.PI / 4; // half angle: 0 or 90°
+    }
+    const ebB = (sb as { halfExtents: number[] }).halfExtents;
+    qb = qmul(qa, [0, Math.sin(ang), 0, Math.cos(ang)]);
+    const sg = rand() < 0.5 ? -1 : 1;
+    const off = stacked ? (rand() < 0.25 ? 0 : 0.3) : 1;
+    const local = [(2 * rand() - 1) * off * ebA[0], sg * (ebA[1] + ebB[1] - 0.01 + 0.025 * rand()), (2 * rand() - 1) * off * ebA[2]];
+    const w = rotate(qa, local);
+    xb = [xa[0] + w[0], xa[1] + w[1], xa[2] + w[2]];
   } else if (mode === 'resting' && ta === 'capsule' && tb === 'capsule') {
     // parallel capsules side by side (the two-point form)
     qb = qa;
@@ -236,7 +253,11 @@ function ambiguous(cfg: Config, cpu: Manifold | null, E: number, rand: Rand): st
       position: p.position.map((x) => x + ((2 * rand() - 1) * E) / Math.sqrt(3)) as Pose['position'],
       orientation: p.orientation.map((x) => x + (2 * rand() - 1) * C * EPS) as Pose['orientation'],
     }));
-    if (signature(collide(cfg.shapes[0], poses[0], cfg.shapes[1], poses[1], MARGIN)) !== sig) return 'perturbed';
+    const alt = signature(collide(cfg.shapes[0], poses[0], cfg.shapes[1], poses[1], MARGIN));
+    if (alt !== sig) {
+      if (process.env.NP_DEBUG) console.log('perturbed', sig, '->', alt, cpu?.points.map((p) => p.separation.toFixed(7)).join(' '));
+      return 'perturbed';
+    }
   }
   return null;
 }
@@ -369,14 +390,16 @@ test('GPU narrow phase = CPU collide() within the f32 bound, every ported shape 
   }
   const r = await runConfigs(configs);
   assert.equal(r.unsupported, 0, 'every pair has a GPU routine');
-  const stats = new Map<string, { total: number; skipped: number; contacts: number; worstS: number; worstP: number; why: Record<string, number> }>();
+  const stats = new Map<string, { total: number; skipped: number; contacts: number; worstS: number; worstP: number; why: Record<string, number>; resting: number; restingSkipped: number }>();
   const prand = mulberry32(7);
   for (let k = 0; k < configs.length; k++) {
     const cfg = configs[k];
     const name = label[k].split(' ')[0];
-    const st = stats.get(name) ?? { total: 0, skipped: 0, contacts: 0, worstS: 0, worstP: 0, why: {} };
+    const st = stats.get(name) ?? { total: 0, skipped: 0, contacts: 0, worstS: 0, worstP: 0, why: {}, resting: 0, restingSkipped: 0 };
     stats.set(name, st);
     st.total++;
+    const resting = cfg.mode === 'resting';
+    if (resting) st.resting++;
     const cpu = collide(cfg.shapes[0], cfg.poses[0], cfg.shapes[1], cfg.poses[1], MARGIN);
     const g = r.manifolds[k];
     const { X, L } = scaleOf(cfg);
@@ -384,7 +407,9 @@ test('GPU narrow phase = CPU collide() within the f32 bound, every ported shape 
     const why = ambiguous(cfg, cpu, E, prand);
     if (why) {
       st.skipped++;
+      if (resting) st.restingSkipped++;
       st.why[why] = (st.why[why] ?? 0) + 1;
+      if (process.env.NP_DEBUG) console.log("skip", label[k], why);
       continue;
     }
     const what = `${label[k]}: ${JSON.stringify(cfg)}`;
@@ -404,8 +429,63 @@ test('GPU narrow phase = CPU collide() within the f32 bound, every ported shape 
     }
   }
   for (const [name, st] of stats) {
-    console.log(`${name}: ${st.total} configurations, ${st.contacts} compared with points, ${st.skipped} ambiguous ${JSON.stringify(st.why)}; worst error / bound: separation ${st.worstS.toFixed(3)}, points ${st.worstP.toFixed(3)}`);
-    assert.ok(st.skipped <= 0.1 * st.total, `${name}: ${st.skipped} of ${st.total} ambiguous (more than 10 %)`);
+    console.log(`${name}: ${st.total} configurations, ${st.contacts} compared with points, ${st.skipped} ambiguous (${st.restingSkipped} resting) ${JSON.stringify(st.why)}; worst error / bound: separation ${st.worstS.toFixed(3)}, points ${st.worstP.toFixed(3)}`);
+    // near and deep: at most 10 % ambiguous; resting: at most half (a box turned on another has an
+    // octagon of equally deep clip points, whose reduction to four starts from "the deepest", a choice
+    // rounding makes on the CPU too; exactly stacked bricks are compared in full by the next test)
+    const nd = st.total - st.resting, ndSkipped = st.skipped - st.restingSkipped;
+    assert.ok(ndSkipped <= 0.1 * nd, `${name}: ${ndSkipped} of ${nd} near/deep configurations ambiguous (more than 10 %)`);
+    assert.ok(st.restingSkipped <= 0.5 * st.resting, `${name}: ${st.restingSkipped} of ${st.resting} resting configurations ambiguous (more than half)`);
     assert.ok(st.contacts >= 0.3 * st.total, `${name}: only ${st.contacts} of ${st.total} with contacts`);
   }
+});
+
+/**
+ * Stacked and side-by-side bricks on exact poses (a pile, a pyramid, a wall): boxes with dyadic half
+ * extents at dyadic positions, orientation the identity or a half turn about y ([0, 1, 0, 0]), so
+ * every input is the same number in f32 and f64 and the flush faces are exactly flush on both sides
+ * (vertices exactly on side planes, equal depths, parallel edges). Nothing is skipped here: same ids in
+ * the same order, separations and points within E (the normal is a box axis, κ = 1).
+ */
+test('GPU narrow phase = CPU collide() on exactly stacked and side-by-side bricks, every configuration', async () => {
+  const configs: Config[] = [];
+  const sizes: V3[] = [[0.5, 0.25, 0.25], [0.25, 0.25, 0.25], [0.375, 0.125, 0.5]];
+  const turns: Pose['orientation'][] = [[0, 0, 0, 1], [0, 1, 0, 0]];
+  for (const ea of sizes)
+    for (const eb of sizes)
+      for (const qb of turns)
+        for (const gap of [-1 / 64, 0, 1 / 128])
+          for (const [ox, oz] of [[0, 0], [0.25, 0], [0.5, 0.25], [-0.125, 0.375], [1, 0]] as const)
+            for (const side of [false, true]) {
+              const xa: V3 = [1.5, 0.75, -2];
+              // on top: B over A's +y face, lateral offset (ox e_A.x, oz e_A.z); beside: B against A's +x face, offset (ox e_A.y, oz e_A.z)
+              const xb: V3 = side
+                ? [xa[0] + ea[0] + eb[0] + gap, xa[1] + ox * ea[1], xa[2] + oz * ea[2]]
+                : [xa[0] + ox * ea[0], xa[1] + ea[1] + eb[1] + gap, xa[2] + oz * ea[2]];
+              configs.push({
+                shapes: [{ type: 'box', halfExtents: [...ea] }, { type: 'box', halfExtents: [...eb] }],
+                poses: [{ position: xa, orientation: [0, 0, 0, 1] }, { position: xb, orientation: qb }],
+                mode: 'exact',
+              });
+            }
+  const r = await runConfigs(configs);
+  let withPoints = 0;
+  for (let k = 0; k < configs.length; k++) {
+    const cfg = configs[k];
+    const cpu = collide(cfg.shapes[0], cfg.poses[0], cfg.shapes[1], cfg.poses[1], MARGIN);
+    const g = r.manifolds[k];
+    const what = JSON.stringify(cfg);
+    assert.deepEqual(g?.points.map((p) => p.id) ?? null, cpu?.points.map((p) => p.id) ?? null, `${what}: ids in order`);
+    if (!cpu || !g) continue;
+    withPoints++;
+    const { X, L } = scaleOf(cfg);
+    const E = C * EPS * (X + L);
+    assert.ok(dist3(g.normal, cpu.normal) <= C * EPS, `${what}: normal`);
+    cpu.points.forEach((b, j) => {
+      const a = g.points[j];
+      assert.ok(Math.abs(a.separation - b.separation) <= E && dist3(a.pointA, b.pointA) <= E && dist3(a.pointB, b.pointB) <= E, `${what}: point ${j}`);
+    });
+  }
+  console.log(`exact bricks: ${configs.length} configurations, ${withPoints} with points, all compared`);
+  assert.ok(withPoints >= configs.length / 2);
 });

@@ -24,6 +24,7 @@
  */
 import { defineRecord } from '../gpu/layout.js';
 import { THREAD_INDEX_WGSL, kernelEntry } from '../gpu/dispatch.js';
+import { EDGE_REL_TOL, FACE_B_REL_TOL } from './box-box.js';
 
 export const BodyPoseRecord = defineRecord('BodyPose', [
   ['position', 'vec3f', 'centre of mass = shape origin, m'],
@@ -64,7 +65,7 @@ export const SHAPE_KIND = { sphere: 0, capsule: 1, box: 2, plane: 3 } as const;
 export const STATUS_UNSUPPORTED = 0;
 
 /** The shape pairs (routine order) the kernel has routines for. */
-export const GPU_NARROW_PAIRS = ['sphere-sphere', 'sphere-capsule', 'sphere-box', 'sphere-plane', 'capsule-capsule', 'capsule-box', 'capsule-plane', 'box-plane'] as const;
+export const GPU_NARROW_PAIRS = ['sphere-sphere', 'sphere-capsule', 'sphere-box', 'sphere-plane', 'capsule-capsule', 'capsule-box', 'capsule-plane', 'box-box', 'box-plane'] as const;
 
 /** c ε of the f32 error bound E = c ε (X + L) (test/gpu-narrow.test.ts header) */
 export const F32_BOUND = 64 * 2 ** -24;
@@ -347,6 +348,8 @@ fn line_capsule_entry(o_: vec3f, n: vec3f, q0: vec3f, u: vec3f, len: f32, r: f32
   return vec2f(best, select(0.0, 1.0, hit));
 }
 const LATERAL: f32 = ${CAPSULE_PARALLEL_LATERAL_WGSL};
+const FACE_B_REL_TOL: f32 = ${FACE_B_REL_TOL};
+const EDGE_REL_TOL: f32 = ${EDGE_REL_TOL};
 // c ε of the f32 error bound (test/gpu-narrow.test.ts header: c = 64, ε = 2⁻²⁴)
 const F32_BOUND: f32 = ${F32_BOUND};
 fn capsule_capsule(ra: f32, ha: f32, xa: vec3f, qa: vec4f, rb: f32, hb: f32, xb: vec3f, qb: vec4f, margin: f32) {
@@ -668,6 +671,368 @@ fn capsule_box(r: f32, hh: f32, xa: vec3f, qa: vec4f, e: vec3f, xb: vec3f, qb: v
   o.n = rot(qb, nl);
   push(rot(qb, ps + r * nl) + xb, rot(qb, pe) + xb, sep, 100u + 4u * u32(i) + 2u * select(0u, 1u, sj > 0.0) + select(0u, 1u, sl > 0.0));
 }
+
+// ---- box–box (box-box.ts: SAT over 15 axes, face clipping, edge–edge, closest features) ----
+// box X (0 = A, 1 = B): centre bc[X], axes bR[X][k] (world, from the quaternion scaled by 1/|q|²), half extents bh[X]
+var<private> bc: array<vec3f, 2>;
+var<private> bR: array<array<vec3f, 3>, 2>;
+var<private> bh: array<vec3f, 2>;
+var<private> bdv: vec3f;
+var<private> bnoise: f32;
+fn load_box(X: u32, h: vec3f, c: vec3f, q: vec4f) {
+  let x = q.x; let y = q.y; let z = q.z; let w = q.w;
+  let s = 2.0 / (x * x + y * y + z * z + w * w);
+  bc[X] = c;
+  bR[X][0] = vec3f(1.0 - s * (y * y + z * z), s * (x * y + z * w), s * (x * z - y * w));
+  bR[X][1] = vec3f(s * (x * y - z * w), 1.0 - s * (x * x + z * z), s * (y * z + x * w));
+  bR[X][2] = vec3f(s * (x * z + y * w), s * (y * z - x * w), 1.0 - s * (x * x + y * y));
+  bh[X] = h;
+}
+fn support_radius(X: u32, L: vec3f) -> f32 {
+  return bh[X].x * abs(dot(bR[X][0], L)) + bh[X].y * abs(dot(bR[X][1], L)) + bh[X].z * abs(dot(bR[X][2], L));
+}
+const EDGE_FACE_COS: f32 = ${Math.cos(0.02)};
+fn near_face_normal(L: vec3f) -> bool {
+  for (var k = 0; k < 3; k++) {
+    if (abs(dot(bR[0][k], L)) > EDGE_FACE_COS) { return true; }
+    if (abs(dot(bR[1][k], L)) > EDGE_FACE_COS) { return true; }
+  }
+  return false;
+}
+var<private> pX: array<vec3f, 8>;
+var<private> pC: array<u32, 8>;
+var<private> pL: array<u32, 8>;
+var<private> qX: array<vec3f, 8>;
+var<private> qC: array<u32, 8>;
+var<private> qL: array<u32, 8>;
+var<private> depth: array<f32, 8>;
+var<private> keep: array<u32, 8>;
+const S1 = array<f32, 4>(1.0, -1.0, -1.0, 1.0);
+const S2 = array<f32, 4>(1.0, 1.0, -1.0, -1.0);
+
+// box-box.ts reduceToFour: the deepest, the farthest from it in the plane, the largest triangle each side
+fn bb_reduce(count: u32, m: vec3f) {
+  var i1 = 0u;
+  for (var q = 1u; q < count; q++) { if (depth[keep[q]] < depth[keep[i1]]) { i1 = q; } }
+  let x1 = pX[keep[i1]];
+  var i2 = 0u;
+  var far = -1.0;
+  for (var q = 0u; q < count; q++) {
+    if (q == i1) { continue; }
+    let dd = pX[keep[q]] - x1;
+    let dn = dot(dd, m);
+    let d2 = dot(dd, dd) - dn * dn;
+    if (d2 > far) { far = d2; i2 = q; }
+  }
+  let ev = pX[keep[i2]] - x1;
+  var ipos = -1;
+  var ineg = -1;
+  var apos = 0.0;
+  var aneg = 0.0;
+  for (var q = 0u; q < count; q++) {
+    if (q == i1 || q == i2) { continue; }
+    let area = dot(cross(ev, pX[keep[q]] - x1), m);
+    if (area > apos) { apos = area; ipos = i32(q); }
+    if (area < aneg) { aneg = area; ineg = i32(q); }
+  }
+  var chosen: array<u32, 4>;
+  chosen[0] = i1;
+  chosen[1] = i2;
+  var nc = 2u;
+  if (ipos >= 0) { chosen[nc] = u32(ipos); nc++; }
+  if (ineg >= 0) { chosen[nc] = u32(ineg); nc++; }
+  while (nc < 4u) {
+    var bq = 0u;
+    var ba = -1.0;
+    for (var q = 0u; q < count; q++) {
+      var used = false;
+      for (var c = 0u; c < nc; c++) { if (chosen[c] == q) { used = true; } }
+      if (used) { continue; }
+      let area = abs(dot(cross(ev, pX[keep[q]] - x1), m));
+      if (area > ba) { ba = area; bq = q; }
+    }
+    chosen[nc] = bq;
+    nc++;
+  }
+  var kept: array<u32, 4>;
+  for (var q = 0u; q < 4u; q++) { kept[q] = keep[chosen[q]]; }
+  for (var q = 0u; q < 4u; q++) { keep[q] = kept[q]; }
+}
+
+// box-box.ts faceContact: reference face k of box R (1 = B), incident face of the other, clipped
+fn bb_face(ref_is_b: bool, k: i32, margin: f32) -> bool {
+  let R = select(0u, 1u, ref_is_b);
+  let I = 1u - R;
+  var m = bR[R][k];
+  var dsign = -1.0;
+  if (dot(bc[I] - bc[R], m) >= 0.0) { dsign = 1.0; }
+  m = m * dsign;
+  let ref_face = 2u * u32(k) + select(0u, 1u, dsign < 0.0);
+  var jI = 0;
+  var best = -1.0;
+  var dj = 0.0;
+  for (var j = 0; j < 3; j++) {
+    let d = dot(bR[I][j], m);
+    if (abs(d) > best) { best = abs(d); jI = j; dj = d; }
+  }
+  var isign = 1.0;
+  if (dj > 0.0) { isign = -1.0; }
+  let inc_face = 2u * u32(jI) + select(0u, 1u, isign < 0.0);
+  let j1 = (jI + 1) % 3;
+  let j2 = (jI + 2) % 3;
+  let fc = bc[I] + (isign * bh[I][jI]) * bR[I][jI];
+  let e1 = bh[I][j1] * bR[I][j1];
+  let e2 = bh[I][j2] * bR[I][j2];
+  for (var v = 0; v < 4; v++) {
+    pX[v] = fc + S1[v] * e1 + S2[v] * e2;
+    pC[v] = u32(v);
+    pL[v] = u32(v);
+  }
+  let k1 = (k + 1) % 3;
+  let k2 = (k + 2) % 3;
+  // the CPU snaps a vertex within 1e-9 h of a side plane onto it; f32 positions carry up to E
+  // (bnoise) of rounding, so the snap band grows by 2E: a vertex on a side plane stays one point
+  let clip_tol = 1e-9 * max(bh[R][k1], bh[R][k2]) + 2.0 * bnoise;
+  var n = 4u;
+  for (var p = 0u; p < 4u; p++) {
+    if (n == 0u) { break; }
+    var ax = k2;
+    if (p < 2u) { ax = k1; }
+    var sg = -1.0;
+    if (p % 2u == 0u) { sg = 1.0; }
+    let pn = sg * bR[R][ax];
+    let po = dot(pn, bc[R]) + bh[R][ax];
+    var out = 0u;
+    var prev = n - 1u;
+    var dprev = dot(pn, pX[prev]) - po;
+    if (abs(dprev) <= clip_tol) { dprev = 0.0; }
+    for (var cur = 0u; cur < n; cur++) {
+      var dcur = dot(pn, pX[cur]) - po;
+      if (abs(dcur) <= clip_tol) { dcur = 0.0; }
+      if ((dprev < 0.0 && dcur > 0.0) || (dprev > 0.0 && dcur < 0.0)) {
+        let t = dprev / (dprev - dcur);
+        qX[out] = pX[prev] + t * (pX[cur] - pX[prev]);
+        qC[out] = 4u + 4u * pL[cur] + p;
+        if (dcur < 0.0) { qL[out] = 4u + p; } else { qL[out] = pL[cur]; }
+        out++;
+      }
+      if (dcur <= 0.0) {
+        qX[out] = pX[cur];
+        qC[out] = pC[cur];
+        if (dcur == 0.0 && dprev > 0.0) { qL[out] = 4u + p; } else { qL[out] = pL[cur]; }
+        out++;
+      }
+      prev = cur;
+      dprev = dcur;
+    }
+    n = out;
+    for (var v = 0u; v < n; v++) { pX[v] = qX[v]; pC[v] = qC[v]; pL[v] = qL[v]; }
+  }
+  if (n == 0u) { return false; }
+  let plane_off = dot(m, bc[R]) + bh[R][k];
+  var count = 0u;
+  for (var v = 0u; v < n; v++) {
+    let sv = dot(m, pX[v]) - plane_off;
+    if (sv < margin) { depth[v] = sv; keep[count] = v; count++; }
+  }
+  if (count == 0u) { return false; }
+  if (count > 4u) { bb_reduce(count, m); count = 4u; }
+  let id_base = select(0u, 4u, ref_is_b) | (ref_face << 3u) | (inc_face << 6u);
+  for (var q = 0u; q < count; q++) {
+    let v = keep[q];
+    let sv = depth[v];
+    let on_inc = pX[v];
+    let on_ref = pX[v] - sv * m;
+    if (ref_is_b) { push(on_inc, on_ref, sv, id_base | (pC[v] << 9u)); } else { push(on_ref, on_inc, sv, id_base | (pC[v] << 9u)); }
+  }
+  o.n = select(m, -m, ref_is_b);
+  return true;
+}
+
+// box-box.ts edgeContact: A's edge along a_i and B's along b_j facing along L = a_i × b_j
+fn bb_edge(i: i32, j: i32, margin: f32) -> bool {
+  let u = bR[0][i];
+  let v = bR[1][j];
+  var L = normalized(cross(u, v));
+  if (dot(bdv, L) < 0.0) { L = -L; }
+  var p = bc[0];
+  var edge_a = 4u * u32(i);
+  for (var o_ = 1; o_ <= 2; o_++) {
+    let k = (i + o_) % 3;
+    var sg = 1.0;
+    if (dot(bR[0][k], L) < 0.0) { sg = -1.0; edge_a |= u32(o_); }
+    p += (sg * bh[0][k]) * bR[0][k];
+  }
+  var q = bc[1];
+  var edge_b = 4u * u32(j);
+  for (var o_ = 1; o_ <= 2; o_++) {
+    let k = (j + o_) % 3;
+    var sg = 1.0;
+    if (-dot(bR[1][k], L) < 0.0) { sg = -1.0; edge_b |= u32(o_); }
+    q += (sg * bh[1][k]) * bR[1][k];
+  }
+  let w = p - q;
+  let beta = dot(u, v);
+  let delta = dot(u, w);
+  let e = dot(v, w);
+  let den = 1.0 - beta * beta;
+  var t = (beta * e - delta) / den;
+  var s = e + beta * t;
+  // the CPU's 1e-9 h tolerance on "on the edge", grown by the f32 bound
+  let tol_a = 1e-9 * bh[0][i] + bnoise;
+  let tol_b = 1e-9 * bh[1][j] + bnoise;
+  if (abs(t) > bh[0][i] + tol_a || abs(s) > bh[1][j] + tol_b) { return false; }
+  t = clamp(t, -bh[0][i], bh[0][i]);
+  s = clamp(s, -bh[1][j], bh[1][j]);
+  let pa = p + t * u;
+  let pb = q + s * v;
+  let sep = dot(pb - pa, L);
+  if (sep >= margin) { return false; }
+  o.n = L;
+  push(pa, pb, sep, 1u | (edge_a << 2u) | (edge_b << 6u));
+  return true;
+}
+
+fn box_vertex(X: u32, v: u32) -> vec3f {
+  var out = bc[X];
+  for (var k = 0u; k < 3u; k++) {
+    var sg = bh[X][k];
+    if ((v & (1u << k)) != 0u) { sg = -sg; }
+    out += sg * bR[X][k];
+  }
+  return out;
+}
+fn closest_on_box(X: u32, x: vec3f) -> vec3f {
+  let r = x - bc[X];
+  var out = bc[X];
+  for (var k = 0; k < 3; k++) { out += clamp(dot(r, bR[X][k]), -bh[X][k], bh[X][k]) * bR[X][k]; }
+  return out;
+}
+var<private> seg_p: vec3f;
+var<private> seg_q: vec3f;
+// box-box.ts segmentSegment (its own clamping order and cut-off 1e-14 a c)
+fn bb_seg_seg(p: vec3f, u: vec3f, q: vec3f, v: vec3f) -> f32 {
+  let r = p - q;
+  let a = dot(u, u);
+  let b = dot(u, v);
+  let c = dot(v, v);
+  let d = dot(u, r);
+  let e = dot(v, r);
+  let den = a * c - b * b;
+  var t = 0.0;
+  if (den > 1e-14 * a * c) { t = clamp01((b * e - c * d) / den); }
+  var s = (b * t + e) / c;
+  if (s < 0.0) { s = 0.0; t = clamp01(-d / a); }
+  else if (s > 1.0) { s = 1.0; t = clamp01((b - d) / a); }
+  seg_p = p + t * u;
+  seg_q = q + s * v;
+  let g = seg_q - seg_p;
+  return dot(g, g);
+}
+fn edge_seg(X: u32, e: u32) -> array<vec3f, 2> {
+  let ax = e >> 2u;
+  var p = bc[X] - bh[X][ax] * bR[X][ax];
+  for (var o_ = 1u; o_ <= 2u; o_++) {
+    let k = (ax + o_) % 3u;
+    var sg = bh[X][k];
+    if ((e & o_) != 0u) { sg = -sg; }
+    p += sg * bR[X][k];
+  }
+  return array<vec3f, 2>(p, (2.0 * bh[X][ax]) * bR[X][ax]);
+}
+// box-box.ts closestFeatures: vertex–box and edge–edge, the least distance (disjoint pairs)
+fn bb_closest(margin: f32) -> bool {
+  var best = 3.4e38;
+  var id = 0u;
+  var fa = vec3f(0.0);
+  var fb = vec3f(0.0);
+  for (var v = 0u; v < 8u; v++) {
+    let vb = box_vertex(1u, v);
+    let cb = closest_on_box(0u, vb);
+    let g = vb - cb;
+    let d2 = dot(g, g);
+    if (d2 < best) { best = d2; fa = cb; fb = vb; id = 2u | (v << 8u); }
+    let va = box_vertex(0u, v);
+    let ca = closest_on_box(1u, va);
+    let g2 = va - ca;
+    let d2b = dot(g2, g2);
+    if (d2b < best) { best = d2b; fa = va; fb = ca; id = 2u | (1u << 2u) | (v << 4u); }
+  }
+  for (var ea = 0u; ea < 12u; ea++) {
+    let sa = edge_seg(0u, ea);
+    for (var eb = 0u; eb < 12u; eb++) {
+      let sb = edge_seg(1u, eb);
+      let d2 = bb_seg_seg(sa[0], sa[1], sb[0], sb[1]);
+      if (d2 < best) { best = d2; fa = seg_p; fb = seg_q; id = 2u | (2u << 2u) | (ea << 4u) | (eb << 8u); }
+    }
+  }
+  let dist = sqrt(best);
+  if (!(dist < margin) || dist == 0.0) { return false; }
+  o.n = (fb - fa) / dist;
+  push(fa, fb, dist, id);
+  return true;
+}
+
+fn box_box(ea: vec3f, xa: vec3f, qa: vec4f, eb: vec3f, xb: vec3f, qb: vec4f, margin: f32) {
+  load_box(0u, ea, xa, qa);
+  load_box(1u, eb, xb, qb);
+  bdv = xb - xa;
+  bnoise = F32_BOUND * (max(length(xa), length(xb)) + length(ea) + length(eb));
+  let abs_tol = 1e-5 * min(min(min(ea.x, ea.y), min(ea.z, eb.x)), min(eb.y, eb.z));
+  var sfa = -3.4e38;
+  var ifa = 0;
+  for (var i = 0; i < 3; i++) {
+    let ax = bR[0][i];
+    let s = abs(dot(bdv, ax)) - bh[0][i] - support_radius(1u, ax);
+    if (s >= margin) { return; }
+    if (s > sfa) { sfa = s; ifa = i; }
+  }
+  var sfb = -3.4e38;
+  var ifb = 0;
+  for (var j = 0; j < 3; j++) {
+    let bx = bR[1][j];
+    let s = abs(dot(bdv, bx)) - bh[1][j] - support_radius(0u, bx);
+    if (s >= margin) { return; }
+    if (s > sfb) { sfb = s; ifb = j; }
+  }
+  var se = -3.4e38;
+  var sall = max(sfa, sfb);
+  var ie = -1;
+  var je = -1;
+  for (var i = 0; i < 3; i++) {
+    for (var j = 0; j < 3; j++) {
+      var L = cross(bR[0][i], bR[1][j]);
+      let len = sqrt(dot(L, L));
+      if (len < 1e-6) { continue; }
+      L = L / len;
+      let s = abs(dot(bdv, L)) - support_radius(0u, L) - support_radius(1u, L);
+      if (s >= margin) { return; }
+      if (s > sall) { sall = s; }
+      if (s > se && !near_face_normal(L)) { se = s; ie = i; je = j; }
+    }
+  }
+  var face_is_b: bool;
+  let cos_faces = abs(dot(bR[0][ifa], bR[1][ifb]));
+  if (cos_faces > EDGE_FACE_COS) {
+    let area_a = bh[0][(ifa + 1) % 3] * bh[0][(ifa + 2) % 3];
+    let area_b = bh[1][(ifb + 1) % 3] * bh[1][(ifb + 2) % 3];
+    face_is_b = area_b > area_a * (1.0 + 1e-6);
+  } else {
+    face_is_b = sfb > sfa + FACE_B_REL_TOL * abs(sfa) + abs_tol;
+  }
+  let sf = select(sfa, sfb, face_is_b);
+  let use_edge = ie >= 0 && se > sf + EDGE_REL_TOL * abs(sf) + abs_tol;
+  var found = false;
+  if (use_edge) {
+    found = bb_edge(ie, je, margin);
+    if (!found) { found = bb_face(face_is_b, select(ifa, ifb, face_is_b), margin); }
+  } else {
+    found = bb_face(face_is_b, select(ifa, ifb, face_is_b), margin);
+    if (!found && ie >= 0) { found = bb_edge(ie, je, margin); }
+  }
+  if (!found) { found = bb_face(!face_is_b, select(ifb, ifa, face_is_b), margin); }
+  if (!found && sall > 0.0) { found = bb_closest(margin); }
+}
 `;
 
 export const narrowWgsl = /* wgsl */ `
@@ -699,6 +1064,7 @@ fn ordered(sa: BodyShape, pa: BodyPose, sb: BodyShape, pb: BodyPose, margin: f32
     case 5u: { capsule_capsule(sa.size.x, sa.size.y, pa.position, pa.orientation, sb.size.x, sb.size.y, pb.position, pb.orientation, margin); }
     case 6u: { capsule_box(sa.size.x, sa.size.y, pa.position, pa.orientation, sb.size, pb.position, pb.orientation, margin); }
     case 7u: { capsule_plane(sa.size.x, sa.size.y, pa.position, pa.orientation, pb.position, pb.orientation, margin); }
+    case 10u: { box_box(sa.size, pa.position, pa.orientation, sb.size, pb.position, pb.orientation, margin); }
     case 11u: { box_plane(sa.size, pa.position, pa.orientation, pb.position, pb.orientation, margin); }
     case 15u: { } // plane–plane: two fixed half-spaces, never a contact
     default: { return false; }
