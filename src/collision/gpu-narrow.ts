@@ -29,8 +29,18 @@
  * 4·slop + h (speed_a + speed_b) (pipeline.ts); a per-body speed term is for the solver work that
  * wires this in (a per-body reach buffer), not done here.
  *
- * Shape pairs without a GPU routine yet (GPU_NARROW_PAIRS lists those with one) write count 0 and are
- * counted in status[STATUS_UNSUPPORTED], which read() reports: never silently dropped.
+ * Every shape pair of the CPU has its routine (GPU_NARROW_PAIRS; plane–plane never touches). A body
+ * whose shape kind is none of the four (bad input) gets count 0 and is counted in
+ * status[STATUS_UNSUPPORTED], which read() reports: never silently dropped.
+ *
+ * f32: the CPU's cut-offs that stand for "equal up to f64 rounding" (1e-9 L ties, 1e-12 L zero
+ * distances, snap bands) are grown by the f32 bound E = c ε (X + L) where the decision compares
+ * quantities that f32 cannot tell apart (gpu-narrow.wgsl.ts, at each); the test skips the
+ * configurations whose decision lies between the two cut-offs and says how many.
+ *
+ * Cost: one thread per pair; box–box's closest-feature fallback (8 + 8 vertex clamps, 144 edge pairs)
+ * runs only for disjoint pairs within the margin that no face or edge contact held. Not timed here:
+ * SwiftShader timings say nothing of a GPU's, and no GPU was lent to this task.
  */
 import { Kernel } from '../gpu/dispatch.js';
 import { buildKernels } from '../gpu/kernels.js';
@@ -50,6 +60,9 @@ import {
 } from './gpu-narrow.wgsl.js';
 
 export { BodyPoseRecord, BodyShapeRecord, ContactPointRecord, ManifoldRecord, GPU_NARROW_PAIRS, SHAPE_KIND };
+
+/** The stage name of record (a StagePass's pass for timing it apart). */
+export const NARROW_STAGE = 'narrow phase';
 
 /** The shapes as BodyShape records (f32 sizes). */
 export function packShapes(shapes: readonly Shape[]): ArrayBuffer {
@@ -91,6 +104,8 @@ export interface PairInput {
 /** What read() gives: manifold k of pair k (null: no point within the margin), and the unsupported pairs. */
 export interface GpuManifolds {
   pairs: Int32Array;
+  /** the pair count in the counter (> capacity: the broad phase overflowed; only capacity pairs were read) */
+  found: number;
   manifolds: (Manifold | null)[];
   unsupported: number;
 }
@@ -118,7 +133,7 @@ export class GpuNarrowPhase {
     this.points = device.createBuffer({ label: 'narrow points', size: 4 * ContactPointRecord.stride * capacity, usage: storage });
     this.status = device.createBuffer({ label: 'narrow status', size: 16, usage: storage });
     this.params = device.createBuffer({ label: 'narrow params', size: NarrowParamsRecord.stride, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-    this.configure(0, margin);
+    this.configure(0, margin, capacity);
   }
 
   /** A narrow phase for up to `capacity` pairs, reporting points with s < margin (m). */
@@ -129,16 +144,19 @@ export class GpuNarrowPhase {
   }
 
   private counterIndex = 0;
+  /** pairs the kernel reads at most: min(capacity, the bound pair buffer's records) */
+  private pairCap = 0;
   margin = 0.02;
 
   /** Sets the margin (and the pair counter's index) for the records from now on (queue.writeBuffer). */
-  configure(counter: number, margin: number): void {
+  configure(counter: number, margin: number, pairCap = this.pairCap): void {
     if (!(margin >= 0 && Number.isFinite(margin))) throw new RangeError(`GpuNarrowPhase: margin ${margin} must be ≥ 0 and finite`);
     this.counterIndex = counter;
     this.margin = margin;
+    this.pairCap = Math.min(pairCap, this.capacity);
     const R = NarrowParamsRecord;
     const v = new DataView(new ArrayBuffer(R.stride));
-    R.write(v, 0, 'capacity', this.capacity);
+    R.write(v, 0, 'capacity', this.pairCap);
     R.write(v, 0, 'counter', counter);
     R.write(v, 0, 'margin', margin);
     this.device.queue.writeBuffer(this.params, 0, v.buffer);
@@ -146,12 +164,14 @@ export class GpuNarrowPhase {
 
   /**
    * Records the narrow phase of `input`'s pairs at `poses` (BodyPose) with `shapes` (BodyShape) into
-   * `pass`: manifolds and points written; pairs without a routine added to status (cleared by
+   * `at`, a pass or a StagePass (gpu/frames.ts; the stage NARROW_STAGE): manifolds and points written; pairs without a routine added to status (cleared by
    * encode, or by the caller's encoder.clearBuffer(status)). No readback.
    */
-  record(pass: GPUComputePassEncoder, input: PairInput, poses: GPUBuffer, shapes: GPUBuffer): void {
-    if (input.pairs.size < 8 * this.capacity) throw new RangeError(`GpuNarrowPhase: the pair buffer holds ${input.pairs.size / 8} pairs, capacity ${this.capacity}`);
-    if (input.counter !== this.counterIndex) this.configure(input.counter, this.margin);
+  record(at: GPUComputePassEncoder | ((stage: string) => GPUComputePassEncoder), input: PairInput, poses: GPUBuffer, shapes: GPUBuffer): void {
+    const pass = typeof at === 'function' ? at(NARROW_STAGE) : at;
+    // pairs read: at most the manifold slots and the pair buffer's records
+    const cap = Math.min(this.capacity, Math.floor(input.pairs.size / 8));
+    if (input.counter !== this.counterIndex || cap !== this.pairCap) this.configure(input.counter, this.margin, cap);
     const key = [input.pairs, input.counters, poses, shapes];
     if (!this.group || this.group.key.some((b, i) => b !== key[i])) {
       this.group = { key, bind: this.kernel.bind([this.params, input.pairs, input.counters, poses, shapes, this.manifolds, this.points, this.status]) };
@@ -173,7 +193,8 @@ export class GpuNarrowPhase {
     const input = this.last;
     if (!input) throw new Error('GpuNarrowPhase: read before record');
     const [cb, pb, mb, ptb, sb] = await readBuffers(this.device, [input.counters, input.pairs, this.manifolds, this.points, this.status]);
-    const n = Math.min(new Uint32Array(cb)[input.counter], this.capacity);
+    const found = new Uint32Array(cb)[input.counter];
+    const n = Math.min(found, this.pairCap);
     const raw = new Uint32Array(pb, 0, 2 * n);
     const mv = new DataView(mb), pv = new DataView(ptb);
     const M = ManifoldRecord, P = ContactPointRecord;
@@ -196,7 +217,7 @@ export class GpuNarrowPhase {
       }
       manifolds.push({ normal: M.read(mv, k, 'normal') as [number, number, number], points });
     }
-    return { pairs: Int32Array.from(raw), manifolds, unsupported: new Uint32Array(sb)[STATUS_UNSUPPORTED] };
+    return { pairs: Int32Array.from(raw), found, manifolds, unsupported: new Uint32Array(sb)[STATUS_UNSUPPORTED] };
   }
 
   destroy(): void {
