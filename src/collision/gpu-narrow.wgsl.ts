@@ -853,7 +853,11 @@ fn bb_face(ref_is_b: bool, k: i32, margin: f32) -> bool {
 fn bb_edge(i: i32, j: i32, margin: f32) -> bool {
   let u = bR[0][i];
   let v = bR[1][j];
-  var L = normalized(cross(u, v));
+  // 1 − β² (the CPU's den) is |u × v|²; in f32, 1 − β² cancels to 0 for |u × v| below ≈ 2.4e-4
+  // (β² rounds to 1), so it is taken from the cross product, accurate to ≈ 1e-7 relative
+  let cr = cross(u, v);
+  let den = dot(cr, cr);
+  var L = cr / sqrt(den);
   if (dot(bdv, L) < 0.0) { L = -L; }
   var p = bc[0];
   var edge_a = 4u * u32(i);
@@ -875,7 +879,6 @@ fn bb_edge(i: i32, j: i32, margin: f32) -> bool {
   let beta = dot(u, v);
   let delta = dot(u, w);
   let e = dot(v, w);
-  let den = 1.0 - beta * beta;
   var t = (beta * e - delta) / den;
   var s = e + beta * t;
   // the CPU's 1e-9 h tolerance on "on the edge", grown by the f32 bound
@@ -918,9 +921,12 @@ fn bb_seg_seg(p: vec3f, u: vec3f, q: vec3f, v: vec3f) -> f32 {
   let c = dot(v, v);
   let d = dot(u, r);
   let e = dot(v, r);
-  let den = a * c - b * b;
+  // a c − b² = |u × v|² and b e − c d = (v × r)·(u × v) (Lagrange's identity, as geometry.ts does):
+  // the f32 difference of products would leave noise of ≈ 6e-8 a c, far above the cut-off 1e-14 a c
+  let m = cross(u, v);
+  let den = dot(m, m);
   var t = 0.0;
-  if (den > 1e-14 * a * c) { t = clamp01((b * e - c * d) / den); }
+  if (den > 1e-14 * a * c) { t = clamp01(dot(cross(v, r), m) / den); }
   var s = (b * t + e) / c;
   if (s < 0.0) { s = 0.0; t = clamp01(-d / a); }
   else if (s > 1.0) { s = 1.0; t = clamp01((b - d) / a); }
