@@ -575,8 +575,76 @@ test('GPU broad phase → GPU narrow phase: the manifold of every pair is the CP
     contacts++;
     for (const p of cpu.points) assert.ok(Math.abs(g.points.find((q) => q.id === p.id)!.separation - p.separation) <= E, `pair (${a}, ${b}): separation`);
   }
+  // a second frame's recording: no buffer created (no staging buffer, so no readback), nothing written
+  // from the host, no map: record() only binds and dispatches
+  const calls: string[] = [];
+  const create = device.createBuffer.bind(device), write = device.queue.writeBuffer.bind(device.queue);
+  device.createBuffer = (d: GPUBufferDescriptor) => (calls.push(`createBuffer ${d.label ?? ''}`), create(d));
+  device.queue.writeBuffer = ((...a: Parameters<GPUQueue['writeBuffer']>) => (calls.push('writeBuffer'), write(...a))) as GPUQueue['writeBuffer'];
+  try {
+    const enc = device.createCommandEncoder();
+    const p2 = enc.beginComputePass();
+    np.record(p2, { pairs: bp.pairs, counters: bp.counters.buffer, counter: COUNTER_PAIRS, args: bp.pairArgs }, poseBuf, shapeBuf);
+    p2.end();
+    device.queue.submit([enc.finish()]);
+  } finally {
+    device.createBuffer = create;
+    device.queue.writeBuffer = write;
+  }
+  assert.deepEqual(calls, [], 'record() of a second frame: no buffer created or written');
   console.log(`broad → narrow: ${pairCount} pairs, ${compared} compared (${contacts} with points), ${skipped} ambiguous`);
   assert.ok(skipped <= 0.1 * pairCount);
   for (const buf of [boxBuf, poseBuf, shapeBuf]) buf.destroy();
   bp.destroy();
+});
+
+/**
+ * The CPU's degenerate branches, on exact inputs (dyadic positions and sizes; quaternions the identity,
+ * a half turn, or [½, ½, ½, ½], which takes y to z exactly), so both sides take the same branch:
+ * concentric spheres (n = ŷ by convention), a sphere centred on a capsule's axis (anyPerpendicular), a
+ * sphere centre inside a box (the nearest face), crossing and collinear capsule cores (n from the axes,
+ * or ⊥ the axis), a capsule through a box's centre (the SAT branch), a box sunk below a plane (the
+ * reach filter and the reduction to four), concentric boxes, and two boxes apart diagonally within the
+ * margin (the closest-feature fallback). Same ids in the same order, within E; nothing skipped.
+ */
+test('GPU narrow phase = CPU collide() in the degenerate branches', async () => {
+  const I: Pose['orientation'] = [0, 0, 0, 1], Z: Pose['orientation'] = [0.5, 0.5, 0.5, 0.5], H: Pose['orientation'] = [0, 1, 0, 0];
+  const sphere = (r: number): Shape => ({ type: 'sphere', radius: r });
+  const capsule = (r: number, h: number): Shape => ({ type: 'capsule', radius: r, halfHeight: h });
+  const box = (x: number, y: number, z: number): Shape => ({ type: 'box', halfExtents: [x, y, z] });
+  const at = (position: V3, orientation = I): Pose => ({ position, orientation });
+  const cases: [string, Shape, Pose, Shape, Pose][] = [
+    ['concentric spheres', sphere(0.5), at([1, 2, 3]), sphere(0.25), at([1, 2, 3])],
+    ['sphere on a capsule axis', sphere(0.25), at([1, 2.125, 3]), capsule(0.25, 0.5), at([1, 2, 3])],
+    ['sphere centre inside a box', sphere(0.25), at([1.125, 2, 3.0625]), box(0.5, 0.25, 0.375), at([1, 2, 3])],
+    ['crossing capsule cores', capsule(0.125, 0.5), at([1, 2, 3]), capsule(0.25, 0.5), at([1, 2.25, 3], Z)],
+    ['collinear capsule cores', capsule(0.125, 0.5), at([1, 2, 3]), capsule(0.25, 0.5), at([1, 2.5, 3], H)],
+    ['capsule through a box centre', capsule(0.125, 0.75), at([1, 2, 3]), box(0.5, 0.25, 0.375), at([1, 2, 3])],
+    ['capsule lying in a box', capsule(0.125, 0.25), at([1, 2, 3], Z), box(0.5, 0.25, 0.375), at([1.125, 2, 3])],
+    ['box sunk below a plane', box(0.5, 0.25, 0.375), at([1, -0.125, 3]), { type: 'plane' }, at([0, 0.5, 0])],
+    ['concentric boxes', box(0.5, 0.25, 0.375), at([1, 2, 3]), box(0.25, 0.5, 0.125), at([1, 2, 3], Z)],
+    ['boxes apart diagonally', box(0.25, 0.25, 0.25), at([1, 2, 3]), box(0.25, 0.25, 0.25), at([1.5078125, 2.5078125, 3])],
+  ];
+  const configs: Config[] = [];
+  for (const [, sa, pa, sb, pb] of cases) {
+    configs.push({ shapes: [sa, sb], poses: [pa, pb], mode: 'exact' });
+    configs.push({ shapes: [sb, sa], poses: [pb, pa], mode: 'exact' }); // and the other order
+  }
+  const r = await runConfigs(configs);
+  configs.forEach((cfg, k) => {
+    const name = `${cases[k >> 1][0]}${k & 1 ? ' (swapped)' : ''}`;
+    const cpu = collide(cfg.shapes[0], cfg.poses[0], cfg.shapes[1], cfg.poses[1], MARGIN);
+    const g = r.manifolds[k];
+    assert.ok(cpu, `${name}: the CPU finds a contact`);
+    assert.deepEqual(g?.points.map((p) => p.id), cpu.points.map((p) => p.id), `${name}: ids in order`);
+    const { X, L } = scaleOf(cfg);
+    const E = C * EPS * (X + L);
+    assert.ok(dist3(g!.normal, cpu.normal) <= C * EPS, `${name}: normal ${g!.normal} vs ${cpu.normal}`);
+    cpu.points.forEach((b, j) => {
+      const a = g!.points[j];
+      assert.ok(Math.abs(a.separation - b.separation) <= E && dist3(a.pointA, b.pointA) <= E && dist3(a.pointB, b.pointB) <= E, `${name}: point ${j}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+    });
+  });
+  const fallback = collide(cases[9][1], cases[9][2], cases[9][3], cases[9][4], MARGIN)!;
+  assert.equal(fallback.points[0].id & 3, 2, 'the diagonal pair is held by the closest-feature fallback');
 });
