@@ -164,8 +164,11 @@ export class GpuNarrowPhase {
 
   /**
    * Records the narrow phase of `input`'s pairs at `poses` (BodyPose) with `shapes` (BodyShape) into
-   * `at`, a pass or a StagePass (gpu/frames.ts; the stage NARROW_STAGE): manifolds and points written; pairs without a routine added to status (cleared by
-   * encode, or by the caller's encoder.clearBuffer(status)). No readback.
+   * `at`, a pass or a StagePass (gpu/frames.ts; the stage NARROW_STAGE): manifolds and points
+   * written; bodies of no known shape kind counted in status (cleared by encode, or by the caller's
+   * encoder.clearBuffer(status)). No readback. The pairs read are the first min(count, capacity, the
+   * pair buffer's records): create it with the broad phase's pair capacity, or read().found says what
+   * was left out.
    */
   record(at: GPUComputePassEncoder | ((stage: string) => GPUComputePassEncoder), input: PairInput, poses: GPUBuffer, shapes: GPUBuffer): void {
     const pass = typeof at === 'function' ? at(NARROW_STAGE) : at;
