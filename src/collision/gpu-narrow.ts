@@ -25,9 +25,8 @@
  * capsule < box < plane) is computed as (B, A) and turned back (normal negated, points exchanged), so
  * the ids and the point order match the CPU's point by point.
  *
- * Margin: one margin for every pair (params). The CPU pipeline's margin is per pair,
- * 4·slop + h (speed_a + speed_b) (pipeline.ts); a per-body speed term is for the solver work that
- * wires this in (a per-body reach buffer), not done here.
+ * Margin: one margin for every pair (params), or (usePairMargins) the CPU pipeline's per pair,
+ * 4·slop + h (speed_a + speed_b) (pipeline.ts), the speeds from the body-box stage (gpu-aabb.ts).
  *
  * Every shape pair of the CPU has its routine (GPU_NARROW_PAIRS; plane–plane never touches). A body
  * whose shape kind is none of the four (bad input) gets count 0 and is counted in
@@ -118,6 +117,7 @@ export class GpuNarrowPhase {
   /** u32 [unsupported pairs] (cleared by encode) */
   readonly status: GPUBuffer;
   private readonly params: GPUBuffer;
+  private readonly noSpeeds: GPUBuffer;
   private group: { key: GPUBuffer[]; bind: GPUBindGroup } | null = null;
   private last: PairInput | null = null;
 
@@ -133,6 +133,7 @@ export class GpuNarrowPhase {
     this.points = device.createBuffer({ label: 'narrow points', size: 4 * ContactPointRecord.stride * capacity, usage: storage });
     this.status = device.createBuffer({ label: 'narrow status', size: 16, usage: storage });
     this.params = device.createBuffer({ label: 'narrow params', size: NarrowParamsRecord.stride, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.noSpeeds = device.createBuffer({ label: 'narrow: no speeds', size: 4, usage: GPUBufferUsage.STORAGE });
     this.configure(0, margin, capacity);
   }
 
@@ -147,6 +148,8 @@ export class GpuNarrowPhase {
   /** pairs the kernel reads at most: min(capacity, the bound pair buffer's records) */
   private pairCap = 0;
   margin = 0.02;
+  /** the frame's time step of the per-pair margin (usePairMargins), or null: one margin for every pair */
+  private pairMarginStep: number | null = null;
 
   /** Sets the margin (and the pair counter's index) for the records from now on (queue.writeBuffer). */
   configure(counter: number, margin: number, pairCap = this.pairCap): void {
@@ -159,7 +162,19 @@ export class GpuNarrowPhase {
     R.write(v, 0, 'capacity', this.pairCap);
     R.write(v, 0, 'counter', counter);
     R.write(v, 0, 'margin', margin);
+    R.write(v, 0, 'per_pair', this.pairMarginStep === null ? 0 : 1);
+    R.write(v, 0, 'h', this.pairMarginStep ?? 0);
     this.device.queue.writeBuffer(this.params, 0, v.buffer);
+  }
+
+  /**
+   * From now on each pair's margin is the CPU pipeline's, 4 slop + h (s_a + s_b) (pipeline.ts), with the
+   * per-body speed bounds s that record() is given (gpu-aabb.ts speeds) and the frame's time step h;
+   * null goes back to one margin for every pair.
+   */
+  usePairMargins(h: number | null): void {
+    this.pairMarginStep = h;
+    this.configure(this.counterIndex, this.margin);
   }
 
   /**
@@ -170,24 +185,26 @@ export class GpuNarrowPhase {
    * pair buffer's records): create it with the broad phase's pair capacity, or read().found says what
    * was left out.
    */
-  record(at: GPUComputePassEncoder | ((stage: string) => GPUComputePassEncoder), input: PairInput, poses: GPUBuffer, shapes: GPUBuffer): void {
+  record(at: GPUComputePassEncoder | ((stage: string) => GPUComputePassEncoder), input: PairInput, poses: GPUBuffer, shapes: GPUBuffer, speeds: GPUBuffer | null = null): void {
     const pass = typeof at === 'function' ? at(NARROW_STAGE) : at;
+    if (this.pairMarginStep !== null && !speeds) throw new Error('GpuNarrowPhase: per-pair margins (usePairMargins) need the bodies\' speeds');
     // pairs read: at most the manifold slots and the pair buffer's records
     const cap = Math.min(this.capacity, Math.floor(input.pairs.size / 8));
     if (input.counter !== this.counterIndex || cap !== this.pairCap) this.configure(input.counter, this.margin, cap);
-    const key = [input.pairs, input.counters, poses, shapes];
+    // (with one margin for every pair the speeds are not read: a 4-byte buffer stands in for them)
+    const key = [input.pairs, input.counters, poses, shapes, speeds ?? this.noSpeeds];
     if (!this.group || this.group.key.some((b, i) => b !== key[i])) {
-      this.group = { key, bind: this.kernel.bind([this.params, input.pairs, input.counters, poses, shapes, this.manifolds, this.points, this.status]) };
+      this.group = { key, bind: this.kernel.bind([this.params, input.pairs, input.counters, poses, shapes, this.manifolds, this.points, this.status, speeds ?? this.noSpeeds]) };
     }
     this.last = input;
     this.kernel.dispatchIndirect(pass, this.group.bind, input.args.buffer, input.args.offset);
   }
 
   /** Records into a pass of its own, after clearing the status counter (clearBuffer needs the encoder). */
-  encode(encoder: GPUCommandEncoder, input: PairInput, poses: GPUBuffer, shapes: GPUBuffer): void {
+  encode(encoder: GPUCommandEncoder, input: PairInput, poses: GPUBuffer, shapes: GPUBuffer, speeds: GPUBuffer | null = null): void {
     encoder.clearBuffer(this.status);
     const pass = encoder.beginComputePass();
-    this.record(pass, input, poses, shapes);
+    this.record(pass, input, poses, shapes, speeds);
     pass.end();
   }
 
@@ -224,6 +241,6 @@ export class GpuNarrowPhase {
   }
 
   destroy(): void {
-    for (const b of [this.manifolds, this.points, this.status, this.params]) b.destroy();
+    for (const b of [this.manifolds, this.points, this.status, this.params, this.noSpeeds]) b.destroy();
   }
 }

@@ -23,6 +23,7 @@
  *   status      atomic u32 [unsupported pairs seen]
  */
 import { defineRecord } from '../gpu/layout.js';
+import { LINEAR_SLOP, SLOP_SIZE_FRACTION } from './pipeline.js';
 import { THREAD_INDEX_WGSL, kernelEntry } from '../gpu/dispatch.js';
 import { EDGE_REL_TOL, FACE_B_REL_TOL } from './box-box.js';
 
@@ -40,8 +41,12 @@ export const BodyShapeRecord = defineRecord('BodyShape', [
 export const NarrowParamsRecord = defineRecord('NarrowParams', [
   ['capacity', 'u32', 'pairs the pair and manifold buffers hold'],
   ['counter', 'u32', 'index of the pair count in counters'],
-  ['margin', 'f32', 'points with s < margin are reported, m'],
-  ['pad', 'u32'],
+  ['margin', 'f32', 'points with s < margin are reported, m (per_pair 0)'],
+  ['per_pair', 'u32', "1: the CPU pipeline's margin per pair, 4 slop + h (s_a + s_b), from speeds (gpu-aabb.ts)"],
+  ['h', 'f32', "the frame's time step, s (per_pair 1)"],
+  ['pad0', 'u32'],
+  ['pad1', 'u32'],
+  ['pad2', 'u32'],
 ] as const);
 
 export const ManifoldRecord = defineRecord('Manifold', [
@@ -1056,8 +1061,26 @@ struct BodyPair { a: u32, b: u32, };
 @group(0) @binding(5) var<storage, read_write> manifolds: array<Manifold>;
 @group(0) @binding(6) var<storage, read_write> points: array<ContactPoint>;
 @group(0) @binding(7) var<storage, read_write> status: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read> speeds: array<f32>;
 ${THREAD_INDEX_WGSL}
 ${routines}
+
+// the least half size of a shape (model/world.ts leastHalfSize; a plane: unbounded)
+fn least_half(s: BodyShape) -> f32 {
+  switch (s.kind) {
+    case 0u, 1u: { return s.size.x; }
+    case 2u: { return min(s.size.x, min(s.size.y, s.size.z)); }
+    default: { return 3.4e38; }
+  }
+}
+
+// the pair's margin: params.margin, or the CPU pipeline's (pipeline.ts): 4 slop + h (s_a + s_b),
+// slop = min(LINEAR_SLOP, SLOP_SIZE_FRACTION · the smaller least half size) (pairSlop)
+fn pair_margin(a: u32, b: u32, sa: BodyShape, sb: BodyShape) -> f32 {
+  if (params.per_pair == 0u) { return params.margin; }
+  let slop = min(${LINEAR_SLOP}, ${SLOP_SIZE_FRACTION} * min(least_half(sa), least_half(sb)));
+  return 4.0 * slop + params.h * (speeds[a] + speeds[b]);
+}
 
 // the pair in routine order (kind(a) ≤ kind(b)); false when no routine exists for it
 fn ordered(sa: BodyShape, pa: BodyPose, sb: BodyShape, pb: BodyPose, margin: f32) -> bool {
@@ -1090,7 +1113,8 @@ ${kernelEntry('np_collide')} {
   o.n = vec3f(0.0, 1.0, 0.0);
   var ok: bool;
   let swapped = sa.kind > sb.kind;
-  if (swapped) { ok = ordered(sb, pb, sa, pa, params.margin); } else { ok = ordered(sa, pa, sb, pb, params.margin); }
+  let margin = pair_margin(pr.a, pr.b, sa, sb);
+  if (swapped) { ok = ordered(sb, pb, sa, pa, margin); } else { ok = ordered(sa, pa, sb, pb, margin); }
   if (!ok) { atomicAdd(&status[${STATUS_UNSUPPORTED}], 1u); }
   // a swapped pair turned back (narrow.ts collide): n negated, pointA and pointB exchanged
   var m: Manifold;
