@@ -6,7 +6,8 @@
  *    indices ≥ bodyCount shared freely), on random graphs, a chain, a grid, a pile with a fixed ground
  *    under its whole bottom layer, and a star;
  *  - the grouping: sizes + overflow = n, offsets are their exclusive sums, order is a permutation of
- *    0 .. n−1 whose colour-c range holds exactly the constraints of colour c, and each colour's indirect
+ *    0 .. n−1 whose colour-c range holds exactly the constraints of colour c, by increasing index (the
+ *    stable counting sort: a deterministic order for the serial overflow pass), and each colour's indirect
  *    arguments run ⌈size / 64⌉ workgroups;
  *  - agreement with the CPU twin (colourJonesPlassmannCpu): the same colour for every constraint, bit
  *    for bit (Jones–Plassmann's rounds do not depend on the threads' order);
@@ -139,7 +140,10 @@ async function checkColouring(col: GpuColouring, g: Graph): Promise<ColouringRes
   assert.equal(sizes.reduce((s, x) => s + x, 0), n, `${g.name}: the sizes sum to the count`);
   for (let c = 0; c <= K; c++) {
     assert.equal(r.offsets[c + 1] - r.offsets[c], sizes[c], `${g.name}: offsets of colour ${c}`);
-    for (let k = r.offsets[c]; k < r.offsets[c + 1]; k++) assert.equal(r.colour[r.order[k]], c, `${g.name}: order[${k}] in colour ${c}`);
+    for (let k = r.offsets[c]; k < r.offsets[c + 1]; k++) {
+      assert.equal(r.colour[r.order[k]], c, `${g.name}: order[${k}] in colour ${c}`);
+      if (k > r.offsets[c]) assert.ok(r.order[k - 1] < r.order[k], `${g.name}: colour ${c} by index (a stable sort)`);
+    }
     const slot = col.sizeCounter(c);
     const groups = r.args[3 * slot] * r.args[3 * slot + 1];
     assert.equal(groups, Math.ceil(sizes[c] / 64), `${g.name}: colour ${c}'s dispatch`);

@@ -20,9 +20,12 @@
  *            outranks all its uncoloured neighbours takes the lowest colour that no coloured neighbour
  *            has (greedy with priorities); if that is ≥ K it goes to the overflow colour K; the
  *            constraints that did not win are appended to the next round's list
- *   tally    per constraint: its colour (uncoloured after R rounds: overflow), its rank in that colour
- *   offsets  one thread: the exclusive sum of the K + 1 sizes (33 at most: no scan worth a dispatch)
- *   order    the constraints grouped by colour; then the per-colour dispatch arguments
+ *   tally    per block of 64 constraints: each one's colour (uncoloured after R rounds: overflow), its
+ *            rank among the block's earlier ones of that colour, the block's count of each colour
+ *   scan     of those counts, colour-major ((K + 1) · ⌈capacity/64⌉ entries): a stable counting sort
+ *   offsets  one thread: each colour's first entry (the scan at its block 0)
+ *   order    the constraints grouped by colour, by index within a colour; then the per-colour dispatch
+ *            arguments
  * Priority: a 32-bit hash of the index (Luby's random priorities), ties to the larger index; option
  * `largestFirst` puts the degree first, (min(degree, 255) << 24) | 24 hash bits (Welsh–Powell, as
  * model/colouring.ts orders its greedy pass). Measured with the CPU twin on pile lattices (the test's
@@ -47,14 +50,14 @@
  *    put in the overflow colour K (Box2D's overflow constraints, solved by one thread in a final pass);
  *    offsets and sizes report how many.
  *  - Determinism: a round's outcome does not depend on the threads' order (a neighbour coloured in the
- *    same round counts as uncoloured; see colouring.wgsl.ts col_round), so the colours are deterministic.
- *    The order of constraints within a colour (`order`) is the order of atomic appends: not
- *    deterministic; a solver whose result depends on it (the overflow pass, solved serially) should
- *    sort that colour by index (not done here).
+ *    same round counts as uncoloured; see colouring.wgsl.ts col_round), so the colours are deterministic;
+ *    the grouping is a stable counting sort (by index within a colour, not the order of atomic appends),
+ *    so `order` is too: the overflow pass, solved serially, sees its constraints in the same order on
+ *    every run.
  *
- * Cost: init, scatter, tally and order are one thread per constraint; the scan is ⌈(nb + 1)/1024⌉
- * blocks; round r reads, for each constraint still listed, the lists of its ≤ 2 dynamic bodies. Dispatches:
- * 8 + scan levels + 2 R (each round's arguments, then the round).
+ * Cost: init, scatter, tally and order are one thread per constraint; the scans are ⌈(nb + 1)/1024⌉
+ * and ⌈(K + 1) capacity / 65 536⌉ blocks; round r reads, for each constraint still listed, the lists of its
+ * ≤ 2 dynamic bodies. Dispatches: 10 + the two scans' levels + 2 R (each round's arguments, then the round).
  *
  * Invariants: a record reads the pair buffer, the flags and the count as they stand at that point of the
  * pass (written by earlier dispatches); it writes only this module's buffers. No readback in record();
@@ -72,7 +75,9 @@ import {
   NONE,
   RoundParamsRecord,
   UNCOLOURED,
+  COLOUR_BLOCK,
   clearBodiesWgsl,
+  clearHistWgsl,
   initWgsl,
   offsetsWgsl,
   orderWgsl,
@@ -151,7 +156,7 @@ export interface ColouringOptions {
   seed?: number;
 }
 
-type KernelName = 'setup' | 'clearBodies' | 'init' | 'scatter' | 'round' | 'tally' | 'offsets' | 'order';
+type KernelName = 'setup' | 'clearBodies' | 'clearHist' | 'init' | 'scatter' | 'round' | 'tally' | 'offsets' | 'order';
 
 export class GpuColouring {
   /** per constraint its colour (0 .. K−1; K = overflow) */
@@ -173,8 +178,11 @@ export class GpuColouring {
   private readonly prio: GPUBuffer;
   private readonly state: GPUBuffer;
   private readonly lists: [GPUBuffer, GPUBuffer];
+  private readonly hist: GPUBuffer;
   private readonly plan: ScanPlan;
-  private readonly fixed: Record<'clearBodies' | 'scatter' | 'rounds' | 'tally' | 'offsets' | 'order', GPUBindGroup | GPUBindGroup[]>;
+  private readonly histPlan: ScanPlan;
+  private readonly histCount: number;
+  private readonly fixed: Record<'clearBodies' | 'clearHist' | 'scatter' | 'rounds' | 'tally' | 'offsets' | 'order', GPUBindGroup | GPUBindGroup[]>;
   private inputGroups: { key: ColouringInputs; setup: GPUBindGroup; init: GPUBindGroup } | null = null;
   private bodyCount = 0;
   private layout: PairLayout = { stride: 2, offsetA: 0, offsetB: 1 };
@@ -211,6 +219,10 @@ export class GpuColouring {
     this.order = make('order', 4 * n);
     this.offsets = make('offsets', 4 * (maxColours + 3));
     this.plan = scan.plan(this.adj, nb + 1);
+    // (K + 1) colours × ⌈capacity / 64⌉ blocks, colour-major (colouring.wgsl.ts tally)
+    this.histCount = (maxColours + 1) * Math.ceil(n / COLOUR_BLOCK);
+    this.hist = make('histogram', 4 * this.histCount);
+    this.histPlan = scan.plan(this.hist, this.histCount);
     const rp = new DataView(new ArrayBuffer(UNIFORM_OFFSET_ALIGNMENT * rounds));
     for (let r = 0; r < rounds; r++) {
       const at = UNIFORM_OFFSET_ALIGNMENT * r;
@@ -228,9 +240,10 @@ export class GpuColouring {
       rounds: Array.from({ length: rounds }, (_, r) =>
         k.round.bind([p, { buffer: this.roundParams, offset: UNIFORM_OFFSET_ALIGNMENT * r, size: RoundParamsRecord.stride }, c, this.adj, this.ends, this.prio, this.state, this.lists[(r + 1) % 2], this.lists[r % 2]], `col_round ${r}`),
       ),
-      tally: k.tally.bind([p, c, this.state, this.colour, this.rank]),
-      offsets: k.offsets.bind([p, c, this.offsets]),
-      order: k.order.bind([p, c, this.colour, this.rank, this.offsets, this.order]),
+      clearHist: k.clearHist.bind([p, this.hist]),
+      tally: k.tally.bind([p, c, this.state, this.colour, this.rank, this.hist]),
+      offsets: k.offsets.bind([p, c, this.hist, this.offsets]),
+      order: k.order.bind([p, c, this.colour, this.rank, this.hist, this.order]),
     };
     this.configure(bodyCapacity);
   }
@@ -247,6 +260,7 @@ export class GpuColouring {
     const kernels = await buildKernels(device, 'gpu colouring', () => ({
       setup: Kernel.create(device, 'col_setup', setupWgsl),
       clearBodies: Kernel.create(device, 'col_clear_bodies', clearBodiesWgsl),
+      clearHist: Kernel.create(device, 'col_clear_hist', clearHistWgsl),
       init: Kernel.create(device, 'col_init', initWgsl),
       scatter: Kernel.create(device, 'col_scatter', scatterWgsl),
       round: Kernel.create(device, 'col_round', roundWgsl),
@@ -340,7 +354,9 @@ export class GpuColouring {
       if (r > 0) c.recordArgs(pass);
       k.round.dispatchIndirect(pass, rounds[r], c.args, r === 0 ? argsN : c.argsOffset(survivorCounter(r - 1)));
     }
-    k.tally.dispatchIndirect(pass, f.tally as GPUBindGroup, c.args, argsN);
+    k.clearHist.dispatch(pass, f.clearHist as GPUBindGroup, this.histCount);
+    k.tally.dispatchIndirect(pass, f.tally as GPUBindGroup, c.args, argsN); // 64 per workgroup: one block each
+    this.histPlan.record(pass);
     k.offsets.dispatch(pass, f.offsets as GPUBindGroup, 1);
     k.order.dispatchIndirect(pass, f.order as GPUBindGroup, c.args, argsN);
     c.recordArgs(pass); // the per-colour slots, from the sizes
@@ -366,7 +382,8 @@ export class GpuColouring {
   }
 
   destroy(): void {
-    for (const b of [this.params, this.roundParams, this.hostCount, this.adj, this.ends, this.rank, this.prio, this.state, ...this.lists, this.colour, this.order, this.offsets]) b.destroy();
+    this.histPlan.destroy();
+    for (const b of [this.hist, this.params, this.roundParams, this.hostCount, this.adj, this.ends, this.rank, this.prio, this.state, ...this.lists, this.colour, this.order, this.offsets]) b.destroy();
     this.plan.destroy();
     this.counters.destroy();
   }

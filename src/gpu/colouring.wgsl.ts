@@ -192,39 +192,78 @@ ${kernelEntry('col_round')} {
 }
 `;
 
+const BLOCK = 64;
+export const COLOUR_BLOCK = BLOCK;
+
+export const clearHistWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read_write> hist: array<u32>;
+${kernelEntry('col_clear_hist')} {
+  let k = thread_index(gid, nwg);
+  if (k < (params.max_colours + 1u) * ((params.capacity + ${BLOCK - 1}u) / ${BLOCK}u)) { hist[k] = 0u; }
+}
+`;
+
+// The stable counting sort by colour (K + 1 ≤ 33 keys), in blocks of 64 constraints (one workgroup):
+//   tally   per block: each constraint's colour (uncoloured after R rounds: the overflow colour K), its
+//           rank among the block's earlier constraints of its colour, and the block's count of each
+//           colour into hist[c · blocks + block] (colour-major), added to the colour's size counter
+//   scan    of hist (gpu/scan.ts): hist[c · blocks + block] = Σ_{c' < c} size(c') + Σ_{b < block} count(c, b)
+//   order   order[hist[c · blocks + block] + rank] = i: colour by colour, by index within a colour
+// so the grouping is deterministic (the overflow pass, solved serially, sees its constraints by index).
 export const tallyWgsl = /* wgsl */ `${common}
 @group(0) @binding(1) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read> state: array<u32>;
 @group(0) @binding(3) var<storage, read_write> colour: array<u32>;
 @group(0) @binding(4) var<storage, read_write> rank: array<vec2u>;
-// each constraint's final colour (uncoloured after R rounds: the overflow colour K) and its rank there
-${kernelEntry('col_tally')} {
-  let i = thread_index(gid, nwg);
-  if (i >= atomicLoad(&counters[COUNTER_N])) { return; }
-  let s = state[i];
-  var c = params.max_colours;
-  if (s != UNCOLOURED) { c = min(s & 255u, params.max_colours); }
-  colour[i] = c;
-  rank[i].x = atomicAdd(&counters[1u + params.rounds + c], 1u);
+@group(0) @binding(5) var<storage, read_write> hist: array<u32>;
+var<workgroup> block_colour: array<u32, ${BLOCK}>;
+@compute @workgroup_size(${BLOCK})
+fn col_tally(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let block = wid.y * nwg.x + wid.x;
+  let i = block * ${BLOCK}u + lid;
+  let n = atomicLoad(&counters[COUNTER_N]);
+  let K = params.max_colours;
+  var c = K + 1u; // past the end: not a constraint
+  if (i < n) {
+    c = K;
+    let s = state[i];
+    if (s != UNCOLOURED) { c = min(s & 255u, K); }
+    colour[i] = c;
+  }
+  block_colour[lid] = c;
+  workgroupBarrier();
+  if (i < n) {
+    var r = 0u;
+    for (var k = 0u; k < lid; k++) { if (block_colour[k] == c) { r++; } }
+    rank[i].x = r;
+  }
+  if (lid <= K) {
+    var count = 0u;
+    for (var k = 0u; k < ${BLOCK}u; k++) { if (block_colour[k] == lid) { count++; } }
+    let blocks = (params.capacity + ${BLOCK - 1}u) / ${BLOCK}u;
+    if (count > 0u) {
+      hist[lid * blocks + block] = count;
+      atomicAdd(&counters[1u + params.rounds + lid], count);
+    }
+  }
 }
 `;
 
 export const offsetsWgsl = /* wgsl */ `${common}
 @group(0) @binding(1) var<storage, read> counters: array<u32>;
-@group(0) @binding(2) var<storage, read_write> offsets: array<u32>;
-// offsets[c] = Σ_{c' < c} size[c'] for c = 0 .. K (K + 1 ≤ 33 sizes: one thread, no scan needed),
+@group(0) @binding(2) var<storage, read> hist: array<u32>;
+@group(0) @binding(3) var<storage, read_write> offsets: array<u32>;
+// offsets[c] = the scanned hist at (c, block 0) = Σ_{c' < c} size(c') for c = 0 .. K,
 // offsets[K + 1] = n, offsets[K + 2] = the colours used (the highest non-empty colour below K, plus 1)
 ${kernelEntry('col_offsets')} {
   if (thread_index(gid, nwg) != 0u) { return; }
-  var run = 0u;
+  let blocks = (params.capacity + ${BLOCK - 1}u) / ${BLOCK}u;
   var used = 0u;
   for (var c = 0u; c <= params.max_colours; c++) {
-    offsets[c] = run;
-    let size = counters[1u + params.rounds + c];
-    if (c < params.max_colours && size > 0u) { used = c + 1u; }
-    run += size;
+    offsets[c] = hist[c * blocks];
+    if (c < params.max_colours && counters[1u + params.rounds + c] > 0u) { used = c + 1u; }
   }
-  offsets[params.max_colours + 1u] = run;
+  offsets[params.max_colours + 1u] = counters[COUNTER_N];
   offsets[params.max_colours + 2u] = used;
 }
 `;
@@ -233,12 +272,13 @@ export const orderWgsl = /* wgsl */ `${common}
 @group(0) @binding(1) var<storage, read> counters: array<u32>;
 @group(0) @binding(2) var<storage, read> colour: array<u32>;
 @group(0) @binding(3) var<storage, read> rank: array<vec2u>;
-@group(0) @binding(4) var<storage, read> offsets: array<u32>;
+@group(0) @binding(4) var<storage, read> hist: array<u32>;
 @group(0) @binding(5) var<storage, read_write> order: array<u32>;
-// the counting sort's scatter: the constraints of colour c at order[offsets[c] ..]
+// the counting sort's scatter: colour c's constraints from order[offsets[c]] on, by index
 ${kernelEntry('col_order')} {
   let i = thread_index(gid, nwg);
-  if (i >= min(counters[COUNTER_N], params.capacity)) { return; }
-  order[offsets[colour[i]] + rank[i].x] = i;
+  if (i >= counters[COUNTER_N]) { return; }
+  let blocks = (params.capacity + ${BLOCK - 1}u) / ${BLOCK}u;
+  order[hist[colour[i] * blocks + i / ${BLOCK}u] + rank[i].x] = i;
 }
 `;
