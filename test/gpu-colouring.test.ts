@@ -13,6 +13,7 @@
  *    for bit (Jones–Plassmann's rounds do not depend on the threads' order);
  *  - the star: one dynamic body in 100 constraints is a complete graph of 100, so K colours hold K of
  *    them and exactly 100 − K go to the overflow set;
+ *  - record makes no readback (no MAP_READ buffer is created while recording);
  *  - an indirect count (a u32 at an offset of another buffer) larger than the capacity is capped.
  * The diagnostic prints the colours used on a 10k-body pile against model/colouring.ts's greedy.
  */
@@ -25,6 +26,22 @@ import { readBuffers } from '../src/gpu/frames.js';
 import { mulberry32 } from './support/random.js';
 
 let gpuPromise: Promise<GpuContext> | undefined;
+
+/** MAP_READ buffers created while `f` runs: a readback needs one (storage buffers cannot be mapped) */
+function mapReadBuffersCreatedBy(device: GPUDevice, f: () => void): number {
+  const create = device.createBuffer.bind(device);
+  let made = 0;
+  device.createBuffer = (d: GPUBufferDescriptor) => {
+    if (d.usage & GPUBufferUsage.MAP_READ) made++;
+    return create(d);
+  };
+  try {
+    f();
+  } finally {
+    device.createBuffer = create;
+  }
+  return made;
+}
 const gpu = () => (gpuPromise ??= acquireGpu());
 
 interface Graph {
@@ -101,7 +118,8 @@ async function colourOnGpu(col: GpuColouring, g: Graph, countOverride?: { words:
   const t0 = performance.now();
   const encoder = device.createCommandEncoder();
   const pass = encoder.beginComputePass();
-  col.record(pass, { pairs, flags, count });
+  const staging = mapReadBuffersCreatedBy(device, () => col.record(pass, { pairs, flags, count }));
+  assert.equal(staging, 0, 'record makes no readback (no MAP_READ buffer)');
   pass.end();
   device.queue.submit([encoder.finish()]);
   const r = await col.read();

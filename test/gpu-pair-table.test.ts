@@ -7,6 +7,7 @@
  *    between its home slot hashPair(a, b) mod C, the CPU store's hash, and its slot), once;
  *  - duplicates: a pair given by several records is in the table once, as its smallest record,
  *    whatever the threads' order, and counted as duplicates;
+ *  - record makes no readback (no MAP_READ buffer is created while recording);
  *  - a table given more records than maxKeys (its load-factor-½ bound) inserts maxKeys and reports the
  *    rest as overflow; an indirect count at an offset of another buffer is read there.
  */
@@ -18,6 +19,22 @@ import { hashPair } from '../src/collision/manifolds.js';
 import { mulberry32 } from './support/random.js';
 
 let gpuPromise: Promise<GpuContext> | undefined;
+
+/** MAP_READ buffers created while `f` runs: a readback needs one (storage buffers cannot be mapped) */
+function mapReadBuffersCreatedBy(device: GPUDevice, f: () => void): number {
+  const create = device.createBuffer.bind(device);
+  let made = 0;
+  device.createBuffer = (d: GPUBufferDescriptor) => {
+    if (d.usage & GPUBufferUsage.MAP_READ) made++;
+    return create(d);
+  };
+  try {
+    f();
+  } finally {
+    device.createBuffer = create;
+  }
+  return made;
+}
 const gpu = () => (gpuPromise ??= acquireGpu());
 
 const RECORD = { stride: 3, offsetA: 2, offsetB: 0 };
@@ -58,8 +75,11 @@ async function run(
   const t0 = performance.now();
   const encoder = device.createCommandEncoder();
   const pass = encoder.beginComputePass();
-  table.recordInsert(pass, recBuf, ins);
-  table.recordFind(pass, recBuf, qBuf, fnd);
+  const staging = mapReadBuffersCreatedBy(device, () => {
+    table.recordInsert(pass, recBuf, ins);
+    table.recordFind(pass, recBuf, qBuf, fnd);
+  });
+  assert.equal(staging, 0, 'recordInsert and recordFind make no readback (no MAP_READ buffer)');
   pass.end();
   device.queue.submit([encoder.finish()]);
   const r = await table.read();
