@@ -7,6 +7,8 @@
  *    between its home slot hashPair(a, b) mod C, the CPU store's hash, and its slot), once;
  *  - duplicates: a pair given by several records is in the table once, as its smallest record,
  *    whatever the threads' order, and counted as duplicates;
+ *  - the CPU twin: for a new frame's pairs, the GPU finds last frame's record exactly where the CPU's
+ *    ManifoldStore.find finds its slot, holding the same pair;
  *  - record makes no readback (no MAP_READ buffer is created while recording);
  *  - a table given more records than maxKeys (its load-factor-½ bound) inserts maxKeys and reports the
  *    rest as overflow; an indirect count at an offset of another buffer is read there.
@@ -15,7 +17,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { acquireGpu, type GpuContext } from '../src/gpu/device.js';
 import { EMPTY, GpuPairTable, NOT_FOUND, type PairTableState } from '../src/gpu/pair-table.js';
-import { hashPair } from '../src/collision/manifolds.js';
+import { ManifoldStore, hashPair } from '../src/collision/manifolds.js';
 import { mulberry32 } from './support/random.js';
 
 let gpuPromise: Promise<GpuContext> | undefined;
@@ -211,5 +213,45 @@ test('GPU pair table: more records than maxKeys overflow, reported; an indirect 
   assert.equal(r.overflow, m - 8, 'the rest reported as overflow');
   for (let t = 0; t < m; t++) assert.equal(r.found[t], t < 8 ? t : NOT_FOUND, `record ${t}`);
   assert.ok(r.table.filter((u) => u !== EMPTY).length / r.table.length <= 0.5, 'load factor ≤ 1/2');
+  table.destroy();
+});
+
+test('GPU pair table: last frame\'s manifolds found for the new frame\'s pairs exactly where the CPU store (ManifoldStore.find) finds them', async () => {
+  const { device } = await gpu();
+  const rand = mulberry32(13);
+  const bodies = 600;
+  // last frame: 2 500 touching pairs (a < b, as the narrow phase orders them), acquired in the CPU store
+  const store = new ManifoldStore();
+  store.beginFrame();
+  const a: number[] = [], b: number[] = [];
+  const seen = new Set<string>();
+  while (a.length < 2500) {
+    const i = Math.floor(rand() * bodies), j = Math.floor(rand() * bodies);
+    if (i === j || seen.has(`${Math.min(i, j)},${Math.max(i, j)}`)) continue;
+    seen.add(`${Math.min(i, j)},${Math.max(i, j)}`);
+    a.push(Math.min(i, j));
+    b.push(Math.max(i, j));
+    store.acquire(a[a.length - 1], b[b.length - 1]);
+  }
+  // this frame: 70 % of last frame's pairs (bodies that stayed in touch) and new ones
+  const qs: [number, number][] = [];
+  for (let t = 0; t < a.length; t++) if (rand() < 0.7) qs.push([a[t], b[t]]);
+  while (qs.length < 3000) {
+    const i = Math.floor(rand() * bodies), j = Math.floor(rand() * bodies);
+    if (i !== j) qs.push([Math.min(i, j), Math.max(i, j)]);
+  }
+  const table = await GpuPairTable.create(device, a.length, qs.length);
+  const r = await run(table, records(a, b), a.length, qs);
+  let carried = 0;
+  qs.forEach(([i, j], q) => {
+    const s = store.find(i, j);
+    const t = r.found[q];
+    assert.equal(t !== NOT_FOUND, s >= 0, `pair (${i}, ${j}): GPU ${t === NOT_FOUND ? 'absent' : 'present'}, CPU ${s >= 0 ? 'present' : 'absent'}`);
+    if (s >= 0) {
+      assert.deepEqual([a[t], b[t]], [store.bodyA[s], store.bodyB[s]], `pair (${i}, ${j}): the GPU's record holds the pair the CPU's slot holds`);
+      carried++;
+    }
+  });
+  assert.ok(carried > 1000 && carried < qs.length, `both found and new pairs (${carried} of ${qs.length} carried over)`);
   table.destroy();
 });
