@@ -11,6 +11,8 @@
  *    arguments run ⌈size / 64⌉ workgroups;
  *  - agreement with the CPU twin (colourJonesPlassmannCpu): the same colour for every constraint, bit
  *    for bit (Jones–Plassmann's rounds do not depend on the threads' order);
+ *  - order independence: a pile listed in another order gets the same colour for every pair (the
+ *    priorities hash the pair, not the index);
  *  - the star: one dynamic body in 100 constraints is a complete graph of 100, so K colours hold K of
  *    them and exactly 100 − K go to the overflow set;
  *  - record makes no readback (no MAP_READ buffer is created while recording);
@@ -230,6 +232,17 @@ test('GPU colouring: a 10k-body pile on a shared fixed ground: valid, no overflo
   await colourOnGpu(col, g); // warm-up (pipeline caches)
   const r = await checkColouring(col, g);
   assert.equal(r.overflow, 0, 'a pile (≤ 7 contacts per body, ≤ 12 neighbours per contact) fits 24 colours');
+  // the priorities hash the pair, not the index: the same pile listed in another order (a producer's
+  // atomic appends) gets the same colour for every pair
+  const perm = Array.from({ length: n }, (_, k) => k);
+  const rand = mulberry32(8);
+  for (let k = n - 1; k > 0; k--) {
+    const m = Math.floor(rand() * (k + 1));
+    [perm[k], perm[m]] = [perm[m], perm[k]];
+  }
+  const shuffled = { ...g, name: 'pile shuffled', ib0: Uint32Array.from(perm, (k) => g.ib0[k]), ib1: Uint32Array.from(perm, (k) => g.ib1[k]) };
+  const again = await checkColouring(col, shuffled);
+  for (let k = 0; k < n; k++) if (again.colour[k] !== r.colour[perm[k]]) assert.fail(`pair (${g.ib0[perm[k]]}, ${g.ib1[perm[k]]}): colour ${r.colour[perm[k]]}, ${again.colour[k]} when listed in another order`);
   const greedy = colourConstraints({ constraintCount: n, bodyCount: g.bodies, ib0: Int32Array.from(g.ib0), ib1: Int32Array.from(g.ib1), inverseMass: Float64Array.from(g.isStatic, (s) => (s ? 0 : 1)) });
   const hashOnly = colourJonesPlassmannCpu(g.ib0, g.ib1, n, g.isStatic, g.bodies, { largestFirst: true });
   const hashColours = Math.max(...hashOnly.colour) + 1;

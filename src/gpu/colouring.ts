@@ -26,12 +26,16 @@
  *   offsets  one thread: each colour's first entry (the scan at its block 0)
  *   order    the constraints grouped by colour, by index within a colour; then the per-colour dispatch
  *            arguments
- * Priority: a 32-bit hash of the index (Luby's random priorities), ties to the larger index; option
+ * Priority: a 32-bit hash of the constraint's pair (a, b) (Luby's random priorities; of the pair, not of
+ * the index, so the colours do not depend on the order a producer's atomic appends gave the list, and a
+ * pair that persists keeps its priority from frame to frame), ties (a pair given twice) to the larger
+ * index; option
  * `largestFirst` puts the degree first, (min(degree, 255) << 24) | 24 hash bits (Welsh–Powell, as
  * model/colouring.ts orders its greedy pass). Measured with the CPU twin on pile lattices (the test's
- * generator; 10k and 100k bodies over a shared ground, 26k and 267k contacts): the hash alone needs 22
- * rounds at both sizes for 9 and 9 colours; largest first 34 rounds for 9 and 10 colours (a lattice's
- * degrees are nearly uniform, so degree ties leave long chains of decreasing hashes). Hence the hash.
+ * generator; 10k and 100k bodies over a shared ground, 26k and 267k contacts): the hash alone needs 24
+ * rounds at both sizes for 9 and 10 colours; largest first 31 and 32 rounds for 10 and 10 colours (a
+ * lattice's degrees are nearly uniform, so degree ties leave long chains of decreasing hashes); the
+ * CPU greedy colouring (model/colouring.ts, largest first + balancing) 9 and 10. Hence the hash.
  *
  * Why these choices:
  *  - Greedy with priorities, not Luby's "colour c = round c" (each round an independent set of local
@@ -68,6 +72,7 @@ import { Kernel } from './dispatch.js';
 import { buildKernels } from './kernels.js';
 import { readBuffers } from './frames.js';
 import { PrefixScan, type ScanPlan } from './scan.js';
+import { hashPair } from '../collision/manifolds.js';
 import { UNIFORM_OFFSET_ALIGNMENT } from './layout.js';
 import {
   COUNTER_N,
@@ -337,7 +342,7 @@ export class GpuColouring {
       this.inputGroups = {
         key: { pairs, flags, count: { ...count } },
         setup: k.setup.bind([this.params, count.buffer, this.counters.buffer]),
-        init: k.init.bind([this.params, pairs, flags, this.counters.buffer, this.adj, this.ends, this.rank, this.state]),
+        init: k.init.bind([this.params, pairs, flags, this.counters.buffer, this.adj, this.ends, this.rank, this.state, this.prio]),
       };
     }
     const ig = this.inputGroups!, f = this.fixed, k = this.kernels, c = this.counters;
@@ -435,7 +440,7 @@ export function colourJonesPlassmannCpu(
   for (let i = 0; i < count; i++) {
     let degree = 0;
     for (const e of [endA[i], endB[i]]) if (e !== NONE) degree += first[e + 1] - first[e] - 1;
-    const h = mix((i ^ hseed) >>> 0);
+    const h = mix((hashPair(ib0[i], ib1[i]) ^ hseed) >>> 0);
     prio[i] = largestFirst ? ((Math.min(degree, 255) << 24) | (h >>> 8)) >>> 0 : h;
   }
   const outranks = (j: number, i: number) => prio[j] > prio[i] || (prio[j] === prio[i] && j > i);

@@ -13,7 +13,8 @@
  *                 body's first entry); from word nb+1 on: the constraints of each dynamic body (CSR)
  *   ends[n]       vec2u: the constraint's dynamic bodies (NONE for a static or repeated one)
  *   rank[n]       vec2u: the rank of the constraint in each end's list; then .x = its rank in its colour
- *   prio[n]       its priority (ties broken by the index: larger index wins)
+ *   prio[n]       its priority: a hash of its pair (col_init), the degree put first (col_scatter, option);
+ *                 ties (a pair given twice) broken by the index: the larger index wins
  *   state[n]      UNCOLOURED, or (round << 8) | colour once coloured (colour K: overflow)
  *   list_in/out   the constraints still uncoloured (round 0 reads 0 .. n−1 directly)
  *   colour[n]     the final colour (K = overflow); order[n]: the constraints grouped by colour
@@ -58,6 +59,20 @@ const UNCOLOURED: u32 = ${UNCOLOURED}u;
 const NONE: u32 = ${NONE}u;
 const COUNTER_N: u32 = ${COUNTER_N}u;
 ${THREAD_INDEX_WGSL}
+// a well-mixed 32-bit hash (a murmur-style finaliser): the random priorities of Jones–Plassmann
+fn mix(v: u32) -> u32 {
+  var x = v;
+  x ^= x >> 16u; x *= 0x7feb352du;
+  x ^= x >> 15u; x *= 0x846ca68bu;
+  x ^= x >> 16u;
+  return x;
+}
+// collision/manifolds.ts hashPair (u32 arithmetic, wrapping as Math.imul)
+fn hash_pair(a: u32, b: u32) -> u32 {
+  var h = (a * 0x9e3779b1u) ^ ((b + 0x7f4a7c15u) * 0x85ebca77u);
+  h ^= h >> 15u;
+  return h * 0x2c1b3c6du;
+}
 `;
 
 export const setupWgsl = /* wgsl */ `${common}
@@ -86,8 +101,11 @@ export const initWgsl = /* wgsl */ `${common}
 @group(0) @binding(5) var<storage, read_write> ends: array<vec2u>;
 @group(0) @binding(6) var<storage, read_write> rank: array<vec2u>;
 @group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> prio: array<u32>;
 fn dynamic_body(b: u32) -> bool { return b < params.body_count && (flags[b] & 1u) == 0u; }
-// the constraint's dynamic ends, each counted on its body (the CSR's counting pass: integer atomics)
+// the constraint's dynamic ends, each counted on its body (the CSR's counting pass: integer atomics),
+// and its hash: of its pair, not of its index, so a pair keeps its priority whatever the order the
+// producer appended the constraints in (atomic appends), from frame to frame
 ${kernelEntry('col_init')} {
   let i = thread_index(gid, nwg);
   if (i >= counters[COUNTER_N]) { return; }
@@ -100,6 +118,7 @@ ${kernelEntry('col_init')} {
   ends[i] = e;
   rank[i] = r;
   atomicStore(&state[i], UNCOLOURED);
+  prio[i] = mix(hash_pair(a, b) ^ mix(params.seed));
 }
 `;
 
@@ -109,17 +128,9 @@ export const scatterWgsl = /* wgsl */ `${common}
 @group(0) @binding(3) var<storage, read> ends: array<vec2u>;
 @group(0) @binding(4) var<storage, read> rank: array<vec2u>;
 @group(0) @binding(5) var<storage, read_write> prio: array<u32>;
-// a well-mixed 32-bit hash (a murmur-style finaliser): the random priorities of Jones–Plassmann
-fn mix(v: u32) -> u32 {
-  var x = v;
-  x ^= x >> 16u; x *= 0x7feb352du;
-  x ^= x >> 15u; x *= 0x846ca68bu;
-  x ^= x >> 16u;
-  return x;
-}
 // the CSR's fill (entry = the body's first + the rank counted in col_init), and the priority:
 //   largest first: (min(degree, 255) << 24) | (hash >> 8), degree = Σ_ends (constraints of the body − 1)
-//   else:          hash
+//   else:          hash (col_init's)
 ${kernelEntry('col_scatter')} {
   let i = thread_index(gid, nwg);
   if (i >= counters[COUNTER_N]) { return; }
@@ -129,8 +140,7 @@ ${kernelEntry('col_scatter')} {
   var degree = 0u;
   if (e.x != NONE) { adj[base + adj[e.x] + r.x] = i; degree += adj[e.x + 1u] - adj[e.x] - 1u; }
   if (e.y != NONE) { adj[base + adj[e.y] + r.y] = i; degree += adj[e.y + 1u] - adj[e.y] - 1u; }
-  let h = mix(i ^ mix(params.seed));
-  if (params.largest_first != 0u) { prio[i] = (min(degree, 255u) << 24u) | (h >> 8u); } else { prio[i] = h; }
+  if (params.largest_first != 0u) { prio[i] = (min(degree, 255u) << 24u) | (prio[i] >> 8u); }
 }
 `;
 
