@@ -11,7 +11,8 @@
  *    ManifoldStore.find finds its slot, holding the same pair;
  *  - record makes no readback (no MAP_READ buffer is created while recording);
  *  - a table given more records than maxKeys (its load-factor-½ bound) inserts maxKeys and reports the
- *    rest as overflow; an indirect count at an offset of another buffer is read there.
+ *    rest as overflow, and more queries than its query capacity looks up that many and reports the rest;
+ *    an indirect count at an offset of another buffer is read there.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -157,6 +158,7 @@ test('GPU pair table: random distinct pairs (i > j, indices to 2³² − 2) are 
   assert.equal(r.duplicates, 0);
   assert.equal(r.overflow, 0);
   assert.equal(r.findCount, qs.length);
+  assert.equal(r.findOverflow, 0);
   for (let q = 0; q < qs.length; q++) if (r.found[q] !== want[q]) assert.fail(`query ${q} (${qs[q]}): found ${r.found[q]}, want ${want[q]}`);
   assert.equal(checkProbeRuns(r, a, b), n, 'every record in the table once');
   console.log(`# pair table: ${n} pairs inserted and ${qs.length} looked up (${qs.length - n} absent; ${reversedPresent} reverses skipped as present) in one submission, ${table.slots} slots; SwiftShader wall ${r.ms.toFixed(0)} ms incl. readback`);
@@ -199,9 +201,9 @@ test('GPU pair table: duplicate pairs are inserted once, as their smallest recor
   table.destroy();
 });
 
-test('GPU pair table: more records than maxKeys overflow, reported; an indirect count is read at its offset', async () => {
+test('GPU pair table: more records than maxKeys and more queries than the capacity overflow, reported; an indirect count is read at its offset', async () => {
   const { device } = await gpu();
-  const table = await GpuPairTable.create(device, 8, 32);
+  const table = await GpuPairTable.create(device, 8, 16);
   assert.equal(table.slots, 16);
   const m = 20;
   const a = Array.from({ length: m }, (_, t) => 1000 + t), b = Array.from({ length: m }, (_, t) => 7 * t);
@@ -211,7 +213,9 @@ test('GPU pair table: more records than maxKeys overflow, reported; an indirect 
   assert.equal(r.insertCount, 8, 'the first maxKeys records');
   assert.equal(r.inserted, 8);
   assert.equal(r.overflow, m - 8, 'the rest reported as overflow');
-  for (let t = 0; t < m; t++) assert.equal(r.found[t], t < 8 ? t : NOT_FOUND, `record ${t}`);
+  assert.equal(r.findCount, 16, 'the first queryCapacity queries looked up');
+  assert.equal(r.findOverflow, m - 16, 'the rest reported');
+  for (let t = 0; t < 16; t++) assert.equal(r.found[t], t < 8 ? t : NOT_FOUND, `record ${t}`);
   assert.ok(r.table.filter((u) => u !== EMPTY).length / r.table.length <= 0.5, 'load factor ≤ 1/2');
   table.destroy();
 });

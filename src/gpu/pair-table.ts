@@ -34,7 +34,8 @@
  * fail spuriously: the old value is then EMPTY and the CAS is retried). A probe gives up after C slots
  * (only a full table: impossible at α ≤ 1/2; counted as overflow all the same).
  *
- * Counters (gpu/counters.ts): [INSERT_N, FIND_N, INSERTED, DUPLICATES, OVERFLOW]; slots 0 and 1 are the
+ * Counters (gpu/counters.ts): [INSERT_N, FIND_N, INSERTED, DUPLICATES, OVERFLOW, FIND_OVERFLOW (queries
+ * beyond queryCapacity, not looked up)]; slots 0 and 1 are the
  * insert's and the find's dispatch arguments (findArgs: one thread per query, for a consumer).
  * Invariants: no readback in record*; read() is for tests and tools. Keys never change during a record.
  */
@@ -50,7 +51,7 @@ export type { GpuCount, PairLayout };
 export const EMPTY = 0xffffffff;
 /** found[q] of a query whose pair was not inserted */
 export const NOT_FOUND = 0xffffffff;
-export const COUNTER_INSERT_N = 0, COUNTER_FIND_N = 1, COUNTER_INSERTED = 2, COUNTER_DUPLICATES = 3, COUNTER_OVERFLOW = 4;
+export const COUNTER_INSERT_N = 0, COUNTER_FIND_N = 1, COUNTER_INSERTED = 2, COUNTER_DUPLICATES = 3, COUNTER_OVERFLOW = 4, COUNTER_FIND_OVERFLOW = 5;
 
 export const PairTableParamsRecord = defineRecord('PairTableParams', [
   ['mask', 'u32', 'slots − 1 (a power of two less one)'],
@@ -87,8 +88,8 @@ ${kernelEntry('pt_clear')} {
 }
 `;
 
-// n = min(count, cap); what lies beyond the cap is counted as overflow (insert) or left out (find)
-const setupWgsl = (name: string, word: string, counter: number, cap: string, overflow: boolean) => /* wgsl */ `${common}
+// n = min(count, cap); what lies beyond the cap is counted as the insert's or the find's overflow
+const setupWgsl = (name: string, word: string, counter: number, cap: string, overflow: number) => /* wgsl */ `${common}
 @group(0) @binding(1) var<storage, read> count_src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> counters: array<u32>;
 ${kernelEntry(name)} {
@@ -96,7 +97,7 @@ ${kernelEntry(name)} {
   let c = count_src[${word}];
   let n = min(c, ${cap});
   counters[${counter}u] = n;
-  ${overflow ? `counters[${COUNTER_OVERFLOW}u] += c - n;` : ''}
+  counters[${overflow}u] += c - n;
 }
 `;
 
@@ -171,6 +172,8 @@ export interface PairTableState {
   duplicates: number;
   /** records not inserted: beyond maxKeys, or (impossible at α ≤ 1/2) no free slot */
   overflow: number;
+  /** queries beyond queryCapacity, not looked up */
+  findOverflow: number;
   /** per query the record found, or NOT_FOUND */
   found: Uint32Array;
   /** the slots (record index or EMPTY) */
@@ -183,7 +186,7 @@ export class GpuPairTable {
   /** per query (recordFind) the record of its pair last frame, or NOT_FOUND */
   readonly found: GPUBuffer;
   readonly table: GPUBuffer;
-  /** [INSERT_N, FIND_N, INSERTED, DUPLICATES, OVERFLOW] and the insert's and the find's dispatch arguments */
+  /** [INSERT_N, FIND_N, INSERTED, DUPLICATES, OVERFLOW, FIND_OVERFLOW] and the insert's and the find's dispatch arguments */
   readonly counters: Counters;
   private readonly params: GPUBuffer;
   private readonly hostCounts: GPUBuffer;
@@ -218,12 +221,12 @@ export class GpuPairTable {
     if (!(queryCapacity >= 1 && Number.isInteger(queryCapacity))) throw new RangeError(`GpuPairTable: query capacity ${queryCapacity} must be a positive integer`);
     const kernels = await buildKernels(device, 'gpu pair table', () => ({
       clear: Kernel.create(device, 'pt_clear', clearWgsl),
-      setupInsert: Kernel.create(device, 'pt_setup_insert', setupWgsl('pt_setup_insert', 'params.insert_word', COUNTER_INSERT_N, 'params.max_keys', true)),
-      setupFind: Kernel.create(device, 'pt_setup_find', setupWgsl('pt_setup_find', 'params.find_word', COUNTER_FIND_N, 'params.query_capacity', false)),
+      setupInsert: Kernel.create(device, 'pt_setup_insert', setupWgsl('pt_setup_insert', 'params.insert_word', COUNTER_INSERT_N, 'params.max_keys', COUNTER_OVERFLOW)),
+      setupFind: Kernel.create(device, 'pt_setup_find', setupWgsl('pt_setup_find', 'params.find_word', COUNTER_FIND_N, 'params.query_capacity', COUNTER_FIND_OVERFLOW)),
       insert: Kernel.create(device, 'pt_insert', insertWgsl),
       find: Kernel.create(device, 'pt_find', findWgsl),
     }));
-    const counters = await Counters.create(device, 5, [
+    const counters = await Counters.create(device, 6, [
       { counter: COUNTER_INSERT_N, scale: 1, cap: maxKeys },
       { counter: COUNTER_FIND_N, scale: 1, cap: queryCapacity },
     ], 'pair table counters');
@@ -325,6 +328,7 @@ export class GpuPairTable {
       inserted: c[COUNTER_INSERTED],
       duplicates: c[COUNTER_DUPLICATES],
       overflow: c[COUNTER_OVERFLOW],
+      findOverflow: c[COUNTER_FIND_OVERFLOW],
       found: new Uint32Array(fnd, 0, c[COUNTER_FIND_N]).slice(),
       table: new Uint32Array(tab),
     };
