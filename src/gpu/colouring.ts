@@ -184,7 +184,7 @@ export class GpuColouring {
   private readonly state: GPUBuffer;
   private readonly lists: [GPUBuffer, GPUBuffer];
   private readonly hist: GPUBuffer;
-  private readonly plan: ScanPlan;
+  private plan: ScanPlan;
   private readonly histPlan: ScanPlan;
   private readonly histCount: number;
   private readonly fixed: Record<'clearBodies' | 'clearHist' | 'scatter' | 'rounds' | 'tally' | 'offsets' | 'order', GPUBindGroup | GPUBindGroup[]>;
@@ -201,7 +201,7 @@ export class GpuColouring {
     readonly seed: number,
     maxColours: number,
     rounds: number,
-    scan: PrefixScan,
+    private readonly scan: PrefixScan,
     private readonly kernels: Record<KernelName, Kernel>,
     counters: Counters,
   ) {
@@ -223,7 +223,7 @@ export class GpuColouring {
     this.colour = make('colour', 4 * n);
     this.order = make('order', 4 * n);
     this.offsets = make('offsets', 4 * (maxColours + 3));
-    this.plan = scan.plan(this.adj, nb + 1);
+    this.plan = scan.plan(this.adj, nb + 1); // remade for the body count (configure)
     // (K + 1) colours × ⌈capacity / 64⌉ blocks, colour-major (colouring.wgsl.ts tally)
     this.histCount = (maxColours + 1) * Math.ceil(n / COLOUR_BLOCK);
     this.hist = make('histogram', 4 * this.histCount);
@@ -284,6 +284,11 @@ export class GpuColouring {
   configure(bodyCount: number, layout: PairLayout = this.layout): void {
     if (!(bodyCount >= 1 && bodyCount <= this.bodyCapacity && Number.isInteger(bodyCount))) throw new RangeError(`GpuColouring: ${bodyCount} bodies, capacity ${this.bodyCapacity}`);
     if (!(layout.stride >= 1 && layout.offsetA < layout.stride && layout.offsetB < layout.stride)) throw new RangeError('GpuColouring: pair layout offsets must lie within the stride');
+    if (bodyCount !== this.bodyCount && this.bodyCount > 0) {
+      // the scan of the body counts: over the bodies there are, not the capacity
+      this.plan.destroy();
+      this.plan = this.scan.plan(this.adj, bodyCount + 1);
+    }
     this.bodyCount = bodyCount;
     this.layout = { ...layout };
     this.inputGroups = null; // the count word lives in params
