@@ -445,7 +445,7 @@ export class ManifoldStore {
 }
 
 /** A hash of the pair (a, b) (multiplicative, Knuth's and MurmurHash3's odd constants). */
-function hashPair(a: number, b: number): number {
+export function hashPair(a: number, b: number): number {
   let h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x7f4a7c15, 0x85ebca77);
   h ^= h >>> 15;
   return Math.imul(h, 0x2c1b3c6d) >>> 0;

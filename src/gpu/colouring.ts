@@ -1,0 +1,481 @@
+/**
+ * Colouring every frame on the GPU: from a list of constraints (two body indices each, in any u32
+ * buffer, their count in a GPU buffer) and a per-body static flag, a colour per constraint such that no
+ * two constraints of one colour share a dynamic body, the constraints grouped by colour (`order`,
+ * `offsets`) and one indirect-dispatch slot per colour, so a solver sweeps colour by colour with no
+ * readback. The CPU twin is colourJonesPlassmannCpu below (same priorities, same rounds: the same
+ * colours, bit for bit; test/gpu-colouring.test.ts); model/colouring.ts is the CPU's greedy colouring
+ * of the joints, the quality it is compared with.
+ *
+ * Static bodies never conflict (Box2D v3 colours its static contacts apart for the same reason: a
+ * ground shared by a whole pile would otherwise put every contact with it in its own colour): a
+ * constraint's fixed ends, and indices ≥ bodyCount (the world), are left out of the adjacency.
+ *
+ * Algorithm: Jones–Plassmann (Jones & Plassmann 1993) with Luby's random priorities (Luby 1986), in R
+ * rounds on compacted work lists:
+ *   init     per constraint: its dynamic ends, counted per body with atomicAdd (rank in the body's list)
+ *   scan     exclusive scan of the nb + 1 counts (gpu/scan.ts): each body's first entry
+ *   scatter  the CSR body → constraints (first + rank), and each constraint's priority
+ *   round r  (r = 0 .. R−1, indirect over the survivors of round r − 1) an uncoloured constraint that
+ *            outranks all its uncoloured neighbours takes the lowest colour that no coloured neighbour
+ *            has (greedy with priorities); if that is ≥ K it goes to the overflow colour K; the
+ *            constraints that did not win are appended to the next round's list
+ *   tally    per block of 64 constraints: each one's colour (uncoloured after R rounds: overflow), its
+ *            rank among the block's earlier ones of that colour, the block's count of each colour
+ *   scan     of those counts, colour-major ((K + 1) · ⌈capacity/64⌉ entries): a stable counting sort
+ *   offsets  one thread: each colour's first entry (the scan at its block 0)
+ *   order    the constraints grouped by colour, by index within a colour; then the per-colour dispatch
+ *            arguments
+ * Priority: a 32-bit hash of the constraint's pair (a, b) (Luby's random priorities; of the pair, not of
+ * the index, so the colours do not depend on the order a producer's atomic appends gave the list, and a
+ * pair that persists keeps its priority from frame to frame), ties (a pair given twice) to the larger
+ * index; option
+ * `largestFirst` puts the degree first, (min(degree, 255) << 24) | 24 hash bits (Welsh–Powell, as
+ * model/colouring.ts orders its greedy pass). Measured with the CPU twin on pile lattices (the test's
+ * generator; 10k and 100k bodies over a shared ground, 26k and 267k contacts): the hash alone needs 24
+ * rounds at both sizes for 9 and 10 colours; largest first 31 and 32 rounds for 10 and 10 colours (a
+ * lattice's degrees are nearly uniform, so degree ties leave long chains of decreasing hashes); the
+ * CPU greedy colouring (model/colouring.ts, largest first + balancing) 9 and 10. Hence the hash.
+ *
+ * Why these choices:
+ *  - Greedy with priorities, not Luby's "colour c = round c" (each round an independent set of local
+ *    maxima gets a colour of its own): the local maxima are about 1/(d + 1) of what is left, so that
+ *    variant spends about as many colours as rounds, far more than the d + 1 a greedy colouring needs.
+ *    Jones–Plassmann's colours are those of a sequential greedy colouring in priority order (each
+ *    constraint picks after all of its higher-priority neighbours), at most Δ + 1 and close to
+ *    model/colouring.ts's first fit; its rounds are the longest chain of decreasing priorities, which
+ *    for random priorities on a bounded degree graph grows like log n / log log n.
+ *  - Rounds on compacted lists: round r runs only over the constraints left after round r − 1 (an
+ *    indirect dispatch from a counter), so the work is Σ_r (left after r) · degree, not R · n, and the
+ *    rounds after everything is coloured dispatch no workgroup: R can be generous at little cost. The
+ *    price is one tiny argument kernel per round (R + few dispatches in all).
+ *  - K ≤ 32: the colours taken by the neighbours fit one u32 mask (countTrailingZeros(~mask) is the
+ *    lowest free one). A constraint that finds all K taken, or is still uncoloured after R rounds, is
+ *    put in the overflow colour K (Box2D's overflow constraints, solved by one thread in a final pass);
+ *    offsets and sizes report how many.
+ *  - Determinism: a round's outcome does not depend on the threads' order (a neighbour coloured in the
+ *    same round counts as uncoloured; see colouring.wgsl.ts col_round), so the colours are deterministic;
+ *    the grouping is a stable counting sort (by index within a colour, not the order of atomic appends),
+ *    so `order` is too: the overflow pass, solved serially, sees its constraints in the same order on
+ *    every run.
+ *
+ * Cost: init, scatter, tally and order are one thread per constraint; the scans are ⌈(nb + 1)/1024⌉
+ * and ⌈(K + 1) capacity / 65 536⌉ blocks; round r reads, for each constraint still listed, the lists of its
+ * ≤ 2 dynamic bodies. Dispatches: 10 + the two scans' levels + 2 R (each round's arguments, then the round).
+ *
+ * Invariants: a record reads the pair buffer, the flags and the count as they stand at that point of the
+ * pass (written by earlier dispatches); it writes only this module's buffers. No readback in record();
+ * read() is for tests and tools.
+ */
+import { Counters } from './counters.js';
+import { Kernel } from './dispatch.js';
+import { buildKernels } from './kernels.js';
+import { readBuffers } from './frames.js';
+import { PrefixScan, type ScanPlan } from './scan.js';
+import { hashPair } from '../collision/manifolds.js';
+import { UNIFORM_OFFSET_ALIGNMENT } from './layout.js';
+import {
+  COUNTER_N,
+  ColourParamsRecord,
+  NONE,
+  RoundParamsRecord,
+  UNCOLOURED,
+  COLOUR_BLOCK,
+  clearBodiesWgsl,
+  clearHistWgsl,
+  initWgsl,
+  offsetsWgsl,
+  orderWgsl,
+  roundWgsl,
+  scatterWgsl,
+  setupWgsl,
+  sizeCounter,
+  survivorCounter,
+  tallyWgsl,
+} from './colouring.wgsl.js';
+
+export { ColourParamsRecord, RoundParamsRecord };
+
+/** Box2D v3's colour count (its B2_GRAPH_COLOR_COUNT): the default K. */
+export const DEFAULT_MAX_COLOURS = 24;
+/** The default rounds R (header: rounds after all are coloured cost one empty dispatch each). */
+export const DEFAULT_ROUNDS = 48;
+
+/** Where a constraint's two body indices lie in its record: u32 words. */
+export interface PairLayout {
+  /** u32 words from one constraint to the next (2 for packed (a, b) pairs, BodyPairRecord) */
+  stride: number;
+  /** word of body a within a record */
+  offsetA: number;
+  /** word of body b */
+  offsetB: number;
+}
+
+/** A u32 in a GPU buffer: a count written by an earlier kernel (an indirect count). */
+export interface GpuCount {
+  buffer: GPUBuffer;
+  /** byte offset, a multiple of 4 */
+  offset: number;
+}
+
+export interface ColouringInputs {
+  /** the constraints' records (STORAGE): two body indices each, at `layout` */
+  pairs: GPUBuffer;
+  /** per body one u32, bit 0 = static (STORAGE) */
+  flags: GPUBuffer;
+  /** the number of constraints (capped at the capacity); setHostCount gives one for a host count */
+  count: GpuCount;
+}
+
+/** What read() gives (tests and tools). */
+export interface ColouringResult {
+  /** constraints coloured */
+  count: number;
+  /** per constraint its colour 0 .. K−1, or K: the overflow set */
+  colour: Uint32Array;
+  /** the constraints grouped by colour: colour c is order[offsets[c] .. offsets[c+1]) */
+  order: Uint32Array;
+  /** K + 2 entries: first of colour 0 .. K, then the count */
+  offsets: Uint32Array;
+  /** constraints per colour 0 .. K−1 */
+  sizes: number[];
+  /** the overflow set's size (colour K) */
+  overflow: number;
+  /** colours used (the highest non-empty colour below K, plus 1) */
+  coloursUsed: number;
+  /** constraints still uncoloured after each round */
+  survivors: number[];
+}
+
+export interface ColouringOptions {
+  /** most constraints */
+  capacity: number;
+  /** most bodies */
+  bodyCapacity: number;
+  /** K (1 .. 32), default 24 */
+  maxColours?: number;
+  /** R, default 48 */
+  rounds?: number;
+  /** degree in the priority (default false: the hash alone; header) */
+  largestFirst?: boolean;
+  seed?: number;
+}
+
+type KernelName = 'setup' | 'clearBodies' | 'clearHist' | 'init' | 'scatter' | 'round' | 'tally' | 'offsets' | 'order';
+
+export class GpuColouring {
+  /** per constraint its colour (0 .. K−1; K = overflow) */
+  readonly colour: GPUBuffer;
+  /** the constraints grouped by colour (offsets) */
+  readonly order: GPUBuffer;
+  /** K + 3 u32: first of colour 0 .. K in order, n, colours used */
+  readonly offsets: GPUBuffer;
+  /** counters: N, the survivors of each round, the size of each colour 0 .. K (gpu/counters.ts); and their dispatch arguments */
+  readonly counters: Counters;
+  readonly maxColours: number;
+  readonly rounds: number;
+  private readonly params: GPUBuffer;
+  private readonly roundParams: GPUBuffer;
+  private readonly hostCount: GPUBuffer;
+  private readonly adj: GPUBuffer;
+  private readonly ends: GPUBuffer;
+  private readonly rank: GPUBuffer;
+  private readonly prio: GPUBuffer;
+  private readonly state: GPUBuffer;
+  private readonly lists: [GPUBuffer, GPUBuffer];
+  private readonly hist: GPUBuffer;
+  private plan: ScanPlan;
+  private readonly histPlan: ScanPlan;
+  private readonly histCount: number;
+  private readonly fixed: Record<'clearBodies' | 'clearHist' | 'scatter' | 'rounds' | 'tally' | 'offsets' | 'order', GPUBindGroup | GPUBindGroup[]>;
+  private inputGroups: { key: ColouringInputs; setup: GPUBindGroup; init: GPUBindGroup } | null = null;
+  private bodyCount = 0;
+  private layout: PairLayout = { stride: 2, offsetA: 0, offsetB: 1 };
+
+  private constructor(
+    private readonly device: GPUDevice,
+    readonly capacity: number,
+    readonly bodyCapacity: number,
+    /** the priorities: degree first (option), else the hash alone */
+    readonly largestFirst: boolean,
+    readonly seed: number,
+    maxColours: number,
+    rounds: number,
+    private readonly scan: PrefixScan,
+    private readonly kernels: Record<KernelName, Kernel>,
+    counters: Counters,
+  ) {
+    this.maxColours = maxColours;
+    this.rounds = rounds;
+    this.counters = counters;
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    const n = capacity, nb = bodyCapacity;
+    const make = (label: string, bytes: number, usage = storage) => device.createBuffer({ label: `colouring ${label}`, size: Math.max(16, bytes), usage });
+    this.params = make('params', ColourParamsRecord.stride, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
+    this.roundParams = make('rounds', UNIFORM_OFFSET_ALIGNMENT * rounds, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
+    this.hostCount = make('host count', 4);
+    this.adj = make('adjacency', 4 * (nb + 1 + 2 * n));
+    this.ends = make('ends', 8 * n);
+    this.rank = make('rank', 8 * n);
+    this.prio = make('priority', 4 * n);
+    this.state = make('state', 4 * n);
+    this.lists = [make('list A', 4 * n), make('list B', 4 * n)];
+    this.colour = make('colour', 4 * n);
+    this.order = make('order', 4 * n);
+    this.offsets = make('offsets', 4 * (maxColours + 3));
+    this.plan = scan.plan(this.adj, nb + 1); // remade for the body count (configure)
+    // (K + 1) colours × ⌈capacity / 64⌉ blocks, colour-major (colouring.wgsl.ts tally)
+    this.histCount = (maxColours + 1) * Math.ceil(n / COLOUR_BLOCK);
+    this.hist = make('histogram', 4 * this.histCount);
+    this.histPlan = scan.plan(this.hist, this.histCount);
+    const rp = new DataView(new ArrayBuffer(UNIFORM_OFFSET_ALIGNMENT * rounds));
+    for (let r = 0; r < rounds; r++) {
+      const at = UNIFORM_OFFSET_ALIGNMENT * r;
+      rp.setUint32(at + RoundParamsRecord.offsets.round, r, true);
+      rp.setUint32(at + RoundParamsRecord.offsets.in_counter, r === 0 ? COUNTER_N : survivorCounter(r - 1), true);
+      rp.setUint32(at + RoundParamsRecord.offsets.out_counter, survivorCounter(r), true);
+      rp.setUint32(at + RoundParamsRecord.offsets.identity, r === 0 ? 1 : 0, true);
+    }
+    device.queue.writeBuffer(this.roundParams, 0, rp.buffer);
+    const k = kernels, p = this.params, c = counters.buffer;
+    this.fixed = {
+      clearBodies: k.clearBodies.bind([p, this.adj]),
+      scatter: k.scatter.bind([p, c, this.adj, this.ends, this.rank, this.prio]),
+      // round r reads list (r + 1) % 2 … and writes list r % 2 (round 0 reads none: identity)
+      rounds: Array.from({ length: rounds }, (_, r) =>
+        k.round.bind([p, { buffer: this.roundParams, offset: UNIFORM_OFFSET_ALIGNMENT * r, size: RoundParamsRecord.stride }, c, this.adj, this.ends, this.prio, this.state, this.lists[(r + 1) % 2], this.lists[r % 2]], `col_round ${r}`),
+      ),
+      clearHist: k.clearHist.bind([p, this.hist]),
+      tally: k.tally.bind([p, c, this.state, this.colour, this.rank, this.hist]),
+      offsets: k.offsets.bind([p, c, this.hist, this.offsets]),
+      order: k.order.bind([p, c, this.colour, this.rank, this.hist, this.order]),
+    };
+    this.configure(bodyCapacity);
+  }
+
+  static async create(device: GPUDevice, opts: ColouringOptions): Promise<GpuColouring> {
+    const { capacity, bodyCapacity } = opts;
+    const maxColours = opts.maxColours ?? DEFAULT_MAX_COLOURS;
+    const rounds = opts.rounds ?? DEFAULT_ROUNDS;
+    if (!(capacity >= 1 && Number.isInteger(capacity))) throw new RangeError(`GpuColouring: capacity ${capacity} must be a positive integer`);
+    if (!(bodyCapacity >= 1 && Number.isInteger(bodyCapacity))) throw new RangeError(`GpuColouring: body capacity ${bodyCapacity} must be a positive integer`);
+    if (!(maxColours >= 1 && maxColours <= 32 && Number.isInteger(maxColours))) throw new RangeError(`GpuColouring: maxColours ${maxColours} must be an integer in 1 .. 32 (one u32 mask)`);
+    if (!(rounds >= 1 && rounds < 2 ** 24 && Number.isInteger(rounds))) throw new RangeError(`GpuColouring: rounds ${rounds} must be a positive integer`);
+    const scan = await PrefixScan.create(device);
+    const kernels = await buildKernels(device, 'gpu colouring', () => ({
+      setup: Kernel.create(device, 'col_setup', setupWgsl),
+      clearBodies: Kernel.create(device, 'col_clear_bodies', clearBodiesWgsl),
+      clearHist: Kernel.create(device, 'col_clear_hist', clearHistWgsl),
+      init: Kernel.create(device, 'col_init', initWgsl),
+      scatter: Kernel.create(device, 'col_scatter', scatterWgsl),
+      round: Kernel.create(device, 'col_round', roundWgsl),
+      tally: Kernel.create(device, 'col_tally', tallyWgsl),
+      offsets: Kernel.create(device, 'col_offsets', offsetsWgsl),
+      order: Kernel.create(device, 'col_order', orderWgsl),
+    }));
+    // counter k drives argument slot k: N, the survivors of each round, each colour's size (0 .. K)
+    const counterCount = 1 + rounds + maxColours + 1;
+    const slots = Array.from({ length: counterCount }, (_, k) => ({ counter: k, scale: 1, cap: capacity }));
+    const counters = await Counters.create(device, counterCount, slots, 'colouring counters');
+    return new GpuColouring(device, capacity, bodyCapacity, opts.largestFirst ?? false, (opts.seed ?? 0x5eed) >>> 0, maxColours, rounds, scan, kernels, counters);
+  }
+
+  /** Sets the body count and where the body indices lie in a constraint record (from the next submission on). */
+  configure(bodyCount: number, layout: PairLayout = this.layout): void {
+    if (!(bodyCount >= 1 && bodyCount <= this.bodyCapacity && Number.isInteger(bodyCount))) throw new RangeError(`GpuColouring: ${bodyCount} bodies, capacity ${this.bodyCapacity}`);
+    if (!(layout.stride >= 1 && layout.offsetA < layout.stride && layout.offsetB < layout.stride)) throw new RangeError('GpuColouring: pair layout offsets must lie within the stride');
+    if (bodyCount !== this.bodyCount && this.bodyCount > 0) {
+      // the scan of the body counts: over the bodies there are, not the capacity
+      this.plan.destroy();
+      this.plan = this.scan.plan(this.adj, bodyCount + 1);
+    }
+    this.bodyCount = bodyCount;
+    this.layout = { ...layout };
+    this.inputGroups = null; // the count word lives in params
+    this.countWord = -1;
+  }
+  private countWord = -1;
+
+  private writeParams(countWord: number): void {
+    if (countWord === this.countWord) return;
+    this.countWord = countWord;
+    const R = ColourParamsRecord;
+    const v = new DataView(new ArrayBuffer(R.stride));
+    R.write(v, 0, 'capacity', this.capacity);
+    R.write(v, 0, 'body_count', this.bodyCount);
+    R.write(v, 0, 'pair_stride', this.layout.stride);
+    R.write(v, 0, 'off_a', this.layout.offsetA);
+    R.write(v, 0, 'off_b', this.layout.offsetB);
+    R.write(v, 0, 'count_word', countWord);
+    R.write(v, 0, 'max_colours', this.maxColours);
+    R.write(v, 0, 'rounds', this.rounds);
+    R.write(v, 0, 'seed', this.seed);
+    R.write(v, 0, 'largest_first', this.largestFirst ? 1 : 0);
+    this.device.queue.writeBuffer(this.params, 0, v.buffer);
+  }
+
+  /** A count known on the host, as a GPU count (written before the next submission). */
+  setHostCount(count: number): GpuCount {
+    if (!(count >= 0 && Number.isInteger(count))) throw new RangeError(`GpuColouring: count ${count} must be a non-negative integer`);
+    this.device.queue.writeBuffer(this.hostCount, 0, new Uint32Array([count]));
+    return { buffer: this.hostCount, offset: 0 };
+  }
+
+  /** Argument slot of colour c (0 .. K−1; K: the overflow set): one thread per constraint of the colour. */
+  colourArgs(c: number): { buffer: GPUBuffer; offset: number } {
+    if (!(c >= 0 && c <= this.maxColours)) throw new RangeError(`GpuColouring: colour ${c} of 0 .. ${this.maxColours}`);
+    return { buffer: this.counters.args, offset: this.counters.argsOffset(sizeCounter(c, this.rounds)) };
+  }
+
+  /** Index of colour c's size in counters.buffer (u32). */
+  sizeCounter(c: number): number {
+    return sizeCounter(c, this.rounds);
+  }
+
+  /**
+   * Records one colouring of `inputs` into `pass`: colour, order, offsets, the counters and the
+   * per-colour arguments. No readback; the count and pairs are read as the pass has them at this point.
+   */
+  record(pass: GPUComputePassEncoder, inputs: ColouringInputs): void {
+    const { pairs, flags, count } = inputs;
+    if (count.offset % 4 !== 0) throw new RangeError('GpuColouring: the count offset must be a multiple of 4');
+    if (flags.size < 4 * this.bodyCount) throw new RangeError(`GpuColouring: the flag buffer holds ${flags.size / 4} bodies, ${this.bodyCount} configured`);
+    this.writeParams(count.offset / 4);
+    const g = this.inputGroups;
+    if (!g || g.key.pairs !== pairs || g.key.flags !== flags || g.key.count.buffer !== count.buffer) {
+      const k = this.kernels;
+      this.inputGroups = {
+        key: { pairs, flags, count: { ...count } },
+        setup: k.setup.bind([this.params, count.buffer, this.counters.buffer]),
+        init: k.init.bind([this.params, pairs, flags, this.counters.buffer, this.adj, this.ends, this.rank, this.state, this.prio]),
+      };
+    }
+    const ig = this.inputGroups!, f = this.fixed, k = this.kernels, c = this.counters;
+    const argsN = c.argsOffset(COUNTER_N);
+    c.recordClear(pass);
+    k.clearBodies.dispatch(pass, f.clearBodies as GPUBindGroup, this.bodyCount + 1);
+    k.setup.dispatch(pass, ig.setup, 1);
+    c.recordArgs(pass);
+    k.init.dispatchIndirect(pass, ig.init, c.args, argsN);
+    this.plan.record(pass);
+    k.scatter.dispatchIndirect(pass, f.scatter as GPUBindGroup, c.args, argsN);
+    const rounds = f.rounds as GPUBindGroup[];
+    for (let r = 0; r < this.rounds; r++) {
+      if (r > 0) c.recordArgs(pass);
+      k.round.dispatchIndirect(pass, rounds[r], c.args, r === 0 ? argsN : c.argsOffset(survivorCounter(r - 1)));
+    }
+    k.clearHist.dispatch(pass, f.clearHist as GPUBindGroup, this.histCount);
+    k.tally.dispatchIndirect(pass, f.tally as GPUBindGroup, c.args, argsN); // 64 per workgroup: one block each
+    this.histPlan.record(pass);
+    k.offsets.dispatch(pass, f.offsets as GPUBindGroup, 1);
+    k.order.dispatchIndirect(pass, f.order as GPUBindGroup, c.args, argsN);
+    c.recordArgs(pass); // the per-colour slots, from the sizes
+  }
+
+  /** Reads the last colouring back (tests and tools, not frames). */
+  async read(): Promise<ColouringResult> {
+    const [cnt, col, ord, off] = await readBuffers(this.device, [this.counters.buffer, this.colour, this.order, this.offsets]);
+    const counters = new Uint32Array(cnt);
+    const n = counters[COUNTER_N], K = this.maxColours;
+    const offsets = new Uint32Array(off, 0, K + 2).slice();
+    const sizes = Array.from({ length: K }, (_, c) => counters[sizeCounter(c, this.rounds)]);
+    return {
+      count: n,
+      colour: new Uint32Array(col, 0, n).slice(),
+      order: new Uint32Array(ord, 0, n).slice(),
+      offsets,
+      sizes,
+      overflow: counters[sizeCounter(K, this.rounds)],
+      coloursUsed: new Uint32Array(off)[K + 2],
+      survivors: Array.from({ length: this.rounds }, (_, r) => counters[survivorCounter(r)]),
+    };
+  }
+
+  destroy(): void {
+    this.histPlan.destroy();
+    for (const b of [this.hist, this.params, this.roundParams, this.hostCount, this.adj, this.ends, this.rank, this.prio, this.state, ...this.lists, this.colour, this.order, this.offsets]) b.destroy();
+    this.plan.destroy();
+    this.counters.destroy();
+  }
+}
+
+/** colouring.wgsl.ts mix: the priority hash (u32 arithmetic as WGSL's, wrapping). */
+function mix(v: number): number {
+  let x = v >>> 0;
+  x = Math.imul(x ^ (x >>> 16), 0x7feb352d) >>> 0;
+  x = Math.imul(x ^ (x >>> 15), 0x846ca68b) >>> 0;
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/**
+ * The CPU twin of GpuColouring (same stages, same priorities, same rounds): per constraint its colour,
+ * 0 .. K−1, or K for the overflow set. `isStatic[b]` (or b ≥ bodyCount) marks a body that never conflicts.
+ */
+export function colourJonesPlassmannCpu(
+  ib0: ArrayLike<number>,
+  ib1: ArrayLike<number>,
+  count: number,
+  isStatic: ArrayLike<number>,
+  bodyCount: number,
+  opts: { maxColours?: number; rounds?: number; largestFirst?: boolean; seed?: number } = {},
+): { colour: Uint32Array; survivors: number[] } {
+  const K = opts.maxColours ?? DEFAULT_MAX_COLOURS, R = opts.rounds ?? DEFAULT_ROUNDS;
+  const seed = (opts.seed ?? 0x5eed) >>> 0, largestFirst = opts.largestFirst ?? false;
+  // init: dynamic ends and the per-body counts; scan; scatter (here in index order: a list's order does
+  // not change the outcome, only which neighbours are met first)
+  const endA = new Uint32Array(count), endB = new Uint32Array(count);
+  const first = new Uint32Array(bodyCount + 1);
+  const dyn = (b: number) => b < bodyCount && !isStatic[b];
+  for (let i = 0; i < count; i++) {
+    const a = ib0[i], b = ib1[i];
+    endA[i] = dyn(a) ? a : NONE;
+    endB[i] = dyn(b) && b !== a ? b : NONE;
+    if (endA[i] !== NONE) first[endA[i] + 1]++;
+    if (endB[i] !== NONE) first[endB[i] + 1]++;
+  }
+  for (let b = 0; b < bodyCount; b++) first[b + 1] += first[b];
+  const list = new Uint32Array(first[bodyCount]);
+  const fill = first.slice(0, bodyCount);
+  for (let i = 0; i < count; i++) {
+    if (endA[i] !== NONE) list[fill[endA[i]]++] = i;
+    if (endB[i] !== NONE) list[fill[endB[i]]++] = i;
+  }
+  const prio = new Uint32Array(count);
+  const hseed = mix(seed);
+  for (let i = 0; i < count; i++) {
+    let degree = 0;
+    for (const e of [endA[i], endB[i]]) if (e !== NONE) degree += first[e + 1] - first[e] - 1;
+    const h = mix((hashPair(ib0[i], ib1[i]) ^ hseed) >>> 0);
+    prio[i] = largestFirst ? ((Math.min(degree, 255) << 24) | (h >>> 8)) >>> 0 : h;
+  }
+  const outranks = (j: number, i: number) => prio[j] > prio[i] || (prio[j] === prio[i] && j > i);
+  const state = new Uint32Array(count).fill(UNCOLOURED);
+  let left = Uint32Array.from({ length: count }, (_, i) => i);
+  const survivors: number[] = [];
+  for (let r = 0; r < R; r++) {
+    const next: number[] = [];
+    for (const i of left) {
+      let taken = 0, wins = true;
+      for (const b of [endA[i], endB[i]]) {
+        if (b === NONE || !wins) continue;
+        for (let k = first[b]; k < first[b + 1]; k++) {
+          const j = list[k];
+          if (j === i) continue;
+          const s = state[j];
+          if (s === UNCOLOURED || s >>> 8 === r) {
+            if (outranks(j, i)) { wins = false; break; }
+          } else if ((s & 255) < K) taken |= 1 << (s & 255);
+        }
+      }
+      if (wins) {
+        let c = 0;
+        while (c < 32 && taken & (1 << c)) c++;
+        state[i] = ((r << 8) | Math.min(c, K)) >>> 0;
+      } else next.push(i);
+    }
+    left = Uint32Array.from(next);
+    survivors.push(left.length);
+  }
+  const colour = Uint32Array.from(state, (s) => (s === UNCOLOURED ? K : Math.min(s & 255, K)));
+  return { colour, survivors };
+}

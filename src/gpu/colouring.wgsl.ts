@@ -1,0 +1,294 @@
+/**
+ * WGSL kernels of the per-frame constraint colouring (gpu/colouring.ts has the design, the invariants
+ * and the costs). Each kernel is its own module declaring only the buffers it binds (≤ 7 storage
+ * buffers: WebGPU's default is 8 per stage); the records' struct text comes from gpu/layout.ts.
+ *
+ * Buffers (n = counters[N] constraints ≤ capacity, nb = params.body_count bodies, K = params.max_colours):
+ *   pairs[..]     the caller's u32 words: constraint i's bodies at pair_stride·i + off_a and + off_b
+ *   flags[nb]     the caller's per-body u32: bit 0 = static (fixed: inverse mass 0); an index ≥ nb is
+ *                 static too (the world)
+ *   count_src[..] the caller's u32 words: the constraint count at word count_word (indirect count)
+ *   counters      [N, SURVIVORS_0 .. SURVIVORS_{R−1}, SIZE_0 .. SIZE_K] (atomic appends; gpu/counters.ts)
+ *   adj[nb+1+2n]  per body: the count of its constraints (col_init), then their exclusive scan (the
+ *                 body's first entry); from word nb+1 on: the constraints of each dynamic body (CSR)
+ *   ends[n]       vec2u: the constraint's dynamic bodies (NONE for a static or repeated one)
+ *   rank[n]       vec2u: the rank of the constraint in each end's list; then .x = its rank in its colour
+ *   prio[n]       its priority: a hash of its pair (col_init), the degree put first (col_scatter, option);
+ *                 ties (a pair given twice) broken by the index: the larger index wins
+ *   state[n]      UNCOLOURED, or (round << 8) | colour once coloured (colour K: overflow)
+ *   list_in/out   the constraints still uncoloured (round 0 reads 0 .. n−1 directly)
+ *   colour[n]     the final colour (K = overflow); order[n]: the constraints grouped by colour
+ *   offsets[K+3]  the first entry of each colour 0 .. K in `order`, then n, then the colours used
+ */
+import { defineRecord } from './layout.js';
+import { THREAD_INDEX_WGSL, kernelEntry } from './dispatch.js';
+
+export const ColourParamsRecord = defineRecord('ColourParams', [
+  ['capacity', 'u32', 'constraints at most'],
+  ['body_count', 'u32', 'bodies (flags entries); indices ≥ this are static'],
+  ['pair_stride', 'u32', 'u32 words from one constraint to the next in pairs'],
+  ['off_a', 'u32', 'word of body a within a constraint'],
+  ['off_b', 'u32', 'word of body b'],
+  ['count_word', 'u32', 'word of count_src holding the constraint count'],
+  ['max_colours', 'u32', 'K ≤ 32: colours 0 .. K−1, K = the overflow set'],
+  ['rounds', 'u32', 'R: Jones–Plassmann rounds'],
+  ['seed', 'u32', 'priority hash seed'],
+  ['largest_first', 'u32', '1: degree in the priority (largest first), 0: hash only'],
+] as const);
+
+export const RoundParamsRecord = defineRecord('RoundParams', [
+  ['round', 'u32', 'r'],
+  ['in_counter', 'u32', 'counter holding the input list length'],
+  ['out_counter', 'u32', 'counter of the survivors'],
+  ['identity', 'u32', '1: the input is 0 .. n−1 (round 0), not list_in'],
+] as const);
+
+/** counters[COUNTER_N]: constraints this frame (min(count, capacity)) */
+export const COUNTER_N = 0;
+/** counters[survivorCounter(r)] = constraints still uncoloured after round r */
+export const survivorCounter = (r: number) => 1 + r;
+/** counters[sizeCounter(c, R)] = constraints of colour c (c = K: overflow) */
+export const sizeCounter = (c: number, rounds: number) => 1 + rounds + c;
+export const UNCOLOURED = 0xffffffff;
+export const NONE = 0xffffffff;
+
+const common = /* wgsl */ `
+${ColourParamsRecord.wgsl}
+@group(0) @binding(0) var<uniform> params: ColourParams;
+const UNCOLOURED: u32 = ${UNCOLOURED}u;
+const NONE: u32 = ${NONE}u;
+const COUNTER_N: u32 = ${COUNTER_N}u;
+${THREAD_INDEX_WGSL}
+// a well-mixed 32-bit hash (a murmur-style finaliser): the random priorities of Jones–Plassmann
+fn mix(v: u32) -> u32 {
+  var x = v;
+  x ^= x >> 16u; x *= 0x7feb352du;
+  x ^= x >> 15u; x *= 0x846ca68bu;
+  x ^= x >> 16u;
+  return x;
+}
+// collision/manifolds.ts hashPair (u32 arithmetic, wrapping as Math.imul)
+fn hash_pair(a: u32, b: u32) -> u32 {
+  var h = (a * 0x9e3779b1u) ^ ((b + 0x7f4a7c15u) * 0x85ebca77u);
+  h ^= h >> 15u;
+  return h * 0x2c1b3c6du;
+}
+`;
+
+export const setupWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read> count_src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> counters: array<u32>;
+// n = min(count, capacity): constraints past the capacity were never written by the producer
+${kernelEntry('col_setup')} {
+  if (thread_index(gid, nwg) != 0u) { return; }
+  counters[COUNTER_N] = min(count_src[params.count_word], params.capacity);
+}
+`;
+
+export const clearBodiesWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read_write> adj: array<u32>;
+${kernelEntry('col_clear_bodies')} {
+  let b = thread_index(gid, nwg);
+  if (b <= params.body_count) { adj[b] = 0u; }
+}
+`;
+
+export const initWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read> pairs: array<u32>;
+@group(0) @binding(2) var<storage, read> flags: array<u32>;
+@group(0) @binding(3) var<storage, read> counters: array<u32>;
+@group(0) @binding(4) var<storage, read_write> adj: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> ends: array<vec2u>;
+@group(0) @binding(6) var<storage, read_write> rank: array<vec2u>;
+@group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> prio: array<u32>;
+fn dynamic_body(b: u32) -> bool { return b < params.body_count && (flags[b] & 1u) == 0u; }
+// the constraint's dynamic ends, each counted on its body (the CSR's counting pass: integer atomics),
+// and its hash: of its pair, not of its index, so a pair keeps its priority whatever the order the
+// producer appended the constraints in (atomic appends), from frame to frame
+${kernelEntry('col_init')} {
+  let i = thread_index(gid, nwg);
+  if (i >= counters[COUNTER_N]) { return; }
+  let a = pairs[params.pair_stride * i + params.off_a];
+  let b = pairs[params.pair_stride * i + params.off_b];
+  var e = vec2u(NONE, NONE);
+  var r = vec2u(0u, 0u);
+  if (dynamic_body(a)) { e.x = a; r.x = atomicAdd(&adj[a], 1u); }
+  if (dynamic_body(b) && b != a) { e.y = b; r.y = atomicAdd(&adj[b], 1u); }
+  ends[i] = e;
+  rank[i] = r;
+  atomicStore(&state[i], UNCOLOURED);
+  prio[i] = mix(hash_pair(a, b) ^ mix(params.seed));
+}
+`;
+
+export const scatterWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read> counters: array<u32>;
+@group(0) @binding(2) var<storage, read_write> adj: array<u32>;
+@group(0) @binding(3) var<storage, read> ends: array<vec2u>;
+@group(0) @binding(4) var<storage, read> rank: array<vec2u>;
+@group(0) @binding(5) var<storage, read_write> prio: array<u32>;
+// the CSR's fill (entry = the body's first + the rank counted in col_init), and the priority:
+//   largest first: (min(degree, 255) << 24) | (hash >> 8), degree = Σ_ends (constraints of the body − 1)
+//   else:          hash (col_init's)
+${kernelEntry('col_scatter')} {
+  let i = thread_index(gid, nwg);
+  if (i >= counters[COUNTER_N]) { return; }
+  let e = ends[i];
+  let r = rank[i];
+  let base = params.body_count + 1u;
+  var degree = 0u;
+  if (e.x != NONE) { adj[base + adj[e.x] + r.x] = i; degree += adj[e.x + 1u] - adj[e.x] - 1u; }
+  if (e.y != NONE) { adj[base + adj[e.y] + r.y] = i; degree += adj[e.y + 1u] - adj[e.y] - 1u; }
+  if (params.largest_first != 0u) { prio[i] = (min(degree, 255u) << 24u) | (prio[i] >> 8u); }
+}
+`;
+
+export const roundWgsl = /* wgsl */ `${common}
+${RoundParamsRecord.wgsl}
+@group(0) @binding(1) var<uniform> round: RoundParams;
+@group(0) @binding(2) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read> adj: array<u32>;
+@group(0) @binding(4) var<storage, read> ends: array<vec2u>;
+@group(0) @binding(5) var<storage, read> prio: array<u32>;
+@group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read> list_in: array<u32>;
+@group(0) @binding(8) var<storage, read_write> list_out: array<u32>;
+// j outranks i: a higher priority, ties to the higher index (a strict total order: no two tie)
+fn outranks(j: u32, i: u32) -> bool {
+  let pj = prio[j]; let pi = prio[i];
+  return pj > pi || (pj == pi && j > i);
+}
+// Jones–Plassmann round r (Jones & Plassmann 1993, Luby 1986's random priorities): an uncoloured
+// constraint that outranks every uncoloured neighbour takes the lowest colour no coloured neighbour has
+// (a 32-bit mask of their colours); none below K: the overflow colour K. A neighbour coloured in this
+// same round still counts as uncoloured (state round = r), so the outcome does not depend on which
+// thread writes first: two neighbours never both win a round (one outranks the other), and a winner's
+// colour is read from rounds < r only. The others go on the survivors' list for round r + 1.
+${kernelEntry('col_round')} {
+  let t = thread_index(gid, nwg);
+  if (t >= atomicLoad(&counters[round.in_counter])) { return; }
+  var i = t;
+  if (round.identity == 0u) { i = list_in[t]; }
+  let base = params.body_count + 1u;
+  let e = ends[i];
+  var taken = 0u;
+  var wins = true;
+  for (var side = 0u; side < 2u && wins; side++) {
+    var b = e.x;
+    if (side == 1u) { b = e.y; }
+    if (b == NONE) { continue; }
+    let end = adj[b + 1u];
+    for (var k = adj[b]; k < end; k++) {
+      let j = adj[base + k];
+      if (j == i) { continue; }
+      let s = atomicLoad(&state[j]);
+      if (s == UNCOLOURED || (s >> 8u) == round.round) {
+        if (outranks(j, i)) { wins = false; break; }
+      } else {
+        let c = s & 255u;
+        if (c < params.max_colours) { taken |= 1u << c; } // the overflow colour K blocks nothing
+      }
+    }
+  }
+  if (wins) {
+    var c = countTrailingZeros(~taken); // the lowest free colour (32 when all 32 are taken)
+    if (c >= params.max_colours) { c = params.max_colours; }
+    atomicStore(&state[i], (round.round << 8u) | c);
+  } else {
+    let k = atomicAdd(&counters[round.out_counter], 1u);
+    list_out[k] = i;
+  }
+}
+`;
+
+const BLOCK = 64;
+export const COLOUR_BLOCK = BLOCK;
+
+export const clearHistWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read_write> hist: array<u32>;
+${kernelEntry('col_clear_hist')} {
+  let k = thread_index(gid, nwg);
+  if (k < (params.max_colours + 1u) * ((params.capacity + ${BLOCK - 1}u) / ${BLOCK}u)) { hist[k] = 0u; }
+}
+`;
+
+// The stable counting sort by colour (K + 1 ≤ 33 keys), in blocks of 64 constraints (one workgroup):
+//   tally   per block: each constraint's colour (uncoloured after R rounds: the overflow colour K), its
+//           rank among the block's earlier constraints of its colour, and the block's count of each
+//           colour into hist[c · blocks + block] (colour-major), added to the colour's size counter
+//   scan    of hist (gpu/scan.ts): hist[c · blocks + block] = Σ_{c' < c} size(c') + Σ_{b < block} count(c, b)
+//   order   order[hist[c · blocks + block] + rank] = i: colour by colour, by index within a colour
+// so the grouping is deterministic (the overflow pass, solved serially, sees its constraints by index).
+export const tallyWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read> state: array<u32>;
+@group(0) @binding(3) var<storage, read_write> colour: array<u32>;
+@group(0) @binding(4) var<storage, read_write> rank: array<vec2u>;
+@group(0) @binding(5) var<storage, read_write> hist: array<u32>;
+var<workgroup> block_colour: array<u32, ${BLOCK}>;
+@compute @workgroup_size(${BLOCK})
+fn col_tally(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let block = wid.y * nwg.x + wid.x;
+  let i = block * ${BLOCK}u + lid;
+  let n = atomicLoad(&counters[COUNTER_N]);
+  let K = params.max_colours;
+  var c = K + 1u; // past the end: not a constraint
+  if (i < n) {
+    c = K;
+    let s = state[i];
+    if (s != UNCOLOURED) { c = min(s & 255u, K); }
+    colour[i] = c;
+  }
+  block_colour[lid] = c;
+  workgroupBarrier();
+  if (i < n) {
+    var r = 0u;
+    for (var k = 0u; k < lid; k++) { if (block_colour[k] == c) { r++; } }
+    rank[i].x = r;
+  }
+  if (lid <= K) {
+    var count = 0u;
+    for (var k = 0u; k < ${BLOCK}u; k++) { if (block_colour[k] == lid) { count++; } }
+    let blocks = (params.capacity + ${BLOCK - 1}u) / ${BLOCK}u;
+    if (count > 0u) {
+      hist[lid * blocks + block] = count;
+      atomicAdd(&counters[1u + params.rounds + lid], count);
+    }
+  }
+}
+`;
+
+export const offsetsWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read> counters: array<u32>;
+@group(0) @binding(2) var<storage, read> hist: array<u32>;
+@group(0) @binding(3) var<storage, read_write> offsets: array<u32>;
+// offsets[c] = the scanned hist at (c, block 0) = Σ_{c' < c} size(c') for c = 0 .. K,
+// offsets[K + 1] = n, offsets[K + 2] = the colours used (the highest non-empty colour below K, plus 1)
+${kernelEntry('col_offsets')} {
+  if (thread_index(gid, nwg) != 0u) { return; }
+  let blocks = (params.capacity + ${BLOCK - 1}u) / ${BLOCK}u;
+  var used = 0u;
+  for (var c = 0u; c <= params.max_colours; c++) {
+    offsets[c] = hist[c * blocks];
+    if (c < params.max_colours && counters[1u + params.rounds + c] > 0u) { used = c + 1u; }
+  }
+  offsets[params.max_colours + 1u] = counters[COUNTER_N];
+  offsets[params.max_colours + 2u] = used;
+}
+`;
+
+export const orderWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read> counters: array<u32>;
+@group(0) @binding(2) var<storage, read> colour: array<u32>;
+@group(0) @binding(3) var<storage, read> rank: array<vec2u>;
+@group(0) @binding(4) var<storage, read> hist: array<u32>;
+@group(0) @binding(5) var<storage, read_write> order: array<u32>;
+// the counting sort's scatter: colour c's constraints from order[offsets[c]] on, by index
+${kernelEntry('col_order')} {
+  let i = thread_index(gid, nwg);
+  if (i >= counters[COUNTER_N]) { return; }
+  let blocks = (params.capacity + ${BLOCK - 1}u) / ${BLOCK}u;
+  order[hist[colour[i] * blocks + i / ${BLOCK}u] + rank[i].x] = i;
+}
+`;
