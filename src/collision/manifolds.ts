@@ -34,6 +34,8 @@
  * (pipeline.ts), and its manifolds wait, impulses and all, for it to wake (Box2D keeps a sleeping
  * island's contacts the same way).
  */
+import { hashPair } from '../math/hash-pair.js';
+export { hashPair };
 import { MAX_MANIFOLD_POINTS } from './types.js';
 import { tangentOf } from '../rows/contact.js';
 import { rotateVector, rotateVectorBack } from '../rigid/quat.js';
@@ -444,9 +446,3 @@ export class ManifoldStore {
   }
 }
 
-/** A hash of the pair (a, b) (multiplicative, Knuth's and MurmurHash3's odd constants). */
-export function hashPair(a: number, b: number): number {
-  let h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x7f4a7c15, 0x85ebca77);
-  h ^= h >>> 15;
-  return Math.imul(h, 0x2c1b3c6d) >>> 0;
-}

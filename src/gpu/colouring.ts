@@ -72,7 +72,7 @@ import { Kernel } from './dispatch.js';
 import { buildKernels } from './kernels.js';
 import { readBuffers } from './frames.js';
 import { PrefixScan, type ScanPlan } from './scan.js';
-import { hashPair } from '../collision/manifolds.js';
+import { hashPair } from '../math/hash-pair.js';
 import { UNIFORM_OFFSET_ALIGNMENT } from './layout.js';
 import {
   COUNTER_N,

@@ -67,7 +67,7 @@ fn mix(v: u32) -> u32 {
   x ^= x >> 16u;
   return x;
 }
-// collision/manifolds.ts hashPair (u32 arithmetic, wrapping as Math.imul)
+// math/hash-pair.ts hashPair (u32 arithmetic, wrapping as Math.imul)
 fn hash_pair(a: u32, b: u32) -> u32 {
   var h = (a * 0x9e3779b1u) ^ ((b + 0x7f4a7c15u) * 0x85ebca77u);
   h ^= h >> 15u;

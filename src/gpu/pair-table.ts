@@ -72,7 +72,7 @@ ${PairTableParamsRecord.wgsl}
 @group(0) @binding(0) var<uniform> params: PairTableParams;
 const EMPTY: u32 = ${EMPTY}u;
 ${THREAD_INDEX_WGSL}
-// collision/manifolds.ts hashPair, in u32 arithmetic (wrapping, as Math.imul)
+// math/hash-pair.ts hashPair, in u32 arithmetic (wrapping, as Math.imul)
 fn hash_pair(a: u32, b: u32) -> u32 {
   var h = (a * 0x9e3779b1u) ^ ((b + 0x7f4a7c15u) * 0x85ebca77u);
   h ^= h >> 15u;
