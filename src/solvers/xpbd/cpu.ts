@@ -224,7 +224,7 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       this.contactRows = 3 * list.count;
       if (list.count > 0) {
         contacts = this.contactSolver;
-        contacts.begin(list, this.collision!.manifolds);
+        contacts.begin(list, this.collision!.manifolds, h);
       }
       t = clock.lap('collide', t);
     }
@@ -239,7 +239,7 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
         t = clock.lap('project joints', t);
         // then the contacts, one after the other (Gauss–Seidel after the joints' colours)
         if (contacts) {
-          contacts.project(this.positionPrev, this.orientationPrev);
+          contacts.project(this.positionPrev, this.orientationPrev, k === 0);
           t = clock.lap('project contacts', t);
         }
         if (record) this.recordResidual(h, residual, contacts);
