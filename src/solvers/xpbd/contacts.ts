@@ -51,7 +51,7 @@
  *      in 2 s).
  *   3. Δp_t is measured from a reference that a resting contact keeps: for two non-spheres the
  *      anchor pair's offset when it was taken, (p_B − p_A) − (p_B − p_A)_ref, the reference being the
- *      detection's, or, for a point that persists (same key) and was stuck at the end of the last frame,
+ *      detection's, or, for a point that persists (the store's match: same key, or nearest anchor) and was stuck at the end of the last frame,
  *      the one it had. The text's Δp since the substep's start lets the corrections of the manifolds
  *      above ratchet a stack sideways a little every substep (measured: a 10-box stack collapsed;
  *      measured from the frame's detection: the top crept 13 cm in 9 s; kept while stuck: 33 µm).
