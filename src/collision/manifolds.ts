@@ -69,6 +69,13 @@ export class ManifoldStore {
   tangentImpulse1 = new Float64Array(0);
   tangentImpulse2 = new Float64Array(0);
   /**
+   * per point: which old point of its slot (0..3) it took its impulses from in the slot's last update
+   * (setPoint's match by key or by anchor), −1 none (a new point); k itself when refresh kept the points.
+   * A solver with per-point data of its own (xpbd-cpu's static-friction reference) follows the store's
+   * matching through it instead of matching again.
+   */
+  origin = new Int8Array(0);
+  /**
    * coherence (refresh): per slot, the body whose frame carries the normal (0: A, 1: B, −1: the slot may
    * not be refreshed), and the normal of the last full narrow phase in A's and in B's local frames (3 each)
    */
@@ -214,6 +221,7 @@ export class ManifoldStore {
         if (d2 < best) (best = d2), (m = q);
       }
     }
+    this.origin[p] = m;
     if (m < 0) {
       this.normalImpulse[p] = 0;
       this.tangentImpulse1[p] = 0;
@@ -296,7 +304,10 @@ export class ManifoldStore {
     }
     // accepted: the records keep their anchors (the generation's, so the drift above is measured
     // from it, not from the last step) and their impulses; the separations and normal are the pose's
-    for (let k = 0; k < n; k++) this.separation[4 * s + k] = out[3 + 7 * k + 6];
+    for (let k = 0; k < n; k++) {
+      this.separation[4 * s + k] = out[3 + 7 * k + 6];
+      this.origin[4 * s + k] = k;
+    }
     this.turnNormal(s, nx, ny, nz);
     out[0] = nx;
     out[1] = ny;
@@ -431,6 +442,9 @@ export class ManifoldStore {
     this.normalImpulse = g(this.normalImpulse, new Float64Array(P));
     this.tangentImpulse1 = g(this.tangentImpulse1, new Float64Array(P));
     this.tangentImpulse2 = g(this.tangentImpulse2, new Float64Array(P));
+    const origin = new Int8Array(P).fill(-1);
+    origin.set(this.origin);
+    this.origin = origin;
     const free = new Int32Array(cap);
     free.set(this.free.subarray(0, this.freeCount));
     // new slots, handed out lowest first

@@ -153,6 +153,13 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     this.rowScratch = new Float64Array(2 * n * n + 2 * n);
     this.contactSolver = this.collision ? new XpbdContacts(world.bodies, this.w, this.rigid, this.options.restitutionThreshold) : null;
     if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
+    if (this.collision) {
+      // the manifolds' points carried while a pair barely moves (collision/manifolds.ts refresh; why a
+      // refreshed record serves the position-level projection as well as a fresh one: xpbd/contacts.ts
+      // "Manifolds"), and the contacts read from the records, not the contact rows' fields
+      this.collision.coherence = true;
+      this.collision.rowFields = false;
+    }
   }
 
   /** Whether body ib moves in this step: dynamic and not asleep (collision/islands.ts). */
@@ -217,7 +224,7 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       this.contactRows = 3 * list.count;
       if (list.count > 0) {
         contacts = this.contactSolver;
-        contacts.begin(list);
+        contacts.begin(list, this.collision!.manifolds, h);
       }
       t = clock.lap('collide', t);
     }
@@ -232,7 +239,7 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
         t = clock.lap('project joints', t);
         // then the contacts, one after the other (Gauss–Seidel after the joints' colours)
         if (contacts) {
-          contacts.project(this.positionPrev, this.orientationPrev);
+          contacts.project(this.positionPrev, this.orientationPrev, k === 0);
           t = clock.lap('project contacts', t);
         }
         if (record) this.recordResidual(h, residual, contacts);
@@ -245,6 +252,7 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
         t = clock.lap('velocity pass', t);
       }
     }
+    if (contacts) contacts.storeImpulses(h);
     clock.paused = false;
     this.frame++;
   }
