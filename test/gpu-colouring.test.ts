@@ -26,24 +26,10 @@ import { GpuColouring, colourJonesPlassmannCpu, type ColouringResult } from '../
 import { colourConstraints } from '../src/model/colouring.js';
 import { readBuffers } from '../src/gpu/frames.js';
 import { mulberry32 } from './support/random.js';
+import { mapReadBuffersCreatedBy } from './support/gpu.js';
 
 let gpuPromise: Promise<GpuContext> | undefined;
 
-/** MAP_READ buffers created while `f` runs: a readback needs one (storage buffers cannot be mapped) */
-function mapReadBuffersCreatedBy(device: GPUDevice, f: () => void): number {
-  const create = device.createBuffer.bind(device);
-  let made = 0;
-  device.createBuffer = (d: GPUBufferDescriptor) => {
-    if (d.usage & GPUBufferUsage.MAP_READ) made++;
-    return create(d);
-  };
-  try {
-    f();
-  } finally {
-    device.createBuffer = create;
-  }
-  return made;
-}
 const gpu = () => (gpuPromise ??= acquireGpu());
 
 interface Graph {

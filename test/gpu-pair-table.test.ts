@@ -20,24 +20,10 @@ import { acquireGpu, type GpuContext } from '../src/gpu/device.js';
 import { EMPTY, GpuPairTable, NOT_FOUND, type PairTableState } from '../src/gpu/pair-table.js';
 import { ManifoldStore, hashPair } from '../src/collision/manifolds.js';
 import { mulberry32 } from './support/random.js';
+import { mapReadBuffersCreatedBy } from './support/gpu.js';
 
 let gpuPromise: Promise<GpuContext> | undefined;
 
-/** MAP_READ buffers created while `f` runs: a readback needs one (storage buffers cannot be mapped) */
-function mapReadBuffersCreatedBy(device: GPUDevice, f: () => void): number {
-  const create = device.createBuffer.bind(device);
-  let made = 0;
-  device.createBuffer = (d: GPUBufferDescriptor) => {
-    if (d.usage & GPUBufferUsage.MAP_READ) made++;
-    return create(d);
-  };
-  try {
-    f();
-  } finally {
-    device.createBuffer = create;
-  }
-  return made;
-}
 const gpu = () => (gpuPromise ??= acquireGpu());
 
 const RECORD = { stride: 3, offsetA: 2, offsetB: 0 };
