@@ -40,11 +40,27 @@ const PILE_SOLVERS = CONTACT_SOLVERS;
  * cubes, which sank 8.7 % and 4.4 % of an edge on block Jacobi contact rows at 1 × 8, stand since its
  * contacts are the contact solver's mass-split Jacobi variant at ⌈8 √(2 cm / L)⌉ substeps.)
  */
-const KNOWN: Record<string, string> = {};
+const KNOWN: Record<string, string> = {
+  // vertical-stack at its defaults (15 boxes of 1 m, ±1 cm offsets): the soft contact's compliance lets the column
+  // bend (softstep-cpu leans about x, 0.01 rad at the top); at 60 Hz contacts it holds, but stiffer defaults
+  // topple other piles (closing note of 2026-11-27). Rapier: 9.5 mm.
+  'softstep-cpu stack of 15 holds': 'the top box moves 123.75 mm from 1 s to 10 s (limit 10 mm): the column leans',
+  'pgs-cpu stack of 15 holds': 'the top box moves 17.90 mm from 1 s to 10 s (limit 10 mm)',
+  'si-soft-cpu stack of 15 holds': 'the top box moves 17.90 mm from 1 s to 10 s (limit 10 mm)',
+  'gs-cpu stack of 15 holds': 'the top box moves 17.90 mm from 1 s to 10 s (limit 10 mm)',
+  'jacobi-cpu stack of 15 holds': 'the top box moves 21.98 mm from 1 s to 10 s (limit 10 mm)',
+  // ten 5 cm boxes: the small-body spring (si-soft/cpu.ts SIZE_SAG) bounds a box's sag under its own weight, not
+  // under the load above it, and a column of such springs buckles at about 10 boxes. Rapier: 4 mm.
+  'softstep-cpu stack of 10 5 cm boxes holds': 'the stack falls: the top box 603 mm away (limit 0.5 mm)',
+  'si-soft-cpu stack of 10 5 cm boxes holds': 'the stack falls: the top box 634 mm away (limit 0.5 mm)',
+  'pgs-cpu stack of 10 5 cm boxes holds': 'the top box moves 8.57 mm from 1 s to 10 s (limit 0.5 mm)',
+  'gs-cpu stack of 10 5 cm boxes holds': 'the top box moves 8.57 mm from 1 s to 10 s (limit 0.5 mm)',
+  'jacobi-cpu stack of 10 5 cm boxes holds': 'the top box moves 1.28 mm from 1 s to 10 s (limit 0.5 mm)',
+};
 
 function todo(id: string, name: string): { todo?: string } {
   const why = KNOWN[`${id} ${name}`];
-  return why ? { todo: `issue 21: ${why}` } : {};
+  return why ? { todo: `open: ${why}` } : {};
 }
 
 async function make(id: string, world: WorldDesc): Promise<Solver> {
@@ -95,7 +111,7 @@ function lowestCorner(s: Snapshot, i: number, h: number): number {
  *             issue's "small yaws", which a column of perfectly aligned faces does not have;
  *   pyramid   pyramid base 10 (55 boxes of 1 m, μ 0.6), its default 1 cm gaps.
  */
-const PILES: { name: string; world: () => WorldDesc }[] = [
+const PILES: { name: string; edge?: number; world: () => WorldDesc }[] = [
   { name: 'stack', world: () => findRigidScene('vertical-stack')!.build({ boxes: 10 }) },
   {
     name: 'stack, yawed',
@@ -110,6 +126,9 @@ const PILES: { name: string; world: () => WorldDesc }[] = [
     },
   },
   { name: 'pyramid', world: () => findRigidScene('pyramid')!.build({ base: 10 }) },
+  // beyond the issue's cases (2026-11-27): `vertical-stack` at its defaults, and a tall stack of small boxes
+  { name: 'stack of 15', world: () => findRigidScene('vertical-stack')!.build({}) },
+  { name: 'stack of 10 5 cm boxes', edge: 0.05, world: () => findRigidScene('vertical-stack')!.build({ boxes: 10, size: 0.025, offset: 0.0005 }) },
 ];
 
 const SETTLE = 60; // frames: 1 s
@@ -119,7 +138,8 @@ const CREEP_LIMIT = 0.01; // m
 for (const pile of PILES) {
   for (const id of PILE_SOLVERS) {
     const name = `${pile.name} holds`;
-    test(`${id}: ${pile.name} holds awake: no box moves 1 cm from 1 s to 10 s (sleeping off)`, todo(id, name), async () => {
+    const limit = CREEP_LIMIT * (pile.edge ?? 1); // 1 % of an edge
+    test(`${id}: ${pile.name} holds awake: no box moves ${limit * 1000} mm (1 % of an edge) from 1 s to 10 s (sleeping off)`, todo(id, name), async () => {
       const world = pile.world();
       const n = world.bodies.length;
       let settled: Float64Array | null = null;
@@ -133,7 +153,7 @@ for (const pile of PILES) {
           if (!(d <= peak)) (peak = d), (peakBody = i);
         }
       });
-      assert.ok(peak < CREEP_LIMIT, `box ${peakBody} moved ${(peak * 1000).toFixed(2)} mm after settling (limit 10 mm)`);
+      assert.ok(peak < limit, `box ${peakBody} moved ${(peak * 1000).toFixed(2)} mm after settling (limit ${limit * 1000} mm)`);
     });
   }
 }
