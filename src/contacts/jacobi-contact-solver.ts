@@ -77,11 +77,11 @@
 import type { ContactList } from '../rows/contact.js';
 import type { ManifoldStore } from '../collision/manifolds.js';
 import { frictionDisc, type ContactRule } from '../rows/block-solver.js';
-import {
-  ContactSolver, pointMass, type ContactResidual,
-  M_N, M_T1, M_T2, M_MA, M_MB, M_BIAS_RATE, M_MASS_SCALE, M_IMPULSE_SCALE, M_MU_STATIC, M_SLOP, MSTRIDE,
-  P_RA, P_RB, P_S0, P_LN, P_LT1, P_LT2, P_MU, PSTRIDE,
-} from './contact-solver.js';
+import { ContactSolver, CONTACT_RECORDS, pointMass, type ContactResidual } from './contact-solver.js';
+
+// the contact solver's record layout, as constants of this module (contact-solver.ts CONTACT_RECORDS)
+const { M_N, M_T1, M_T2, M_MA, M_MB, M_BIAS_RATE, M_MASS_SCALE, M_IMPULSE_SCALE, M_MU_STATIC, M_SLOP, MSTRIDE } = CONTACT_RECORDS;
+const { P_RA, P_RB, P_S0, P_LN, P_LT1, P_LT2, P_MU, PSTRIDE } = CONTACT_RECORDS;
 
 /** per point, the split effective masses (pointMass with S = diag(n_i)): A_nn, A_n1, A_n2, A_tt⁻¹ (4) */
 const S_KN = 0;
