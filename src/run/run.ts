@@ -194,19 +194,23 @@ export interface StageTime {
 }
 
 /**
- * A staged solver's stage times as mean ms per frame, in its step order: over `frames` timed frames, or
- * over the frames it sampled where it samples (GPU solvers, stageSampling).
+ * A staged solver's stage times as mean ms per frame, in its step order, and their clock: over `frames`
+ * timed frames on the wall clock, or over the frames it sampled where it samples (GPU solvers,
+ * stageSampling: 'GPU timestamps, N sampled frames', or why none was).
  */
-export function stageTimesPerFrame(solver: Solver, frames: number): StageTime[] | undefined {
-  if (!isStaged(solver)) return undefined;
+export function stageTimesPerFrame(solver: Solver, frames: number): { stages?: StageTime[]; clock?: string } {
+  if (!isStaged(solver)) return {};
   const sampling = solver.stageSampling?.();
-  if (sampling) frames = sampling.frames;
-  if (frames <= 0) return undefined;
+  if (sampling) {
+    frames = sampling.frames;
+    if (frames <= 0) return { clock: `not timed: ${sampling.note}` };
+  }
+  if (frames <= 0) return {};
   const totals = solver.stageTimes();
   const names = [...solver.stageNames, ...Object.keys(totals).filter((n) => !solver.stageNames.includes(n))];
-  return names.filter((n) => totals[n] !== undefined).map((name) => ({ name, msPerFrame: totals[name] / frames }));
+  const stages = names.filter((n) => totals[n] !== undefined).map((name) => ({ name, msPerFrame: totals[name] / frames }));
+  return { stages, clock: sampling ? `GPU timestamps, ${frames} sampled frame${frames === 1 ? '' : 's'}` : 'wall' };
 }
-
 
 export function sceneExtent(world: SceneDesc): number {
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
@@ -662,9 +666,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
   }
 
   const timings = solver.timings();
-  const stages = stageTimesPerFrame(solver, timings.msPerFrame.length);
-  const sampling = isStaged(solver) ? solver.stageSampling?.() : undefined;
-  const stagesClock = !sampling ? (stages ? 'wall' : undefined) : sampling.frames > 0 ? `GPU timestamps, ${sampling.frames} sampled frame${sampling.frames === 1 ? '' : 's'}` : `not timed: ${sampling.note}`;
+  const { stages, clock: stagesClock } = stageTimesPerFrame(solver, timings.msPerFrame.length);
   return {
     solver: solver.id,
     adapter: solver.adapter.name,
