@@ -13,7 +13,7 @@
  * at 1/60 s, with sleeping off, except where a
  * test says otherwise and why.
  */
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions, type Solver, type SolverOptions, type Snapshot } from '../src/solvers/solver.js';
@@ -25,10 +25,15 @@ import { parseSceneFile, sceneFileJson } from '../src/model/schema.js';
 import { stateHash } from '../src/metrics/hash.js';
 import { CONTACT_SLOP } from '../src/rows/block-solver.js';
 import { CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL } from '../src/solvers/jacobi/cpu.js';
+import { acquireGpu, type GpuContext } from '../src/gpu/device.js';
 
 const g = 9.81;
 const CONTACT_SOLVERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu', 'xpbd-cpu', 'jacobi-cpu'];
 const WITH_RAPIER = [...CONTACT_SOLVERS, 'rapier'];
+/** the GPU contact solvers (f32, on the software adapter here), in the tests whose physics they cover (no restitution yet) */
+const GPU_CONTACT_SOLVERS = ['jacobi-gpu'];
+let gpuContext: GpuContext | null = null;
+after(() => gpuContext?.device.destroy());
 
 async function make(id: string, world: WorldDesc, asked: Partial<SolverOptions> = {}): Promise<Solver> {
   const info = findSolver(id)!;
@@ -36,7 +41,8 @@ async function make(id: string, world: WorldDesc, asked: Partial<SolverOptions> 
   assert.equal(why, null, `${id} should take this scene`);
   // sleeping off: these tests measure the solvers' resting contacts, which a sleeping island skips
   // (sleeping has its own tests, test/sleeping.test.ts)
-  return info.create(world, resolveOptions(info, { sleep: 0, ...asked }));
+  if (info.device === 'gpu') gpuContext ??= await acquireGpu();
+  return info.create(world, resolveOptions(info, { sleep: 0, ...asked }), info.device === 'gpu' ? gpuContext! : undefined);
 }
 
 /** Steps `frames` frames, calling `each` with the frame number (1…) and the snapshot. */
@@ -59,7 +65,7 @@ const ground = (friction?: number) => ({ shape: { type: 'plane' as const }, fixe
  * tan θ < μ stays. a is measured from the velocity along the slope at 0.5 s and 1.5 s (within 3 %, the
  * issue's figure); the drift of the boxes that stay over the 2 s after a 0.25 s settle (below 1 mm).
  */
-for (const id of WITH_RAPIER) {
+for (const id of [...WITH_RAPIER, ...GPU_CONTACT_SOLVERS]) {
   test(`${id}: a box on a 0.25 rad slope slides with a = g(sin θ − μ cos θ) (3 %) when tan θ > μ, and stays (< 1 mm in 2 s) when tan θ < μ`, async () => {
     const th = 0.25;
     const world = findRigidScene('friction-ramp')!.build({ angle: th });
@@ -135,7 +141,7 @@ for (const id of WITH_RAPIER) {
  * at 45° to the tangents go √2 times less far). The one-step solvers lose v h / 2 to the time step
  * (semi-implicit Euler: d_h = d − v h/2, 2.7 % at 1/60 s).
  */
-for (const id of WITH_RAPIER) {
+for (const id of [...WITH_RAPIER, ...GPU_CONTACT_SOLVERS]) {
   test(`${id}: a box slid in 12 directions stops after v²/(2μg) (5 %), the same in every direction (0.5 %)`, async () => {
     const mu = 0.5, v0 = 3, d = (v0 * v0) / (2 * mu * g);
     const ratios: number[] = [];
@@ -165,7 +171,7 @@ for (const id of WITH_RAPIER) {
  * v = ω r; angular momentum about the contact point is kept (friction acts through it), so
  * m v₀ r = m v r + (2/5) m r² ω = (7/5) m v r: it ends rolling at v = 5/7 v₀, within 2 %, with ω r = v.
  */
-for (const id of WITH_RAPIER) {
+for (const id of [...WITH_RAPIER, ...GPU_CONTACT_SOLVERS]) {
   test(`${id}: a sphere launched sliding without spin ends rolling at 5/7 of its speed (2 %)`, async () => {
     const world = findRigidScene('rolling')!.build({ speed: 5, friction: 0.3, radius: 0.5 });
     const i = world.bodies.length - 1;
@@ -189,7 +195,7 @@ for (const id of WITH_RAPIER) {
  * 15 Hz (30 Hz capped at a quarter of 60 Hz): 1.1 mm beyond its slop; softstep-cpu has no slop and
  * twice 30 Hz against the fixed ground: 0.07 mm.
  */
-for (const id of [...WITH_RAPIER, 'gs-cpu']) {
+for (const id of [...WITH_RAPIER, 'gs-cpu', ...GPU_CONTACT_SOLVERS]) {
   test(`${id}: a box at rest on the ground stays within the slop of the surface and does not creep over 10 s`, async () => {
     const world: WorldDesc = { gravity: [0, -g, 0], bodies: [ground(), { shape: { type: 'box', halfExtents: [0.5, 0.5, 0.5] }, density: 1000, position: [0, 0.5, 0] }], constraints: [] };
     const metrics = new MetricsContext(world);

@@ -61,6 +61,21 @@ function oneSidedRowsReason(id: string, world: WorldDesc): string | null {
 }
 
 /**
+ * Why jacobi-gpu refuses a bouncing body: restitution is collision propagation, pair after pair on the
+ * CPU (contacts/contact-solver.ts restitution), not yet written for the GPU's parallel sweep. Null when
+ * no body has e > 0.
+ */
+function gpuRestitutionReason(id: string, world: WorldDesc): string | null {
+  if (!sceneHasContacts(world)) return null;
+  let first = -1;
+  forEachBody(world.bodies, (i, b) => {
+    if (first < 0 && (b.restitution ?? 0) > 0) first = i;
+  });
+  if (first < 0) return null;
+  return `${id} has no restitution on the GPU yet (bodies[${first}]: restitution ${world.bodies[first].restitution}); use jacobi-cpu, or restitution 0`;
+}
+
+/**
  * Rapier has one friction coefficient per collider, and is given μ_d (rapier/rapier.ts: `dynamicFriction`,
  * else `friction`): a body whose staticFriction differs from its dynamic one is held there only by μ_d.
  */
@@ -86,10 +101,12 @@ function rapierFrictionIgnored(id: string, world: WorldDesc): string | null {
 const rigidSolvers: RigidSolverInfo[] = [
   {
     id: 'jacobi-gpu',
-    description: 'Jacobi block solver in WGSL compute kernels on constraint rows (the reference text, every joint type; f32)',
+    description: 'Jacobi block solver in WGSL compute kernels on constraint rows (the reference text, every joint type; f32); contacts on the GPU as jacobi-cpu\'s (collision, warm start by a pair table, the mass-split Jacobi sweep, a frame with no readback), at jacobi-cpu\'s substeps; no sleeping and no restitution on the GPU yet',
     device: 'gpu',
     reads: velocityLevel,
-    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
+    unsupported: (world) => gpuRestitutionReason('jacobi-gpu', world),
+    contactDefaults: (world) => ({ substeps: sizeSubsteps(world, 8) }),
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('jacobi-gpu needs a WebGPU device');
       return JacobiGpuSolver.create(world, options, gpu);

@@ -252,7 +252,14 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     this.dispatch(pass, 'compute_positions');
   }
 
-  override readonly stageNames: readonly string[] = ['integrate velocities', 'prepare joints', 'solve start', 'solve', 'solve end', 'integrate positions'];
+  override get stageNames(): readonly string[] {
+    return ['integrate velocities', 'prepare joints', 'solve start', 'solve', 'solve end', 'integrate positions'];
+  }
+
+  /** global-gpu solves the equalities A λ = b: no contacts (the registry refuses them, with the reason). */
+  protected override takesContacts(): boolean {
+    return false;
+  }
 
   protected override encodeFrame(at: StagePass): void {
     const { substeps, iterations } = this.options;

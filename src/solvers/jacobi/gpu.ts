@@ -45,6 +45,10 @@ import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from '
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { F32_MAX, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, writeJointRecord, type RowKernelSpec } from '../../rows/rows.wgsl.js';
+import { GpuJacobiContacts } from '../../contacts/gpu-jacobi-contacts.js';
+import { baumgarteContacts } from '../../rows/block-solver.js';
+import { sceneHasContacts } from '../solver.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 interface Kernel {
   spec: KernelSpec;
@@ -61,6 +65,8 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   readonly id: string = 'jacobi-gpu';
   readonly variant: JacobiVariant;
   readonly bodyCount: number;
+  /** the world as given (its bodies' shapes and materials: the contact stages) */
+  protected readonly world: WorldDesc;
 
   protected readonly w: CompiledWorld;
   /** the joints as they are now: the world's, then those added and less those removed between steps */
@@ -83,12 +89,20 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   private readonly kernels = new Map<string, Kernel>();
   /** the rows' layout: the CPU RowBlockSolver over the same joints, laid out again when they change */
   protected readonly rowSolver: RowBlockSolver;
+  /**
+   * jacobi-gpu's contacts (contacts/gpu-jacobi-contacts.ts: the contact solver's Jacobi variant in WGSL,
+   * on the GPU collision pipeline), or null: a world without collisions, or a subclass that takes none
+   */
+  protected contacts: GpuJacobiContacts | null = null;
+  /** sweeps made in this substep (the contacts' points walk backwards on odd ones, as jacobi-cpu's) */
+  private contactSweep = 0;
   /** joints of each JointKind, and the first record of each in the 'joint' buffer */
   private jointCount = [0, 0, 0, 0];
   private jointStart = [0, 0, 0, 0];
 
   protected constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<JacobiVariant>, gpu: GpuContext) {
     super({ ...defaultSolverOptions, ...options }, gpu);
+    this.world = world;
     this.variant = { applyWarmStart: true, ...variant };
     this.w = compileWorld(world);
     this.bodyCount = this.w.worldBodyCount;
@@ -153,6 +167,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     for (const [name, d] of Object.entries(upload) as [BufferName, ArrayBuffer][]) this.device.queue.writeBuffer(this.buffers.get(name)!, 0, d);
     this.writeParams();
     this.bindKernels(grew);
+    this.contacts?.setJoints(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
     await this.layoutChanged(grew);
   }
 
@@ -175,6 +190,44 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     this.checkLimits(this.sizes());
     this.upload();
     await this.buildPipelines();
+    if (this.takesContacts() && sceneHasContacts(this.world) && this.world.bodies.length >= 2) await this.createContacts();
+  }
+
+  /** Whether this solver solves contacts on a world with collisions (jacobi-gpu; its subclasses do not yet). */
+  protected takesContacts(): boolean {
+    return true;
+  }
+
+  /**
+   * The contact stages (contacts/gpu-jacobi-contacts.ts) over this solver's body buffers: jacobi-cpu's
+   * rule (Baumgarte β with the 5 mm slop and the 3 m/s push-out cap), the frame's dt for the speculative
+   * margins, and CONTACT_PAIRS_PER_BODY pair slots per body.
+   */
+  private async createContacts(): Promise<void> {
+    const { dt, substeps, beta, warmStart, restitutionThreshold } = this.options;
+    const b = this.buffers;
+    const n = this.world.bodies.length;
+    const fixed = Array.from({ length: n }, (_, i) => this.w.inverseMass[i] === 0);
+    const capacity = Math.max(256, CONTACT_PAIRS_PER_BODY * n);
+    const c = await GpuJacobiContacts.create(this.device, this.w.bodyCount, this.world.bodies, fixed, capacity, {
+      pose: b.get('pose')!,
+      velocity: b.get('velocity')!,
+      velocity_delta: b.get('velocity_delta')!,
+      inverse_mass: b.get('inverse_mass')!,
+    });
+    const g = this.w.gravity;
+    c.configure(dt / substeps, dt, Math.hypot(g[0], g[1], g[2]), baumgarteContacts(beta, restitutionThreshold), warmStart);
+    c.setJoints(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
+    this.contacts = c;
+  }
+
+  /** The pose and velocities now; with contacts, a frame that found more pairs than the slots hold is an error. */
+  override async snapshot(): Promise<Snapshot> {
+    if (this.contacts) {
+      const lost = await this.contacts.overflow();
+      if (lost > 0) throw new Error(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.collision.broad.pairCapacity} slots (${CONTACT_PAIRS_PER_BODY} per body): contacts were lost; this scene is denser than jacobi-gpu's pair capacity`);
+    }
+    return super.snapshot();
   }
 
   /** The kernels this solver builds: the body stages of kernels.wgsl.ts and the row kernels of rows/rows.wgsl.ts. */
@@ -474,26 +527,49 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     for (const kind of jointKindNames) this.dispatch(pass, `evaluate_${kind}`);
     this.dispatch(pass, 'prepare_point_blocks');
     this.dispatch(pass, 'prepare_blocks');
-    if (this.variant.applyWarmStart && this.options.warmStart > 0) this.dispatch(at('warm start'), 'update_velocities');
+    if (this.variant.applyWarmStart && this.options.warmStart > 0) {
+      pass = at('warm start');
+      this.dispatch(pass, 'update_velocities');
+      this.contacts?.recordWarmStart(pass);
+    }
+    this.contactSweep = 0;
   }
 
   /** One Jacobi iteration (37), (34). */
   protected encodeIteration(pass: GPUComputePassEncoder): void {
     this.dispatch(pass, 'update_multipliers_point');
     this.dispatch(pass, 'update_multipliers');
+    // the contacts' manifolds from the same V^k (jacobi-cpu iterate), then both gathers
+    this.contacts?.recordSweep(pass, (this.contactSweep++ & 1) === 1);
     this.dispatch(pass, 'update_velocities');
+    this.contacts?.recordGather(pass);
   }
 
-  readonly stageNames: readonly string[] = ['integrate velocities', 'prepare joints', 'warm start', 'solve', 'integrate positions'];
+  /** jacobi-cpu's stage names (its restitution aside: not on the GPU yet), the contact stages only with contacts. */
+  get stageNames(): readonly string[] {
+    const body = ['integrate velocities', 'prepare joints', 'warm start', 'solve', 'integrate positions'];
+    return this.contacts ? ['collide', 'prepare contacts', ...body, 'store impulses'] : body;
+  }
 
   protected encodeFrame(at: StagePass): void {
     const { substeps, iterations } = this.options;
+    const c = this.contacts;
+    if (c) {
+      // collide, then prepare contacts at the frame's start pose (I⁻¹ there: compute_inertia first)
+      c.recordCollide(at('collide'));
+      const pass = at('prepare contacts');
+      this.dispatch(pass, 'compute_inertia');
+      c.recordPrepare(pass);
+    }
     for (let s = 0; s < substeps; s++) {
       this.encodeSolveStart(at);
       const pass = at('solve');
       for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
-      this.dispatch(at('integrate positions'), 'compute_positions');
+      const end = at('integrate positions');
+      this.dispatch(end, 'compute_positions');
+      c?.recordPose(end);
     }
+    if (c) c.recordStore(at('store impulses'));
   }
 
   /**
@@ -502,6 +578,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
    * passes and the per-constraint |r_ℓ|² are summed in f64 here. Not timed.
    */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
+    if (this.contacts) throw new Error(`${this.id}: residuals are not recorded on a scene with contacts (the GPU contact stages keep no residual yet; jacobi-cpu records them)`);
     await this.beforeStep();
     const { substeps, iterations } = this.options;
     const slot = this.buffers.get('residual')!.size;
@@ -553,6 +630,11 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     return channels;
   }
 
+  override destroy(): void {
+    this.contacts?.destroy();
+    super.destroy();
+  }
+
   /** Dispatches as encodeFrame records them; bytes from rowJacobiIterationBytes. */
   cost(): SolverCost {
     const { substeps, iterations, warmStart } = this.options;
@@ -583,6 +665,14 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     return rowJacobiIterationBytes(this.w.bodyCount, this.pointBlockCount, rows.blockCount - this.pointBlockCount, rows.count - 3 * this.pointBlockCount);
   }
 }
+
+/**
+ * Pair slots per body of the contact stages (the broad phase's pair buffer and every per-pair record):
+ * a box in a settled pile touches about 6 others and each pair is one slot, shared by its two bodies;
+ * the broad phase's boxes (grown by the speculative margin) add near misses. A frame that finds more
+ * is reported at the next snapshot, not dropped in silence.
+ */
+export const CONTACT_PAIRS_PER_BODY = 8;
 
 /** Bytes of the Params uniform (struct Params in kernels.wgsl.ts). */
 const PARAMS_BYTES = 96;

@@ -1,0 +1,298 @@
+/**
+ * The contact solver's Jacobi variant on the GPU: jacobi-gpu's contacts, the twin of
+ * contacts/jacobi-contact-solver.ts (jacobi-cpu's), stage for stage, with the same names; WGSL in
+ * gpu-jacobi-contacts.wgsl.ts (its header has the records and why the body sums are gathers).
+ *
+ * A frame, recorded with no readback (the sizes of every per-pair stage come from the broad phase's
+ * pair counter, as indirect dispatches):
+ *   collide            collision/gpu-collision.ts: body boxes, broad phase, narrow phase (manifold k of pair k)
+ *   prepare contacts   cj_frame_bodies (x⁰, q⁰, I⁻¹ of the frame's start, after the solver's compute_inertia);
+ *                      the pair table (gpu/pair-table.ts) rebuilt from last frame's manifolds and looked up
+ *                      by this frame's pairs; cj_points (the records, λ = 0); cj_match (λ⁰ = f · λ of the
+ *                      matching old points); cj_prepare (masses, μ, slop, spring; the bodies' manifolds
+ *                      counted); the counts scanned into the CSR's row starts (gpu/scan.ts); cj_share
+ *                      (n_i = manifolds + joints); cj_fill (the CSR's entries, the split effective
+ *                      masses); cj_sort (each row by the other body: a sum order independent of threads)
+ *   per substep        warm start: cj_totals, cj_gather (after the joints' update_velocities)
+ *                      solve: per sweep cj_solve (forwards on even sweeps, cj_solve_reverse on odd ones),
+ *                      then the joints' update_velocities and cj_gather
+ *                      integrate positions: cj_pose (Δx, Δθ since the frame's start: K1) after compute_positions
+ *   store impulses     cj_keep: the records and the pair count kept as last frame's (λ lives in the records)
+ *
+ * What it does not do (yet): restitution (the CPU's collision propagation sweeps pairs one after the
+ * other; the registry refuses a scene with e > 0 under jacobi-gpu, with that reason), sleeping (every
+ * body is awake), the coherence shortcut of the CPU pipeline (every pair goes through the narrow phase
+ * each frame: jacobi-cpu with coherence off is its exact twin), and the residual diagnostics.
+ *
+ * Capacity: `pairCapacity` pair slots. A frame that finds more pairs drops the rest (the broad phase
+ * counts them); overflow() reads the count, and the solver checks it at every snapshot and throws.
+ */
+import type { BodyDesc } from '../model/world.js';
+import { leastHalfSize } from '../model/world.js';
+import { GpuCollision } from '../collision/gpu-collision.js';
+import { COUNTER_PAIRS } from '../collision/gpu-broadphase.js';
+import { DEFAULT_FRICTION, DEFAULT_RESTITUTION } from '../collision/pipeline.js';
+import { GpuPairTable } from '../gpu/pair-table.js';
+import { PrefixScan, type ScanPlan } from '../gpu/scan.js';
+import { Kernel } from '../gpu/dispatch.js';
+import { buildKernels } from '../gpu/kernels.js';
+import { readBuffers, type StagePass } from '../gpu/frames.js';
+import { softness } from '../rows/softness.js';
+import type { ContactRule } from '../rows/block-solver.js';
+import {
+  CONTACT_KERNELS,
+  ContactBodyRecord,
+  ContactParamsRecord,
+  ManifoldTotalRecord,
+  MaterialRecord,
+  SolverManifoldRecord,
+  SolverPointRecord,
+  contactKernelBindings,
+  contactKernelSource,
+  type ContactBufferName,
+} from './gpu-jacobi-contacts.wgsl.js';
+
+/** F32's largest finite value: a plane's "size" (it never sets a pair's slop). */
+const F32_MAX = 3.4028234663852886e38;
+
+/** The solver's buffers the contact stages read and write (jacobi/kernels.wgsl.ts legend). */
+export interface SolverBodyBuffers {
+  pose: GPUBuffer;
+  velocity: GPUBuffer;
+  velocity_delta: GPUBuffer;
+  inverse_mass: GPUBuffer;
+}
+
+/** One manifold as read back (tests and tools). */
+export interface GpuContactManifold {
+  bodyA: number;
+  bodyB: number;
+  normal: number[];
+  slop: number;
+  muStatic: number;
+  points: { armA: number[]; armB: number[]; s0: number; mu: number; lambda: number[]; id: number; anchorA: number[]; mass: number[]; tangentInverse: number[] }[];
+}
+
+export class GpuJacobiContacts {
+  private readonly buffers = new Map<ContactBufferName, GPUBuffer>();
+  private readonly kernels = new Map<string, { kernel: Kernel; group: GPUBindGroup }>();
+  private readonly params: GPUBuffer;
+  private readonly scanPlan: ScanPlan;
+  private warm = 0;
+
+  private constructor(
+    private readonly device: GPUDevice,
+    /** bodies of the solver's buffers (world bodies and joint anchors) */
+    readonly bodyCount: number,
+    readonly collision: GpuCollision,
+    readonly table: GpuPairTable,
+    scan: PrefixScan,
+    kernels: Map<string, Kernel>,
+    solver: SolverBodyBuffers,
+    bodies: readonly BodyDesc[],
+  ) {
+    const cap = collision.broad.pairCapacity;
+    const nb = bodyCount;
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    const make = (name: ContactBufferName, size: number) => {
+      const b = device.createBuffer({ label: `contacts ${name}`, size: Math.max(16, size), usage: storage });
+      this.buffers.set(name, b);
+      return b;
+    };
+    make('manifolds', SolverManifoldRecord.stride * cap);
+    make('points', 4 * SolverPointRecord.stride * cap);
+    make('prev_manifolds', SolverManifoldRecord.stride * cap);
+    make('prev_points', 4 * SolverPointRecord.stride * cap);
+    make('prev_count', 4);
+    make('contact_body', ContactBodyRecord.stride * nb);
+    make('materials', MaterialRecord.stride * nb);
+    make('body_count', 4 * (nb + 1));
+    make('cursor', 4 * nb);
+    make('entries', 4 * 2 * cap);
+    make('joint_share', 4 * nb);
+    make('totals', ManifoldTotalRecord.stride * cap);
+    this.buffers.set('counters', collision.broad.counters.buffer);
+    this.buffers.set('narrow_manifolds', collision.narrow.manifolds);
+    this.buffers.set('narrow_points', collision.narrow.points);
+    this.buffers.set('found', table.found);
+    for (const k of ['pose', 'velocity', 'velocity_delta', 'inverse_mass'] as const) this.buffers.set(k, solver[k]);
+    this.params = device.createBuffer({ label: 'contacts params', size: ContactParamsRecord.stride, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    // materials: μ_d, μ_s, e, least half size (pipeline.ts's per-body arrays; anchors: no shape, never paired)
+    const mv = new DataView(new ArrayBuffer(MaterialRecord.stride * nb));
+    for (let i = 0; i < nb; i++) {
+      const b = bodies[i];
+      const size = b ? leastHalfSize(b.shape) : Infinity;
+      MaterialRecord.write(mv, i, 'friction', b ? (b.dynamicFriction ?? b.friction ?? DEFAULT_FRICTION) : 0);
+      MaterialRecord.write(mv, i, 'static_friction', b ? (b.staticFriction ?? b.friction ?? DEFAULT_FRICTION) : 0);
+      MaterialRecord.write(mv, i, 'restitution', b ? (b.restitution ?? DEFAULT_RESTITUTION) : 0);
+      MaterialRecord.write(mv, i, 'size', Number.isFinite(size) ? size : F32_MAX);
+    }
+    device.queue.writeBuffer(this.buffers.get('materials')!, 0, mv.buffer);
+    this.scanPlan = scan.plan(this.buffers.get('body_count')!, nb + 1);
+    // the pair table: last frame's SolverManifold records keyed by (body_a, body_b) words; queries: this frame's pairs
+    const words = SolverManifoldRecord.stride / 4;
+    table.configure(
+      { stride: words, offsetA: SolverManifoldRecord.offsets.body_a / 4, offsetB: SolverManifoldRecord.offsets.body_b / 4 },
+      { stride: 2, offsetA: 0, offsetB: 1 },
+    );
+    for (const [name, kernel] of kernels) {
+      const group = kernel.bind([this.params, ...contactKernelBindings(name).map((b) => this.buffers.get(b)!)]);
+      this.kernels.set(name, { kernel, group });
+    }
+  }
+
+  /**
+   * The contact stages for the solver's bodies (`bodyCount` with its anchors; `bodies` the world's, with
+   * shapes and materials; `fixed[i]`: body i never moves), with room for `pairCapacity` pairs.
+   */
+  static async create(device: GPUDevice, bodyCount: number, bodies: readonly BodyDesc[], fixed: ArrayLike<boolean | number>, pairCapacity: number, solver: SolverBodyBuffers): Promise<GpuJacobiContacts> {
+    const [collision, table, scan, kernels] = await Promise.all([
+      GpuCollision.create(device, bodies.map((b) => b.shape), fixed, pairCapacity),
+      GpuPairTable.create(device, pairCapacity, pairCapacity),
+      PrefixScan.create(device),
+      buildKernels(device, 'jacobi-gpu contacts', () => new Map(CONTACT_KERNELS.map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
+    ]);
+    return new GpuJacobiContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies);
+  }
+
+  /**
+   * The substep h, the frame's dt (the speculative margins), |g|, the contact rule (its spring at unit
+   * mass: rows/softness.ts S3) and the warm-start factor; written for the next submission.
+   */
+  configure(h: number, dt: number, gravity: number, rule: ContactRule, warmStart: number): void {
+    this.collision.configure(dt, gravity);
+    const unit = softness(rule.softness, h, 1);
+    const fixedUnit = rule.staticSoftness ? softness(rule.staticSoftness, h, 1) : unit;
+    const R = ContactParamsRecord, v = new DataView(new ArrayBuffer(R.stride));
+    R.write(v, 0, 'body_count', this.bodyCount);
+    R.write(v, 0, 'capacity', this.collision.broad.pairCapacity);
+    R.write(v, 0, 'pair_counter', COUNTER_PAIRS);
+    R.write(v, 0, 'warm', warmStart);
+    R.write(v, 0, 'h', h);
+    R.write(v, 0, 'inv_h', 1 / h);
+    R.write(v, 0, 'max_pushout', rule.maxPushout);
+    R.write(v, 0, 'rule_slop', rule.slop);
+    R.write(v, 0, 'bias_rate', unit.biasRate);
+    R.write(v, 0, 'mass_scale', unit.massScale);
+    R.write(v, 0, 'impulse_scale', unit.impulseScale);
+    R.write(v, 0, 'static_bias_rate', fixedUnit.biasRate);
+    R.write(v, 0, 'static_mass_scale', fixedUnit.massScale);
+    R.write(v, 0, 'static_impulse_scale', fixedUnit.impulseScale);
+    this.device.queue.writeBuffer(this.params, 0, v.buffer);
+    this.warm = warmStart;
+  }
+
+  /** The joints now: jointed pairs never collide, and each joint takes a share of its bodies' mass (n_i). */
+  setJoints(ib0: ArrayLike<number>, ib1: ArrayLike<number>, count: number): void {
+    this.collision.setJoints(ib0, ib1, count);
+    const share = new Uint32Array(Math.max(4, this.bodyCount));
+    for (let j = 0; j < count; j++) {
+      if (ib0[j] >= 0 && ib0[j] < this.bodyCount) share[ib0[j]]++;
+      if (ib1[j] >= 0 && ib1[j] < this.bodyCount) share[ib1[j]]++;
+    }
+    this.device.queue.writeBuffer(this.buffers.get('joint_share')!, 0, share);
+  }
+
+  private perPair(pass: GPUComputePassEncoder, name: string): void {
+    const k = this.kernels.get(name)!, args = this.collision.broad.pairArgs;
+    k.kernel.dispatchIndirect(pass, k.group, args.buffer, args.offset);
+  }
+
+  private perBody(pass: GPUComputePassEncoder, name: string): void {
+    const k = this.kernels.get(name)!;
+    k.kernel.dispatch(pass, k.group, this.bodyCount);
+  }
+
+  /** collide: the GPU collision pipeline at the pose now (its three stages in the pass of `stage`). */
+  recordCollide(pass: GPUComputePassEncoder): void {
+    const b = this.buffers;
+    this.collision.record(() => pass, b.get('pose')!, b.get('velocity')!);
+  }
+
+  /** prepare contacts (after the solver's compute_inertia at the frame's start pose). */
+  recordPrepare(pass: GPUComputePassEncoder): void {
+    const b = this.buffers;
+    this.perBody(pass, 'cj_frame_bodies');
+    this.perPair(pass, 'cj_points');
+    if (this.warm > 0) {
+      this.table.recordInsert(pass, b.get('prev_manifolds')!, { buffer: b.get('prev_count')!, offset: 0 });
+      this.table.recordFind(pass, b.get('prev_manifolds')!, this.collision.broad.pairs, { buffer: b.get('counters')!, offset: 4 * COUNTER_PAIRS });
+      this.perPair(pass, 'cj_match');
+    }
+    this.perPair(pass, 'cj_prepare');
+    this.scanPlan.record(pass);
+    this.perBody(pass, 'cj_share');
+    this.perPair(pass, 'cj_fill');
+    this.perBody(pass, 'cj_sort');
+  }
+
+  /** warm start, after the joints' update_velocities: ΔV += h M⁻¹ Jᵀ λ⁰ of the contacts. */
+  recordWarmStart(pass: GPUComputePassEncoder): void {
+    this.perPair(pass, 'cj_totals');
+    this.perBody(pass, 'cj_gather');
+  }
+
+  /** solve, a sweep's first half (the manifolds; `reverse` on odd sweeps): then the joints' update_velocities, then recordGather. */
+  recordSweep(pass: GPUComputePassEncoder, reverse: boolean): void {
+    this.perPair(pass, reverse ? 'cj_solve_reverse' : 'cj_solve');
+  }
+
+  /** the sweep's gather, after the joints' update_velocities. */
+  recordGather(pass: GPUComputePassEncoder): void {
+    this.perBody(pass, 'cj_gather');
+  }
+
+  /** integrate positions, after compute_positions: the motion since the frame's start (K1). */
+  recordPose(pass: GPUComputePassEncoder): void {
+    this.perBody(pass, 'cj_pose');
+  }
+
+  /** store impulses: this frame's records kept for the next frame's matching. */
+  recordStore(pass: GPUComputePassEncoder): void {
+    this.perPair(pass, 'cj_keep');
+  }
+
+  /** Pairs the broad phase found beyond the capacity in the last frame recorded (0: none lost). A readback. */
+  async overflow(): Promise<number> {
+    const [c] = await readBuffers(this.device, [this.collision.broad.counters.buffer]);
+    return Math.max(0, new Uint32Array(c)[COUNTER_PAIRS] - this.collision.broad.pairCapacity);
+  }
+
+  /** The manifolds with points of the last frame recorded, as the solver's records (tests and tools; a readback). */
+  async read(): Promise<GpuContactManifold[]> {
+    const [c, mb, pb] = await readBuffers(this.device, [this.collision.broad.counters.buffer, this.buffers.get('manifolds')!, this.buffers.get('points')!]);
+    const n = Math.min(new Uint32Array(c)[COUNTER_PAIRS], this.collision.broad.pairCapacity);
+    const mv = new DataView(mb), pv = new DataView(pb);
+    const M = SolverManifoldRecord, P = SolverPointRecord;
+    const out: GpuContactManifold[] = [];
+    for (let k = 0; k < n; k++) {
+      const count = M.read(mv, k, 'count')[0];
+      if (count === 0) continue;
+      const points = [];
+      for (let j = 0; j < count; j++) {
+        const r = 4 * k + j;
+        points.push({
+          armA: P.read(pv, r, 'arm_a'),
+          armB: P.read(pv, r, 'arm_b'),
+          s0: P.read(pv, r, 's0')[0],
+          mu: P.read(pv, r, 'mu')[0],
+          lambda: P.read(pv, r, 'lambda'),
+          id: P.read(pv, r, 'id')[0],
+          anchorA: P.read(pv, r, 'anchor_a'),
+          mass: P.read(pv, r, 'mass'),
+          tangentInverse: P.read(pv, r, 'tangent_inverse'),
+        });
+      }
+      out.push({ bodyA: M.read(mv, k, 'body_a')[0], bodyB: M.read(mv, k, 'body_b')[0], normal: M.read(mv, k, 'normal'), slop: M.read(mv, k, 'slop')[0], muStatic: M.read(mv, k, 'mu_static')[0], points });
+    }
+    return out;
+  }
+
+  destroy(): void {
+    for (const [name, b] of this.buffers) if (!['counters', 'narrow_manifolds', 'narrow_points', 'found', 'pose', 'velocity', 'velocity_delta', 'inverse_mass'].includes(name)) b.destroy();
+    this.params.destroy();
+    this.scanPlan.destroy();
+    this.table.destroy();
+    this.collision.destroy();
+  }
+}

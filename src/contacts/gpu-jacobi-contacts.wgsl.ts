@@ -1,0 +1,627 @@
+/**
+ * WGSL of the contact solver's Jacobi variant on the GPU (gpu-jacobi-contacts.ts, the host side): the
+ * twin of contacts/jacobi-contact-solver.ts (its stages, its names, its equations, in f32), on the
+ * manifolds of the GPU narrow phase (collision/gpu-narrow.ts) and the pair table (gpu/pair-table.ts).
+ *
+ * Records (gpu/layout.ts: the WGSL structs and the host's offsets come from one description each):
+ *   SolverManifold   one per pair slot k of the broad phase (manifold k of pair k; count 0: no point),
+ *                    what its points share: n, t₁, t₂, the pair, m_A⁻¹, m_B⁻¹, μ_s, slop, the rule's spring
+ *   SolverPoint      four per pair slot (4k + j): the lever arms r_A, r_B at detection, base separation
+ *                    s₀, μ, λ = (λ_n, λ₁, λ₂) (force units: a step h applies h λ), the feature id and
+ *                    the anchor on A in A's frame (the next frame's matching), the split effective
+ *                    masses (jacobi-contact-solver.ts: A_nn^s, A_n1^s, A_n2^s and (A_tt^s)⁻¹)
+ *   ContactBody      per body: the pose at the frame's start (x⁰, q⁰), n_i (share: its manifolds and
+ *                    joints), the motion since (Δx, Δθ: K1), and I⁻¹ at the frame's start (rows)
+ *   Material         per body: μ_d, μ_s, e, its least half size (the pair's slop: pipeline.ts pairSlop)
+ *   ManifoldTotal    per pair slot: T_m = (P, τ_A, τ_B), the manifold's whole impulse of the last sweep
+ * and u32 arrays: body_count (per body its manifolds with a moving body, then scanned in place into the
+ * CSR's row starts), cursor (the fill's), entries (2k + side), joint_share (per body its joints).
+ *
+ * Why a gather and no float scatter (issue 23, item 1): WebGPU has no float atomics. Each manifold
+ * writes its own T_m, and each body sums its manifolds' T_m over its CSR row: every thread writes only
+ * its own outputs, as on the CPU (jacobi-contact-solver.ts header). The CSR is built every frame with
+ * integer atomics only (counts, a scan, a fill) and each row is then sorted by the other body's index,
+ * so the sums' order, and with it every bit of the result, does not depend on the order threads ran in
+ * (the broad phase's pair order is not deterministic; what each pair computes is).
+ */
+import { defineRecord } from '../gpu/layout.js';
+import { THREAD_INDEX_WGSL, kernelEntry } from '../gpu/dispatch.js';
+import { ManifoldRecord, ContactPointRecord } from '../collision/gpu-narrow.wgsl.js';
+import { LINEAR_SLOP, SLOP_SIZE_FRACTION } from '../collision/pipeline.js';
+import { MATCH_DISTANCE } from '../collision/manifolds.js';
+import { STATIC_SLIP_SPEED } from '../rows/contact.js';
+import { NOT_FOUND } from '../gpu/pair-table.js';
+
+export const SolverManifoldRecord = defineRecord('SolverManifold', [
+  ['normal', 'vec3f', 'n, A → B'],
+  ['count', 'u32', 'points (0: none, or a slot past the pairs)'],
+  ['tangent1', 'vec3f', 't₁ = tangentOf(n)'],
+  ['body_a', 'u32', 'the pair (a < b)'],
+  ['tangent2', 'vec3f', 't₂ = n × t₁'],
+  ['body_b', 'u32'],
+  ['inv_mass_a', 'f32', 'm_A⁻¹ (0: fixed)'],
+  ['inv_mass_b', 'f32'],
+  ['mu_static', 'f32', 'μ_s of the pair'],
+  ['slop', 'f32', "the pair's slop (cj_points), then min(the rule's, the pair's) (cj_prepare), m"],
+  ['bias_rate', 'f32', "the rule's spring (rows/softness.ts S3)"],
+  ['mass_scale', 'f32'],
+  ['impulse_scale', 'f32'],
+  ['pad', 'f32'],
+] as const);
+
+export const SolverPointRecord = defineRecord('SolverPoint', [
+  ['arm_a', 'vec3f', 'r_A = p_A − x_A at detection, world, m'],
+  ['s0', 'f32', 'base separation, m'],
+  ['arm_b', 'vec3f', 'r_B'],
+  ['mu', 'f32', 'μ_s when found at rest, else μ_d (K2)'],
+  ['lambda', 'vec3f', '(λ_n, λ₁, λ₂), N'],
+  ['id', 'u32', 'feature key'],
+  ['anchor_a', 'vec3f', "the point on A in A's frame (matching)"],
+  ['pad', 'f32'],
+  ['mass', 'vec4f', 'split A_nn^s, A_n1^s, A_n2^s, 0'],
+  ['tangent_inverse', 'vec4f', '(A_tt^s)⁻¹ row-major'],
+] as const);
+
+export const ContactBodyRecord = defineRecord('ContactBody', [
+  ['x0', 'vec3f', "position at the frame's start"],
+  ['share', 'f32', 'n_i: manifolds and joints of the body'],
+  ['q0', 'vec4f', "orientation at the frame's start"],
+  ['dx', 'vec3f', 'Δx = x − x⁰'],
+  ['pad0', 'f32'],
+  ['dtheta', 'vec3f', 'Δθ = 2 vec(q q⁰⁻¹) (K1)'],
+  ['pad1', 'f32'],
+  ['inertia0', 'vec4f', "I⁻¹ at the frame's start, row 0 (symmetric)"],
+  ['inertia1', 'vec4f'],
+  ['inertia2', 'vec4f'],
+] as const);
+
+export const MaterialRecord = defineRecord('Material', [
+  ['friction', 'f32', 'μ_d'],
+  ['static_friction', 'f32', 'μ_s'],
+  ['restitution', 'f32', 'e'],
+  ['size', 'f32', 'least half size, m (planes: F32 max)'],
+] as const);
+
+export const ManifoldTotalRecord = defineRecord('ManifoldTotal', [
+  ['p', 'vec3f', 'P = Σ h λ_c (n, t₁, t₂ combined), N s'],
+  ['pad0', 'f32'],
+  ['torque_a', 'vec3f', 'Σ r_A,c × P_c'],
+  ['pad1', 'f32'],
+  ['torque_b', 'vec3f', 'Σ r_B,c × P_c'],
+  ['pad2', 'f32'],
+] as const);
+
+export const ContactParamsRecord = defineRecord('ContactParams', [
+  ['body_count', 'u32', 'bodies (with the world anchors: the solver buffers\' count)'],
+  ['capacity', 'u32', 'pair slots'],
+  ['pair_counter', 'u32', "index of the pair count in the broad phase's counters"],
+  ['warm', 'f32', 'warm-start factor (λ⁰ = warm · λ matched)'],
+  ['h', 'f32', 'the substep, s'],
+  ['inv_h', 'f32'],
+  ['max_pushout', 'f32', 'm/s'],
+  ['rule_slop', 'f32', 'm'],
+  ['bias_rate', 'f32', "the rule's spring at unit mass (S3)"],
+  ['mass_scale', 'f32'],
+  ['impulse_scale', 'f32'],
+  ['static_bias_rate', 'f32', 'the spring against a fixed body'],
+  ['static_mass_scale', 'f32'],
+  ['static_impulse_scale', 'f32'],
+  ['pad0', 'f32'],
+  ['pad1', 'f32'],
+] as const);
+
+/** The narrow phase's records, re-declared for these kernels (the same descriptions). */
+const header = /* wgsl */ `
+${ContactParamsRecord.wgsl}
+${SolverManifoldRecord.wgsl}
+${SolverPointRecord.wgsl}
+${ContactBodyRecord.wgsl}
+${MaterialRecord.wgsl}
+${ManifoldTotalRecord.wgsl}
+${ManifoldRecord.wgsl}
+${ContactPointRecord.wgsl}
+struct InverseMass {
+  inertia: mat3x3f, // I⁻¹ in the world frame (jacobi/kernels.wgsl.ts)
+  mass: f32,
+};
+@group(0) @binding(0) var<uniform> params: ContactParams;
+${THREAD_INDEX_WGSL}
+fn pair_count(c: u32) -> u32 { return min(c, params.capacity); }
+// I⁻¹ v of a body's ContactBody (rows of a symmetric matrix)
+fn inertia_times(b: ContactBody, v: vec3f) -> vec3f {
+  return vec3f(dot(b.inertia0.xyz, v), dot(b.inertia1.xyz, v), dot(b.inertia2.xyz, v));
+}
+`;
+
+/** WGSL of rows/contact.ts tangentOf: t₁ = normalise(n × ẑ), or n × x̂ when |n_z| ≥ 0.9. */
+const tangentWgsl = /* wgsl */ `
+fn tangent_of(n: vec3f) -> vec3f {
+  var t = vec3f(0.0, n.z, -n.y);
+  if (abs(n.z) < 0.9) { t = vec3f(n.y, -n.x, 0.0); }
+  return t / sqrt(dot(t, t));
+}
+`;
+
+/**
+ * WGSL of rows/block-solver.ts frictionDisc: the point of the disc |λ| ≤ r nearest f in the metric
+ * A = M⁻¹ (M = (A_tt^s)⁻¹, row-major in a vec4f), by A's eigenbasis and Newton on κ (its header). The
+ * CPU's "isotropic" cut-off 1e-13 is f64 rounding; here 1e-6 (f32's ε is 1.2e-7): either branch gives
+ * the same λ for an isotropic metric, so the cut-off only picks the cheaper one.
+ */
+const discWgsl = /* wgsl */ `
+fn friction_disc(M: vec4f, f: vec2f, r: f32) -> vec2f {
+  if (!(r > 0.0)) { return vec2f(0.0); }
+  let m00 = M.x; let m01 = 0.5 * (M.y + M.z); let m11 = M.w;
+  if (abs(m01) <= 1e-6 * (m00 + m11) && abs(m00 - m11) <= 1e-6 * (m00 + m11)) {
+    return f * (r / length(f));
+  }
+  let det = m00 * m11 - m01 * m01;
+  let a00 = m11 / det; let a01 = -m01 / det; let a11 = m00 / det;
+  let dh = 0.5 * (a00 - a11);
+  let q = sqrt(dh * dh + a01 * a01);
+  var cos2 = 1.0;
+  if (q > 0.0) { cos2 = dh / q; }
+  let c = sqrt(max(0.0, 0.5 * (1.0 + cos2)));
+  let s = select(1.0, -1.0, a01 < 0.0) * sqrt(max(0.0, 0.5 * (1.0 - cos2)));
+  let e1 = c * c * a00 + 2.0 * c * s * a01 + s * s * a11;
+  let e2 = s * s * a00 - 2.0 * c * s * a01 + c * c * a11;
+  let g1 = e1 * (c * f.x + s * f.y);
+  let g2 = e2 * (-s * f.x + c * f.y);
+  var k = 0.0;
+  for (var it = 0; it < 30; it++) {
+    let d1 = e1 + k; let d2 = e2 + k;
+    let l1 = g1 / d1; let l2 = g2 / d2;
+    let phi = l1 * l1 + l2 * l2 - r * r;
+    if (phi <= 1e-6 * r * r) { break; }
+    let slope = -2.0 * (l1 * l1 / d1 + l2 * l2 / d2);
+    k -= phi / slope;
+  }
+  let l1 = g1 / (e1 + k); let l2 = g2 / (e2 + k);
+  let x = c * l1 - s * l2; let y = s * l1 + c * l2;
+  return vec2f(x, y) * (r / sqrt(x * x + y * y));
+}
+`;
+
+type Access = 'read' | 'read_write';
+interface KernelDecl {
+  name: string;
+  /** storage bindings 1.. in order: [name, WGSL type, access] */
+  bindings: [string, string, Access][];
+  body: string;
+  helpers?: string;
+}
+
+function source(k: KernelDecl): string {
+  const decls = k.bindings.map(([name, type, access], i) => `@group(0) @binding(${i + 1}) var<storage, ${access}> ${name}: ${type};`).join('\n');
+  return `${header}${k.helpers ?? ''}
+${decls}
+${kernelEntry(k.name)} {
+${k.body}
+}
+`;
+}
+
+/** The binding names of each kernel, in order (the host binds its buffers by these names). */
+export type ContactBufferName =
+  | 'counters' | 'narrow_manifolds' | 'narrow_points' | 'found' | 'prev_manifolds' | 'prev_points' | 'prev_count'
+  | 'manifolds' | 'points' | 'pose' | 'velocity' | 'velocity_delta' | 'inverse_mass' | 'contact_body' | 'materials'
+  | 'body_count' | 'cursor' | 'entries' | 'joint_share' | 'totals';
+
+const T = {
+  u32s: 'array<u32>',
+  atomics: 'array<atomic<u32>>',
+  manifolds: 'array<SolverManifold>',
+  points: 'array<SolverPoint>',
+  bodies: 'array<ContactBody>',
+  vec4s: 'array<vec4f>',
+};
+
+/** The kernels, each with its bindings (≤ 8 storage buffers: WebGPU's default per stage). */
+export const CONTACT_KERNELS: KernelDecl[] = [
+  {
+    // frame start (after compute_inertia): the pose and I⁻¹ of the frame's start, no motion yet, counts cleared
+    name: 'cj_frame_bodies',
+    bindings: [['pose', T.vec4s, 'read'], ['inverse_mass', 'array<InverseMass>', 'read'], ['contact_body', T.bodies, 'read_write'], ['body_count', T.u32s, 'read_write']],
+    body: /* wgsl */ `
+  let i = thread_index(gid, nwg);
+  if (i == 0u) { body_count[params.body_count] = 0u; }
+  if (i >= params.body_count) { return; }
+  var b: ContactBody;
+  b.x0 = pose[2u * i].xyz;
+  b.q0 = pose[2u * i + 1u];
+  b.share = 0.0;
+  let I = inverse_mass[i].inertia;
+  b.inertia0 = vec4f(I[0], 0.0); // columns = rows (symmetric)
+  b.inertia1 = vec4f(I[1], 0.0);
+  b.inertia2 = vec4f(I[2], 0.0);
+  contact_body[i] = b;
+  body_count[i] = 0u;`,
+  },
+  {
+    // prepare, its first part: the narrow phase's manifold k as the solver's records (contact-solver.ts
+    // prepare; pipeline.ts narrowPhase: the arms r = p − x at detection, the anchors Rᵀ r), λ = 0
+    name: 'cj_points',
+    helpers: tangentWgsl,
+    bindings: [
+      ['counters', T.u32s, 'read'], ['narrow_manifolds', 'array<Manifold>', 'read'], ['narrow_points', 'array<ContactPoint>', 'read'],
+      ['contact_body', T.bodies, 'read'], ['materials', 'array<Material>', 'read'], ['manifolds', T.manifolds, 'read_write'], ['points', T.points, 'read_write'],
+    ],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let nm = narrow_manifolds[k];
+  var m: SolverManifold;
+  m.count = nm.count;
+  m.body_a = nm.body_a;
+  m.body_b = nm.body_b;
+  let n = nm.normal;
+  m.normal = n;
+  let t1 = tangent_of(n);
+  m.tangent1 = t1;
+  m.tangent2 = cross(n, t1);
+  // the pair's slop (pipeline.ts pairSlop): min(LINEAR_SLOP, SLOP_SIZE_FRACTION · the smaller least half size)
+  m.slop = min(${LINEAR_SLOP}, ${SLOP_SIZE_FRACTION} * min(materials[nm.body_a].size, materials[nm.body_b].size));
+  manifolds[k] = m;
+  let A = contact_body[nm.body_a];
+  let B = contact_body[nm.body_b];
+  for (var j = 0u; j < nm.count; j++) {
+    let c = narrow_points[4u * k + j];
+    var p: SolverPoint;
+    p.arm_a = c.point_a - A.x0;
+    p.arm_b = c.point_b - B.x0;
+    p.s0 = c.separation;
+    p.id = c.id;
+    // Rᵀ r: r turned by q⁰⁻¹ (rigid/quat.ts rotateVectorBack)
+    let u = -A.q0.xyz;
+    let tt = 2.0 * cross(u, p.arm_a);
+    p.anchor_a = p.arm_a + A.q0.w * tt + cross(u, tt);
+    p.lambda = vec3f(0.0);
+    p.mu = 0.0;
+    points[4u * k + j] = p;
+  }`,
+  },
+  {
+    // the warm start's matching (collision/manifolds.ts setPoint): last frame's manifold of the pair
+    // (the pair table's found[k]); a new point takes the impulses of the old point with its id, else,
+    // when the normal turned less than acos(0.99), of the nearest unused old point whose anchor on A lies
+    // within min(MATCH_DISTANCE, 4 slop); each old point gives its impulses once. Friction is carried
+    // as the world vector λ₁ t₁ + λ₂ t₂ of the old tangents, projected onto the new ones; λ⁰ = warm · λ
+    name: 'cj_match',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['found', T.u32s, 'read'], ['prev_manifolds', T.manifolds, 'read'], ['prev_points', T.points, 'read'],
+      ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read_write'],
+    ],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  let t = found[k];
+  if (m.count == 0u || t == ${NOT_FOUND}u) { return; }
+  let old = prev_manifolds[t];
+  let turned = dot(old.normal, m.normal) < 0.99;
+  let reach = min(${MATCH_DISTANCE}, 4.0 * m.slop);
+  var used = 0u;
+  for (var j = 0u; j < m.count; j++) {
+    var p = points[4u * k + j];
+    var hit = -1;
+    for (var q = 0u; q < old.count; q++) {
+      if (prev_points[4u * t + q].id == p.id && (used & (1u << q)) == 0u) { hit = i32(q); break; }
+    }
+    if (hit < 0 && !turned) {
+      var best = reach * reach;
+      for (var q = 0u; q < old.count; q++) {
+        if ((used & (1u << q)) != 0u) { continue; }
+        let d = p.anchor_a - prev_points[4u * t + q].anchor_a;
+        let d2 = dot(d, d);
+        if (d2 < best) { best = d2; hit = i32(q); }
+      }
+    }
+    if (hit < 0) { continue; }
+    used |= 1u << u32(hit);
+    let l = prev_points[4u * t + u32(hit)].lambda;
+    let f = l.y * old.tangent1 + l.z * old.tangent2;
+    p.lambda = params.warm * vec3f(l.x, dot(f, m.tangent1), dot(f, m.tangent2));
+    points[4u * k + j] = p;
+  }`,
+  },
+  {
+    // prepare, its second part (contact-solver.ts prepare): masses, the pair's friction, slop and
+    // spring, each point's μ from its slip at detection (K2); the body's manifolds counted (CSR)
+    name: 'cj_prepare',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read_write'], ['points', T.points, 'read_write'], ['velocity', T.vec4s, 'read'],
+      ['inverse_mass', 'array<InverseMass>', 'read'], ['materials', 'array<Material>', 'read'], ['body_count', T.atomics, 'read_write'],
+    ],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  var m = manifolds[k];
+  if (m.count == 0u) { return; }
+  let a = m.body_a; let b = m.body_b;
+  m.inv_mass_a = inverse_mass[a].mass;
+  m.inv_mass_b = inverse_mass[b].mass;
+  let fa = materials[a]; let fb = materials[b];
+  let mu = sqrt(fa.friction * fb.friction);
+  m.mu_static = sqrt(fa.static_friction * fb.static_friction);
+  m.slop = min(params.rule_slop, m.slop);
+  if (m.inv_mass_a == 0.0 || m.inv_mass_b == 0.0) {
+    m.bias_rate = params.static_bias_rate; m.mass_scale = params.static_mass_scale; m.impulse_scale = params.static_impulse_scale;
+  } else {
+    m.bias_rate = params.bias_rate; m.mass_scale = params.mass_scale; m.impulse_scale = params.impulse_scale;
+  }
+  manifolds[k] = m;
+  let va = velocity[2u * a].xyz; let wa = velocity[2u * a + 1u].xyz;
+  let vb = velocity[2u * b].xyz; let wb = velocity[2u * b + 1u].xyz;
+  for (var j = 0u; j < m.count; j++) {
+    var p = points[4u * k + j];
+    let v = vb + cross(wb, p.arm_b) - va - cross(wa, p.arm_a);
+    let slip = v - dot(m.normal, v) * m.normal;
+    p.mu = select(mu, m.mu_static, length(slip) < ${STATIC_SLIP_SPEED});
+    points[4u * k + j] = p;
+  }
+  if (m.inv_mass_a > 0.0) { atomicAdd(&body_count[a], 1u); }
+  if (m.inv_mass_b > 0.0) { atomicAdd(&body_count[b], 1u); }`,
+  },
+  {
+    // after the scan (body_count = the CSR's row starts): the fill's cursors, and n_i = manifolds + joints
+    name: 'cj_share',
+    bindings: [['body_count', T.u32s, 'read'], ['cursor', T.u32s, 'read_write'], ['joint_share', T.u32s, 'read'], ['contact_body', T.bodies, 'read_write']],
+    body: /* wgsl */ `
+  let i = thread_index(gid, nwg);
+  if (i >= params.body_count) { return; }
+  cursor[i] = body_count[i];
+  contact_body[i].share = f32(body_count[i + 1u] - body_count[i] + joint_share[i]);`,
+  },
+  {
+    // the CSR's entries (2k + side, per moving body), and each point's split effective masses
+    // A_c^s = J_c S M⁻¹ J_cᵀ, S = diag(n_i) (jacobi-contact-solver.ts prepareJacobi; contact-solver.ts pointMass)
+    name: 'cj_fill',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read_write'], ['contact_body', T.bodies, 'read'],
+      ['cursor', T.atomics, 'read_write'], ['entries', T.u32s, 'read_write'],
+    ],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  if (m.count == 0u) { return; }
+  let A = contact_body[m.body_a];
+  let B = contact_body[m.body_b];
+  if (m.inv_mass_a > 0.0) { entries[atomicAdd(&cursor[m.body_a], 1u)] = 2u * k; }
+  if (m.inv_mass_b > 0.0) { entries[atomicAdd(&cursor[m.body_b], 1u)] = 2u * k + 1u; }
+  let sA = A.share; let sB = B.share;
+  let lin = sA * m.inv_mass_a + sB * m.inv_mass_b;
+  for (var j = 0u; j < m.count; j++) {
+    var p = points[4u * k + j];
+    var kNN = lin; var kN1 = 0.0; var kN2 = 0.0; var k11 = lin; var k12 = 0.0; var k22 = lin;
+    if (m.inv_mass_a > 0.0) {
+      let cn = cross(p.arm_a, m.normal); let c1 = cross(p.arm_a, m.tangent1); let c2 = cross(p.arm_a, m.tangent2);
+      let gn = inertia_times(A, cn); let g1 = inertia_times(A, c1); let g2 = inertia_times(A, c2);
+      kNN += sA * dot(cn, gn); kN1 += sA * dot(cn, g1); kN2 += sA * dot(cn, g2);
+      k11 += sA * dot(c1, g1); k12 += sA * dot(c1, g2); k22 += sA * dot(c2, g2);
+    }
+    if (m.inv_mass_b > 0.0) {
+      let cn = cross(p.arm_b, m.normal); let c1 = cross(p.arm_b, m.tangent1); let c2 = cross(p.arm_b, m.tangent2);
+      let gn = inertia_times(B, cn); let g1 = inertia_times(B, c1); let g2 = inertia_times(B, c2);
+      kNN += sB * dot(cn, gn); kN1 += sB * dot(cn, g1); kN2 += sB * dot(cn, g2);
+      k11 += sB * dot(c1, g1); k12 += sB * dot(c1, g2); k22 += sB * dot(c2, g2);
+    }
+    let det = k11 * k22 - k12 * k12;
+    p.mass = vec4f(kNN, kN1, kN2, 0.0);
+    p.tangent_inverse = vec4f(k22 / det, -k12 / det, -k12 / det, k11 / det);
+    points[4u * k + j] = p;
+  }`,
+  },
+  {
+    // each body's CSR row sorted by (the other body, side): the gather's sums in an order that does
+    // not depend on the threads' (a pair has one manifold, so the keys are distinct)
+    name: 'cj_sort',
+    bindings: [['body_count', T.u32s, 'read'], ['entries', T.u32s, 'read_write'], ['manifolds', T.manifolds, 'read']],
+    body: /* wgsl */ `
+  let i = thread_index(gid, nwg);
+  if (i >= params.body_count) { return; }
+  let s0 = body_count[i]; let s1 = body_count[i + 1u];
+  for (var x = s0 + 1u; x < s1; x++) {
+    let e = entries[x];
+    let me = manifolds[e >> 1u];
+    let key = 2u * select(me.body_a, me.body_b, (e & 1u) == 0u) + (e & 1u);
+    var y = x;
+    loop {
+      if (y <= s0) { break; }
+      let f = entries[y - 1u];
+      let mf = manifolds[f >> 1u];
+      let kf = 2u * select(mf.body_a, mf.body_b, (f & 1u) == 0u) + (f & 1u);
+      if (kf <= key) { break; }
+      entries[y] = f;
+      y--;
+    }
+    entries[y] = e;
+  }`,
+  },
+  {
+    // warm start, its first half (jacobi-contact-solver.ts totals): T_m from λ now
+    name: 'cj_totals',
+    bindings: [['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read'], ['totals', 'array<ManifoldTotal>', 'read_write']],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  var t: ManifoldTotal;
+  t.p = vec3f(0.0); t.torque_a = vec3f(0.0); t.torque_b = vec3f(0.0);
+  for (var j = 0u; j < m.count; j++) {
+    let pt = points[4u * k + j];
+    let l = params.h * pt.lambda;
+    let q = l.x * m.normal + l.y * m.tangent1 + l.z * m.tangent2;
+    t.p += q;
+    t.torque_a += cross(pt.arm_a, q);
+    t.torque_b += cross(pt.arm_b, q);
+  }
+  totals[k] = t;`,
+  },
+  {
+    // gather (jacobi-contact-solver.ts gather): Δv_i += m_i⁻¹ Σ ±P_m, Δω_i += I_i⁻¹ Σ ±τ_{m,side}
+    // (− on side A, + on side B), after the joints' update_velocities wrote ΔV
+    name: 'cj_gather',
+    bindings: [
+      ['body_count', T.u32s, 'read'], ['entries', T.u32s, 'read'], ['totals', 'array<ManifoldTotal>', 'read'], ['manifolds', T.manifolds, 'read'],
+      ['contact_body', T.bodies, 'read'], ['velocity_delta', T.vec4s, 'read_write'],
+    ],
+    body: /* wgsl */ `
+  let i = thread_index(gid, nwg);
+  if (i >= params.body_count) { return; }
+  let s0 = body_count[i]; let s1 = body_count[i + 1u];
+  if (s0 == s1) { return; }
+  var p = vec3f(0.0); var tq = vec3f(0.0);
+  for (var x = s0; x < s1; x++) {
+    let e = entries[x];
+    let t = totals[e >> 1u];
+    if ((e & 1u) == 0u) { p -= t.p; tq -= t.torque_a; } else { p += t.p; tq += t.torque_b; }
+  }
+  let e0 = entries[s0];
+  let m0 = manifolds[e0 >> 1u];
+  let inv = select(m0.inv_mass_b, m0.inv_mass_a, (e0 & 1u) == 0u);
+  velocity_delta[2u * i] = vec4f(velocity_delta[2u * i].xyz + inv * p, 0.0);
+  velocity_delta[2u * i + 1u] = vec4f(velocity_delta[2u * i + 1u].xyz + inertia_times(contact_body[i], tq), 0.0);`,
+  },
+  solveKernel('cj_solve', false),
+  solveKernel('cj_solve_reverse', true),
+  {
+    // integrate positions, after compute_positions (contact-solver.ts updatePose): Δx = x − x⁰,
+    // Δθ = 2 vec(q q⁰⁻¹) with the scalar part made ≥ 0 (K1)
+    name: 'cj_pose',
+    bindings: [['pose', T.vec4s, 'read'], ['contact_body', T.bodies, 'read_write']],
+    body: /* wgsl */ `
+  let i = thread_index(gid, nwg);
+  if (i >= params.body_count) { return; }
+  var b = contact_body[i];
+  b.dx = pose[2u * i].xyz - b.x0;
+  let q = pose[2u * i + 1u];
+  let u = -b.q0.xyz; let bw = b.q0.w;
+  let rw = q.w * bw - dot(q.xyz, u);
+  let sgn = select(2.0, -2.0, rw < 0.0);
+  b.dtheta = sgn * (q.w * u + bw * q.xyz + cross(q.xyz, u));
+  contact_body[i] = b;`,
+  },
+  {
+    // store impulses: λ lives in the point records; they and the pair count are kept as last frame's
+    // for the next frame's matching (the ping-pong of manifolds.ts's old and new points)
+    name: 'cj_keep',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read'], ['prev_manifolds', T.manifolds, 'read_write'],
+      ['prev_points', T.points, 'read_write'], ['prev_count', T.u32s, 'read_write'],
+    ],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  let n = pair_count(counters[params.pair_counter]);
+  if (k == 0u) { prev_count[0] = n; }
+  if (k >= n) { return; }
+  let m = manifolds[k];
+  prev_manifolds[k] = m;
+  for (var j = 0u; j < m.count; j++) { prev_points[4u * k + j] = points[4u * k + j]; }`,
+  },
+];
+
+/**
+ * solve, one Jacobi sweep's first half (jacobi-contact-solver.ts solveJacobi): every manifold from
+ * V = V* + ΔV at the sweep's start, its points in turn on its own split copies of its two bodies, with
+ * the separation moved with the bodies (K1) and the bias of contact-solver.ts solve; writes its points'
+ * λ and T_m, nothing of the bodies. `reverse`: the points from the last to the first (odd sweeps).
+ */
+function solveKernel(name: string, reverse: boolean): KernelDecl {
+  return {
+    name,
+    helpers: discWgsl,
+    bindings: [
+      ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read_write'], ['velocity', T.vec4s, 'read'],
+      ['velocity_delta', T.vec4s, 'read'], ['contact_body', T.bodies, 'read'], ['totals', 'array<ManifoldTotal>', 'read_write'],
+    ],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  var t: ManifoldTotal;
+  t.p = vec3f(0.0); t.torque_a = vec3f(0.0); t.torque_b = vec3f(0.0);
+  if (m.count == 0u) { totals[k] = t; return; }
+  let a = m.body_a; let b = m.body_b;
+  let A = contact_body[a]; let B = contact_body[b];
+  // the copies' inverse masses n_i m_i⁻¹ and the factor n_i on I_i⁻¹ (split masses)
+  let mA = A.share * m.inv_mass_a; let mB = B.share * m.inv_mass_b;
+  let n = m.normal; let t1 = m.tangent1; let t2 = m.tangent2;
+  var va = velocity[2u * a].xyz + velocity_delta[2u * a].xyz;
+  var wa = velocity[2u * a + 1u].xyz + velocity_delta[2u * a + 1u].xyz;
+  var vb = velocity[2u * b].xyz + velocity_delta[2u * b].xyz;
+  var wb = velocity[2u * b + 1u].xyz + velocity_delta[2u * b + 1u].xyz;
+  // (K1) s = s₀ + n·(Δx_B − Δx_A) + r_B·(n × Δθ_B) − r_A·(n × Δθ_A)
+  let sLin = dot(n, B.dx - A.dx);
+  let ua = cross(n, A.dtheta); let ub = cross(n, B.dtheta);
+  for (var q = 0u; q < m.count; q++) {
+    let c = 4u * k + ${reverse ? 'm.count - 1u - q' : 'q'};
+    var p = points[c];
+    let ra = p.arm_a; let rb = p.arm_b;
+    let s = p.s0 + sLin + dot(rb, ub) - dot(ra, ua);
+    var bias = 0.0; var ms = 1.0; var is = 0.0;
+    if (s > 0.0) { bias = s * params.inv_h; }
+    else if (s + m.slop < 0.0) {
+      bias = max(m.bias_rate * (s + m.slop), -params.max_pushout);
+      ms = m.mass_scale;
+      is = m.impulse_scale;
+    }
+    let dv = vb + cross(wb, rb) - va - cross(wa, ra);
+    let vn = dot(n, dv);
+    var v1 = dot(t1, dv);
+    var v2 = dot(t2, dv);
+    // (S1) with the split effective mass: Δλ_n = −massScale (v_n + bias) / (h A_nn^s) − impulseScale λ_n, λ_n ≥ 0
+    let oldN = p.lambda.x;
+    let next = max(0.0, oldN - (ms * (vn + bias) * params.inv_h) / p.mass.x - is * oldN);
+    let Pn = params.h * (next - oldN);
+    v1 += p.mass.y * Pn;
+    v2 += p.mass.z * Pn;
+    // friction (K2): the stick solution, kept inside the static disc, else onto the disc μ λ_n in the
+    // metric of A_tt^s (friction_disc)
+    let old1 = p.lambda.y; let old2 = p.lambda.z;
+    var f = vec2f(old1, old2);
+    if (next != 0.0 || old1 != 0.0 || old2 != 0.0) {
+      let radius = p.mu * next;
+      let M = p.tangent_inverse;
+      f = vec2f(old1 - params.inv_h * (M.x * v1 + M.y * v2), old2 - params.inv_h * (M.z * v1 + M.w * v2));
+      let len2 = dot(f, f);
+      let staticRadius = m.mu_static * next;
+      if (len2 > staticRadius * staticRadius && len2 > radius * radius) { f = friction_disc(M, f, radius); }
+    }
+    p.lambda = vec3f(next, f.x, f.y);
+    points[c] = p;
+    // this point's whole impulse h λ, for T_m
+    let l = params.h * p.lambda;
+    let qv = l.x * n + l.y * t1 + l.z * t2;
+    t.p += qv;
+    t.torque_a += cross(ra, qv);
+    t.torque_b += cross(rb, qv);
+    // the change to the copies: δV = n_i M_i⁻¹ J_c,iᵀ P_c (the next point sees it)
+    let P1 = params.h * (f.x - old1); let P2 = params.h * (f.y - old2);
+    let dp = Pn * n + P1 * t1 + P2 * t2;
+    if (mA > 0.0) {
+      va -= mA * dp;
+      wa -= A.share * inertia_times(A, cross(ra, dp));
+    }
+    if (mB > 0.0) {
+      vb += mB * dp;
+      wb += B.share * inertia_times(B, cross(rb, dp));
+    }
+  }
+  totals[k] = t;`,
+  };
+}
+
+/** The WGSL module of kernel `name` (its header, helpers and bindings). */
+export function contactKernelSource(name: string): string {
+  const k = CONTACT_KERNELS.find((x) => x.name === name);
+  if (!k) throw new Error(`gpu-jacobi-contacts: no kernel ${name}`);
+  return source(k);
+}
+
+/** The binding names of kernel `name`, in order (binding 1 ..; binding 0 is the params uniform). */
+export function contactKernelBindings(name: string): ContactBufferName[] {
+  const k = CONTACT_KERNELS.find((x) => x.name === name);
+  if (!k) throw new Error(`gpu-jacobi-contacts: no kernel ${name}`);
+  return k.bindings.map(([n]) => n as ContactBufferName);
+}
