@@ -51,6 +51,7 @@ import type { ManifoldStore } from '../collision/manifolds.js';
 import { softness, type Softness, type SoftnessSpec } from '../rows/softness.js';
 import { SLOP_SIZE_FRACTION } from '../collision/pipeline.js';
 import { frictionDisc, COLLISION_SWEEPS, type ContactRule } from '../rows/block-solver.js';
+import { colourJonesPlassmannCpu } from '../gpu/colouring.js';
 
 /** Points of one manifold that collide together at most, and the Gauss-Seidel sweeps of their block (restitution). */
 const MAX_COLLIDING = 8;
@@ -242,7 +243,16 @@ export class ContactSolver {
     this.manifolds = m + 1;
     this.start[m + 1] = n;
     this.anyElastic = anyElastic;
+    this.sweepOrder = this.colourOrder ? colourOrderOf(this.mBodyA, this.mBodyB, this.manifolds, inverseMass) : null;
   }
+  /**
+   * Sweep the manifolds colour by colour (gpu/colouring.ts's Jones–Plassmann colours, computed here by its
+   * CPU twin), as softstep-gpu's sweeps do, instead of in list order: the CPU twin of a GPU sequential
+   * solve (a Gauss-Seidel sweep's result depends on its order). Off by default.
+   */
+  colourOrder = false;
+  /** the manifolds in sweep order (colourOrder), else null: list order */
+  private sweepOrder: Int32Array | null = null;
   protected mBodyA = new Int32Array(0);
   protected mBodyB = new Int32Array(0);
 
@@ -330,8 +340,10 @@ export class ContactSolver {
     const maxPushout = this.maxPushout;
     const M = this.manifolds;
     const disc = this.disc;
+    const order = this.sweepOrder;
     for (let k = 0; k < M; k++) {
-      const m = reverse ? M - 1 - k : k;
+      const i = reverse ? M - 1 - k : k;
+      const m = order === null ? i : order[i];
       const e = MSTRIDE * m;
       const ia = 3 * this.mBodyA[m], ib = 3 * this.mBodyB[m], ja = 3 * ia, jb = 3 * ib;
       const mA = MD[e + M_MA], mB = MD[e + M_MB];
@@ -579,6 +591,20 @@ export class ContactSolver {
     this.start = grow(this.start, new Int32Array(cap + 1));
     this.manifoldCapacity = cap;
   }
+}
+
+/**
+ * The manifolds grouped by their Jones–Plassmann colour (gpu/colouring.ts colourJonesPlassmannCpu: the GPU
+ * colouring's twin, bit for bit; fixed bodies never conflict), by index within a colour; the overflow set
+ * (colour K) last.
+ */
+function colourOrderOf(bodyA: Int32Array, bodyB: Int32Array, count: number, inverseMass: Float64Array): Int32Array {
+  const nb = inverseMass.length;
+  const isStatic = Uint8Array.from(inverseMass, (x) => (x > 0 ? 0 : 1));
+  const { colour } = colourJonesPlassmannCpu(bodyA, bodyB, count, isStatic, nb);
+  const order = Int32Array.from({ length: count }, (_, m) => m);
+  order.sort((x, y) => colour[x] - colour[y] || x - y);
+  return order;
 }
 
 /**

@@ -34,6 +34,8 @@ import { COUNTER_PAIRS } from '../collision/gpu-broadphase.js';
 import { DEFAULT_FRICTION, DEFAULT_RESTITUTION } from '../collision/pipeline.js';
 import { GpuPairTable } from '../gpu/pair-table.js';
 import { PrefixScan, type ScanPlan } from '../gpu/scan.js';
+import { GpuColouring } from '../gpu/colouring.js';
+import { UNIFORM_OFFSET_ALIGNMENT } from '../gpu/layout.js';
 import { Kernel } from '../gpu/dispatch.js';
 import { buildKernels } from '../gpu/kernels.js';
 import { readBuffers, type StagePass } from '../gpu/frames.js';
@@ -43,6 +45,8 @@ import {
   CONTACT_KERNELS,
   ContactBodyRecord,
   ContactParamsRecord,
+  ColourSlotRecord,
+  contactKernelSlotted,
   ManifoldTotalRecord,
   MaterialRecord,
   SolverManifoldRecord,
@@ -73,12 +77,29 @@ export interface GpuContactManifold {
   points: { armA: number[]; armB: number[]; s0: number; mu: number; lambda: number[]; id: number; anchorA: number[]; mass: number[]; tangentInverse: number[] }[];
 }
 
+/** 'jacobi': the mass-split Jacobi sweep (jacobi-gpu); 'sequential': Gauss-Seidel colour by colour (softstep-gpu) */
+export type ContactMode = 'jacobi' | 'sequential';
+
+/** The sequential sweeps' modes (ColourSlot use_bias, reverse): solve forwards and backwards, relax forwards. */
+const SLOT_MODES = [
+  { useBias: true, reverse: false },
+  { useBias: true, reverse: true },
+  { useBias: false, reverse: false },
+] as const;
+
 export class GpuJacobiContacts {
   private readonly buffers = new Map<ContactBufferName, GPUBuffer>();
   private readonly kernels = new Map<string, { kernel: Kernel; group: GPUBindGroup }>();
   private readonly params: GPUBuffer;
   private readonly scanPlan: ScanPlan;
   private warm = 0;
+  /** the sequential mode's per-frame colouring of the manifolds (gpu/colouring.ts), else null */
+  readonly colouring: GpuColouring | null;
+  /** sequential mode: per body bit 0 = static (the colouring's flags) */
+  private readonly staticFlags: GPUBuffer | null = null;
+  /** sequential mode: ColourSlot uniforms, SLOT_MODES per colour 0 .. K, and their bind groups per kernel */
+  private readonly slots: GPUBuffer | null = null;
+  private readonly slotGroups = new Map<string, GPUBindGroup>();
 
   private constructor(
     private readonly device: GPUDevice,
@@ -90,7 +111,10 @@ export class GpuJacobiContacts {
     kernels: Map<string, Kernel>,
     solver: SolverBodyBuffers,
     bodies: readonly BodyDesc[],
+    colouring: GpuColouring | null,
+    fixed: ArrayLike<boolean | number>,
   ) {
+    this.colouring = colouring;
     const cap = collision.broad.pairCapacity;
     const nb = bodyCount;
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
@@ -135,9 +159,42 @@ export class GpuJacobiContacts {
       { stride: words, offsetA: SolverManifoldRecord.offsets.body_a / 4, offsetB: SolverManifoldRecord.offsets.body_b / 4 },
       { stride: 2, offsetA: 0, offsetB: 1 },
     );
+    if (colouring) {
+      this.buffers.set('offsets', colouring.offsets);
+      this.buffers.set('order', colouring.order);
+      colouring.configure(nb, { stride: words, offsetA: SolverManifoldRecord.offsets.body_a / 4, offsetB: SolverManifoldRecord.offsets.body_b / 4 });
+      const flags = new Uint32Array(Math.max(4, nb));
+      for (let i = 0; i < nb; i++) flags[i] = i >= fixed.length || fixed[i] ? 1 : 0;
+      this.staticFlags = device.createBuffer({ label: 'contacts static flags', size: flags.byteLength, usage: storage });
+      device.queue.writeBuffer(this.staticFlags, 0, flags);
+      // ColourSlot (c, use_bias, reverse) at slot SLOT_MODES · c + mode, UNIFORM_OFFSET_ALIGNMENT apart
+      const K = colouring.maxColours;
+      const count = SLOT_MODES.length * (K + 1);
+      this.slots = device.createBuffer({ label: 'contacts colour slots', size: UNIFORM_OFFSET_ALIGNMENT * count, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+      const sv = new DataView(new ArrayBuffer(UNIFORM_OFFSET_ALIGNMENT * count));
+      for (let c = 0; c <= K; c++)
+        SLOT_MODES.forEach((m, j) => {
+          const o = UNIFORM_OFFSET_ALIGNMENT * (SLOT_MODES.length * c + j) + 0;
+          sv.setUint32(o + ColourSlotRecord.offsets.colour, c, true);
+          sv.setUint32(o + ColourSlotRecord.offsets.use_bias, m.useBias ? 1 : 0, true);
+          sv.setUint32(o + ColourSlotRecord.offsets.reverse, m.reverse ? 1 : 0, true);
+        });
+      device.queue.writeBuffer(this.slots, 0, sv.buffer);
+    }
     for (const [name, kernel] of kernels) {
-      const group = kernel.bind([this.params, ...contactKernelBindings(name).map((b) => this.buffers.get(b)!)]);
-      this.kernels.set(name, { kernel, group });
+      const storageBuffers = contactKernelBindings(name).map((b) => this.buffers.get(b)!);
+      if (contactKernelSlotted(name)) {
+        if (!this.slots) continue; // the sequential kernels: sequential mode only
+        const K = this.colouring!.maxColours;
+        for (let c = 0; c <= K; c++)
+          for (let j = 0; j < SLOT_MODES.length; j++) {
+            const slot = { buffer: this.slots, offset: UNIFORM_OFFSET_ALIGNMENT * (SLOT_MODES.length * c + j), size: ColourSlotRecord.stride };
+            this.slotGroups.set(`${name}:${c}:${j}`, kernel.bind([this.params, slot, ...storageBuffers]));
+          }
+        this.kernels.set(name, { kernel, group: this.slotGroups.get(`${name}:0:0`)! });
+        continue;
+      }
+      this.kernels.set(name, { kernel, group: kernel.bind([this.params, ...storageBuffers]) });
     }
   }
 
@@ -145,14 +202,15 @@ export class GpuJacobiContacts {
    * The contact stages for the solver's bodies (`bodyCount` with its anchors; `bodies` the world's, with
    * shapes and materials; `fixed[i]`: body i never moves), with room for `pairCapacity` pairs.
    */
-  static async create(device: GPUDevice, bodyCount: number, bodies: readonly BodyDesc[], fixed: ArrayLike<boolean | number>, pairCapacity: number, solver: SolverBodyBuffers): Promise<GpuJacobiContacts> {
-    const [collision, table, scan, kernels] = await Promise.all([
+  static async create(device: GPUDevice, bodyCount: number, bodies: readonly BodyDesc[], fixed: ArrayLike<boolean | number>, pairCapacity: number, solver: SolverBodyBuffers, mode: ContactMode = 'jacobi'): Promise<GpuJacobiContacts> {
+    const [collision, table, scan, kernels, colouring] = await Promise.all([
       GpuCollision.create(device, bodies.map((b) => b.shape), fixed, pairCapacity),
       GpuPairTable.create(device, pairCapacity, pairCapacity),
       PrefixScan.create(device),
-      buildKernels(device, 'jacobi-gpu contacts', () => new Map(CONTACT_KERNELS.map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
+      buildKernels(device, 'gpu contacts', () => new Map(CONTACT_KERNELS.map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
+      mode === 'sequential' ? GpuColouring.create(device, { capacity: pairCapacity, bodyCapacity: Math.max(1, bodyCount) }) : Promise.resolve(null),
     ]);
-    return new GpuJacobiContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies);
+    return new GpuJacobiContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies, colouring, fixed);
   }
 
   /**
@@ -178,6 +236,18 @@ export class GpuJacobiContacts {
     R.write(v, 0, 'static_bias_rate', fixedUnit.biasRate);
     R.write(v, 0, 'static_mass_scale', fixedUnit.massScale);
     R.write(v, 0, 'static_impulse_scale', fixedUnit.impulseScale);
+    R.write(v, 0, 'split', this.colouring ? 0 : 1);
+    const spec = rule.softness, fixedSpec = rule.staticSoftness ?? rule.softness;
+    if (rule.sizeSpring && spec.kind === 'frequency' && fixedSpec.kind === 'frequency') {
+      R.write(v, 0, 'size_spring', 1);
+      R.write(v, 0, 'size_sag', rule.sizeSpring.sagFraction);
+      R.write(v, 0, 'size_gravity', rule.sizeSpring.gravity);
+      R.write(v, 0, 'size_cap_hertz', rule.sizeSpring.capHertz);
+      R.write(v, 0, 'hertz', spec.hertz);
+      R.write(v, 0, 'damping_ratio', spec.dampingRatio);
+      R.write(v, 0, 'static_hertz', fixedSpec.hertz);
+      R.write(v, 0, 'static_damping_ratio', fixedSpec.dampingRatio);
+    }
     this.device.queue.writeBuffer(this.params, 0, v.buffer);
     this.warm = warmStart;
   }
@@ -224,6 +294,34 @@ export class GpuJacobiContacts {
     this.perBody(pass, 'cj_share');
     this.perPair(pass, 'cj_fill');
     this.perBody(pass, 'cj_sort');
+    // sequential mode: the manifolds coloured (those without points have no bodies: no conflict)
+    if (this.colouring) this.colouring.record(pass, { pairs: this.buffers.get('manifolds')!, flags: this.staticFlags!, count: { buffer: this.buffers.get('counters')!, offset: 4 * COUNTER_PAIRS } });
+  }
+
+  /** Sequential mode, warm start: the gathered λ⁰ impulses folded into V (after recordWarmStart). */
+  recordFold(pass: GPUComputePassEncoder): void {
+    this.perBody(pass, 'cj_fold');
+  }
+
+  /**
+   * Sequential mode: one Gauss-Seidel sweep over the manifolds on V in place, colour by colour (the
+   * overflow set last, by one thread); `relax`: without the bias; `reverse`: the colours, the overflow
+   * set and each manifold's points backwards.
+   */
+  recordSequentialSweep(pass: GPUComputePassEncoder, relax: boolean, reverse: boolean): void {
+    const col = this.colouring!;
+    const K = col.maxColours;
+    const j = SLOT_MODES.findIndex((m) => m.useBias === !relax && m.reverse === reverse);
+    if (j < 0) throw new Error(`contacts: no sweep mode relax=${relax} reverse=${reverse}`);
+    const colour = this.kernels.get('cs_solve_colour')!.kernel, overflow = this.kernels.get('cs_solve_overflow')!.kernel;
+    for (let x = 0; x <= K; x++) {
+      const c = reverse ? K - x : x;
+      if (c === K) overflow.dispatch(pass, this.slotGroups.get(`cs_solve_overflow:${c}:${j}`)!, 1);
+      else {
+        const args = col.colourArgs(c);
+        colour.dispatchIndirect(pass, this.slotGroups.get(`cs_solve_colour:${c}:${j}`)!, args.buffer, args.offset);
+      }
+    }
   }
 
   /** warm start, after the joints' update_velocities: ΔV += h M⁻¹ Jᵀ λ⁰ of the contacts. */
@@ -289,8 +387,11 @@ export class GpuJacobiContacts {
   }
 
   destroy(): void {
-    for (const [name, b] of this.buffers) if (!['counters', 'narrow_manifolds', 'narrow_points', 'found', 'pose', 'velocity', 'velocity_delta', 'inverse_mass'].includes(name)) b.destroy();
+    for (const [name, b] of this.buffers) if (!['counters', 'narrow_manifolds', 'narrow_points', 'found', 'pose', 'velocity', 'velocity_delta', 'inverse_mass', 'offsets', 'order'].includes(name)) b.destroy();
     this.params.destroy();
+    this.staticFlags?.destroy();
+    this.slots?.destroy();
+    this.colouring?.destroy();
     this.scanPlan.destroy();
     this.table.destroy();
     this.collision.destroy();

@@ -106,8 +106,24 @@ export const ContactParamsRecord = defineRecord('ContactParams', [
   ['static_bias_rate', 'f32', 'the spring against a fixed body'],
   ['static_mass_scale', 'f32'],
   ['static_impulse_scale', 'f32'],
+  ['split', 'u32', '1: n_i = manifolds + joints (the Jacobi variant); 0: n_i = 1 (the true masses: the sequential solve)'],
+  ['size_spring', 'u32', "1: the small-body spring (ContactRule.sizeSpring) on a frequency rule"],
+  ['size_sag', 'f32', 'sagFraction'],
+  ['size_gravity', 'f32', '|g|, m/s²'],
+  ['size_cap_hertz', 'f32', 'the cap of the small-body spring, Hz'],
+  ['hertz', 'f32', "the rule's frequency, Hz (size_spring)"],
+  ['damping_ratio', 'f32'],
+  ['static_hertz', 'f32', 'against a fixed body'],
+  ['static_damping_ratio', 'f32'],
   ['pad0', 'f32'],
-  ['pad1', 'f32'],
+] as const);
+
+/** The colour a sequential sweep's dispatch solves, and how (a uniform slot per colour and mode). */
+export const ColourSlotRecord = defineRecord('ColourSlot', [
+  ['colour', 'u32', 'colour c of the colouring (K: the overflow set, solved serially)'],
+  ['use_bias', 'u32', '1: solve (the soft bias); 0: relax (rigid, no bias but a speculative s/h)'],
+  ['reverse', 'u32', "1: the manifold's points from the last to the first"],
+  ['pad', 'u32'],
 ] as const);
 
 /** The narrow phase's records, re-declared for these kernels (the same descriptions). */
@@ -185,6 +201,8 @@ fn friction_disc(M: vec4f, f: vec2f, r: f32) -> vec2f {
 type Access = 'read' | 'read_write';
 interface KernelDecl {
   name: string;
+  /** a ColourSlot uniform at binding 1 (the sequential sweep's colour and mode); storage bindings follow */
+  slot?: boolean;
   /** storage bindings 1.. in order: [name, WGSL type, access] */
   bindings: [string, string, Access][];
   body: string;
@@ -192,9 +210,11 @@ interface KernelDecl {
 }
 
 function source(k: KernelDecl): string {
-  const decls = k.bindings.map(([name, type, access], i) => `@group(0) @binding(${i + 1}) var<storage, ${access}> ${name}: ${type};`).join('\n');
-  return `${header}${k.helpers ?? ''}
+  const first = k.slot ? 2 : 1;
+  const decls = k.bindings.map(([name, type, access], i) => `@group(0) @binding(${i + first}) var<storage, ${access}> ${name}: ${type};`).join('\n');
+  return `${header}${k.slot ? `${ColourSlotRecord.wgsl}@group(0) @binding(1) var<uniform> slot: ColourSlot;\n` : ''}
 ${decls}
+${k.helpers ?? ''}
 ${kernelEntry(k.name)} {
 ${k.body}
 }
@@ -205,7 +225,7 @@ ${k.body}
 export type ContactBufferName =
   | 'counters' | 'narrow_manifolds' | 'narrow_points' | 'found' | 'prev_manifolds' | 'prev_points' | 'prev_count'
   | 'manifolds' | 'points' | 'pose' | 'velocity' | 'velocity_delta' | 'inverse_mass' | 'contact_body' | 'materials'
-  | 'body_count' | 'cursor' | 'entries' | 'joint_share' | 'totals';
+  | 'body_count' | 'cursor' | 'entries' | 'joint_share' | 'totals' | 'offsets' | 'order';
 
 const T = {
   u32s: 'array<u32>',
@@ -254,6 +274,13 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   m.count = nm.count;
   m.body_a = nm.body_a;
   m.body_b = nm.body_b;
+  if (nm.count == 0u) {
+    // no point: a pair of no bodies for the colouring (indices past the bodies are the world's: no conflict)
+    m.body_a = 0xffffffffu;
+    m.body_b = 0xffffffffu;
+    manifolds[k] = m;
+    return;
+  }
   let n = nm.normal;
   m.normal = n;
   let t1 = tangent_of(n);
@@ -343,11 +370,30 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   let fa = materials[a]; let fb = materials[b];
   let mu = sqrt(fa.friction * fb.friction);
   m.mu_static = sqrt(fa.static_friction * fb.static_friction);
-  m.slop = min(params.rule_slop, m.slop);
+  let pair_slop = m.slop;
+  m.slop = min(params.rule_slop, pair_slop);
   if (m.inv_mass_a == 0.0 || m.inv_mass_b == 0.0) {
     m.bias_rate = params.static_bias_rate; m.mass_scale = params.static_mass_scale; m.impulse_scale = params.static_impulse_scale;
   } else {
     m.bias_rate = params.bias_rate; m.mass_scale = params.mass_scale; m.impulse_scale = params.impulse_scale;
+  }
+  if (params.size_spring == 1u) {
+    // a small pair's spring stiffened so its sag under its own weight stays a fraction of its size
+    // (contact-solver.ts prepare, ContactRule.sizeSpring): L from the pair's slop (cj_points)
+    let L = pair_slop / ${SLOP_SIZE_FRACTION};
+    let hz = min(params.size_cap_hertz, sqrt(params.size_gravity / (params.size_sag * L)) / ${2 * Math.PI});
+    let fixed = m.inv_mass_a == 0.0 || m.inv_mass_b == 0.0;
+    let spec_hz = select(params.hertz, params.static_hertz, fixed);
+    let zeta = select(params.damping_ratio, params.static_damping_ratio, fixed);
+    if (hz > spec_hz) {
+      // rows/softness.ts (S3) for the frequency hz and damping ratio ζ over h
+      let omega = ${2 * Math.PI} * hz;
+      let a1 = 2.0 * zeta + params.h * omega;
+      let a2 = params.h * omega * a1;
+      m.bias_rate = omega / a1;
+      m.mass_scale = a2 / (1.0 + a2);
+      m.impulse_scale = 1.0 / (1.0 + a2);
+    }
   }
   manifolds[k] = m;
   let va = velocity[2u * a].xyz; let wa = velocity[2u * a + 1u].xyz;
@@ -370,7 +416,8 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   let i = thread_index(gid, nwg);
   if (i >= params.body_count) { return; }
   cursor[i] = body_count[i];
-  contact_body[i].share = f32(body_count[i + 1u] - body_count[i] + joint_share[i]);`,
+  if (params.split == 1u) { contact_body[i].share = f32(body_count[i + 1u] - body_count[i] + joint_share[i]); }
+  else { contact_body[i].share = 1.0; }`,
   },
   {
     // the CSR's entries (2k + side, per moving body), and each point's split effective masses
@@ -485,6 +532,19 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   },
   solveKernel('cj_solve', false),
   solveKernel('cj_solve_reverse', true),
+  ...sequentialKernels(),
+  {
+    // the sequential solve works on V in place: the warm start's gather (into ΔV) folded into V
+    name: 'cj_fold',
+    bindings: [['velocity', T.vec4s, 'read_write'], ['velocity_delta', T.vec4s, 'read_write']],
+    body: /* wgsl */ `
+  let i = thread_index(gid, nwg);
+  if (i >= params.body_count) { return; }
+  velocity[2u * i] = vec4f(velocity[2u * i].xyz + velocity_delta[2u * i].xyz, 0.0);
+  velocity[2u * i + 1u] = vec4f(velocity[2u * i + 1u].xyz + velocity_delta[2u * i + 1u].xyz, 0.0);
+  velocity_delta[2u * i] = vec4f(0.0);
+  velocity_delta[2u * i + 1u] = vec4f(0.0);`,
+  },
   {
     // integrate positions, after compute_positions (contact-solver.ts updatePose): Δx = x − x⁰,
     // Δθ = 2 vec(q q⁰⁻¹) with the scalar part made ≥ 0 (K1)
@@ -520,6 +580,113 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   for (var j = 0u; j < m.count; j++) { prev_points[4u * k + j] = points[4u * k + j]; }`,
   },
 ];
+
+/**
+ * The sequential (Gauss-Seidel) solve on the GPU, colour by colour (gpu/colouring.ts: no two manifolds of
+ * one colour share a moving body, so a colour's manifolds run in parallel and each writes its bodies'
+ * velocities in place): contact-solver.ts solve, with the true masses, one manifold per thread. A sweep is
+ * the colours 0 .. K−1 and then the overflow set K, solved by one thread in index order; a reverse sweep
+ * the overflow set backwards, then the colours K−1 .. 0, each manifold's points from the last to the
+ * first (contact-solver.ts solve's reverse). use_bias 0 is the relax pass (rigid, no bias beyond a
+ * speculative s/h). The CPU twin solves its manifolds in the same colour order (ContactSolver.colourOrder).
+ */
+function sequentialKernels(): KernelDecl[] {
+  const bindings: [string, string, Access][] = [
+    ['offsets', T.u32s, 'read'], ['order', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read_write'],
+    ['velocity', T.vec4s, 'read_write'], ['contact_body', T.bodies, 'read'],
+  ];
+  const helpers = `${discWgsl}
+// contact-solver.ts solve for manifold k: its points in turn on V in place, the separation moved with the
+// bodies (K1); use_bias: the rule's spring beyond the slop (solve), else rigid with no bias (relax)
+fn solve_manifold(k: u32, use_bias: bool, reverse: bool) {
+  let m = manifolds[k];
+  if (m.count == 0u) { return; }
+  let a = m.body_a; let b = m.body_b;
+  let A = contact_body[a]; let B = contact_body[b];
+  let mA = m.inv_mass_a; let mB = m.inv_mass_b;
+  let n = m.normal; let t1 = m.tangent1; let t2 = m.tangent2;
+  var va = velocity[2u * a].xyz; var wa = velocity[2u * a + 1u].xyz;
+  var vb = velocity[2u * b].xyz; var wb = velocity[2u * b + 1u].xyz;
+  let sLin = dot(n, B.dx - A.dx);
+  let ua = cross(n, A.dtheta); let ub = cross(n, B.dtheta);
+  for (var q = 0u; q < m.count; q++) {
+    let c = 4u * k + select(q, m.count - 1u - q, reverse);
+    var p = points[c];
+    let ra = p.arm_a; let rb = p.arm_b;
+    let s = p.s0 + sLin + dot(rb, ub) - dot(ra, ua);
+    var bias = 0.0; var ms = 1.0; var is = 0.0;
+    if (s > 0.0) { bias = s * params.inv_h; }
+    else if (use_bias && s + m.slop < 0.0) {
+      bias = max(m.bias_rate * (s + m.slop), -params.max_pushout);
+      ms = m.mass_scale;
+      is = m.impulse_scale;
+    }
+    let dv = vb + cross(wb, rb) - va - cross(wa, ra);
+    let vn = dot(n, dv);
+    var v1 = dot(t1, dv);
+    var v2 = dot(t2, dv);
+    // (S1) Δλ_n = −massScale (v_n + bias) / (h A_nn) − impulseScale λ_n, λ_n ≥ 0
+    let oldN = p.lambda.x;
+    let next = max(0.0, oldN - (ms * (vn + bias) * params.inv_h) / p.mass.x - is * oldN);
+    let Pn = params.h * (next - oldN);
+    v1 += p.mass.y * Pn;
+    v2 += p.mass.z * Pn;
+    let old1 = p.lambda.y; let old2 = p.lambda.z;
+    var f = vec2f(old1, old2);
+    if (next != 0.0 || old1 != 0.0 || old2 != 0.0) {
+      let radius = p.mu * next;
+      let M = p.tangent_inverse;
+      f = vec2f(old1 - params.inv_h * (M.x * v1 + M.y * v2), old2 - params.inv_h * (M.z * v1 + M.w * v2));
+      let len2 = dot(f, f);
+      let staticRadius = m.mu_static * next;
+      if (len2 > staticRadius * staticRadius && len2 > radius * radius) { f = friction_disc(M, f, radius); }
+    }
+    p.lambda = vec3f(next, f.x, f.y);
+    points[c] = p;
+    let P1 = params.h * (f.x - old1); let P2 = params.h * (f.y - old2);
+    if (Pn == 0.0 && P1 == 0.0 && P2 == 0.0) { continue; }
+    let dp = Pn * n + P1 * t1 + P2 * t2;
+    if (mA > 0.0) {
+      va -= mA * dp;
+      wa -= inertia_times(A, cross(ra, dp));
+    }
+    if (mB > 0.0) {
+      vb += mB * dp;
+      wb += inertia_times(B, cross(rb, dp));
+    }
+  }
+  if (mA > 0.0) { velocity[2u * a] = vec4f(va, 0.0); velocity[2u * a + 1u] = vec4f(wa, 0.0); }
+  if (mB > 0.0) { velocity[2u * b] = vec4f(vb, 0.0); velocity[2u * b + 1u] = vec4f(wb, 0.0); }
+}
+`;
+  return [
+    {
+      name: 'cs_solve_colour',
+      slot: true,
+      helpers,
+      bindings,
+      body: /* wgsl */ `
+  let t = thread_index(gid, nwg);
+  let first = offsets[slot.colour];
+  if (t >= offsets[slot.colour + 1u] - first) { return; }
+  solve_manifold(order[first + t], slot.use_bias == 1u, slot.reverse == 1u);`,
+    },
+    {
+      name: 'cs_solve_overflow',
+      slot: true,
+      helpers,
+      bindings,
+      body: /* wgsl */ `
+  if (thread_index(gid, nwg) != 0u) { return; }
+  let first = offsets[slot.colour];
+  let n = offsets[slot.colour + 1u] - first;
+  for (var x = 0u; x < n; x++) {
+    let i = select(x, n - 1u - x, slot.reverse == 1u);
+    solve_manifold(order[first + i], slot.use_bias == 1u, slot.reverse == 1u);
+  }`,
+    },
+  ];
+}
 
 /**
  * solve, one Jacobi sweep's first half (jacobi-contact-solver.ts solveJacobi): every manifold from
@@ -619,7 +786,12 @@ export function contactKernelSource(name: string): string {
   return source(k);
 }
 
-/** The binding names of kernel `name`, in order (binding 1 ..; binding 0 is the params uniform). */
+/** Whether kernel `name` takes a ColourSlot uniform at binding 1. */
+export function contactKernelSlotted(name: string): boolean {
+  return CONTACT_KERNELS.find((x) => x.name === name)?.slot === true;
+}
+
+/** The storage binding names of kernel `name`, in order (after the params uniform and its slot, if any). */
 export function contactKernelBindings(name: string): ContactBufferName[] {
   const k = CONTACT_KERNELS.find((x) => x.name === name);
   if (!k) throw new Error(`gpu-jacobi-contacts: no kernel ${name}`);

@@ -18,6 +18,7 @@ import { PgsCpuSolver } from './pgs/cpu.js';
 import { SiSoftCpuSolver } from './si-soft/cpu.js';
 import { SoftStepCpuSolver, softStepContactDefaults, sizeSubsteps } from './softstep/cpu.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
+import { SoftStepGpuSolver } from './softstep/gpu.js';
 import { RapierSolver, multibodyLoopReason, rapierJointReason, rapierSoftJointReason } from './rapier/rapier.js';
 
 /**
@@ -216,6 +217,20 @@ const rigidSolvers: RigidSolverInfo[] = [
     defaults: { iterations: 1, substeps: 4 },
     contactDefaults: softStepContactDefaults,
     create: async (world, options) => new SoftStepCpuSolver(world, options),
+  },
+  {
+    id: 'softstep-gpu',
+    description: 'the soft step on the GPU (f32): softstep-cpu\'s contact stages in WGSL, collision included, the sequential sweeps made parallel by colouring the manifolds every frame on the GPU (Jones–Plassmann, 24 colours and an overflow set solved by one thread); a frame with no readback; contacts only (no joints yet), no restitution, no sleeping',
+    device: 'gpu',
+    reads: softReads,
+    supports: { constraints: [], shapes: everyShape, contacts: true },
+    unsupported: (world) => gpuRestitutionReason('softstep-gpu', world),
+    defaults: { iterations: 1, substeps: 4 },
+    contactDefaults: softStepContactDefaults,
+    create: async (world, options, gpu) => {
+      if (!gpu) throw new Error('softstep-gpu needs a WebGPU device');
+      return SoftStepGpuSolver.create(world, options, gpu);
+    },
   },
   {
     id: 'rapier',

@@ -45,8 +45,8 @@ import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from '
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { F32_MAX, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, writeJointRecord, type RowKernelSpec } from '../../rows/rows.wgsl.js';
-import { GpuJacobiContacts } from '../../contacts/gpu-jacobi-contacts.js';
-import { baumgarteContacts } from '../../rows/block-solver.js';
+import { GpuJacobiContacts, type ContactMode } from '../../contacts/gpu-jacobi-contacts.js';
+import { baumgarteContacts, type ContactRule } from '../../rows/block-solver.js';
 import { sceneHasContacts } from '../solver.js';
 import type { Snapshot } from '../../model/snapshot.js';
 
@@ -203,8 +203,8 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
    * rule (Baumgarte β with the 5 mm slop and the 3 m/s push-out cap), the frame's dt for the speculative
    * margins, and CONTACT_PAIRS_PER_BODY pair slots per body.
    */
-  private async createContacts(): Promise<void> {
-    const { dt, substeps, beta, warmStart, restitutionThreshold } = this.options;
+  protected async createContacts(): Promise<void> {
+    const { dt, substeps, warmStart } = this.options;
     const b = this.buffers;
     const n = this.world.bodies.length;
     const fixed = Array.from({ length: n }, (_, i) => this.w.inverseMass[i] === 0);
@@ -214,11 +214,21 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
       velocity: b.get('velocity')!,
       velocity_delta: b.get('velocity_delta')!,
       inverse_mass: b.get('inverse_mass')!,
-    });
+    }, this.contactMode());
     const g = this.w.gravity;
-    c.configure(dt / substeps, dt, Math.hypot(g[0], g[1], g[2]), baumgarteContacts(beta, restitutionThreshold), warmStart);
+    c.configure(dt / substeps, dt, Math.hypot(g[0], g[1], g[2]), this.gpuContactRule(dt / substeps), warmStart);
     c.setJoints(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
     this.contacts = c;
+  }
+
+  /** How the contacts are solved: jacobi-gpu's mass-split Jacobi sweep (softstep-gpu: 'sequential'). */
+  protected contactMode(): ContactMode {
+    return 'jacobi';
+  }
+
+  /** The contact rule for substep h: jacobi-cpu's (Baumgarte β with the 5 mm slop, push-out at most 3 m/s). */
+  protected gpuContactRule(_h: number): ContactRule {
+    return baumgarteContacts(this.options.beta, this.options.restitutionThreshold);
   }
 
   /** The pose and velocities now; with contacts, a frame that found more pairs than the slots hold is an error. */

@@ -1,0 +1,93 @@
+/**
+ * softstep-gpu — Box2D v3's soft step (softstep-cpu, its f64 reference with the same stages and names)
+ * on the GPU, for contacts: the collision pipeline, the manifolds' warm start and the contact records of
+ * jacobi-gpu's contact stages (contacts/gpu-jacobi-contacts.ts, with the true masses), and a sequential
+ * (Gauss-Seidel) solve made parallel by colouring the manifolds every frame on the GPU (gpu/colouring.ts:
+ * no two manifolds of one colour share a moving body; a manifold that finds no colour among K = 24 goes
+ * into the overflow set, solved by one thread after the colours). The body stages are jacobi-gpu's kernels
+ * (rigid/body.wgsl.ts: gravity and the gyroscopic step, the position update). A frame is one submission
+ * with no readback.
+ *
+ * One frame of dt, n substeps of h = dt / n (softstep-cpu's header):
+ *   collide              the GPU collision pipeline at the frame's start
+ *   prepare contacts     records, λ⁰ matched from last frame's manifolds, the soft contact spring
+ *                        (--contact-hertz, at most a quarter of the substep rate, twice that against a
+ *                        fixed body, --contact-damping; no slop; the small-body spring), the colouring
+ *   n × ( integrate velocities   v ← v + h g (and the gyroscopic term)
+ *         warm start             V += h M⁻¹ Jᵀ λ (gathered per body, then folded into V)
+ *         solve                  --iterations coloured sweeps with the soft bias, every other one backwards
+ *         integrate positions    x ← x + h v, q ← q ⊕ h ω; the separations follow the bodies (K1)
+ *         relax                  --iterations coloured sweeps, rigid and without bias, forwards )
+ *   store impulses       the records kept for the next frame's matching
+ *
+ * The order of a sweep is the colours' (colour 0's manifolds, then colour 1's, …), not softstep-cpu's
+ * manifold order: a Gauss-Seidel sweep's result depends on its order, so the twin test runs softstep-cpu
+ * in the same colour order (contacts/contact-solver.ts colourOrder). Not on the GPU yet: joints (refused
+ * with the reason), restitution (refused), sleeping (every body awake), the residual diagnostics.
+ */
+import type { WorldDesc } from '../../model/world.js';
+import type { GpuContext } from '../../gpu/device.js';
+import type { SolverOptions } from '../solver.js';
+import type { StagePass } from '../../gpu/frames.js';
+import type { ContactMode } from '../../contacts/gpu-jacobi-contacts.js';
+import type { ContactRule } from '../../rows/block-solver.js';
+import { JacobiGpuSolver } from '../jacobi/gpu.js';
+import { softStepContactRule } from './cpu.js';
+
+export class SoftStepGpuSolver extends JacobiGpuSolver {
+  override readonly id: string = 'softstep-gpu';
+
+  static override async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext): Promise<SoftStepGpuSolver> {
+    if (world.constraints.length > 0) throw new Error('softstep-gpu: joints are not on the GPU soft step yet (use softstep-cpu, or jacobi-gpu for joints)');
+    const s = new SoftStepGpuSolver(world, options, {}, gpu);
+    await s.init();
+    return s;
+  }
+
+  protected override contactMode(): ContactMode {
+    return 'sequential';
+  }
+
+  /** softstep-cpu's rule for substep h: the soft spring, no slop, twice the frequency against a fixed body, the small-body spring. */
+  protected override gpuContactRule(h: number): ContactRule {
+    const rule = softStepContactRule(this.options, h);
+    const g = this.w.gravity;
+    if (rule.sizeSpring) rule.sizeSpring = { ...rule.sizeSpring, gravity: Math.hypot(g[0], g[1], g[2]) };
+    return rule;
+  }
+
+  override get stageNames(): readonly string[] {
+    return ['collide', 'prepare contacts', 'integrate velocities', 'warm start', 'solve', 'integrate positions', 'relax', 'store impulses'];
+  }
+
+  protected override encodeFrame(at: StagePass): void {
+    const { substeps, iterations, warmStart } = this.options;
+    const c = this.contacts;
+    if (c) {
+      c.recordCollide(at('collide'));
+      const pass = at('prepare contacts');
+      this.dispatch(pass, 'compute_inertia');
+      c.recordPrepare(pass);
+    }
+    for (let s = 0; s < substeps; s++) {
+      this.dispatch(at('integrate velocities'), 'compute_free_velocity');
+      if (c && warmStart > 0) {
+        const pass = at('warm start');
+        c.recordWarmStart(pass);
+        c.recordFold(pass);
+      }
+      if (c) {
+        const pass = at('solve');
+        for (let k = 0; k < iterations; k++) c.recordSequentialSweep(pass, false, (k & 1) === 1);
+      }
+      const end = at('integrate positions');
+      this.dispatch(end, 'compute_positions');
+      c?.recordPose(end);
+      if (c) {
+        const pass = at('relax');
+        for (let k = 0; k < iterations; k++) c.recordSequentialSweep(pass, true, false);
+      }
+    }
+    if (c) c.recordStore(at('store impulses'));
+  }
+}
