@@ -45,7 +45,7 @@ import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from '
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { F32_MAX, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, writeJointRecord, type RowKernelSpec } from '../../rows/rows.wgsl.js';
-import { GpuJacobiContacts, type ContactMode } from '../../contacts/gpu-jacobi-contacts.js';
+import { GpuContacts, type ContactMode } from '../../contacts/gpu-contacts.js';
 import { baumgarteContacts, type ContactRule } from '../../rows/block-solver.js';
 import { sceneHasContacts } from '../solver.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -90,10 +90,10 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   /** the rows' layout: the CPU RowBlockSolver over the same joints, laid out again when they change */
   protected readonly rowSolver: RowBlockSolver;
   /**
-   * jacobi-gpu's contacts (contacts/gpu-jacobi-contacts.ts: the contact solver's Jacobi variant in WGSL,
+   * jacobi-gpu's contacts (contacts/gpu-contacts.ts: the contact solver's Jacobi variant in WGSL,
    * on the GPU collision pipeline), or null: a world without collisions, or a subclass that takes none
    */
-  protected contacts: GpuJacobiContacts | null = null;
+  protected contacts: GpuContacts | null = null;
   /** sweeps made in this substep (the contacts' points walk backwards on odd ones, as jacobi-cpu's) */
   private contactSweep = 0;
   /** joints of each JointKind, and the first record of each in the 'joint' buffer */
@@ -199,7 +199,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   }
 
   /**
-   * The contact stages (contacts/gpu-jacobi-contacts.ts) over this solver's body buffers: jacobi-cpu's
+   * The contact stages (contacts/gpu-contacts.ts) over this solver's body buffers: jacobi-cpu's
    * rule (Baumgarte β with the 5 mm slop and the 3 m/s push-out cap), the frame's dt for the speculative
    * margins, and CONTACT_PAIRS_PER_BODY pair slots per body.
    */
@@ -209,7 +209,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     const n = this.world.bodies.length;
     const fixed = Array.from({ length: n }, (_, i) => this.w.inverseMass[i] === 0);
     const capacity = Math.max(256, CONTACT_PAIRS_PER_BODY * n);
-    const c = await GpuJacobiContacts.create(this.device, this.w.bodyCount, this.world.bodies, fixed, capacity, {
+    const c = await GpuContacts.create(this.device, this.w.bodyCount, this.world.bodies, fixed, capacity, {
       pose: b.get('pose')!,
       velocity: b.get('velocity')!,
       velocity_delta: b.get('velocity_delta')!,

@@ -1,7 +1,7 @@
 /**
  * softstep-gpu — Box2D v3's soft step (softstep-cpu, its f64 reference with the same stages and names)
  * on the GPU, for contacts: the collision pipeline, the manifolds' warm start and the contact records of
- * jacobi-gpu's contact stages (contacts/gpu-jacobi-contacts.ts, with the true masses), and a sequential
+ * jacobi-gpu's contact stages (contacts/gpu-contacts.ts, with the true masses), and a sequential
  * (Gauss-Seidel) solve made parallel by colouring the manifolds every frame on the GPU (gpu/colouring.ts:
  * no two manifolds of one colour share a moving body; a manifold that finds no colour among K = 24 goes
  * into the overflow set, solved by one thread after the colours). The body stages are jacobi-gpu's kernels
@@ -29,7 +29,7 @@ import type { WorldDesc } from '../../model/world.js';
 import type { GpuContext } from '../../gpu/device.js';
 import type { SolverOptions } from '../solver.js';
 import type { StagePass } from '../../gpu/frames.js';
-import type { ContactMode } from '../../contacts/gpu-jacobi-contacts.js';
+import type { ContactMode } from '../../contacts/gpu-contacts.js';
 import type { ContactRule } from '../../rows/block-solver.js';
 import { JacobiGpuSolver } from '../jacobi/gpu.js';
 import { softStepContactRule } from './cpu.js';

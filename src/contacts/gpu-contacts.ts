@@ -1,7 +1,12 @@
 /**
- * The contact solver's Jacobi variant on the GPU: jacobi-gpu's contacts, the twin of
- * contacts/jacobi-contact-solver.ts (jacobi-cpu's), stage for stage, with the same names; WGSL in
- * gpu-jacobi-contacts.wgsl.ts (its header has the records and why the body sums are gathers).
+ * The contact stages on the GPU, in two modes: 'jacobi', jacobi-gpu's contacts, the twin of
+ * contacts/jacobi-contact-solver.ts (jacobi-cpu's mass-split Jacobi variant); 'sequential', softstep-gpu's,
+ * the twin of contacts/contact-solver.ts's Gauss-Seidel solve and relax with the true masses, swept colour
+ * by colour (gpu/colouring.ts every frame; the CPU twin in the same order: ContactSolver.colourOrder).
+ * Stage for stage, with the CPU's names; WGSL in gpu-contacts.wgsl.ts (its header has the records and why
+ * the body sums are gathers). Below, the Jacobi mode; the sequential one shares collide, prepare contacts
+ * (with n_i = 1, the soft rule's spring and the colouring), the warm start (gathered, then folded into V:
+ * recordFold) and store impulses, and sweeps with recordSequentialSweep.
  *
  * A frame, recorded with no readback (the sizes of every per-pair stage come from the broad phase's
  * pair counter, as indirect dispatches):
@@ -54,7 +59,7 @@ import {
   contactKernelBindings,
   contactKernelSource,
   type ContactBufferName,
-} from './gpu-jacobi-contacts.wgsl.js';
+} from './gpu-contacts.wgsl.js';
 
 /** F32's largest finite value: a plane's "size" (it never sets a pair's slop). */
 const F32_MAX = 3.4028234663852886e38;
@@ -87,7 +92,7 @@ const SLOT_MODES = [
   { useBias: false, reverse: false },
 ] as const;
 
-export class GpuJacobiContacts {
+export class GpuContacts {
   private readonly buffers = new Map<ContactBufferName, GPUBuffer>();
   private readonly kernels = new Map<string, { kernel: Kernel; group: GPUBindGroup }>();
   private readonly params: GPUBuffer;
@@ -202,7 +207,7 @@ export class GpuJacobiContacts {
    * The contact stages for the solver's bodies (`bodyCount` with its anchors; `bodies` the world's, with
    * shapes and materials; `fixed[i]`: body i never moves), with room for `pairCapacity` pairs.
    */
-  static async create(device: GPUDevice, bodyCount: number, bodies: readonly BodyDesc[], fixed: ArrayLike<boolean | number>, pairCapacity: number, solver: SolverBodyBuffers, mode: ContactMode = 'jacobi'): Promise<GpuJacobiContacts> {
+  static async create(device: GPUDevice, bodyCount: number, bodies: readonly BodyDesc[], fixed: ArrayLike<boolean | number>, pairCapacity: number, solver: SolverBodyBuffers, mode: ContactMode = 'jacobi'): Promise<GpuContacts> {
     const [collision, table, scan, kernels, colouring] = await Promise.all([
       GpuCollision.create(device, bodies.map((b) => b.shape), fixed, pairCapacity),
       GpuPairTable.create(device, pairCapacity, pairCapacity),
@@ -210,7 +215,7 @@ export class GpuJacobiContacts {
       buildKernels(device, 'gpu contacts', () => new Map(CONTACT_KERNELS.map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
       mode === 'sequential' ? GpuColouring.create(device, { capacity: pairCapacity, bodyCapacity: Math.max(1, bodyCount) }) : Promise.resolve(null),
     ]);
-    return new GpuJacobiContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies, colouring, fixed);
+    return new GpuContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies, colouring, fixed);
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * WGSL of the contact solver's Jacobi variant on the GPU (gpu-jacobi-contacts.ts, the host side): the
+ * WGSL of the contact solver's Jacobi variant on the GPU (gpu-contacts.ts, the host side): the
  * twin of contacts/jacobi-contact-solver.ts (its stages, its names, its equations, in f32), on the
  * manifolds of the GPU narrow phase (collision/gpu-narrow.ts) and the pair table (gpu/pair-table.ts).
  *
@@ -183,16 +183,17 @@ fn friction_disc(M: vec4f, f: vec2f, r: f32) -> vec2f {
   let e2 = s * s * a00 - 2.0 * c * s * a01 + c * c * a11;
   let g1 = e1 * (c * f.x + s * f.y);
   let g2 = e2 * (-s * f.x + c * f.y);
+  // Newton on 1/|λ(κ)| = 1/r from κ = 0 (frictionDisc's header: rising and concave, so from below)
   var k = 0.0;
+  var d1 = e1; var d2 = e2;
+  var l1 = g1 / d1; var l2 = g2 / d2;
   for (var it = 0; it < 30; it++) {
-    let d1 = e1 + k; let d2 = e2 + k;
-    let l1 = g1 / d1; let l2 = g2 / d2;
-    let phi = l1 * l1 + l2 * l2 - r * r;
-    if (phi <= 1e-6 * r * r) { break; }
-    let slope = -2.0 * (l1 * l1 / d1 + l2 * l2 / d2);
-    k -= phi / slope;
+    let s2 = l1 * l1 + l2 * l2;
+    if (s2 - r * r <= 1e-6 * r * r) { break; }
+    k += s2 * (sqrt(s2) / r - 1.0) / (l1 * l1 / d1 + l2 * l2 / d2);
+    d1 = e1 + k; d2 = e2 + k;
+    l1 = g1 / d1; l2 = g2 / d2;
   }
-  let l1 = g1 / (e1 + k); let l2 = g2 / (e2 + k);
   let x = c * l1 - s * l2; let y = s * l1 + c * l2;
   return vec2f(x, y) * (r / sqrt(x * x + y * y));
 }
@@ -782,7 +783,7 @@ function solveKernel(name: string, reverse: boolean): KernelDecl {
 /** The WGSL module of kernel `name` (its header, helpers and bindings). */
 export function contactKernelSource(name: string): string {
   const k = CONTACT_KERNELS.find((x) => x.name === name);
-  if (!k) throw new Error(`gpu-jacobi-contacts: no kernel ${name}`);
+  if (!k) throw new Error(`gpu-contacts: no kernel ${name}`);
   return source(k);
 }
 
@@ -794,6 +795,6 @@ export function contactKernelSlotted(name: string): boolean {
 /** The storage binding names of kernel `name`, in order (after the params uniform and its slot, if any). */
 export function contactKernelBindings(name: string): ContactBufferName[] {
   const k = CONTACT_KERNELS.find((x) => x.name === name);
-  if (!k) throw new Error(`gpu-jacobi-contacts: no kernel ${name}`);
+  if (!k) throw new Error(`gpu-contacts: no kernel ${name}`);
   return k.bindings.map(([n]) => n as ContactBufferName);
 }

@@ -1,5 +1,5 @@
 /**
- * jacobi-gpu's contacts (contacts/gpu-jacobi-contacts.ts, f32 WGSL) against jacobi-cpu's
+ * jacobi-gpu's contacts (contacts/gpu-contacts.ts, f32 WGSL) against jacobi-cpu's
  * (contacts/jacobi-contact-solver.ts, f64), the same stages on the same scenes, on the software adapter.
  *
  * The CPU twin runs with the pipeline's coherence off (collision/manifolds.ts refresh: a pair that barely
