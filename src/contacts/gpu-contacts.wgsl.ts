@@ -165,11 +165,17 @@ fn tangent_of(n: vec3f) -> vec3f {
  * the same λ for an isotropic metric, so the cut-off only picks the cheaper one.
  */
 const discWgsl = /* wgsl */ `
-fn friction_disc(M: vec4f, f: vec2f, r: f32) -> vec2f {
-  if (!(r > 0.0)) { return vec2f(0.0); }
+fn friction_disc(M: vec4f, f_in: vec2f, r_in: f32) -> vec2f {
+  if (!(r_in > 0.0)) { return vec2f(0.0); }
+  // the projection is homogeneous of degree 1 in (f, r): solved for (f, r)/F, F = max |f_i|, and scaled
+  // back, so neither |f|² nor |λ|² under- or overflows f32 (a point barely touching has λ ~ 1e-19 N,
+  // whose square is below f32's smallest normal: flushed to 0, Newton divided 0 by 0)
+  let F = max(abs(f_in.x), abs(f_in.y));
+  let f = f_in / F;
+  let r = r_in / F;
   let m00 = M.x; let m01 = 0.5 * (M.y + M.z); let m11 = M.w;
   if (abs(m01) <= 1e-6 * (m00 + m11) && abs(m00 - m11) <= 1e-6 * (m00 + m11)) {
-    return f * (r / length(f));
+    return F * (f * (r / length(f)));
   }
   let det = m00 * m11 - m01 * m01;
   let a00 = m11 / det; let a01 = -m01 / det; let a11 = m00 / det;
@@ -195,7 +201,7 @@ fn friction_disc(M: vec4f, f: vec2f, r: f32) -> vec2f {
     l1 = g1 / d1; l2 = g2 / d2;
   }
   let x = c * l1 - s * l2; let y = s * l1 + c * l2;
-  return vec2f(x, y) * (r / sqrt(x * x + y * y));
+  return F * (vec2f(x, y) * (r / sqrt(x * x + y * y)));
 }
 `;
 

@@ -25,7 +25,8 @@ export function jointSceneFile(type: SecondJoint) {
 /** The first rigid solver and joint type (hinge, distance, fixed) it does not declare, or null when every solver declares all. */
 export function undeclaredJoint(solvers: SolverInfo[]): { info: SolverInfo; type: SecondJoint } | null {
   for (const type of Object.keys(second) as SecondJoint[]) {
-    const info = solvers.find((x) => x.supports && !x.supports.constraints.includes(type));
+    // the scene's first joint is a point joint: a solver that declares it, lacking `type`
+    const info = solvers.find((x) => x.supports && x.supports.constraints.includes('point') && !x.supports.constraints.includes(type));
     if (info) return { info, type };
   }
   return null;
