@@ -27,6 +27,7 @@ const small: Record<string, Record<string, number>> = {
   rain: { count: 30 },
   confined: { count: 27 },
   domino: { count: 5 },
+  'brick-wall': { rows: 2, columns: 2, layers: 1 },
 };
 
 function uses(world: WorldDesc): { constraints: Set<string>; shapes: Set<string> } {

@@ -13,9 +13,10 @@ import { hingeChain, cantilever, ropeSwing } from './joint-scenes.js';
 import { contactScenes } from './contact-scenes.js';
 import { stressScenes } from './stress-scenes.js';
 import { particleScenes } from './particles.js';
+import { brickWall } from './brick-wall.js';
 
-/** Scenes of rigid bodies, joints and contacts (the rigid solvers): the joint scenes, then the contact scenes, then the stress scenes. */
-export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring, hingeChain, cantilever, ropeSwing, ...contactScenes, ...stressScenes];
+/** Scenes of rigid bodies, joints and contacts (the rigid solvers): the joint scenes, then the contact scenes, then the stress scenes, then the brick wall. */
+export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring, hingeChain, cantilever, ropeSwing, ...contactScenes, ...stressScenes, brickWall];
 
 /** Every scene: the rigid ones, then the constrained particle systems (the witkin-* solvers). */
 export const scenes: SceneInfo[] = [...rigidScenes, ...particleScenes];
