@@ -149,12 +149,17 @@ async function run(solverId: string, given: Record<string, number>, frames: numb
  * end half brick settling in the next second, then still), pgs-cpu, gs-cpu and si-soft-cpu 1.19 mm,
  * rapier 1.76 mm, xpbd-cpu 0.001 mm; jacobi-cpu does not hold it (bricks wander 1–8 cm by 4 s).
  */
-test('brick-wall at rest holds under softstep-cpu, sleeping off: no brick moves 1 % of its least edge from 1 s to 4 s', async () => {
+// jacobi-cpu: an open physics fault (the closing note of 2026-11-27), a todo with its measured figure
+const WALL_KNOWN: Record<string, string> = {
+  'jacobi-cpu': 'bricks wander: one moved 476 mm from 1 s to 4 s (limit 2 mm); the mass-split Jacobi does not hold a running bond of ten courses awake',
+};
+for (const id of ['softstep-cpu', 'jacobi-cpu'])
+test(`brick-wall at rest holds under ${id}, sleeping off: no brick moves 1 % of its least edge from 1 s to 4 s`, WALL_KNOWN[id] ? { todo: `open: ${WALL_KNOWN[id]}` } : {}, async () => {
   const p = resolveParams(scene, {});
   const limit = 0.01 * 2 * Math.min(p.halfLength, p.halfHeight, p.halfDepth);
   let settled: Float64Array | null = null;
   let peak = 0, peakBody = -1;
-  await run('softstep-cpu', { speed: 0 }, 240, (f, s) => {
+  await run(id, { speed: 0 }, 240, (f, s) => {
     if (f === 60) settled = Float64Array.from(s.position);
     if (f <= 60) return;
     // the bricks only (the last body is the sphere, rolling off in front)
