@@ -205,6 +205,73 @@ fn friction_disc(M: vec4f, f_in: vec2f, r_in: f32) -> vec2f {
 }
 `;
 
+/**
+ * contact-solver.ts solve for one point, shared by both modes: point c of manifold m, its separation moved
+ * with the bodies (K1: s₀ + sLin + r_B·u_B − r_A·u_A), the bias (speculative s/h; beyond the slop the rule's
+ * spring when use_bias, capped at the push-out speed), the normal update (S1) and the friction disc (K2);
+ * λ written back to the record, the change applied at once to the copies *v with inverse masses sA m_A⁻¹,
+ * sB m_B⁻¹ and inertias sA I_A⁻¹, sB I_B⁻¹ (the Jacobi variant's split copies: sA = n_A; the sequential
+ * solve's bodies: 1, and 1 · x = x exactly), and the point's whole impulse h λ added to *t (the Jacobi
+ * variant's T_m).
+ */
+const pointWgsl = /* wgsl */ `
+struct Copies { va: vec3f, wa: vec3f, vb: vec3f, wb: vec3f };
+fn solve_point(c: u32, m: SolverManifold, A: ContactBody, B: ContactBody, sA: f32, sB: f32, sLin: f32, ua: vec3f, ub: vec3f, use_bias: bool, v: ptr<function, Copies>, t: ptr<function, ManifoldTotal>) {
+  let n = m.normal; let t1 = m.tangent1; let t2 = m.tangent2;
+  let mA = sA * m.inv_mass_a; let mB = sB * m.inv_mass_b;
+  var p = points[c];
+  let ra = p.arm_a; let rb = p.arm_b;
+  let s = p.s0 + sLin + dot(rb, ub) - dot(ra, ua);
+  var bias = 0.0; var ms = 1.0; var is = 0.0;
+  if (s > 0.0) { bias = s * params.inv_h; }
+  else if (use_bias && s + m.slop < 0.0) {
+    bias = max(m.bias_rate * (s + m.slop), -params.max_pushout);
+    ms = m.mass_scale;
+    is = m.impulse_scale;
+  }
+  let dv = (*v).vb + cross((*v).wb, rb) - (*v).va - cross((*v).wa, ra);
+  let vn = dot(n, dv);
+  var v1 = dot(t1, dv);
+  var v2 = dot(t2, dv);
+  // (S1) Δλ_n = −massScale (v_n + bias) / (h A_nn) − impulseScale λ_n, λ_n ≥ 0 (A_nn of the copies)
+  let oldN = p.lambda.x;
+  let next = max(0.0, oldN - (ms * (vn + bias) * params.inv_h) / p.mass.x - is * oldN);
+  let Pn = params.h * (next - oldN);
+  // the tangential velocities after the normal impulse: u_t + A_tn P_n
+  v1 += p.mass.y * Pn;
+  v2 += p.mass.z * Pn;
+  // friction (K2): the stick solution, kept inside the static disc, else onto the disc μ λ_n in the
+  // metric of A_tt (friction_disc)
+  let old1 = p.lambda.y; let old2 = p.lambda.z;
+  var f = vec2f(old1, old2);
+  if (next != 0.0 || old1 != 0.0 || old2 != 0.0) {
+    let radius = p.mu * next;
+    let M = p.tangent_inverse;
+    f = vec2f(old1 - params.inv_h * (M.x * v1 + M.y * v2), old2 - params.inv_h * (M.z * v1 + M.w * v2));
+    let len2 = dot(f, f);
+    let staticRadius = m.mu_static * next;
+    if (len2 > staticRadius * staticRadius && len2 > radius * radius) { f = friction_disc(M, f, radius); }
+  }
+  p.lambda = vec3f(next, f.x, f.y);
+  points[c] = p;
+  let l = params.h * p.lambda;
+  let q = l.x * n + l.y * t1 + l.z * t2;
+  (*t).p += q;
+  (*t).torque_a += cross(ra, q);
+  (*t).torque_b += cross(rb, q);
+  // the change to the copies: δV = s M⁻¹ J_cᵀ P_c (the next point sees it)
+  let dp = Pn * n + params.h * (f.x - old1) * t1 + params.h * (f.y - old2) * t2;
+  if (mA > 0.0) {
+    (*v).va -= mA * dp;
+    (*v).wa -= sA * inertia_times(A, cross(ra, dp));
+  }
+  if (mB > 0.0) {
+    (*v).vb += mB * dp;
+    (*v).wb += sB * inertia_times(B, cross(rb, dp));
+  }
+}
+`;
+
 type Access = 'read' | 'read_write';
 interface KernelDecl {
   name: string;
@@ -602,7 +669,7 @@ function sequentialKernels(): KernelDecl[] {
     ['offsets', T.u32s, 'read'], ['order', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read_write'],
     ['velocity', T.vec4s, 'read_write'], ['contact_body', T.bodies, 'read'],
   ];
-  const helpers = `${discWgsl}
+  const helpers = `${discWgsl}${pointWgsl}
 // contact-solver.ts solve for manifold k: its points in turn on V in place, the separation moved with the
 // bodies (K1); use_bias: the rule's spring beyond the slop (solve), else rigid with no bias (relax)
 fn solve_manifold(k: u32, use_bias: bool, reverse: bool) {
@@ -610,60 +677,17 @@ fn solve_manifold(k: u32, use_bias: bool, reverse: bool) {
   if (m.count == 0u) { return; }
   let a = m.body_a; let b = m.body_b;
   let A = contact_body[a]; let B = contact_body[b];
-  let mA = m.inv_mass_a; let mB = m.inv_mass_b;
-  let n = m.normal; let t1 = m.tangent1; let t2 = m.tangent2;
-  var va = velocity[2u * a].xyz; var wa = velocity[2u * a + 1u].xyz;
-  var vb = velocity[2u * b].xyz; var wb = velocity[2u * b + 1u].xyz;
-  let sLin = dot(n, B.dx - A.dx);
-  let ua = cross(n, A.dtheta); let ub = cross(n, B.dtheta);
+  var v: Copies;
+  v.va = velocity[2u * a].xyz; v.wa = velocity[2u * a + 1u].xyz;
+  v.vb = velocity[2u * b].xyz; v.wb = velocity[2u * b + 1u].xyz;
+  var unused: ManifoldTotal;
+  let sLin = dot(m.normal, B.dx - A.dx);
+  let ua = cross(m.normal, A.dtheta); let ub = cross(m.normal, B.dtheta);
   for (var q = 0u; q < m.count; q++) {
-    let c = 4u * k + select(q, m.count - 1u - q, reverse);
-    var p = points[c];
-    let ra = p.arm_a; let rb = p.arm_b;
-    let s = p.s0 + sLin + dot(rb, ub) - dot(ra, ua);
-    var bias = 0.0; var ms = 1.0; var is = 0.0;
-    if (s > 0.0) { bias = s * params.inv_h; }
-    else if (use_bias && s + m.slop < 0.0) {
-      bias = max(m.bias_rate * (s + m.slop), -params.max_pushout);
-      ms = m.mass_scale;
-      is = m.impulse_scale;
-    }
-    let dv = vb + cross(wb, rb) - va - cross(wa, ra);
-    let vn = dot(n, dv);
-    var v1 = dot(t1, dv);
-    var v2 = dot(t2, dv);
-    // (S1) Δλ_n = −massScale (v_n + bias) / (h A_nn) − impulseScale λ_n, λ_n ≥ 0
-    let oldN = p.lambda.x;
-    let next = max(0.0, oldN - (ms * (vn + bias) * params.inv_h) / p.mass.x - is * oldN);
-    let Pn = params.h * (next - oldN);
-    v1 += p.mass.y * Pn;
-    v2 += p.mass.z * Pn;
-    let old1 = p.lambda.y; let old2 = p.lambda.z;
-    var f = vec2f(old1, old2);
-    if (next != 0.0 || old1 != 0.0 || old2 != 0.0) {
-      let radius = p.mu * next;
-      let M = p.tangent_inverse;
-      f = vec2f(old1 - params.inv_h * (M.x * v1 + M.y * v2), old2 - params.inv_h * (M.z * v1 + M.w * v2));
-      let len2 = dot(f, f);
-      let staticRadius = m.mu_static * next;
-      if (len2 > staticRadius * staticRadius && len2 > radius * radius) { f = friction_disc(M, f, radius); }
-    }
-    p.lambda = vec3f(next, f.x, f.y);
-    points[c] = p;
-    let P1 = params.h * (f.x - old1); let P2 = params.h * (f.y - old2);
-    if (Pn == 0.0 && P1 == 0.0 && P2 == 0.0) { continue; }
-    let dp = Pn * n + P1 * t1 + P2 * t2;
-    if (mA > 0.0) {
-      va -= mA * dp;
-      wa -= inertia_times(A, cross(ra, dp));
-    }
-    if (mB > 0.0) {
-      vb += mB * dp;
-      wb += inertia_times(B, cross(rb, dp));
-    }
+    solve_point(4u * k + select(q, m.count - 1u - q, reverse), m, A, B, 1.0, 1.0, sLin, ua, ub, use_bias, &v, &unused);
   }
-  if (mA > 0.0) { velocity[2u * a] = vec4f(va, 0.0); velocity[2u * a + 1u] = vec4f(wa, 0.0); }
-  if (mB > 0.0) { velocity[2u * b] = vec4f(vb, 0.0); velocity[2u * b + 1u] = vec4f(wb, 0.0); }
+  if (m.inv_mass_a > 0.0) { velocity[2u * a] = vec4f(v.va, 0.0); velocity[2u * a + 1u] = vec4f(v.wa, 0.0); }
+  if (m.inv_mass_b > 0.0) { velocity[2u * b] = vec4f(v.vb, 0.0); velocity[2u * b + 1u] = vec4f(v.wb, 0.0); }
 }
 `;
   return [
@@ -704,7 +728,7 @@ fn solve_manifold(k: u32, use_bias: bool, reverse: bool) {
 function solveKernel(name: string, reverse: boolean): KernelDecl {
   return {
     name,
-    helpers: discWgsl,
+    helpers: `${discWgsl}${pointWgsl}`,
     bindings: [
       ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read_write'], ['velocity', T.vec4s, 'read'],
       ['velocity_delta', T.vec4s, 'read'], ['contact_body', T.bodies, 'read'], ['totals', 'array<ManifoldTotal>', 'read_write'],
@@ -718,69 +742,18 @@ function solveKernel(name: string, reverse: boolean): KernelDecl {
   if (m.count == 0u) { totals[k] = t; return; }
   let a = m.body_a; let b = m.body_b;
   let A = contact_body[a]; let B = contact_body[b];
-  // the copies' inverse masses n_i m_i⁻¹ and the factor n_i on I_i⁻¹ (split masses)
-  let mA = A.share * m.inv_mass_a; let mB = B.share * m.inv_mass_b;
-  let n = m.normal; let t1 = m.tangent1; let t2 = m.tangent2;
-  var va = velocity[2u * a].xyz + velocity_delta[2u * a].xyz;
-  var wa = velocity[2u * a + 1u].xyz + velocity_delta[2u * a + 1u].xyz;
-  var vb = velocity[2u * b].xyz + velocity_delta[2u * b].xyz;
-  var wb = velocity[2u * b + 1u].xyz + velocity_delta[2u * b + 1u].xyz;
+  // the copies start from the bodies' velocities at the sweep's start, V* + ΔV
+  var v: Copies;
+  v.va = velocity[2u * a].xyz + velocity_delta[2u * a].xyz;
+  v.wa = velocity[2u * a + 1u].xyz + velocity_delta[2u * a + 1u].xyz;
+  v.vb = velocity[2u * b].xyz + velocity_delta[2u * b].xyz;
+  v.wb = velocity[2u * b + 1u].xyz + velocity_delta[2u * b + 1u].xyz;
   // (K1) s = s₀ + n·(Δx_B − Δx_A) + r_B·(n × Δθ_B) − r_A·(n × Δθ_A)
-  let sLin = dot(n, B.dx - A.dx);
-  let ua = cross(n, A.dtheta); let ub = cross(n, B.dtheta);
+  let sLin = dot(m.normal, B.dx - A.dx);
+  let ua = cross(m.normal, A.dtheta); let ub = cross(m.normal, B.dtheta);
+  // each point on the split copies (inverse masses n_i m_i⁻¹, inertias n_i I_i⁻¹)
   for (var q = 0u; q < m.count; q++) {
-    let c = 4u * k + ${reverse ? 'm.count - 1u - q' : 'q'};
-    var p = points[c];
-    let ra = p.arm_a; let rb = p.arm_b;
-    let s = p.s0 + sLin + dot(rb, ub) - dot(ra, ua);
-    var bias = 0.0; var ms = 1.0; var is = 0.0;
-    if (s > 0.0) { bias = s * params.inv_h; }
-    else if (s + m.slop < 0.0) {
-      bias = max(m.bias_rate * (s + m.slop), -params.max_pushout);
-      ms = m.mass_scale;
-      is = m.impulse_scale;
-    }
-    let dv = vb + cross(wb, rb) - va - cross(wa, ra);
-    let vn = dot(n, dv);
-    var v1 = dot(t1, dv);
-    var v2 = dot(t2, dv);
-    // (S1) with the split effective mass: Δλ_n = −massScale (v_n + bias) / (h A_nn^s) − impulseScale λ_n, λ_n ≥ 0
-    let oldN = p.lambda.x;
-    let next = max(0.0, oldN - (ms * (vn + bias) * params.inv_h) / p.mass.x - is * oldN);
-    let Pn = params.h * (next - oldN);
-    v1 += p.mass.y * Pn;
-    v2 += p.mass.z * Pn;
-    // friction (K2): the stick solution, kept inside the static disc, else onto the disc μ λ_n in the
-    // metric of A_tt^s (friction_disc)
-    let old1 = p.lambda.y; let old2 = p.lambda.z;
-    var f = vec2f(old1, old2);
-    if (next != 0.0 || old1 != 0.0 || old2 != 0.0) {
-      let radius = p.mu * next;
-      let M = p.tangent_inverse;
-      f = vec2f(old1 - params.inv_h * (M.x * v1 + M.y * v2), old2 - params.inv_h * (M.z * v1 + M.w * v2));
-      let len2 = dot(f, f);
-      let staticRadius = m.mu_static * next;
-      if (len2 > staticRadius * staticRadius && len2 > radius * radius) { f = friction_disc(M, f, radius); }
-    }
-    p.lambda = vec3f(next, f.x, f.y);
-    points[c] = p;
-    // this point's whole impulse h λ, for T_m
-    let l = params.h * p.lambda;
-    let qv = l.x * n + l.y * t1 + l.z * t2;
-    t.p += qv;
-    t.torque_a += cross(ra, qv);
-    t.torque_b += cross(rb, qv);
-    // the change to the copies: δV = n_i M_i⁻¹ J_c,iᵀ P_c (the next point sees it)
-    let P1 = params.h * (f.x - old1); let P2 = params.h * (f.y - old2);
-    let dp = Pn * n + P1 * t1 + P2 * t2;
-    if (mA > 0.0) {
-      va -= mA * dp;
-      wa -= A.share * inertia_times(A, cross(ra, dp));
-    }
-    if (mB > 0.0) {
-      vb += mB * dp;
-      wb += B.share * inertia_times(B, cross(rb, dp));
-    }
+    solve_point(4u * k + ${reverse ? 'm.count - 1u - q' : 'q'}, m, A, B, A.share, B.share, sLin, ua, ub, true, &v, &t);
   }
   totals[k] = t;`,
   };

@@ -561,16 +561,20 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     return this.contacts ? ['collide', 'prepare contacts', ...body, 'store impulses'] : body;
   }
 
+  /** collide, then prepare contacts at the frame's start pose (I⁻¹ there: compute_inertia first); the contacts, or null. */
+  protected encodeContactsStart(at: StagePass): GpuContacts | null {
+    const c = this.contacts;
+    if (!c) return null;
+    c.recordCollide(at('collide'));
+    const pass = at('prepare contacts');
+    this.dispatch(pass, 'compute_inertia');
+    c.recordPrepare(pass);
+    return c;
+  }
+
   protected encodeFrame(at: StagePass): void {
     const { substeps, iterations } = this.options;
-    const c = this.contacts;
-    if (c) {
-      // collide, then prepare contacts at the frame's start pose (I⁻¹ there: compute_inertia first)
-      c.recordCollide(at('collide'));
-      const pass = at('prepare contacts');
-      this.dispatch(pass, 'compute_inertia');
-      c.recordPrepare(pass);
-    }
+    const c = this.encodeContactsStart(at);
     for (let s = 0; s < substeps; s++) {
       this.encodeSolveStart(at);
       const pass = at('solve');

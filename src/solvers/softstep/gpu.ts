@@ -62,13 +62,7 @@ export class SoftStepGpuSolver extends JacobiGpuSolver {
 
   protected override encodeFrame(at: StagePass): void {
     const { substeps, iterations, warmStart } = this.options;
-    const c = this.contacts;
-    if (c) {
-      c.recordCollide(at('collide'));
-      const pass = at('prepare contacts');
-      this.dispatch(pass, 'compute_inertia');
-      c.recordPrepare(pass);
-    }
+    const c = this.encodeContactsStart(at);
     for (let s = 0; s < substeps; s++) {
       this.dispatch(at('integrate velocities'), 'compute_free_velocity');
       if (c && warmStart > 0) {
