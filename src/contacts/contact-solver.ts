@@ -51,7 +51,7 @@ import type { ManifoldStore } from '../collision/manifolds.js';
 import { softness, type Softness, type SoftnessSpec } from '../rows/softness.js';
 import { SLOP_SIZE_FRACTION } from '../collision/pipeline.js';
 import { frictionDisc, COLLISION_SWEEPS, type ContactRule } from '../rows/block-solver.js';
-import { colourJonesPlassmannCpu } from '../gpu/colouring.js';
+import { colourJonesPlassmannCpu, CONTACT_COLOUR_ROUNDS } from '../gpu/colouring.js';
 
 /** Points of one manifold that collide together at most, and the Gauss-Seidel sweeps of their block (restitution). */
 const MAX_COLLIDING = 8;
@@ -601,7 +601,7 @@ export class ContactSolver {
 function colourOrderOf(bodyA: Int32Array, bodyB: Int32Array, count: number, inverseMass: Float64Array): Int32Array {
   const nb = inverseMass.length;
   const isStatic = Uint8Array.from(inverseMass, (x) => (x > 0 ? 0 : 1));
-  const { colour } = colourJonesPlassmannCpu(bodyA, bodyB, count, isStatic, nb);
+  const { colour } = colourJonesPlassmannCpu(bodyA, bodyB, count, isStatic, nb, { rounds: CONTACT_COLOUR_ROUNDS });
   const order = Int32Array.from({ length: count }, (_, m) => m);
   order.sort((x, y) => colour[x] - colour[y] || x - y);
   return order;

@@ -39,7 +39,7 @@ import { COUNTER_PAIRS } from '../collision/gpu-broadphase.js';
 import { DEFAULT_FRICTION, DEFAULT_RESTITUTION } from '../collision/pipeline.js';
 import { GpuPairTable } from '../gpu/pair-table.js';
 import { PrefixScan, type ScanPlan } from '../gpu/scan.js';
-import { GpuColouring } from '../gpu/colouring.js';
+import { GpuColouring, CONTACT_COLOUR_ROUNDS } from '../gpu/colouring.js';
 import { UNIFORM_OFFSET_ALIGNMENT } from '../gpu/layout.js';
 import { Kernel } from '../gpu/dispatch.js';
 import { buildKernels } from '../gpu/kernels.js';
@@ -213,7 +213,7 @@ export class GpuContacts {
       GpuPairTable.create(device, pairCapacity, pairCapacity),
       PrefixScan.create(device),
       buildKernels(device, 'gpu contacts', () => new Map(CONTACT_KERNELS.map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
-      mode === 'sequential' ? GpuColouring.create(device, { capacity: pairCapacity, bodyCapacity: Math.max(1, bodyCount) }) : Promise.resolve(null),
+      mode === 'sequential' ? GpuColouring.create(device, { capacity: pairCapacity, bodyCapacity: Math.max(1, bodyCount), rounds: CONTACT_COLOUR_ROUNDS }) : Promise.resolve(null),
     ]);
     return new GpuContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies, colouring, fixed);
   }

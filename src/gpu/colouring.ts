@@ -100,6 +100,13 @@ export { ColourParamsRecord, RoundParamsRecord };
 export const DEFAULT_MAX_COLOURS = 24;
 /** The default rounds R (header: rounds after all are coloured cost one empty dispatch each). */
 export const DEFAULT_ROUNDS = 48;
+/**
+ * R for the contact manifolds (softstep-gpu, and its CPU twin ContactSolver.colourOrder): a thick wall
+ * (brick-wall 20 × 40 × 4 at frame 30: 20,427 manifolds, each brick touching about a dozen others) needs 54
+ * rounds; at 48 it left 191 manifolds to the overflow set, which one thread solves. The pyramid of base
+ * 100 and the 10k rain finish in 22 and 12.
+ */
+export const CONTACT_COLOUR_ROUNDS = 64;
 
 /** Where a constraint's two body indices lie in its record: u32 words. */
 export interface PairLayout {
