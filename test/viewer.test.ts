@@ -851,23 +851,24 @@ test('a contact scene runs: the ground is drawn, the heads-up line counts its co
   }
 });
 
-test('jacobi-gpu runs a contact scene drawn from its own buffer: the pyramid stands, the heads-up line counts its contacts as under pgs-cpu, error-free (issue 23, item 8)', async (t) => {
+for (const id of ['jacobi-gpu', 'softstep-gpu'])
+test(`${id} runs a contact scene drawn from its own buffer: the pyramid stands, the heads-up line counts its contacts as under pgs-cpu, error-free (issue 23, item 8)`, async (t) => {
   if (!haveBrowser(t)) return;
   const v = await viewer();
   // the same base-3 pyramid at rest as above: 36 touching points (4 per face contact, 9 face contacts)
-  // recomputed from the snapshot (metrics), whichever solver moved the boxes. jacobi-gpu never sleeps,
+  // recomputed from the snapshot (metrics), whichever solver moved the boxes. The GPU solvers never sleep,
   // so every box keeps its colour.
   const expectedContacts = 4 * (3 + 2 * 3);
-  const { page, consoleErrors, outside } = await openPage(v.origin, '/?scene=pyramid&base=3&solver=jacobi-gpu&contacts=1');
+  const { page, consoleErrors, outside } = await openPage(v.origin, `/?scene=pyramid&base=3&solver=${id}&contacts=1`);
   try {
     // offered and enabled for a contact scene (it solves contacts now; other GPU solvers refuse them)
-    assert.equal(await page.isDisabled('#solver option[value="jacobi-gpu"]'), false);
-    const h = await waitForFrames(page, 'jacobi-gpu', 30);
+    assert.equal(await page.isDisabled(`#solver option[value="${id}"]`), false);
+    const h = await waitForFrames(page, id, 30);
     await page.click('#play');
     await page.waitForFunction(() => document.getElementById('hud')!.dataset.state === 'paused');
     await page.waitForTimeout(400);
     const d = await hud(page);
-    t.diagnostic(`pyramid under jacobi-gpu: ${await page.textContent('#hud')}`);
+    t.diagnostic(`pyramid under ${id}: ${await page.textContent('#hud')}`);
     assert.equal(h.bodies, '7');
     assert.equal(d.status, 'running');
     assert.match(d.adapter!, /swiftshader/i);
@@ -878,10 +879,10 @@ test('jacobi-gpu runs a contact scene drawn from its own buffer: the pyramid sta
     assert.equal(Number(d.contacts), expectedContacts, `contacts ${d.contacts}`);
     assert.ok(Number(d.maxPenetration) >= 0 && Number(d.maxPenetration) < 0.005, `max penetration ${d.maxPenetration} m`);
     assert.equal(d.contactsDrawn, d.contacts, 'a point per touching contact');
-    assert.match((await page.textContent('#hud'))!, new RegExp(`jacobi-gpu: [\\d.]+ ms/step \\((GPU|wall)\\).*${expectedContacts} contacts.*max penetration [\\d.e-]+ mm`, 's'));
+    assert.match((await page.textContent('#hud'))!, new RegExp(`${id}: [\\d.]+ ms/step \\((GPU|wall)\\).*${expectedContacts} contacts.*max penetration [\\d.e-]+ mm`, 's'));
     // the picture: the ground, the boxes in the slot's colour (drawn from the GPU buffer), the contact points
-    const on = inspectImage(decodePng(await page.locator('#view').screenshot({ path: join(dir, 'viewer-jacobi-gpu-contacts.png') })), [groundHex, contactHex, row.colour!]);
-    t.diagnostic(`jacobi-gpu contacts: ${JSON.stringify(on)}`);
+    const on = inspectImage(decodePng(await page.locator('#view').screenshot({ path: join(dir, `viewer-${id}-contacts.png`) })), [groundHex, contactHex, row.colour!]);
+    t.diagnostic(`${id} contacts: ${JSON.stringify(on)}`);
     assert.ok(on.byColour[groundHex] > 20_000, `the ground: ${on.byColour[groundHex]} pixels`);
     assert.ok(on.byColour[row.colour!] > 2_000, `the boxes: ${on.byColour[row.colour!]} pixels`);
     assert.ok(on.byColour[contactHex] > 100, `contact points: ${on.byColour[contactHex]} pixels`);
