@@ -140,6 +140,7 @@ export class GpuContacts {
     make('entries', 4 * 2 * cap);
     make('joint_share', 4 * nb);
     make('totals', ManifoldTotalRecord.stride * cap);
+    make('stats', 16);
     this.buffers.set('counters', collision.broad.counters.buffer);
     this.buffers.set('narrow_manifolds', collision.narrow.manifolds);
     this.buffers.set('narrow_points', collision.narrow.points);
@@ -355,11 +356,17 @@ export class GpuContacts {
     this.perPair(pass, 'cj_keep');
   }
 
-  /** Pairs the broad phase found beyond the capacity in the last frame recorded (0: none lost). A readback. */
+  /**
+   * Pairs the broad phase found beyond the capacity in the last frame recorded (0: none lost); and, read with
+   * them, that frame's contact points (`points`, for the solver's cost line). A readback.
+   */
   async overflow(): Promise<number> {
-    const [c] = await readBuffers(this.device, [this.collision.broad.counters.buffer]);
+    const [c, st] = await readBuffers(this.device, [this.collision.broad.counters.buffer, this.buffers.get('stats')!]);
+    this.points = new Uint32Array(st)[0];
     return Math.max(0, new Uint32Array(c)[COUNTER_PAIRS] - this.collision.broad.pairCapacity);
   }
+  /** contact points of the frame last read by overflow() (a snapshot) */
+  points = 0;
 
   /** The manifolds with points of the last frame recorded, as the solver's records (tests and tools; a readback). */
   async read(): Promise<GpuContactManifold[]> {

@@ -299,7 +299,7 @@ ${k.body}
 export type ContactBufferName =
   | 'counters' | 'narrow_manifolds' | 'narrow_points' | 'found' | 'prev_manifolds' | 'prev_points' | 'prev_count'
   | 'manifolds' | 'points' | 'pose' | 'velocity' | 'velocity_delta' | 'inverse_mass' | 'contact_body' | 'materials'
-  | 'body_count' | 'cursor' | 'entries' | 'joint_share' | 'totals' | 'offsets' | 'order';
+  | 'body_count' | 'cursor' | 'entries' | 'joint_share' | 'totals' | 'offsets' | 'order' | 'stats';
 
 const T = {
   u32s: 'array<u32>',
@@ -315,10 +315,10 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   {
     // frame start (after compute_inertia): the pose and I⁻¹ of the frame's start, no motion yet, counts cleared
     name: 'cj_frame_bodies',
-    bindings: [['pose', T.vec4s, 'read'], ['inverse_mass', 'array<InverseMass>', 'read'], ['contact_body', T.bodies, 'read_write'], ['body_count', T.u32s, 'read_write']],
+    bindings: [['pose', T.vec4s, 'read'], ['inverse_mass', 'array<InverseMass>', 'read'], ['contact_body', T.bodies, 'read_write'], ['body_count', T.u32s, 'read_write'], ['stats', T.u32s, 'read_write']],
     body: /* wgsl */ `
   let i = thread_index(gid, nwg);
-  if (i == 0u) { body_count[params.body_count] = 0u; }
+  if (i == 0u) { body_count[params.body_count] = 0u; stats[0] = 0u; }
   if (i >= params.body_count) { return; }
   var b: ContactBody;
   b.x0 = pose[2u * i].xyz;
@@ -432,6 +432,7 @@ export const CONTACT_KERNELS: KernelDecl[] = [
     bindings: [
       ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read_write'], ['points', T.points, 'read_write'], ['velocity', T.vec4s, 'read'],
       ['inverse_mass', 'array<InverseMass>', 'read'], ['materials', 'array<Material>', 'read'], ['body_count', T.atomics, 'read_write'],
+      ['stats', T.atomics, 'read_write'],
     ],
     body: /* wgsl */ `
   let k = thread_index(gid, nwg);
@@ -480,7 +481,8 @@ export const CONTACT_KERNELS: KernelDecl[] = [
     points[4u * k + j] = p;
   }
   if (m.inv_mass_a > 0.0) { atomicAdd(&body_count[a], 1u); }
-  if (m.inv_mass_b > 0.0) { atomicAdd(&body_count[b], 1u); }`,
+  if (m.inv_mass_b > 0.0) { atomicAdd(&body_count[b], 1u); }
+  atomicAdd(&stats[0], m.count); // the frame's contact points (run's cost line, read at a snapshot)`,
   },
   {
     // after the scan (body_count = the CSR's row starts): the fill's cursors, and n_i = manifolds + joints

@@ -655,11 +655,22 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     // stages 1, 2, 3, 5
     const stage3 = this.stage3Dispatches();
     const perStep = 3 + stage3 + this.dispatchesPerIteration() * iterations + (this.variant.applyWarmStart && warmStart > 0 ? 1 : 0);
+    // contacts: 3 rows a point (normal, two friction), swept contactSweeps() times a step; the points are the
+    // GPU's count at the last snapshot (its readback), so a run's mean counts them as sampled
+    const contactRows = this.contacts ? 3 * this.contacts.points * this.contactSweeps() * substeps : 0;
+    // with contacts, the dispatches and bytes below count the joints' kernels only (the contact stages' sizes
+    // come out of the GPU: indirect dispatches): not given, rather than given short
+    if (this.contacts) return { rowSolvesPerFrame: this.rowSolver.rows.count * iterations * substeps + contactRows };
     return {
       rowSolvesPerFrame: this.rowSolver.rows.count * iterations * substeps,
       dispatchesPerFrame: perStep * substeps,
       iterationBytesPerFrame: this.iterationBytes() * iterations * substeps,
     };
+  }
+
+  /** Sweeps of the contacts per step that the cost counts: one per iteration (softstep-gpu: as softstep-cpu, the solve's, not the relax's). */
+  protected contactSweeps(): number {
+    return this.options.iterations;
   }
 
   /** Dispatches of stage 3: one per constraint type present and the prepare kernels with blocks. */
