@@ -27,6 +27,7 @@ import { sizeSubsteps } from '../src/solvers/softstep/cpu.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { mapReadBuffersCreatedBy } from './support/gpu.js';
 import type { WorldDesc } from '../src/model/world.js';
+import { runSolver } from '../src/run/run.js';
 import type { Solver, SolverOptions } from '../src/solvers/solver.js';
 import { SoftStepCpuSolver } from '../src/solvers/softstep/cpu.js';
 import { SoftStepGpuSolver } from '../src/solvers/softstep/gpu.js';
@@ -186,3 +187,25 @@ test('the GPU contact solvers refuse restitution with the reason, and take the c
     for (const [name, params] of cases) assert.equal(info.unsupported!(loadRigidScene(name, params).world), null, `${id}: ${name}`);
   }
 });
+
+test('a frame that finds more pairs than the GPU contact stages hold is reported as the run\'s failure, not solved with contacts dropped', async () => {
+  const gpu = await acquireGpu();
+  try {
+    // 40 small spheres heaped on one spot: every pair overlaps, 780 pairs, over the max(256, 8 n) = 320 slots
+    const world: WorldDesc = {
+      gravity: [0, -g, 0],
+      bodies: Array.from({ length: 40 }, (_, i) => ({ shape: { type: 'sphere' as const, radius: 0.05 }, density: 1000, position: [0.001 * i, 1, 0.0007 * i] as [number, number, number] })),
+      constraints: [],
+    };
+    for (const create of [JacobiGpuSolver.create, SoftStepGpuSolver.create]) {
+      const s = await create(world, { substeps: 4 }, gpu);
+      const r = await runSolver(s, world, { frames: 2 });
+      s.destroy();
+      assert.match(r.diverged?.reason ?? '', /the broad phase found \d+ pairs more than its 320 slots/, s.id);
+      assert.equal(r.diverged?.frame, 1, s.id);
+    }
+  } finally {
+    gpu.device.destroy();
+  }
+});
+

@@ -85,6 +85,14 @@ export interface GpuContactManifold {
 /** 'jacobi': the mass-split Jacobi sweep (jacobi-gpu); 'sequential': Gauss-Seidel colour by colour (softstep-gpu) */
 export type ContactMode = 'jacobi' | 'sequential';
 
+/** The mode a kernel belongs to, or null: both (the sweeps' kernels are each mode's own). */
+function kernelMode(name: string): ContactMode | null {
+  if (name === 'cj_solve' || name === 'cj_solve_reverse') return 'jacobi';
+  if (name === 'cj_fold' || contactKernelSlotted(name)) return 'sequential';
+  return null;
+}
+const otherMode = (mode: ContactMode): ContactMode => (mode === 'jacobi' ? 'sequential' : 'jacobi');
+
 /** The sequential sweeps' modes (ColourSlot use_bias, reverse): solve forwards and backwards, relax forwards. */
 const SLOT_MODES = [
   { useBias: true, reverse: false },
@@ -180,7 +188,7 @@ export class GpuContacts {
       const sv = new DataView(new ArrayBuffer(UNIFORM_OFFSET_ALIGNMENT * count));
       for (let c = 0; c <= K; c++)
         SLOT_MODES.forEach((m, j) => {
-          const o = UNIFORM_OFFSET_ALIGNMENT * (SLOT_MODES.length * c + j) + 0;
+          const o = UNIFORM_OFFSET_ALIGNMENT * (SLOT_MODES.length * c + j);
           sv.setUint32(o + ColourSlotRecord.offsets.colour, c, true);
           sv.setUint32(o + ColourSlotRecord.offsets.use_bias, m.useBias ? 1 : 0, true);
           sv.setUint32(o + ColourSlotRecord.offsets.reverse, m.reverse ? 1 : 0, true);
@@ -190,11 +198,10 @@ export class GpuContacts {
     for (const [name, kernel] of kernels) {
       const storageBuffers = contactKernelBindings(name).map((b) => this.buffers.get(b)!);
       if (contactKernelSlotted(name)) {
-        if (!this.slots) continue; // the sequential kernels: sequential mode only
         const K = this.colouring!.maxColours;
         for (let c = 0; c <= K; c++)
           for (let j = 0; j < SLOT_MODES.length; j++) {
-            const slot = { buffer: this.slots, offset: UNIFORM_OFFSET_ALIGNMENT * (SLOT_MODES.length * c + j), size: ColourSlotRecord.stride };
+            const slot = { buffer: this.slots!, offset: UNIFORM_OFFSET_ALIGNMENT * (SLOT_MODES.length * c + j), size: ColourSlotRecord.stride };
             this.slotGroups.set(`${name}:${c}:${j}`, kernel.bind([this.params, slot, ...storageBuffers]));
           }
         this.kernels.set(name, { kernel, group: this.slotGroups.get(`${name}:0:0`)! });
@@ -213,7 +220,8 @@ export class GpuContacts {
       GpuCollision.create(device, bodies.map((b) => b.shape), fixed, pairCapacity),
       GpuPairTable.create(device, pairCapacity, pairCapacity),
       PrefixScan.create(device),
-      buildKernels(device, 'gpu contacts', () => new Map(CONTACT_KERNELS.map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
+      // each mode's kernels only (WGSL compiles are the slow part of creating a solver on SwiftShader)
+      buildKernels(device, 'gpu contacts', () => new Map(CONTACT_KERNELS.filter((k) => kernelMode(k.name) !== otherMode(mode)).map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
       mode === 'sequential' ? GpuColouring.create(device, { capacity: pairCapacity, bodyCapacity: Math.max(1, bodyCount), rounds: CONTACT_COLOUR_ROUNDS }) : Promise.resolve(null),
     ]);
     return new GpuContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies, colouring, fixed);

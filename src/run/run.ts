@@ -620,7 +620,16 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     rowSum += n * solver.cost().rowSolvesPerFrame;
     opts.onProgress?.(done, opts.frames);
     if (done === nextStop) {
-      const snap = await solver.snapshot();
+      let snap: Snapshot;
+      try {
+        snap = await solver.snapshot();
+      } catch (e) {
+        // a failure found when the state is read back (a GPU solver's lost contacts) ends the run as a step's does
+        if ((e as Error).name !== 'SolverFailure') throw e;
+        diverged = { frame: done, t: done * solver.options.dt, reason: (e as Error).message };
+        final = null;
+        break;
+      }
       if (snap.asleep !== undefined) sleeps = true;
       const m = metrics.measure(snap);
       const reason = watch.check(m, done);

@@ -49,6 +49,7 @@ import { GpuContacts, type ContactMode } from '../../contacts/gpu-contacts.js';
 import { baumgarteContacts, type ContactRule } from '../../rows/block-solver.js';
 import { sceneHasContacts } from '../solver.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import { SolverFailure } from '../../model/failure.js';
 
 interface Kernel {
   spec: KernelSpec;
@@ -235,7 +236,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   override async snapshot(): Promise<Snapshot> {
     if (this.contacts) {
       const lost = await this.contacts.overflow();
-      if (lost > 0) throw new Error(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.collision.broad.pairCapacity} slots (${CONTACT_PAIRS_PER_BODY} per body): contacts were lost; this scene is denser than jacobi-gpu's pair capacity`);
+      if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.collision.broad.pairCapacity} slots (${CONTACT_PAIRS_PER_BODY} per body): contacts were lost; this scene is denser than jacobi-gpu's pair capacity`);
     }
     return super.snapshot();
   }
