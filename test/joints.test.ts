@@ -5,7 +5,8 @@
  * rows), with its tolerance stated beside it.
  *
  * Settings: "the velocity-level solvers with substeps" run at their default iterations (8) with
- * 4 substeps (h = 1/240 s); XPBD at its defaults (1 iteration × 10 substeps).
+ * 4 substeps (h = 1/240 s); XPBD at its defaults (1 iteration × 10 substeps); AVBD at its defaults
+ * (one step of 10 iterations per frame, h = 1/60 s: the paper's and its demos' setting).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,11 +17,11 @@ import { massProperties, type WorldDesc } from '../src/model/world.js';
 
 const g = 9.81;
 const VELOCITY_SOLVERS = ['jacobi-cpu', 'gs-cpu', 'global-cpu'];
-const ALL = [...VELOCITY_SOLVERS, 'xpbd-cpu'];
+const ALL = [...VELOCITY_SOLVERS, 'xpbd-cpu', 'avbd-cpu'];
 
 function options(id: string): SolverOptions {
   const info = findSolver(id)!;
-  return resolveOptions(info, id === 'xpbd-cpu' ? {} : { substeps: 4 });
+  return resolveOptions(info, id === 'xpbd-cpu' || id === 'avbd-cpu' ? {} : { substeps: 4 });
 }
 
 async function make(id: string, world: WorldDesc, asked: Partial<SolverOptions> = {}): Promise<Solver> {
@@ -59,7 +60,7 @@ function ropeWorld(withRope: boolean): WorldDesc {
   };
 }
 
-for (const id of ['jacobi-cpu', 'gs-cpu', 'xpbd-cpu']) {
+for (const id of ['jacobi-cpu', 'gs-cpu', 'xpbd-cpu', 'avbd-cpu']) {
   test(`${id}: a slack rope follows the free parabola exactly, and catches the bead when taut (stretch < 1 cm)`, async () => {
     const frames = 180;
     const free: number[][] = [];
@@ -203,7 +204,7 @@ for (const id of ALL.filter((s) => s !== 'global-cpu')) {
  * a cantilever. The weld's angular rows must hold it: the angular violation (the metrics' relative
  * rotation angle of each weld) stays below 5 mrad over 3 s, and the linear one below 5 mm.
  */
-for (const id of ['gs-cpu', 'xpbd-cpu', 'global-cpu', 'jacobi-cpu']) {
+for (const id of ['gs-cpu', 'xpbd-cpu', 'global-cpu', 'jacobi-cpu', 'avbd-cpu']) {
   test(`${id}: fixed joints hold a two-box cantilever (angular violation < 5 mrad)`, async (t) => {
     const box = { type: 'box' as const, halfExtents: [0.25, 0.05, 0.05] as [number, number, number] };
     const world: WorldDesc = {

@@ -5,6 +5,7 @@ import { pendulum } from './pendulum.js';
 import { hangingChain } from './hanging-chain.js';
 import { longChain } from './long-chain.js';
 import { highMassRatio } from './high-mass-ratio.js';
+import { massRatioPendulum } from './mass-ratio-pendulum.js';
 import { stretchedChain } from './stretched-chain.js';
 import { jointGrid } from './joint-grid.js';
 import { farFromOrigin } from './far-from-origin.js';
@@ -16,7 +17,7 @@ import { particleScenes } from './particles.js';
 import { brickWall } from './brick-wall.js';
 
 /** Scenes of rigid bodies, joints and contacts (the rigid solvers): the joint scenes, then the contact scenes, then the stress scenes, then the brick wall. */
-export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, stretchedChain, jointGrid, farFromOrigin, spring, hingeChain, cantilever, ropeSwing, ...contactScenes, ...stressScenes, brickWall];
+export const rigidScenes: RigidSceneInfo[] = [necklace, pendulum, hangingChain, longChain, highMassRatio, massRatioPendulum, stretchedChain, jointGrid, farFromOrigin, spring, hingeChain, cantilever, ropeSwing, ...contactScenes, ...stressScenes, brickWall];
 
 /** Every scene: the rigid ones, then the constrained particle systems (the witkin-* solvers). */
 export const scenes: SceneInfo[] = [...rigidScenes, ...particleScenes];

@@ -19,6 +19,7 @@ import { SiSoftCpuSolver } from './si-soft/cpu.js';
 import { SoftStepCpuSolver, softStepContactDefaults, sizeSubsteps } from './softstep/cpu.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { SoftStepGpuSolver } from './softstep/gpu.js';
+import { AvbdCpuSolver } from './avbd/cpu.js';
 import { RapierSolver, multibodyLoopReason, rapierJointReason, rapierSoftJointReason } from './rapier/rapier.js';
 
 /**
@@ -35,6 +36,8 @@ const softReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'war
 const velocityLevelSleeping: (keyof SolverOptions)[] = [...velocityLevel, 'sleep', 'restitutionThreshold'];
 const softReadsSleeping: (keyof SolverOptions)[] = [...softReads, 'sleep', 'restitutionThreshold'];
 const everyJoint = ['point', 'distance', 'hinge', 'fixed'] as const;
+/** AVBD reads its own parameters (Giles et al. 2025 and its demos) instead of β and the warm-start factor */
+const avbdReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'betaLinear', 'betaAngular', 'avbdAlpha', 'avbdGamma', 'penaltyMin', 'penaltyMax', 'postStabilize'];
 /**
  * Why the global solves refuse contacts (issue 16's choice: a converged reference, or a refusal with
  * the reason). They solve the equality system A λ = b exactly. Contacts are inequalities — λ_n ≥ 0
@@ -231,6 +234,15 @@ const rigidSolvers: RigidSolverInfo[] = [
       if (!gpu) throw new Error('softstep-gpu needs a WebGPU device');
       return SoftStepGpuSolver.create(world, options, gpu);
     },
+  },
+  {
+    id: 'avbd-cpu',
+    description: 'Augmented Vertex Block Descent (Giles, Diaz & Yuksel 2025), f64: per body, colour by colour, one Newton step on its 6×6 system (inertia plus every row\'s penalty k JᵀJ and force Jᵀ clamp(kC + λ)), then the dual update λ ← clamp(kC + λ), k += β|C|; one step per frame at the 3-D demo\'s defaults (10 iterations, β 1e4 / 100, α 0.99, γ 0.999)',
+    device: 'cpu',
+    reads: avbdReads,
+    supports: { constraints: everyJoint, shapes: everyShape },
+    defaults: { iterations: 10, substeps: 1 },
+    create: async (world, options) => new AvbdCpuSolver(world, options),
   },
   {
     id: 'rapier',

@@ -49,6 +49,19 @@ export interface SolverOptions {
   sleep: number;
   /** restitution acts on contacts approaching faster than this, m/s (rows/block-solver.ts RESTITUTION_THRESHOLD) */
   restitutionThreshold: number;
+  /** AVBD (Giles et al. 2025): penalty ramp β of linear rows, N/m² (eq. 16; 3-D demo 1e4, here 1e6: see the default) */
+  betaLinear: number;
+  /** AVBD: penalty ramp β of angular rows, N·m/rad² (3-D demo 100 on its length-scaled rows, here 1e6 per radian) */
+  betaAngular: number;
+  /** AVBD: stabilisation α, the fraction of the frame's starting error left (eq. 18; demos 0.99) */
+  avbdAlpha: number;
+  /** AVBD: warm-start decay γ of λ and k (eq. 19; 3-D demo 0.999) */
+  avbdGamma: number;
+  /** AVBD: least and greatest penalty k (demos 1 and 1e10) */
+  penaltyMin: number;
+  penaltyMax: number;
+  /** AVBD: 1: post-stabilisation (the 2-D demo: iterations at α = 1, velocities, then one more at α = 0); 0: α as given */
+  postStabilize: number;
 }
 
 export const defaultSolverOptions: SolverOptions = {
@@ -68,6 +81,19 @@ export const defaultSolverOptions: SolverOptions = {
   jointDampingRatio: 2,
   sleep: 1,
   restitutionThreshold: 0.1,
+  // AVBD's β are in N/m² and N·m/rad²: their right size follows the scene's masses and lengths (the
+  // paper says so). The 3-D demo's 1e4 and 100 are in its units (bodies of about 1 kg and 1 m, angular
+  // rows scaled by a squared length); in SI at this project's scales they leave joints sagging by
+  // centimetres (a two-box weld 12 mm and 98 mrad, a hinge limit passed by 81 mrad, a hanging chain
+  // 13 mm), at 1e6 within a millimetre; 3e8 pumps energy into chains (+9 % hanging-chain over 10 s).
+  // See docs/solvers.md (avbd-cpu) for the measurements.
+  betaLinear: 1e6,
+  betaAngular: 1e6,
+  avbdAlpha: 0.99,
+  avbdGamma: 0.999,
+  penaltyMin: 1,
+  penaltyMax: 1e10,
+  postStabilize: 0,
 };
 
 /** Ranges and meaning of each option, for the CLI, `solvers` listing and checks. */
@@ -105,6 +131,13 @@ export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = 
   jointHertz: { flag: 'joint-hertz', min: 1e-6, help: 'soft joint spring frequency in Hz (Box2D v3: 60)' },
   jointDampingRatio: { flag: 'joint-damping', min: 0, help: 'soft joint damping ratio ζ (Box2D v3.0: 2)' },
   restitutionThreshold: { flag: 'restitution-threshold', min: 0, help: 'contacts approaching slower than this (m/s) do not bounce (Box2D: 1; here gravity is taken out first, so 0.1)' },
+  betaLinear: { flag: 'beta-linear', min: 0, help: 'AVBD penalty ramp β of linear rows, N/m² (k += β|C| while λ is inside its bounds; 3-D demo 1e4 in its units)' },
+  betaAngular: { flag: 'beta-angular', min: 0, help: 'AVBD penalty ramp β of angular rows, N·m/rad² (3-D demo 100 on rows scaled by a squared length)' },
+  avbdAlpha: { flag: 'avbd-alpha', min: 0, max: 1, help: 'AVBD stabilisation α: the solve aims at C = α C(start of frame), so 1 − α of the error is removed per frame (demos 0.99)', why: 'α > 1 would aim past the constraint, α < 0 beyond it' },
+  avbdGamma: { flag: 'avbd-gamma', min: 0, max: 1, help: 'AVBD warm-start decay γ: λ ← α γ λ, k ← γ k each frame (3-D demo 0.999)', why: 'γ > 1 would let k and λ grow without a constraint asking' },
+  penaltyMin: { flag: 'penalty-min', min: 0, help: 'AVBD least penalty k, N/m (demos 1)' },
+  penaltyMax: { flag: 'penalty-max', min: 0, help: 'AVBD greatest penalty k, N/m (3-D demo 1e10)' },
+  postStabilize: { flag: 'post-stabilize', min: 0, max: 1, integer: true, help: 'AVBD: 1 = post-stabilisation (2-D demo): iterate at α = 1, take the velocities, then one pass at α = 0 that removes the error without adding velocity; 0 = α as given (3-D demo)' },
   sleep: { flag: 'sleep', min: 0, max: 1, integer: true, help: '1: islands whose bodies stay slow (0.05 m/s, 0.05 rad/s) for 0.5 s fall asleep (no solver work) until touched or pulled; 0: never' },
 };
 
