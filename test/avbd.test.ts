@@ -105,3 +105,19 @@ test('the dense 6×6 LDLᵀ solves an SPD system to rounding', () => {
     assert.ok(Math.sqrt(r) < 1e-12 * Math.sqrt(fn), `residual ${Math.sqrt(r)}`);
   }
 });
+
+/*
+ * Restitution is refused, with the reason: AVBD's step is implicit Euler on positions, whose contacts
+ * are inelastic, and it has no velocity pass where a bounce could act (the paper has none).
+ * A world with e = 0 is taken.
+ */
+test('avbd-cpu refuses a bouncing body with the reason, and takes the same world with e = 0', () => {
+  const info = findSolver('avbd-cpu')!;
+  const world = (e: number): WorldDesc => ({
+    gravity: [0, -9.81, 0],
+    bodies: [{ shape: { type: 'plane' }, fixed: true, position: [0, 0, 0] }, { shape: { type: 'sphere', radius: 0.1 }, density: 1000, position: [0, 1, 0], restitution: e }],
+    constraints: [],
+  });
+  assert.match(info.unsupported!(world(0.5)) ?? '', /avbd-cpu has no restitution \(bodies\[1\]: restitution 0\.5\): AVBD steps positions by implicit Euler/);
+  assert.equal(info.unsupported!(world(0)), null);
+});

@@ -80,6 +80,21 @@ function gpuRestitutionReason(id: string, world: WorldDesc): string | null {
 }
 
 /**
+ * Why avbd-cpu refuses a bouncing body: the paper's step is implicit Euler, whose contacts are
+ * inelastic, and AVBD has no velocity pass where a coefficient of restitution could act (Giles et al.
+ * 2025 has none). Null when no body has e > 0 or the world has no contacts.
+ */
+function avbdRestitutionReason(world: WorldDesc): string | null {
+  if (!sceneHasContacts(world)) return null;
+  let first = -1;
+  forEachBody(world.bodies, (i, b) => {
+    if (first < 0 && (b.restitution ?? 0) > 0) first = i;
+  });
+  if (first < 0) return null;
+  return `avbd-cpu has no restitution (bodies[${first}]: restitution ${world.bodies[first].restitution}): AVBD steps positions by implicit Euler, whose contacts are inelastic, and has no velocity pass where a bounce could be imposed (the paper has none); use softstep-cpu or pgs-cpu, or restitution 0`;
+}
+
+/**
  * Rapier has one friction coefficient per collider, and is given μ_d (rapier/rapier.ts: `dynamicFriction`,
  * else `friction`): a body whose staticFriction differs from its dynamic one is held there only by μ_d.
  */
@@ -237,10 +252,11 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'avbd-cpu',
-    description: 'Augmented Vertex Block Descent (Giles, Diaz & Yuksel 2025), f64: per body, colour by colour, one Newton step on its 6×6 system (inertia plus every row\'s penalty k JᵀJ and force Jᵀ clamp(kC + λ)), then the dual update λ ← clamp(kC + λ), k += β|C|; one step per frame at the 3-D demo\'s defaults (10 iterations, β 1e4 / 100, α 0.99, γ 0.999)',
+    description: 'Augmented Vertex Block Descent (Giles, Diaz & Yuksel 2025), f64: per body, colour by colour, one Newton step on its 6×6 system (inertia plus every row\'s penalty k JᵀJ and force Jᵀ clamp(kC + λ)), then the dual update λ ← clamp(kC + λ), k += β|C|; one step per frame at the demos\' defaults (10 iterations, α 0.99, γ 0.999) but β 1e6 / 1e6 (in SI: the 3-D demo\'s 1e4 / 100 are in its units); contacts linearised about the frame\'s start on the persistent manifolds, friction in the disc μ|F_n|, static anchors kept while a point sticks; no restitution (the paper has none), no sleeping',
     device: 'cpu',
     reads: avbdReads,
-    supports: { constraints: everyJoint, shapes: everyShape },
+    supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
+    unsupported: (world) => avbdRestitutionReason(world),
     defaults: { iterations: 10, substeps: 1 },
     create: async (world, options) => new AvbdCpuSolver(world, options),
   },

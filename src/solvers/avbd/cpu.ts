@@ -33,7 +33,10 @@
  * sweep gives the same result); then every row's dual update.
  *
  * Stages (solvers/stages.ts): collide · prepare contacts · colour bodies · warm start · inertial
- * target · primal · dual · update velocities (· post-stabilise).
+ * target · primal · dual · update velocities (· post-stabilise) · store impulses.
+ *
+ * No restitution: the paper's step is implicit Euler with inelastic contacts, and AVBD has no
+ * velocity pass in which a bounce could be imposed (the registry refuses a bouncing body). No sleeping.
  *
  * Invariants: a row's C, J are evaluated afresh (evaluate) wherever they are read; C0, bounds,
  * stiffness, β are fixed for the frame; λ and k persist across frames for joints (by slot) and
@@ -47,11 +50,14 @@ import { BodyColouring } from '../../model/body-colouring.js';
 import { solveLdlt6 } from '../../math/ldlt6.js';
 import { JACOBIAN_STRIDE } from '../../rows/rows.js';
 import { SolverFailure } from '../../model/failure.js';
+import { ContactForces } from './contacts.js';
 
 export class AvbdCpuSolver extends CpuSolverBase {
   readonly id: string = 'avbd-cpu';
   readonly rows = new AvbdRows();
   private readonly jointForces: JointForces;
+  /** the contacts (contacts.ts), or null in a world without collisions */
+  private readonly contactForces: ContactForces | null;
   /** the sets, joints first */
   private readonly sets: AvbdConstraintSet[];
   private jointRowCount = 0;
@@ -84,11 +90,17 @@ export class AvbdCpuSolver extends CpuSolverBase {
     this.qy = new Float64Array(4 * n);
     this.vPrev = this.w.linearVelocity.slice();
     this.jointForces = new JointForces(this.joints);
-    this.sets = [this.jointForces];
+    this.contactForces = this.collision ? new ContactForces() : null;
+    this.sets = this.contactForces ? [this.jointForces, this.contactForces] : [this.jointForces];
+  }
+
+  /** avbd-cpu solves contacts (contacts.ts): found once per frame, linearised about its start. */
+  protected override solvesContacts(): boolean {
+    return true;
   }
 
   override get stageNames(): readonly string[] {
-    return ['colour bodies', 'warm start', 'inertial target', 'primal', 'dual', 'update velocities', ...(this.options.postStabilize === 1 ? ['post-stabilise'] : [])];
+    return [...(this.collision ? ['collide', 'prepare contacts'] : []), 'colour bodies', 'warm start', 'inertial target', 'primal', 'dual', 'update velocities', ...(this.options.postStabilize === 1 ? ['post-stabilise'] : []), ...(this.collision ? ['store impulses'] : [])];
   }
 
   /** Lays out the joints' rows again (their λ and k start afresh) and the graph over every set. */
@@ -130,13 +142,15 @@ export class AvbdCpuSolver extends CpuSolverBase {
       for (let k = 0; k < s.itemCount; k++, g++) {
         this.flatA[g] = s.itemA[k];
         this.flatB[g] = s.itemB[k];
-        for (const b of [s.itemA[k], s.itemB[k]])
+        for (let side = 0; side < 2; side++) {
+          const b = side === 0 ? s.itemA[k] : s.itemB[k];
           if (invMass[b] > 0) {
             const e = fill[b]++;
             this.entrySet[e] = si;
             this.entryItem[e] = k;
             this.flatEntries[e] = g;
           }
+        }
       }
     }
     this.colouring.build(n, invMass, first, this.flatEntries, this.flatA, this.flatB);
@@ -155,6 +169,17 @@ export class AvbdCpuSolver extends CpuSolverBase {
     const o = this.options, w = this.w, rows = this.rows, clock = this.stageClock;
     const n = w.bodyCount, x = w.position, q = w.orientation, v = w.linearVelocity, om = w.angularVelocity, inv = w.inverseMass;
     let t = performance.now();
+    // x⁻, q⁻: the pose the frame starts from (the contacts' linearisation point, the velocities' origin)
+    this.x0.set(x);
+    this.q0.set(q);
+    const contacts = this.contactForces;
+    if (contacts) {
+      const list = this.detectContacts(h)!;
+      t = clock.lap('collide', t);
+      rows.count = this.jointRowCount + contacts.prepare(list, this.collision!.manifolds, rows, this.jointRowCount, this.x0, this.q0, o.betaLinear);
+      t = clock.lap('prepare contacts', t);
+      this.buildGraph();
+    }
     t = clock.lap('colour bodies', t);
 
     // --- warm start of the duals (eq. 19) and the error each row starts the frame with (eq. 18) ---
@@ -177,8 +202,6 @@ export class AvbdCpuSolver extends CpuSolverBase {
     const g2 = gx * gx + gy * gy + gz * gz, gl = Math.sqrt(g2);
     for (let i = 0; i < n; i++) {
       const p = 3 * i, qo = 4 * i;
-      this.x0[p] = x[p]; this.x0[p + 1] = x[p + 1]; this.x0[p + 2] = x[p + 2];
-      for (let c = 0; c < 4; c++) this.q0[qo + c] = q[qo + c];
       if (inv[i] === 0) {
         this.y[p] = x[p]; this.y[p + 1] = x[p + 1]; this.y[p + 2] = x[p + 2];
         for (let c = 0; c < 4; c++) this.qy[qo + c] = q[qo + c];
@@ -225,7 +248,11 @@ export class AvbdCpuSolver extends CpuSolverBase {
     t = clock.lap('update velocities', t);
     if (post) {
       this.primal(h, 0);
-      clock.lap('post-stabilise', t);
+      t = clock.lap('post-stabilise', t);
+    }
+    if (contacts) {
+      contacts.store(this.collision!.manifolds, rows);
+      clock.lap('store impulses', t);
     }
   }
 
@@ -265,8 +292,11 @@ export class AvbdCpuSolver extends CpuSolverBase {
               // a friction pair: both rows' forces held together in the disc |F| ≤ fmax[r]
               const F1 = rows.penalty[r] * (rows.C[r] - alpha * rows.C0[r]) + rows.lambda[r];
               const F2 = rows.penalty[r + 1] * (rows.C[r + 1] - alpha * rows.C0[r + 1]) + rows.lambda[r + 1];
-              const len = Math.sqrt(F1 * F1 + F2 * F2), cap = rows.fmax[r];
+              const len = Math.sqrt(F1 * F1 + F2 * F2), cap = rows.mu[r] * Math.abs(rows.force[rows.normalRow[r]]);
               const scale = len > cap ? (len > 0 ? cap / len : 0) : 1;
+              // k JᵀJ stays while sliding (the demos'): dropped, the box never came to rest (the full
+              // μ|F_n| each iteration overshoots the stop), kept, a stiff k (β 1e8) holds it back a
+              // little each iteration (a slid 1000 kg box ran 22 % too far at β 1e8; 1 % at 1e6)
               this.stamp(r, side, F1 * scale, rows.penalty[r]);
               this.stamp(r + 1, side, F2 * scale, rows.penalty[r + 1]);
               r++;
@@ -275,6 +305,7 @@ export class AvbdCpuSolver extends CpuSolverBase {
             const hard = rows.stiffness[r] === Infinity;
             const free = rows.penalty[r] * (rows.C[r] - alpha * rows.C0[r]) + (hard ? rows.lambda[r] : 0);
             F = Math.min(Math.max(free, rows.fmin[r]), rows.fmax[r]);
+            rows.force[r] = F;
             // k JᵀJ stays in the Hessian while the force is clamped (as the demos keep it: it damps the
             // step of a one-sided row switching on and off, which would otherwise chatter), except on a
             // row that carries no force at all (clamped, λ = 0: a slack rope, a contact still apart),
@@ -319,7 +350,7 @@ export class AvbdCpuSolver extends CpuSolverBase {
           if (rows.disc[r] === 1) {
             const C1 = rows.C[r] - alpha * rows.C0[r], C2 = rows.C[r + 1] - alpha * rows.C0[r + 1];
             let l1 = rows.penalty[r] * C1 + rows.lambda[r], l2 = rows.penalty[r + 1] * C2 + rows.lambda[r + 1];
-            const len = Math.sqrt(l1 * l1 + l2 * l2), cap = rows.fmax[r];
+            const len = Math.sqrt(l1 * l1 + l2 * l2), cap = rows.mu[r] * Math.abs(rows.lambda[rows.normalRow[r]]);
             const inside = len < cap;
             if (!inside) {
               const sc = len > 0 ? cap / len : 0;
@@ -328,10 +359,8 @@ export class AvbdCpuSolver extends CpuSolverBase {
             }
             rows.lambda[r] = l1;
             rows.lambda[r + 1] = l2;
-            if (inside) {
-              rows.penalty[r] = Math.min(rows.penalty[r] + rows.beta[r] * Math.abs(C1), kmax);
-              rows.penalty[r + 1] = Math.min(rows.penalty[r + 1] + rows.beta[r + 1] * Math.abs(C2), kmax);
-            }
+            // one penalty for the pair, ramped by the slip's length: the disc stays a disc (isotropic)
+            if (inside) rows.penalty[r] = rows.penalty[r + 1] = Math.min(Math.max(rows.penalty[r], rows.penalty[r + 1]) + rows.beta[r] * Math.sqrt(C1 * C1 + C2 * C2), kmax);
             r++;
             continue;
           }

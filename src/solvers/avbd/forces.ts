@@ -21,7 +21,9 @@
  * is bounded [−hi, −lo] here: a one-sided row C ≥ 0 has f ∈ (−∞, 0].
  *
  * A friction pair (two tangent rows r, r + 1 whose force is held in a disc) is marked disc[r] = 1,
- * the disc's radius in fmax[r]; the solver clamps the pair together (isotropic Coulomb friction).
+ * with its μ and normal row: the disc's radius is μ |F_n|, F_n the force the normal row applies now
+ * (in the primal its stamped force, in the dual its new λ); the solver clamps the pair together
+ * (isotropic Coulomb friction) and gives it one penalty.
  */
 import { RowSet, JACOBIAN_STRIDE } from '../../rows/rows.js';
 import { constraintTypes } from '../../rows/constraint-types.js';
@@ -48,8 +50,13 @@ export class AvbdRows {
   penalty = new Float64Array(0);
   stiffness = new Float64Array(0);
   beta = new Float64Array(0);
-  /** 1 at the first row of a friction pair (rows r, r + 1 share the disc |f| ≤ fmax[r]) */
+  /** 1 at the first row of a friction pair (rows r, r + 1 share the disc |F| ≤ μ |F_n|) */
   disc = new Uint8Array(0);
+  /** a friction pair's μ and its normal row (whose force F_n sizes the disc), at the pair's first row */
+  mu = new Float64Array(0);
+  normalRow = new Int32Array(0);
+  /** the force each row applied at its last primal stamp (the disc reads its normal row's) */
+  force = new Float64Array(0);
 
   reserve(n: number): void {
     if (n <= this.capacity) return;
@@ -69,6 +76,11 @@ export class AvbdRows {
     this.stiffness = g(this.stiffness, new Float64Array(cap), 1);
     this.beta = g(this.beta, new Float64Array(cap), 1);
     this.disc = g(this.disc, new Uint8Array(cap), 1);
+    this.mu = g(this.mu, new Float64Array(cap), 1);
+    const normalRow = new Int32Array(cap);
+    normalRow.set(this.normalRow.subarray(0, used));
+    this.normalRow = normalRow;
+    this.force = g(this.force, new Float64Array(cap), 1);
     this.capacity = cap;
   }
 }
