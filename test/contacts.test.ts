@@ -193,9 +193,7 @@ for (const id of [...WITH_RAPIER, 'avbd-cpu', ...GPU_CONTACT_SOLVERS]) {
  * m v₀ r = m v r + (2/5) m r² ω = (7/5) m v r: it ends rolling at v = 5/7 v₀, within 2 %, with ω r = v.
  */
 for (const id of [...WITH_RAPIER, 'avbd-cpu', ...GPU_CONTACT_SOLVERS]) {
-  // avbd-cpu: a todo (it runs, its failure shown, not counted): it ends rolling at 0.672 v₀ (measured)
-  const todo = id === 'avbd-cpu' ? { todo: 'avbd-cpu ends at 0.672 v₀: its linearised friction loses 6 % in the slip-to-roll transition (not yet understood)' } : {};
-  test(`${id}: a sphere launched sliding without spin ends rolling at 5/7 of its speed (2 %)`, todo, async () => {
+  test(`${id}: a sphere launched sliding without spin ends rolling at 5/7 of its speed (2 %)`, async () => {
     const world = findRigidScene('rolling')!.build({ speed: 5, friction: 0.3, radius: 0.5 });
     const i = world.bodies.length - 1;
     let last: Snapshot | null = null;

@@ -29,6 +29,7 @@ import type { ManifoldStore } from '../../collision/manifolds.js';
 import type { BodyPose } from '../../model/joint-data.js';
 import { JACOBIAN_STRIDE } from '../../rows/rows.js';
 import { rotateVector } from '../../rigid/quat.js';
+import { rotationBetween } from './rotation.js';
 
 /** m: anchors closer than this at the frame's start, with friction inside its disc, stick (the 3-D demo's 1e-5 m; the 2-D demo's 1 cm holds a rolling sphere's material point as stuck, measured: it ends rolling at 0.67 v₀, not 5/7) */
 export const STICK_DISTANCE = 1e-5;
@@ -163,7 +164,7 @@ export class ContactForces implements AvbdConstraintSet {
     for (let side = 0; side < 2; side++) {
       const i = side === 0 ? a : b, o = 6 * side;
       const px = x[3 * i] - x0[3 * i], py = x[3 * i + 1] - x0[3 * i + 1], pz = x[3 * i + 2] - x0[3 * i + 2];
-      rotationVector(q, q0, 4 * i, rot);
+      rotationBetween(q, 4 * i, q0, 4 * i, rot, 0, 1);
       for (let row = 0; row < 3; row++) {
         const jo = JACOBIAN_STRIDE * (r + row) + o;
         const d = J[jo] * px + J[jo + 1] * py + J[jo + 2] * pz + J[jo + 3] * rot[0] + J[jo + 4] * rot[1] + J[jo + 5] * rot[2];
@@ -198,13 +199,3 @@ export class ContactForces implements AvbdConstraintSet {
   }
 }
 
-/** out = the rotation vector of q q0⁻¹ at body offset o (sign of the scalar part made ≥ 0). */
-function rotationVector(q: Float64Array, q0: Float64Array, o: number, out: Float64Array): void {
-  const ax = q[o], ay = q[o + 1], az = q[o + 2], aw = q[o + 3];
-  const bx = -q0[o], by = -q0[o + 1], bz = -q0[o + 2], bw = q0[o + 3];
-  const vx = aw * bx + bw * ax + (ay * bz - az * by);
-  const vy = aw * by + bw * ay + (az * bx - ax * bz);
-  const vz = aw * bz + bw * az + (ax * by - ay * bx);
-  const s = aw * bw - (ax * bx + ay * by + az * bz) < 0 ? -2 : 2;
-  out[0] = s * vx; out[1] = s * vy; out[2] = s * vz;
-}

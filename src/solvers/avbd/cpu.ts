@@ -51,6 +51,7 @@ import { solveLdlt6 } from '../../math/ldlt6.js';
 import { JACOBIAN_STRIDE } from '../../rows/rows.js';
 import { SolverFailure } from '../../model/failure.js';
 import { ContactForces } from './contacts.js';
+import { turn, rotationBetween } from './rotation.js';
 
 export class AvbdCpuSolver extends CpuSolverBase {
   readonly id: string = 'avbd-cpu';
@@ -388,30 +389,6 @@ function violation(C: number, fmin: number, fmax: number): number {
   if (fmin === 0 && fmax > 0) return Math.max(C, 0);
   if (fmin === 0 && fmax === 0) return 0;
   return C;
-}
-
-/** q ← normalise(q + ½ s (θ, 0) ⊗ q): the small world-frame turn s θ applied to q. */
-function turn(q: Float64Array, o: number, tx: number, ty: number, tz: number, s: number): void {
-  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3], hs = 0.5 * s;
-  const nx = x + hs * (w * tx + (ty * z - tz * y));
-  const ny = y + hs * (w * ty + (tz * x - tx * z));
-  const nz = z + hs * (w * tz + (tx * y - ty * x));
-  const nw = w - hs * (tx * x + ty * y + tz * z);
-  const il = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-  q[o] = nx * il; q[o + 1] = ny * il; q[o + 2] = nz * il; q[o + 3] = nw * il;
-}
-
-/** out[oo..oo+3) = s · 2 vec(q_a ⊗ q_b⁻¹) (sign of the scalar part made ≥ 0): the small rotation taking q_b to q_a. */
-function rotationBetween(qa: Float64Array, a: number, qb: Float64Array, b: number, out: Float64Array, oo: number, s: number): void {
-  const ax = qa[a], ay = qa[a + 1], az = qa[a + 2], aw = qa[a + 3];
-  const bx = -qb[b], by = -qb[b + 1], bz = -qb[b + 2], bw = qb[b + 3];
-  // (a ⊗ b⁻¹): vector part aw b⃗ + bw a⃗ + a⃗ × b⃗, scalar aw bw − a⃗·b⃗
-  const vx = aw * bx + bw * ax + (ay * bz - az * by);
-  const vy = aw * by + bw * ay + (az * bx - ax * bz);
-  const vz = aw * bz + bw * az + (ax * by - ay * bx);
-  const sw = aw * bw - (ax * bx + ay * by + az * bz);
-  const sg = sw < 0 ? -2 * s : 2 * s;
-  out[oo] = sg * vx; out[oo + 1] = sg * vy; out[oo + 2] = sg * vz;
 }
 
 const rotationScratch = new Float64Array(9);
