@@ -39,7 +39,8 @@ const PILE_SOLVERS = CONTACT_SOLVERS;
  * figure on every run of the same code) and why. Key: `${solver} ${case}`; each value is the todo text
  * node:test prints. Remove an entry when its case passes. (jacobi-cpu's stacks of three 1 cm and 2 cm
  * cubes, which sank 8.7 % and 4.4 % of an edge on block Jacobi contact rows at 1 × 8, stand since its
- * contacts are the contact solver's mass-split Jacobi variant at ⌈8 √(2 cm / L)⌉ substeps.)
+ * contacts are the contact solver's mass-split Jacobi variant at ⌈8 √(2 cm / L)⌉ substeps, now the floor of its
+ * load-aware rule on a pile: solvers/jacobi/substeps.ts.)
  */
 const KNOWN: Record<string, string> = {
   // vertical-stack at its defaults (15 boxes of 1 m, ±1 cm offsets): the soft contact's compliance lets the column
@@ -265,7 +266,8 @@ for (const count of [1, 3]) {
  *   base 8 of 1.2 cm boxes (size 0.006 m): −66 % when si-soft-cpu's plain 30 Hz spring let it sink 4.9 mm
  *     and fall, before the small-body spring (si-soft/cpu.ts SIZE_SAG). Measured: 0.22–0.54 mm, −0.6 % to −2 %.
  *   base 10 of 4 cm boxes (size 0.02 m, gaps 0.4 mm): jacobi-cpu at ⌈4 √(2 cm / L)⌉ = 4 substeps let it
- *     fall apart (the top box 40 cm away within 9 s); its default is now ⌈8 √(2 cm / L)⌉ (registry.ts).
+ *     fall apart (the top box 40 cm away within 9 s); its default on a pile is now at least ⌈8 √(2 cm / L)⌉
+ *     (solvers/jacobi/substeps.ts: 13 here, by the load term).
  */
 const SMALL_PYRAMIDS: { base: number; size: number; gap?: number }[] = [
   { base: 8, size: 0.006 }, // the scene's default gap
