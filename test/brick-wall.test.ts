@@ -147,9 +147,9 @@ async function run(solverId: string, given: Record<string, number>, frames: numb
  * than 1 % of its least edge (2 mm) from 1 s to 4 s, the piles' rule (test/piles.test.ts), checked at
  * every frame. Measured (2026-11-27, sleeping off, defaults): softstep-cpu 1.01 mm (the top course's
  * end half brick settling in the next second, then still), pgs-cpu, gs-cpu and si-soft-cpu 1.19 mm,
- * rapier 1.76 mm, xpbd-cpu 0.001 mm; jacobi-cpu 0.35 mm at its load-aware 12 substeps × 8 sweeps
- * (jacobi/substeps.ts: ten courses, each brick's mass split about ten ways; at the former size-only rule's
- * 4 substeps a brick wandered 476 mm, at 8 it moved 0.92 mm).
+ * rapier 1.76 mm, xpbd-cpu 0.001 mm; jacobi-cpu 0.81 mm at its load-aware 9 substeps × 8 sweeps
+ * (solvers/jacobi/substeps.ts: ten courses, a mean depth of 5.5 contacts; at the former size-only rule's
+ * 4 substeps a brick wandered 476 mm, at 6 it moved 2.66 mm, at 8 0.92 mm).
  */
 const WALL_KNOWN: Record<string, string> = {};
 for (const id of ['softstep-cpu', 'jacobi-cpu'])

@@ -116,13 +116,12 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'jacobi-cpu',
-    description: 'Jacobi block solver on constraint rows, f64 CPU reference of jacobi-gpu (same stages); contacts by the contact solver\'s Jacobi variant (mass splitting, Baumgarte β with slop), on contact scenes max(4, ⌈max(k, 0.25 s̄ N) √(2 cm / L)⌉) substeps by default: L the smallest body\'s least half size, N the depth of the support graph at the start (contacts from a body to the ground), s̄ its mean mass split, k = 8 on a pile (N ≥ 2), else 4 (mass-split Jacobi passes a load down one contact per sweep, 1/s of it at a time: at the former ⌈8 √(2 cm / L)⌉ = 4 the 10-course brick-wall wandered 476 mm, at 12 it holds)',
+    description: 'Jacobi block solver on constraint rows, f64 CPU reference of jacobi-gpu (same stages); contacts by the contact solver\'s Jacobi variant (mass splitting, Baumgarte β with slop), on contact scenes max(4, ⌈max(k, 1.5 N̄^1.5) √(2 cm / L)⌉) substeps by default: L the smallest body\'s least half size, N̄ the mean depth of the support graph at the start (contacts from a body to the ground), k = 8 on a pile, else 4 (mass-split Jacobi passes a load down one contact per sweep: at the former ⌈8 √(2 cm / L)⌉ = 4 the 10-course brick-wall wandered 476 mm, at 9 it holds)',
     device: 'cpu',
     reads: velocityLevelSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
-    // Jacobi spreads a load more slowly than Gauss-Seidel, and mass splitting more slowly the more contacts
-    // share a body: substeps by the pile's depth and split as well as the bodies' size (jacobi/substeps.ts,
-    // with the measurements). On a pile at least the former ⌈8 √(2 cm / L)⌉ (a base-10 pyramid of 4 cm
+    // Jacobi spreads a load more slowly than Gauss-Seidel: substeps by the pile's depth as well as the
+    // bodies' size (jacobi/substeps.ts, with the measurements). On a pile at least the former ⌈8 √(2 cm / L)⌉ (a base-10 pyramid of 4 cm
     // boxes, sleeping off, fell at 4 and held at 6; of 2 cm boxes fell at 6, held at 12)
     contactDefaults: (world) => ({ substeps: jacobiContactSubsteps(world) }),
     create: async (world, options) => new JacobiCpuSolver(world, options),

@@ -1,48 +1,55 @@
 /**
  * jacobi-cpu's and jacobi-gpu's substeps on a scene with contacts: a rule that follows the load of a
  * pile, not only the size of its smallest body (issue 21: the 210-brick `brick-wall`, ten courses of
- * 20 cm, wandered 476 mm in 3 s at the old ⌈8 √(2 cm / L)⌉ = 4 substeps, and holds at 8).
+ * 20 cm, wandered 476 mm in 3 s at the former ⌈8 √(2 cm / L)⌉ = 4 substeps, and holds at 8).
  *
  * Why the load. The contacts are solved by mass-split Jacobi (contacts/jacobi-contact-solver.ts): body
- * i touched by s_i constraints gives each of them a copy of mass m_i / s_i, so a contact's effective
- * mass is s times the true one and each sweep moves a contact's impulse by about 1/s of what a
- * Gauss-Seidel update would (the split block diagonal D_s ≈ s·diag(A)). On a column of N contacts the
- * load of the bodies above must travel down through all N of them, one contact per sweep, each sweep
- * passing on 1/s of the correction: the slowest (load) mode of the iteration I − D_s⁻¹A on such a chain
- * decays per sweep by (1 − cos(π/(N+1)))/s ≈ π² / (2 s N²) (the chain's Laplacian; our derivation).
- * Each substep adds gravity's impulse h m g to every body, which the warm start carries but the sweeps
- * must pass on; what is not passed on before the step's positions are written is a velocity error that
- * the next substeps see as drift (friction and Baumgarte β only act on it after the fact). More
- * substeps make each step's new load h m g and its position error (∝ h²) smaller. Measured
- * (brick-wall with `--sleep 0`, 8 sweeps per substep, the peak move of any brick from 1 s to 4 s;
- * 2 mm is 1 % of a brick's least edge), the substeps needed grow linearly in the depth N and in s:
+ * i touched by s_i constraints gives each a copy of mass m_i / s_i, so each sweep moves a contact's
+ * impulse by about 1/s of a Gauss-Seidel update (the split block diagonal D_s ≈ s·diag(A)), and a
+ * sweep passes a change on by one contact only (every manifold reads the velocities of the sweep's
+ * start). The weight of a body N contacts above the ground must cross all N: on a column the slowest
+ * (load) mode of the iteration I − D_s⁻¹A decays per sweep by (1 − cos(π/(N+1)))/s ≈ π² / (2 s N²)
+ * (the chain's Laplacian; our derivation), so a cold solve would need ~s N² sweeps. Warm starting
+ * carries the settled load from step to step; what the sweeps must still pass on each substep is that
+ * substep's own change (gravity's h m g on every body, and the bodies' small motions), and what they
+ * leave is a velocity error whose drift (∝ h²) friction and Baumgarte β correct only after the fact.
+ * More substeps shrink both; more sweeps per substep help less (the 10-course wall at 4 × 16 moved
+ * 3.15 mm, at 8 × 8 0.92 mm: the same 64 sweeps).
  *
- *   scene                         s̄ (mean split)   N    held at (peak mm)       failed at (peak mm)
- *   wall, 10 courses, 2 wythes      ≈ 11          10    8 (0.92)                 6 (2.66), 4 (476)
- *   wall, 15 courses, 2 wythes      ≈ 11          15    16 (0.72)                11 (3.0)
- *   wall, 20 courses, 2 wythes      ≈ 11          20    22 (1.42)                16 (3.5)
- *   wall, 10 courses, 1 wythe       ≈ 6           10    6 (0.64)                 4 (3.4)
- *   wall, 20 courses, 1 wythe       ≈ 6           20    16 (1.5)                 11 (2.9)
- *   pyramid base 10, 1 m boxes      ≈ 5           10    4 (0.34 of 10 mm)
- *   pyramid base 30, 1 m boxes      ≈ 5           30                             6 (11.3 of 10 mm)
+ * Measured (`--sleep 0`, 8 sweeps per substep, the peak move of any body from 1 s to 4 s; the limit 1 %
+ * of the least edge: 2 mm for the bricks, 10 mm for 1 m boxes), N̄ the mean depth of the moving bodies
+ * (below), L the least half size, f = √(2 cm / L):
  *
- * (more sweeps per substep help less than more substeps: the 10-course wall at 4 × 16 moved 3.15 mm,
- * at 8 × 8 0.92 mm, at the same 64 sweeps). Smaller bodies need more substeps for the same pile
- * (softstep/cpu.ts sizeSubsteps: the dimensionless step g h² / L, so substeps ∝ √(1/L) at a given
- * shape of pile; a base-10 pyramid of 4 cm boxes fell at 4 and held at 6, of 2 cm boxes held at 12).
- * So the rule is
+ *   pile                              N̄      f      held at (peak mm)     failed at (peak mm)    S / (N̄^1.5 f)
+ *   wall, 10 courses, 2 wythes        5.5   0.45    8 (0.92)              6 (2.66), 4 (476)      1.0–1.4
+ *   wall, 15 courses, 2 wythes        8.0   0.45    16 (0.72)             11 (3.0)               1.1–1.6
+ *   wall, 20 courses, 2 wythes       10.5   0.45    22 (1.42)             16 (3.5)               1.0–1.4
+ *   wall, 10 courses, 1 wythe         5.5   0.45    6 (0.64)              4 (3.4)                0.7–1.0
+ *   wall, 20 courses, 1 wythe        10.5   0.45    16 (1.5)              13 (2.54)              1.0–1.2
+ *   pyramid base 30, 1 m boxes       11.0   0.20    8 (5.75)              6 (11.3)               0.8–1.1
+ *   stack of 12, 20 cm boxes          6.5   0.45    16 (0.76)             8 (3.3)                1.1–2.1
+ *   stack of 10, 1 m boxes            5.5   0.20    4 (4.0 in 9 s)                               ≤ 1.6
  *
- *   substeps = max(4, ⌈max(K_SIZE, LOAD_FACTOR · s̄ · N) · √(SUBSTEP_SIZE / L)⌉)
+ * so the substeps needed grow as N̄^1.5 (between a wave's N and Jacobi's bound N²) at a given size,
+ * and smaller bodies need more for the same pile (softstep/cpu.ts sizeSubsteps: the dimensionless step
+ * g h² / L, substeps ∝ √(1/L); a base-10 pyramid of 4 cm boxes fell at 4 and held at 6, of 2 cm boxes
+ * held at 12). The rule:
  *
- * with L the least half size of the smallest moving body (softstep/cpu.ts SUBSTEP_SIZE = 2 cm),
- * K_SIZE = 4 the single small body's term (softstep-cpu's: a body must not fall a sizeable part of its
- * own size in a substep), and N and s̄ of the support graph found at build (supportGraph below):
- * LOAD_FACTOR fitted to the walls above, the hardest piles measured (the 2-wythe walls need
- * 0.8–1.0 × N substeps at s̄ ≈ 11 and √(2 cm / 10 cm) = 0.45: 0.16–0.2 per unit of s̄ N √).
+ *   substeps = max(4, ⌈max(k, LOAD_FACTOR · N̄^1.5) · √(SUBSTEP_SIZE / L)⌉),   LOAD_FACTOR = 1.5
+ *
+ * with L the least half size of the smallest moving body (softstep/cpu.ts SUBSTEP_SIZE = 2 cm) and
+ * k = 8 on a pile (N ≥ 2: the former rule, calibrated on that pyramid of 4 cm boxes, kept as the floor)
+ * or 4 where no body rests on another at the start (softstep-cpu's single small body). N and N̄ are
+ * the support graph's at build (supportGraph). The mean depth, not the deepest: a pyramid's few top
+ * boxes load less than a wall's full columns (by N̄ the walls and the pyramids fall on one line, by
+ * the deepest body they did not). The mass split s̄ does not enter: it mattered between the walls (two
+ * wythes, s̄ ≈ 10, against one, s̄ ≈ 5.4: about 1.3×), but a stack (s̄ ≈ 2) needed as much, where
+ * its column rocks on its alternating offsets.
  *
  * A scene that is not a pile at its start (the `rain`: bodies apart, falling into a loose heap) has no
- * support graph then (N = 0) and takes the size term alone: it lands as a heap a few bodies deep, and
- * falls asleep. A pile built later by the run is not foreseen; --substeps sets any count.
+ * support graph then (N = 0) and takes softstep-cpu's size term alone: it lands as a heap a few bodies
+ * deep, which the run measures (docs/benchmarks.md), and falls asleep. A pile built later by the run
+ * is not foreseen; --substeps sets any count.
  */
 import { leastHalfSize, type WorldDesc } from '../../model/world.js';
 import { forEachBody } from '../../model/packed.js';
@@ -54,13 +61,15 @@ import { SUBSTEP_SIZE } from '../softstep/cpu.js';
 export const K_SIZE = 4;
 /** the size term's k on a pile (N ≥ 2): jacobi-cpu's former rule, kept as the floor (header) */
 export const K_PILE = 8;
-/** substeps per unit of s̄ · N at L = SUBSTEP_SIZE (fitted to the walls and pyramids in the header) */
-export const LOAD_FACTOR = 0.25;
+/** substeps per unit of N̄^1.5 at L = SUBSTEP_SIZE (the measured piles in the header: 0.7–1.6, the top taken) */
+export const LOAD_FACTOR = 1.5;
 
 /** The support graph of a world at its start pose: what the substep rule reads. */
 export interface SupportGraph {
   /** N: the most contacts any body's load crosses to reach a fixed body (the graph distance; 0: none) */
   depth: number;
+  /** N̄: the mean of that distance over the moving bodies that reach a fixed one (0: none) */
+  meanDepth: number;
   /** s̄: the mean count of bodies touching a moving body that touches anything (its mass split) */
   share: number;
   /** L: the least half size of the smallest moving body, m (Infinity: none) */
@@ -94,7 +103,7 @@ function findSupportGraph(world: WorldDesc): SupportGraph {
     for (let k = 0; k < 4; k++) orientation[4 * i + k] = q ? q[qAt + k] : k === 3 ? 1 : 0;
     if (!proto.fixed) (inverseMass[i] = 1), (size = Math.min(size, leastHalfSize(proto.shape)));
   });
-  if (world.collisions === false || n < 2) return { depth: 0, share: 0, size };
+  if (world.collisions === false || n < 2) return { depth: 0, meanDepth: 0, share: 0, size };
   const w = { inverseMass };
   const still = new Float64Array(3 * n);
   const pipeline = new CollisionPipeline(world.bodies, w.inverseMass);
@@ -123,7 +132,7 @@ function findSupportGraph(world: WorldDesc): SupportGraph {
   const fill = start.slice(0, n), adj = new Int32Array(2 * pa.length);
   for (let k = 0; k < pa.length; k++) (adj[fill[pa[k]]++] = pb[k]), (adj[fill[pb[k]]++] = pa[k]);
   const dist = new Int32Array(n).fill(-1), queue = new Int32Array(n);
-  let head = 0, tail = 0, depth = 0;
+  let head = 0, tail = 0, depth = 0, depthSum = 0, reached = 0;
   for (let i = 0; i < n; i++) if (w.inverseMass[i] === 0) (dist[i] = 0), (queue[tail++] = i);
   while (head < tail) {
     const i = queue[head++];
@@ -132,16 +141,18 @@ function findSupportGraph(world: WorldDesc): SupportGraph {
       if (dist[j] >= 0 || w.inverseMass[j] === 0) continue;
       dist[j] = dist[i] + 1;
       depth = Math.max(depth, dist[j]);
+      depthSum += dist[j];
+      reached++;
       queue[tail++] = j;
     }
   }
-  return { depth, share: touched > 0 ? sum / touched : 0, size };
+  return { depth, meanDepth: reached > 0 ? depthSum / reached : 0, share: touched > 0 ? sum / touched : 0, size };
 }
 
-/** substeps = max(4, ⌈max(k, LOAD_FACTOR · s̄ · N) · √(SUBSTEP_SIZE / L)⌉), k = K_PILE on a pile, else K_SIZE (header). */
+/** substeps = max(4, ⌈max(k, LOAD_FACTOR · N̄^1.5) · √(SUBSTEP_SIZE / L)⌉), k = K_PILE on a pile, else K_SIZE (header). */
 export function jacobiContactSubsteps(world: WorldDesc): number {
-  const { depth, share, size } = supportGraph(world);
+  const { depth, meanDepth, size } = supportGraph(world);
   if (!(Number.isFinite(size) && size > 0)) return 4;
   const k = depth >= 2 ? K_PILE : K_SIZE;
-  return Math.max(4, Math.ceil(Math.max(k, LOAD_FACTOR * share * depth) * Math.sqrt(SUBSTEP_SIZE / size)));
+  return Math.max(4, Math.ceil(Math.max(k, LOAD_FACTOR * meanDepth ** 1.5) * Math.sqrt(SUBSTEP_SIZE / size)));
 }
