@@ -24,7 +24,6 @@ import { JacobiCpuSolver } from '../src/solvers/jacobi/cpu.js';
 import { JacobiGpuSolver } from '../src/solvers/jacobi/gpu.js';
 import { loadRigidScene } from '../src/scenes/load.js';
 import { sizeSubsteps } from '../src/solvers/softstep/cpu.js';
-import { jacobiContactSubsteps } from '../src/solvers/jacobi/substeps.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { mapReadBuffersCreatedBy } from './support/gpu.js';
 import type { WorldDesc } from '../src/model/world.js';
@@ -106,7 +105,7 @@ test('jacobi-gpu solves contacts as jacobi-cpu does: positions and velocities wi
     // and a 35-box stack over two frames: at the top of a tall stack a point barely touches, its λ ~ 1e-19 N, and
     // the friction disc's |f|² fell below f32's smallest normal (flushed to 0): NaN at frame 2, now scaled away
     for (const c of twinCases([...cases.map(([n, p]) => [n, p, [1, 3, 10]] as [string, Record<string, number>, number[]]), ['hung box', {}, [1, 3, 10]], ['vertical-stack', { boxes: 35 }, [1, 2]]])) {
-      const opts = { substeps: jacobiContactSubsteps(c.world), sleep: 0 };
+      const opts = { substeps: sizeSubsteps(c.world, 8), sleep: 0 };
       const cpu = new JacobiCpuSolver(c.world, opts);
       cpu.collision!.coherence = false;
       const gs = await JacobiGpuSolver.create(c.world, opts, gpu);
