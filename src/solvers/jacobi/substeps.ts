@@ -70,7 +70,7 @@ export interface SupportGraph {
   depth: number;
   /** N̄: the mean of that distance over the moving bodies that reach a fixed one (0: none) */
   meanDepth: number;
-  /** s̄: the mean count of bodies touching a moving body that touches anything (its mass split) */
+  /** s̄: the mean count of bodies touching a moving body that touches anything (its mass split; measured, not read by the rule: header) */
   share: number;
   /** L: the least half size of the smallest moving body, m (Infinity: none) */
   size: number;
