@@ -147,12 +147,11 @@ async function run(solverId: string, given: Record<string, number>, frames: numb
  * than 1 % of its least edge (2 mm) from 1 s to 4 s, the piles' rule (test/piles.test.ts), checked at
  * every frame. Measured (2026-11-27, sleeping off, defaults): softstep-cpu 1.01 mm (the top course's
  * end half brick settling in the next second, then still), pgs-cpu, gs-cpu and si-soft-cpu 1.19 mm,
- * rapier 1.76 mm, xpbd-cpu 0.001 mm; jacobi-cpu does not hold it (bricks wander 1–8 cm by 4 s).
+ * rapier 1.76 mm, xpbd-cpu 0.001 mm; jacobi-cpu 0.81 mm at its load-aware 9 substeps × 8 sweeps
+ * (solvers/jacobi/substeps.ts: ten courses, a mean depth of 5.5 contacts; at the former size-only rule's
+ * 4 substeps a brick wandered 476 mm, at 6 it moved 2.66 mm, at 8 0.92 mm).
  */
-// jacobi-cpu: an open physics fault (the closing note of 2026-11-27), a todo with its measured figure
-const WALL_KNOWN: Record<string, string> = {
-  'jacobi-cpu': 'bricks wander: one moved 476 mm from 1 s to 4 s (limit 2 mm) at its 4 substeps × 8 sweeps; at 8 × 8 it holds (0.92 mm): its substep rule follows the bricks\' size, not the load of ten courses',
-};
+const WALL_KNOWN: Record<string, string> = {};
 for (const id of ['softstep-cpu', 'jacobi-cpu'])
 test(`brick-wall at rest holds under ${id}, sleeping off: no brick moves 1 % of its least edge from 1 s to 4 s`, WALL_KNOWN[id] ? { todo: `open: ${WALL_KNOWN[id]}` } : {}, async () => {
   const p = resolveParams(scene, {});

@@ -16,7 +16,8 @@ import { GlobalGpuSolver, defaultGpuCgIterations } from './global/gpu.js';
 import { XpbdCpuSolver } from './xpbd/cpu.js';
 import { PgsCpuSolver } from './pgs/cpu.js';
 import { SiSoftCpuSolver } from './si-soft/cpu.js';
-import { SoftStepCpuSolver, softStepContactDefaults, sizeSubsteps } from './softstep/cpu.js';
+import { SoftStepCpuSolver, softStepContactDefaults } from './softstep/cpu.js';
+import { jacobiContactSubsteps } from './jacobi/substeps.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { SoftStepGpuSolver } from './softstep/gpu.js';
 import { AvbdCpuSolver } from './avbd/cpu.js';
@@ -125,7 +126,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     reads: velocityLevel,
     supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
     unsupported: (world) => gpuRestitutionReason('jacobi-gpu', world),
-    contactDefaults: (world) => ({ substeps: sizeSubsteps(world, 8) }),
+    contactDefaults: (world) => ({ substeps: jacobiContactSubsteps(world) }),
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('jacobi-gpu needs a WebGPU device');
       return JacobiGpuSolver.create(world, options, gpu);
@@ -133,14 +134,14 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'jacobi-cpu',
-    description: 'Jacobi block solver on constraint rows, f64 CPU reference of jacobi-gpu (same stages); contacts by the contact solver\'s Jacobi variant (mass splitting, Baumgarte β with slop), on contact scenes ⌈8 √(2 cm / L)⌉ ≥ 4 substeps by default (L the smallest body\'s least half size; at one step of 8 sweeps a stack of three 1 cm cubes falls apart, and at ⌈4 √(2 cm / L)⌉ a base-10 pyramid of 4 cm boxes does)',
+    description: 'Jacobi block solver on constraint rows, f64 CPU reference of jacobi-gpu (same stages); contacts by the contact solver\'s Jacobi variant (mass splitting, Baumgarte β with slop), on contact scenes max(4, ⌈max(k, 1.5 N̄^1.5) √(2 cm / L)⌉) substeps by default: L the smallest body\'s least half size, N̄ the mean depth of the support graph at the start (contacts from a body to the ground), k = 8 on a pile, else 4 (mass-split Jacobi passes a load down one contact per sweep: at the former ⌈8 √(2 cm / L)⌉ = 4 the 10-course brick-wall wandered 476 mm, at 9 it holds)',
     device: 'cpu',
     reads: velocityLevelSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
-    // Jacobi spreads a load more slowly than Gauss-Seidel, so twice softstep-cpu's substeps for a body's
-    // size: a base-10 pyramid of 4 cm boxes, sleeping off, fell at 4 (⌈4 √(2 cm / 2 cm)⌉) and held at 6
-    // (0.15 % of an edge in 9 s); of 2 cm boxes fell at 6, held at 12; 10 and 20 cm boxes held at 4
-    contactDefaults: (world) => ({ substeps: sizeSubsteps(world, 8) }),
+    // Jacobi spreads a load more slowly than Gauss-Seidel: substeps by the pile's depth as well as the
+    // bodies' size (jacobi/substeps.ts, with the measurements). On a pile at least the former ⌈8 √(2 cm / L)⌉ (a base-10 pyramid of 4 cm
+    // boxes, sleeping off, fell at 4 and held at 6; of 2 cm boxes fell at 6, held at 12)
+    contactDefaults: (world) => ({ substeps: jacobiContactSubsteps(world) }),
     create: async (world, options) => new JacobiCpuSolver(world, options),
   },
   {
