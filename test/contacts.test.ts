@@ -30,7 +30,7 @@ import { acquireGpu, type GpuContext } from '../src/gpu/device.js';
 const g = 9.81;
 const CONTACT_SOLVERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu', 'xpbd-cpu', 'jacobi-cpu'];
 const WITH_RAPIER = [...CONTACT_SOLVERS, 'rapier'];
-/** the GPU contact solvers (f32, on the software adapter here), in the tests whose physics they cover (no restitution yet) */
+/** the GPU contact solvers (f32, on the software adapter here), in the tests whose physics they cover */
 const GPU_CONTACT_SOLVERS = ['jacobi-gpu', 'softstep-gpu'];
 let gpuContext: GpuContext | null = null;
 after(() => gpuContext?.device.destroy());
@@ -128,6 +128,34 @@ for (const id of WITH_RAPIER) {
     assert.ok(speed < 1e-3, `e = 0: still moving at ${speed.toExponential(2)} m/s after 3 s`);
     const gap = s.position[3 * first + 1] - r;
     assert.ok(gap > -(CONTACT_SLOP + 2e-3) && gap < 1e-3, `e = 0: rests ${gap.toExponential(2)} m from the ground`);
+  });
+}
+
+/*
+ * The same drop under the GPU contact solvers (f32; restitution by gpu-contacts.wgsl.ts cs_restitution), shortened
+ * to what the bounce needs on the software adapter: each sphere with e = 0.5, 0.75, 1 reaches e² H within 5 % at
+ * its first apex (the last, e = 1, at 2 √(2H/g) = 1.28 s: 80 frames of 1/60 s), and the e = 0 sphere does not
+ * bounce (it never rises faster than 1 cm/s after landing). Both at h = 1/240 s, as softstep-cpu above:
+ * softstep-gpu's 4 substeps, jacobi-gpu's contact default (⌈8 √(2 cm / L)⌉, at least 4) of the frame.
+ */
+for (const id of GPU_CONTACT_SOLVERS) {
+  test(`${id}: spheres with e = 0.5, 0.75, 1 rebound to e² of their drop height (5 %); with e = 0 there is no bounce`, async () => {
+    const world = findRigidScene('restitution')!.build({ height: 2, radius: 0.5 });
+    const n = world.bodies.length, first = n - 5; // e = 0, 0.25, 0.5, 0.75, 1
+    const H = 2, r = 0.5, es = [0.5, 0.75, 1];
+    const apex = es.map(() => NaN), bounced = es.map(() => false), lastVy = es.map(() => 0);
+    let rise = 0;
+    await run(await make(id, world, { substeps: 4 }), 80, (_, s) => {
+      es.forEach((e, k) => {
+        const i = first + 2 + k, vy = s.linearVelocity[3 * i + 1];
+        if (vy > 0.5) bounced[k] = true;
+        if (bounced[k] && Number.isNaN(apex[k]) && lastVy[k] > 0 && vy <= 0) apex[k] = s.position[3 * i + 1] - r;
+        lastVy[k] = vy;
+      });
+      if (s.position[3 * first + 1] - r < 0.01) rise = Math.max(rise, s.linearVelocity[3 * first + 1]);
+    });
+    es.forEach((e, k) => assert.ok(Math.abs(apex[k] / (e * e * H) - 1) < 0.05, `e = ${e}: apex ${apex[k].toFixed(4)} m, expected e²H = ${(e * e * H).toFixed(4)} m`));
+    assert.ok(rise < 0.01, `e = 0: rose at ${rise.toFixed(4)} m/s after landing`);
   });
 }
 

@@ -62,21 +62,6 @@ function oneSidedRowsReason(id: string, world: WorldDesc): string | null {
 }
 
 /**
- * Why jacobi-gpu refuses a bouncing body: restitution is collision propagation, pair after pair on the
- * CPU (contacts/contact-solver.ts restitution), not yet written for the GPU's parallel sweep. Null when
- * no body has e > 0.
- */
-function gpuRestitutionReason(id: string, world: WorldDesc): string | null {
-  if (!sceneHasContacts(world)) return null;
-  let first = -1;
-  forEachBody(world.bodies, (i, b) => {
-    if (first < 0 && (b.restitution ?? 0) > 0) first = i;
-  });
-  if (first < 0) return null;
-  return `${id} has no restitution on the GPU yet (bodies[${first}]: restitution ${world.bodies[first].restitution}); use jacobi-cpu, or restitution 0`;
-}
-
-/**
  * Rapier has one friction coefficient per collider, and is given μ_d (rapier/rapier.ts: `dynamicFriction`,
  * else `friction`): a body whose staticFriction differs from its dynamic one is held there only by μ_d.
  */
@@ -102,11 +87,10 @@ function rapierFrictionIgnored(id: string, world: WorldDesc): string | null {
 const rigidSolvers: RigidSolverInfo[] = [
   {
     id: 'jacobi-gpu',
-    description: 'Jacobi block solver in WGSL compute kernels on constraint rows (the reference text, every joint type; f32); contacts on the GPU as jacobi-cpu\'s (collision, warm start by a pair table, the mass-split Jacobi sweep, a frame with no readback), at jacobi-cpu\'s substeps; no sleeping and no restitution on the GPU yet',
+    description: 'Jacobi block solver in WGSL compute kernels on constraint rows (the reference text, every joint type; f32); contacts on the GPU as jacobi-cpu\'s (collision, warm start by a pair table, restitution by collision propagation colour by colour, the mass-split Jacobi sweep, a frame with no readback), at jacobi-cpu\'s substeps; no sleeping on the GPU yet',
     device: 'gpu',
     reads: velocityLevel,
     supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
-    unsupported: (world) => gpuRestitutionReason('jacobi-gpu', world),
     contactDefaults: (world) => ({ substeps: sizeSubsteps(world, 8) }),
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('jacobi-gpu needs a WebGPU device');
@@ -220,11 +204,10 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'softstep-gpu',
-    description: 'the soft step on the GPU (f32): softstep-cpu\'s contact stages in WGSL, collision included, the sequential sweeps made parallel by colouring the manifolds every frame on the GPU (Jones–Plassmann, 24 colours and an overflow set solved by one thread); a frame with no readback; contacts only (no joints yet), no restitution, no sleeping',
+    description: 'the soft step on the GPU (f32): softstep-cpu\'s contact stages in WGSL, collision included, the sequential sweeps made parallel by colouring the manifolds every frame on the GPU (Jones–Plassmann, 24 colours and an overflow set solved by one thread), restitution by collision propagation in the same colour order; a frame with no readback; contacts only (no joints yet), no sleeping',
     device: 'gpu',
     reads: softReads,
     supports: { constraints: [], shapes: everyShape, contacts: true },
-    unsupported: (world) => gpuRestitutionReason('softstep-gpu', world),
     defaults: { iterations: 1, substeps: 4 },
     contactDefaults: softStepContactDefaults,
     create: async (world, options, gpu) => {
