@@ -30,7 +30,11 @@ import { acquireGpu, type GpuContext } from '../src/gpu/device.js';
 const g = 9.81;
 const CONTACT_SOLVERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu', 'xpbd-cpu', 'jacobi-cpu'];
 const WITH_RAPIER = [...CONTACT_SOLVERS, 'rapier'];
-/** the GPU contact solvers (f32, on the software adapter here), in the tests whose physics they cover */
+/**
+ * the GPU contact solvers (f32, on the software adapter here), in the tests whose physics they cover; gs-gpu
+ * (gs-cpu's contacts on the GPU, 1 step × 8 sweeps at its defaults without the scene, as gs-cpu here) in the
+ * slope and box-at-rest tests
+ */
 const GPU_CONTACT_SOLVERS = ['jacobi-gpu', 'softstep-gpu'];
 let gpuContext: GpuContext | null = null;
 after(() => gpuContext?.device.destroy());
@@ -65,7 +69,7 @@ const ground = (friction?: number) => ({ shape: { type: 'plane' as const }, fixe
  * tan θ < μ stays. a is measured from the velocity along the slope at 0.5 s and 1.5 s (within 3 %, the
  * issue's figure); the drift of the boxes that stay over the 2 s after a 0.25 s settle (below 1 mm).
  */
-for (const id of [...WITH_RAPIER, ...GPU_CONTACT_SOLVERS]) {
+for (const id of [...WITH_RAPIER, ...GPU_CONTACT_SOLVERS, 'gs-gpu']) {
   test(`${id}: a box on a 0.25 rad slope slides with a = g(sin θ − μ cos θ) (3 %) when tan θ > μ, and stays (< 1 mm in 2 s) when tan θ < μ`, async () => {
     const th = 0.25;
     const world = findRigidScene('friction-ramp')!.build({ angle: th });
@@ -232,7 +236,7 @@ for (const id of [...WITH_RAPIER, ...GPU_CONTACT_SOLVERS]) {
  * 15 Hz (30 Hz capped at a quarter of 60 Hz): 1.1 mm beyond its slop; softstep-cpu has no slop and
  * twice 30 Hz against the fixed ground: 0.07 mm.
  */
-for (const id of [...WITH_RAPIER, 'gs-cpu', ...GPU_CONTACT_SOLVERS]) {
+for (const id of [...WITH_RAPIER, 'gs-cpu', ...GPU_CONTACT_SOLVERS, 'gs-gpu']) {
   test(`${id}: a box at rest on the ground stays within the slop of the surface and does not creep over 10 s`, async () => {
     const world: WorldDesc = { gravity: [0, -g, 0], bodies: [ground(), { shape: { type: 'box', halfExtents: [0.5, 0.5, 0.5] }, density: 1000, position: [0, 0.5, 0] }], constraints: [] };
     const metrics = new MetricsContext(world);

@@ -31,6 +31,8 @@ import { runSolver } from '../src/run/run.js';
 import type { Solver, SolverOptions } from '../src/solvers/solver.js';
 import { SoftStepCpuSolver } from '../src/solvers/softstep/cpu.js';
 import { SoftStepGpuSolver } from '../src/solvers/softstep/gpu.js';
+import { GaussSeidelContactCpuSolver } from '../src/solvers/gs/contacts.js';
+import { GaussSeidelGpuSolver } from '../src/solvers/gs/gpu.js';
 
 const eps = 2 ** -24;
 const g = 9.81;
@@ -151,9 +153,38 @@ test('softstep-gpu solves contacts as softstep-cpu does in its colour order: pos
   }
 });
 
+/*
+ * gs-gpu against gs-cpu's contact variant (gs/contacts.ts) sweeping its manifolds in the same colour order, as
+ * softstep-gpu's test above (the same caveat: piles compared over their first frames, before a point at the
+ * margin's edge can part them): a landing box, a base-3 pyramid and the box hung by a point joint (the joints'
+ * coloured sweep, folded into V before the contacts', every other sweep backwards on both). The bound counts one
+ * contact sweep per iteration and the restitution pass (none here: e = 0).
+ */
+test('gs-gpu solves contacts as gs-cpu does in its colour order: positions and velocities within the f32 bound', async () => {
+  const gpu = await acquireGpu();
+  try {
+    const list: [string, Record<string, number>, number[]][] = [
+      ['single-box', { height: 0.02 }, [1, 3, 10]],
+      ['pyramid', { base: 3 }, [1, 3]],
+      ['hung box', {}, [1, 3, 10]],
+    ];
+    for (const c of twinCases(list)) {
+      const opts = { substeps: 4, sleep: 0 }; // gs-cpu's and gs-gpu's contact defaults (8 sweeps)
+      const cpu = new GaussSeidelContactCpuSolver(c.world, opts);
+      cpu.collision!.coherence = false;
+      cpu.contactSolver.colourOrder = true;
+      const gs = await GaussSeidelGpuSolver.create(c.world, opts, gpu);
+      await compareTwins('gs-gpu', c, cpu, gs, gs.options.iterations, () => cpu.contacts.count);
+    }
+  } finally {
+    gpu.device.destroy();
+  }
+});
+
 for (const [id, create, stages] of [
   ['jacobi-gpu', JacobiGpuSolver.create, ['collide', 'prepare contacts', 'integrate velocities', 'prepare joints', 'restitution', 'warm start', 'solve', 'integrate positions', 'store impulses']],
   ['softstep-gpu', SoftStepGpuSolver.create, ['collide', 'prepare contacts', 'integrate velocities', 'restitution', 'warm start', 'solve', 'integrate positions', 'relax', 'store impulses']],
+  ['gs-gpu', GaussSeidelGpuSolver.create, ['collide', 'prepare contacts', 'integrate velocities', 'prepare joints', 'restitution', 'warm start', 'solve', 'integrate positions', 'store impulses']],
 ] as const)
 test(`${id} with contacts records a frame with no readback (collision, colouring, restitution, warm start, solve and store on the GPU)`, async () => {
   const gpu = await acquireGpu();
@@ -204,7 +235,7 @@ test('the GPU contact solvers take bouncing bodies and the contact scenes they c
  * passes counted as sweeps: a pass is a manifold's projected Gauss-Seidel, ≤ 4 points of ~16 flops each
  * on velocities ≤ V per sweep of its block, converged (the f32 stop at a change ≤ 1e-6 of the impulse
  * leaves ≤ 1e-6 V, below 64 ε V = 3.8e-6 V), so one pass adds at most what one solve sweep does: jacobi-gpu
- * N_it + 1 (one pass a step), softstep-gpu 2 N_it + 2 (one before the solve, one before the relax).
+ * and gs-gpu N_it + 1 (one pass a step), softstep-gpu 2 N_it + 2 (one before the solve, one before the relax).
  */
 const bouncing: WorldDesc = {
   gravity: [0, -g, 0],
@@ -218,7 +249,7 @@ const bouncing: WorldDesc = {
   constraints: [],
 };
 
-test('restitution on the GPU as on the CPU: jacobi-gpu and softstep-gpu against their twins in the same colour order, within the f32 bound', async () => {
+test('restitution on the GPU as on the CPU: jacobi-gpu, softstep-gpu and gs-gpu against their twins in the same colour order, within the f32 bound', async () => {
   const gpu = await acquireGpu();
   try {
     const c: TwinCase = { name: 'bouncing', world: bouncing, frames: [1, 3, 10] };
@@ -244,6 +275,14 @@ test('restitution on the GPU as on the CPU: jacobi-gpu and softstep-gpu against 
       cpu.contactSolver.colourOrder = true;
       const gs = await SoftStepGpuSolver.create(bouncing, opts, gpu);
       await compareTwins('softstep-gpu', c, cpu, gs, 2 * gs.options.iterations + 2, () => cpu.contacts.count, swapped(gs));
+    }
+    {
+      const opts = { substeps: 4, sleep: 0 };
+      const cpu = new GaussSeidelContactCpuSolver(bouncing, opts);
+      cpu.collision!.coherence = false;
+      cpu.contactSolver.colourOrder = true;
+      const gs = await GaussSeidelGpuSolver.create(bouncing, opts, gpu);
+      await compareTwins('gs-gpu', c, cpu, gs, gs.options.iterations + 1, () => cpu.contacts.count, swapped(gs));
     }
   } finally {
     gpu.device.destroy();

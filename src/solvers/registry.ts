@@ -34,6 +34,9 @@ const softReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'war
 /** the CPU contact solvers put resting islands to sleep (collision/islands.ts; Rapier by its own rule); the GPU and global solvers do not */
 const velocityLevelSleeping: (keyof SolverOptions)[] = [...velocityLevel, 'sleep', 'restitutionThreshold'];
 const softReadsSleeping: (keyof SolverOptions)[] = [...softReads, 'sleep', 'restitutionThreshold'];
+/** the GPU contact solvers: restitution's threshold, no sleeping */
+const velocityLevelBouncing: (keyof SolverOptions)[] = [...velocityLevel, 'restitutionThreshold'];
+const softReadsBouncing: (keyof SolverOptions)[] = [...softReads, 'restitutionThreshold'];
 const everyJoint = ['point', 'distance', 'hinge', 'fixed'] as const;
 /**
  * Why the global solves refuse contacts (issue 16's choice: a converged reference, or a refusal with
@@ -89,7 +92,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'jacobi-gpu',
     description: 'Jacobi block solver in WGSL compute kernels on constraint rows (the reference text, every joint type; f32); contacts on the GPU as jacobi-cpu\'s (collision, warm start by a pair table, restitution by collision propagation colour by colour, the mass-split Jacobi sweep, a frame with no readback), at jacobi-cpu\'s substeps; no sleeping on the GPU yet',
     device: 'gpu',
-    reads: velocityLevel,
+    reads: velocityLevelBouncing,
     supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
     contactDefaults: (world) => ({ substeps: sizeSubsteps(world, 8) }),
     create: async (world, options, gpu) => {
@@ -111,10 +114,11 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'gs-gpu',
-    description: 'coloured block Gauss-Seidel: the Jacobi equations, one dispatch per constraint colour (the Jacobi text\'s next step; f32)',
+    description: 'coloured block Gauss-Seidel: the Jacobi equations, one dispatch per constraint colour (the Jacobi text\'s next step; f32); contacts as gs-cpu\'s (its rule, Baumgarte β with slop, no relax), collision and restitution included, swept colour by colour over manifolds coloured every frame on the GPU, a frame with no readback, 4 substeps by default there (as gs-cpu); no sleeping on the GPU yet',
     device: 'gpu',
-    reads: velocityLevel,
-    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    reads: velocityLevelBouncing,
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
+    contactDefaults: { substeps: 4 },
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('gs-gpu needs a WebGPU device');
       return GaussSeidelGpuSolver.create(world, options, gpu);
@@ -206,7 +210,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     id: 'softstep-gpu',
     description: 'the soft step on the GPU (f32): softstep-cpu\'s contact stages in WGSL, collision included, the sequential sweeps made parallel by colouring the manifolds every frame on the GPU (Jones–Plassmann, 24 colours and an overflow set solved by one thread), restitution by collision propagation in the same colour order; a frame with no readback; contacts only (no joints yet), no sleeping',
     device: 'gpu',
-    reads: softReads,
+    reads: softReadsBouncing,
     supports: { constraints: [], shapes: everyShape, contacts: true },
     defaults: { iterations: 1, substeps: 4 },
     contactDefaults: softStepContactDefaults,
