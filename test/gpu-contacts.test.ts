@@ -31,6 +31,8 @@ import { runSolver } from '../src/run/run.js';
 import type { Solver, SolverOptions } from '../src/solvers/solver.js';
 import { SoftStepCpuSolver } from '../src/solvers/softstep/cpu.js';
 import { SoftStepGpuSolver } from '../src/solvers/softstep/gpu.js';
+import { GaussSeidelContactCpuSolver } from '../src/solvers/gs/contacts.js';
+import { GaussSeidelGpuSolver } from '../src/solvers/gs/gpu.js';
 
 const eps = 2 ** -24;
 const g = 9.81;
@@ -71,7 +73,7 @@ const twinCases = (list: [string, Record<string, number>, number[]][]): TwinCase
  * header's bound, with `sweeps` sweeps of the contacts per substep (N_it for the Jacobi variant, the solve's
  * and the relax's for the soft step).
  */
-async function compareTwins(label: string, c: TwinCase, cpu: Solver, gs: Solver & { options: SolverOptions; destroy(): void }, sweeps: number, contactCount: () => number): Promise<void> {
+async function compareTwins(label: string, c: TwinCase, cpu: Solver, gs: Solver & { options: SolverOptions; destroy(): void }, sweeps: number, contactCount: () => number, atEnd?: () => Promise<void>): Promise<void> {
   const { dt, substeps: S } = gs.options;
   const X = Math.max(1, ...c.world.bodies.flatMap((b) => (b.shape.type === 'plane' ? [] : b.position.map(Math.abs))));
   const v0 = Math.max(0, ...c.world.bodies.map((b) => Math.hypot(...(b.linearVelocity ?? [0, 0, 0]))));
@@ -96,6 +98,7 @@ async function compareTwins(label: string, c: TwinCase, cpu: Solver, gs: Solver 
   }
   // the comparison is about contacts: the CPU twin had some in these frames
   assert.ok(touched > 0, `${c.name}: no contact in the frames compared`);
+  if (atEnd) await atEnd();
   gs.destroy();
 }
 
@@ -150,15 +153,47 @@ test('softstep-gpu solves contacts as softstep-cpu does in its colour order: pos
   }
 });
 
-for (const [id, create, stages] of [
-  ['jacobi-gpu', JacobiGpuSolver.create, ['collide', 'prepare contacts', 'integrate velocities', 'prepare joints', 'warm start', 'solve', 'integrate positions', 'store impulses']],
-  ['softstep-gpu', SoftStepGpuSolver.create, ['collide', 'prepare contacts', 'integrate velocities', 'warm start', 'solve', 'integrate positions', 'relax', 'store impulses']],
-] as const)
-test(`${id} with contacts records a frame with no readback (collision, colouring, warm start, solve and store on the GPU)`, async () => {
+/*
+ * gs-gpu against gs-cpu's contact variant (gs/contacts.ts) sweeping its manifolds in the same colour order, as
+ * softstep-gpu's test above (the same caveat: piles compared over their first frames, before a point at the
+ * margin's edge can part them): a landing box, a base-3 pyramid and the box hung by a point joint (the joints'
+ * coloured sweep, folded into V before the contacts', every other sweep backwards on both). The bound counts one
+ * contact sweep per iteration and the restitution pass (none here: e = 0).
+ */
+test('gs-gpu solves contacts as gs-cpu does in its colour order: positions and velocities within the f32 bound', async () => {
   const gpu = await acquireGpu();
   try {
-    const { world } = loadRigidScene('pyramid', { base: 3 });
+    const list: [string, Record<string, number>, number[]][] = [
+      ['single-box', { height: 0.02 }, [1, 3, 10]],
+      ['pyramid', { base: 3 }, [1, 3]],
+      ['hung box', {}, [1, 3, 10]],
+    ];
+    for (const c of twinCases(list)) {
+      const opts = { substeps: 4, sleep: 0 }; // gs-cpu's and gs-gpu's contact defaults (8 sweeps)
+      const cpu = new GaussSeidelContactCpuSolver(c.world, opts);
+      cpu.collision!.coherence = false;
+      cpu.contactSolver.colourOrder = true;
+      const gs = await GaussSeidelGpuSolver.create(c.world, opts, gpu);
+      await compareTwins('gs-gpu', c, cpu, gs, gs.options.iterations, () => cpu.contacts.count);
+    }
+  } finally {
+    gpu.device.destroy();
+  }
+});
+
+for (const [id, create, stages] of [
+  ['jacobi-gpu', JacobiGpuSolver.create, ['collide', 'prepare contacts', 'integrate velocities', 'prepare joints', 'restitution', 'warm start', 'solve', 'integrate positions', 'store impulses']],
+  ['softstep-gpu', SoftStepGpuSolver.create, ['collide', 'prepare contacts', 'integrate velocities', 'restitution', 'warm start', 'solve', 'integrate positions', 'relax', 'store impulses']],
+  ['gs-gpu', GaussSeidelGpuSolver.create, ['collide', 'prepare contacts', 'integrate velocities', 'prepare joints', 'restitution', 'warm start', 'solve', 'integrate positions', 'store impulses']],
+] as const)
+test(`${id} with contacts records a frame with no readback (collision, colouring, restitution, warm start, solve and store on the GPU)`, async () => {
+  const gpu = await acquireGpu();
+  try {
+    // bouncing boxes: the restitution pass is recorded too
+    const pyramid = loadRigidScene('pyramid', { base: 3 }).world;
+    const world: WorldDesc = { ...pyramid, bodies: pyramid.bodies.map((b) => ({ ...b, restitution: 0.3 })) };
     const s = await create(world, { substeps: 4, sleep: 0 }, gpu);
+    assert.ok((s as unknown as { contacts: { elastic: boolean } }).contacts.elastic, 'the restitution pass is not recorded');
     await s.step(2); // a warm-started frame follows: the pair table is in use
     const encoder = gpu.device.createCommandEncoder();
     let recorded: unknown;
@@ -171,7 +206,7 @@ test(`${id} with contacts records a frame with no readback (collision, colouring
     assert.equal(recorded, undefined, 'encodeFrame returned something (a promise would mean it waits)');
     assert.equal(made, 0, 'a MAP_READ buffer was created while recording a frame');
     gpu.device.queue.submit([encoder.finish()]);
-    // and the stage list is the CPU twin's (its restitution aside; softstep-gpu: no joints)
+    // and the stage list is the CPU twin's (softstep-gpu: no joints)
     assert.deepEqual(s.stageNames, stages);
     s.destroy();
   } finally {
@@ -179,12 +214,78 @@ test(`${id} with contacts records a frame with no readback (collision, colouring
   }
 });
 
-test('the GPU contact solvers refuse restitution with the reason, and take the contact scenes they can solve', () => {
+test('the GPU contact solvers take bouncing bodies and the contact scenes they can solve; softstep-gpu still refuses joints, with the reason', () => {
   for (const id of ['jacobi-gpu', 'softstep-gpu']) {
     const info = findSolver(id)!;
-    const bouncing = loadRigidScene('restitution', {}).world;
-    assert.match(info.unsupported!(bouncing) ?? '', /no restitution on the GPU yet \(bodies\[\d+\]: restitution 0\.25\)/);
-    for (const [name, params] of cases) assert.equal(info.unsupported!(loadRigidScene(name, params).world), null, `${id}: ${name}`);
+    for (const [name, params] of [['restitution', {}], ...cases] as [string, Record<string, number>][]) assert.equal(info.unsupported!(loadRigidScene(name, params).world), null, `${id}: ${name}`);
+  }
+  // the cradle's balls hang on distance joints: jacobi-gpu takes it, softstep-gpu has no joints yet
+  const cradle = loadRigidScene('newtons-cradle', {}).world;
+  assert.equal(findSolver('jacobi-gpu')!.unsupported!(cradle), null);
+  assert.match(findSolver('softstep-gpu')!.unsupported!(cradle) ?? '', /distance/);
+});
+
+/*
+ * Restitution (gpu-contacts.wgsl.ts cs_restitution, the twin of contact-solver.ts restitution) on a scene
+ * that bounces in its first frames: a sphere (e = 0.8) and a box landing flat (e = 0.5: its four points
+ * collide together, the manifold's projected Gauss-Seidel) hit the ground at 3 and 2 m/s in frame 1, and
+ * two equal spheres (e = 1) meet head-on at 2 m/s in the air in frame 2 (they swap velocities). Both CPU
+ * twins sweep the collisions in the GPU's colour order (ContactSolver.colourOrder: for jacobi-cpu it orders
+ * only the restitution pass, its solve being Jacobi). The bound is the header's, with the collision
+ * passes counted as sweeps: a pass is a manifold's projected Gauss-Seidel, ≤ 4 points of ~16 flops each
+ * on velocities ≤ V per sweep of its block, converged (the f32 stop at a change ≤ 1e-6 of the impulse
+ * leaves ≤ 1e-6 V, below 64 ε V = 3.8e-6 V), so one pass adds at most what one solve sweep does: jacobi-gpu
+ * and gs-gpu N_it + 1 (one pass a step), softstep-gpu 2 N_it + 2 (one before the solve, one before the relax).
+ */
+const bouncing: WorldDesc = {
+  gravity: [0, -g, 0],
+  bodies: [
+    { shape: { type: 'plane' }, fixed: true, position: [0, 0, 0] },
+    { shape: { type: 'sphere', radius: 0.5 }, density: 1000, restitution: 0.8, position: [0, 0.56, 0], linearVelocity: [0, -3, 0] },
+    { shape: { type: 'box', halfExtents: [0.5, 0.5, 0.5] }, density: 1000, restitution: 0.5, position: [3, 0.54, 0], linearVelocity: [0, -2, 0] },
+    { shape: { type: 'sphere', radius: 0.3 }, density: 1000, restitution: 1, position: [-3, 2, 0], linearVelocity: [1, 0, 0] },
+    { shape: { type: 'sphere', radius: 0.3 }, density: 1000, restitution: 1, position: [-2.34, 2, 0], linearVelocity: [-1, 0, 0] },
+  ],
+  constraints: [],
+};
+
+test('restitution on the GPU as on the CPU: jacobi-gpu, softstep-gpu and gs-gpu against their twins in the same colour order, within the f32 bound', async () => {
+  const gpu = await acquireGpu();
+  try {
+    const c: TwinCase = { name: 'bouncing', world: bouncing, frames: [1, 3, 10] };
+    // the collisions happened: the spheres swapped their velocities, the ground sent the others back up
+    const swapped = (s: Solver) => async () => {
+      const snap = await s.snapshot();
+      assert.ok(snap.linearVelocity[9] < -0.9 && snap.linearVelocity[12] > 0.9, `the e = 1 spheres did not swap velocities: ${snap.linearVelocity[9]}, ${snap.linearVelocity[12]}`);
+      // at rest on the ground they would sit at 0.5 m; bounced (2.4 and 1 m/s up, 0.15 s ago) they are higher
+      assert.ok(snap.position[4] > 0.7 && snap.position[7] > 0.52, `the sphere and the box did not bounce: y = ${snap.position[4]}, ${snap.position[7]} m`);
+    };
+    {
+      const opts = { substeps: sizeSubsteps(bouncing, 8), sleep: 0 };
+      const cpu = new JacobiCpuSolver(bouncing, opts);
+      cpu.collision!.coherence = false;
+      cpu.contactSolver!.colourOrder = true;
+      const gs = await JacobiGpuSolver.create(bouncing, opts, gpu);
+      await compareTwins('jacobi-gpu', c, cpu, gs, gs.options.iterations + 1, () => cpu.contacts.count, swapped(gs));
+    }
+    {
+      const opts = { substeps: sizeSubsteps(bouncing, 4), iterations: 1, sleep: 0 };
+      const cpu = new SoftStepCpuSolver(bouncing, opts);
+      cpu.collision!.coherence = false;
+      cpu.contactSolver.colourOrder = true;
+      const gs = await SoftStepGpuSolver.create(bouncing, opts, gpu);
+      await compareTwins('softstep-gpu', c, cpu, gs, 2 * gs.options.iterations + 2, () => cpu.contacts.count, swapped(gs));
+    }
+    {
+      const opts = { substeps: 4, sleep: 0 };
+      const cpu = new GaussSeidelContactCpuSolver(bouncing, opts);
+      cpu.collision!.coherence = false;
+      cpu.contactSolver.colourOrder = true;
+      const gs = await GaussSeidelGpuSolver.create(bouncing, opts, gpu);
+      await compareTwins('gs-gpu', c, cpu, gs, gs.options.iterations + 1, () => cpu.contacts.count, swapped(gs));
+    }
+  } finally {
+    gpu.device.destroy();
   }
 });
 

@@ -55,7 +55,7 @@ import { colourJonesPlassmannCpu, CONTACT_COLOUR_ROUNDS } from '../gpu/colouring
 
 /** Points of one manifold that collide together at most, and the Gauss-Seidel sweeps of their block (restitution). */
 const MAX_COLLIDING = 8;
-const MANIFOLD_SWEEPS = 32;
+export const MANIFOLD_SWEEPS = 32;
 
 /** Residual channels of contact rows (the one-pager's diagnostics: normal and friction apart). */
 export const CONTACT_NORMAL_CHANNEL = 'contact normal';
@@ -465,16 +465,19 @@ export class ContactSolver {
    * forces: v_n⁻ = v_n − J_n h g) whose gap closes within h take P ≥ 0 so that they leave at −e v_n⁻
    * (then the forces), by projected Gauss-Seidel on the manifold's points; swept until none collides
    * (at most COLLISION_SWEEPS). `gravityStep` = h g when V has this step's gravity in it, else null.
-   * The collision impulses are not λ. Returns the sweeps that collided.
+   * The collision impulses are not λ. Returns the sweeps that collided. The manifolds are swept in list
+   * order, or in the solve's colour order with colourOrder (the twin of the GPU's cs_restitution).
    */
   restitution(v: Float64Array, w: Float64Array, h: number, threshold: number, gravityStep: ArrayLike<number> | null): number {
     if (!this.anyElastic) return 0;
     const gx = gravityStep ? gravityStep[0] : 0, gy = gravityStep ? gravityStep[1] : 0, gz = gravityStep ? gravityStep[2] : 0;
     const pts = this.collisionPoint, target = this.collisionTarget, impulse = this.collisionImpulse;
     const MD = this.mdata, PD = this.pdata;
+    const order = this.sweepOrder;
     for (let sweep = 0; sweep < COLLISION_SWEEPS; sweep++) {
       let collided = false;
-      for (let m = 0; m < this.manifolds; m++) {
+      for (let i = 0; i < this.manifolds; i++) {
+        const m = order === null ? i : order[i];
         const e0 = MSTRIDE * m;
         const e = MD[e0 + M_E];
         if (!(e > 0)) continue;

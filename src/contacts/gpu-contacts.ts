@@ -18,15 +18,15 @@
  *                      counted); the counts scanned into the CSR's row starts (gpu/scan.ts); cj_share
  *                      (n_i = manifolds + joints); cj_fill (the CSR's entries, the split effective
  *                      masses); cj_sort (each row by the other body: a sum order independent of threads)
- *   per substep        warm start: cj_totals, cj_gather (after the joints' update_velocities)
+ *   per substep        restitution (only where some body has e > 0): cs_restitution, collision propagation on V
+ *                      colour by colour in one workgroup (the colouring is then made in this mode too)
+ *                      warm start: cj_totals, cj_gather (after the joints' update_velocities)
  *                      solve: per sweep cj_solve (forwards on even sweeps, cj_solve_reverse on odd ones),
  *                      then the joints' update_velocities and cj_gather
  *                      integrate positions: cj_pose (Δx, Δθ since the frame's start: K1) after compute_positions
  *   store impulses     cj_keep: the records and the pair count kept as last frame's (λ lives in the records)
  *
- * What it does not do (yet): restitution (the CPU's collision propagation sweeps pairs one after the
- * other; the registry refuses a scene with e > 0 under jacobi-gpu, with that reason), sleeping (every
- * body is awake), the coherence shortcut of the CPU pipeline (every pair goes through the narrow phase
+ * What it does not do (yet): sleeping (every body is awake), the coherence shortcut of the CPU pipeline (every pair goes through the narrow phase
  * each frame: jacobi-cpu with coherence off is its exact twin), and the residual diagnostics.
  *
  * Capacity: `pairCapacity` pair slots. A frame that finds more pairs drops the rest (the broad phase
@@ -51,6 +51,8 @@ import {
   ContactBodyRecord,
   ContactParamsRecord,
   ColourSlotRecord,
+  RestitutionSlotRecord,
+  RESTITUTION_THREADS,
   contactKernelSlotted,
   ManifoldTotalRecord,
   MaterialRecord,
@@ -82,10 +84,15 @@ export interface GpuContactManifold {
   points: { armA: number[]; armB: number[]; s0: number; mu: number; lambda: number[]; id: number; anchorA: number[]; mass: number[]; tangentInverse: number[] }[];
 }
 
+/** Whether some body has a coefficient of restitution e > 0 (a pair takes max(e_A, e_B): then some pair may bounce). */
+function anyElastic(bodies: readonly BodyDesc[]): boolean {
+  return bodies.some((b) => (b.restitution ?? DEFAULT_RESTITUTION) > 0);
+}
+
 /** 'jacobi': the mass-split Jacobi sweep (jacobi-gpu); 'sequential': Gauss-Seidel colour by colour (softstep-gpu) */
 export type ContactMode = 'jacobi' | 'sequential';
 
-/** The mode a kernel belongs to, or null: both (the sweeps' kernels are each mode's own). */
+/** The mode a kernel belongs to, or null: both (the sweeps' kernels are each mode's own; cs_restitution is both modes'). */
 function kernelMode(name: string): ContactMode | null {
   if (name === 'cj_solve' || name === 'cj_solve_reverse') return 'jacobi';
   if (name === 'cj_fold' || contactKernelSlotted(name)) return 'sequential';
@@ -106,8 +113,16 @@ export class GpuContacts {
   private readonly params: GPUBuffer;
   private readonly scanPlan: ScanPlan;
   private warm = 0;
-  /** the sequential mode's per-frame colouring of the manifolds (gpu/colouring.ts), else null */
+  /**
+   * the per-frame colouring of the manifolds (gpu/colouring.ts): the sequential mode's, and the jacobi
+   * mode's when `elastic` (the restitution pass sweeps colour by colour in both modes); else null
+   */
   readonly colouring: GpuColouring | null;
+  /** some body has e > 0: the restitution pass is recorded (a scene without it has no such dispatch) */
+  readonly elastic: boolean;
+  /** RestitutionSlot uniforms (0: with this step's forces in V, 1: without) and cs_restitution's bind groups */
+  private readonly restitutionSlots: GPUBuffer | null = null;
+  private readonly restitutionGroups: GPUBindGroup[] = [];
   /** sequential mode: per body bit 0 = static (the colouring's flags) */
   private readonly staticFlags: GPUBuffer | null = null;
   /** sequential mode: ColourSlot uniforms, SLOT_MODES per colour 0 .. K, and their bind groups per kernel */
@@ -126,8 +141,10 @@ export class GpuContacts {
     bodies: readonly BodyDesc[],
     colouring: GpuColouring | null,
     fixed: ArrayLike<boolean | number>,
+    readonly mode: ContactMode,
   ) {
     this.colouring = colouring;
+    this.elastic = anyElastic(bodies);
     const cap = collision.broad.pairCapacity;
     const nb = bodyCount;
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
@@ -195,8 +212,18 @@ export class GpuContacts {
         });
       device.queue.writeBuffer(this.slots, 0, sv.buffer);
     }
+    if (this.elastic) {
+      // RestitutionSlot: (h g, K) at slot 0 (V has the step's forces), (0, K) at slot 1; h g written by configure
+      this.restitutionSlots = device.createBuffer({ label: 'contacts restitution slots', size: 2 * UNIFORM_OFFSET_ALIGNMENT, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    }
     for (const [name, kernel] of kernels) {
       const storageBuffers = contactKernelBindings(name).map((b) => this.buffers.get(b)!);
+      if (name === 'cs_restitution') {
+        if (!this.restitutionSlots) continue;
+        for (let j = 0; j < 2; j++) this.restitutionGroups.push(kernel.bind([this.params, { buffer: this.restitutionSlots, offset: UNIFORM_OFFSET_ALIGNMENT * j, size: RestitutionSlotRecord.stride }, ...storageBuffers]));
+        this.kernels.set(name, { kernel, group: this.restitutionGroups[0] });
+        continue;
+      }
       if (contactKernelSlotted(name)) {
         const K = this.colouring!.maxColours;
         for (let c = 0; c <= K; c++)
@@ -216,23 +243,26 @@ export class GpuContacts {
    * shapes and materials; `fixed[i]`: body i never moves), with room for `pairCapacity` pairs.
    */
   static async create(device: GPUDevice, bodyCount: number, bodies: readonly BodyDesc[], fixed: ArrayLike<boolean | number>, pairCapacity: number, solver: SolverBodyBuffers, mode: ContactMode = 'jacobi'): Promise<GpuContacts> {
+    const elastic = anyElastic(bodies);
     const [collision, table, scan, kernels, colouring] = await Promise.all([
       GpuCollision.create(device, bodies.map((b) => b.shape), fixed, pairCapacity),
       GpuPairTable.create(device, pairCapacity, pairCapacity),
       PrefixScan.create(device),
       // each mode's kernels only (WGSL compiles are the slow part of creating a solver on SwiftShader)
-      buildKernels(device, 'gpu contacts', () => new Map(CONTACT_KERNELS.filter((k) => kernelMode(k.name) !== otherMode(mode)).map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
-      mode === 'sequential' ? GpuColouring.create(device, { capacity: pairCapacity, bodyCapacity: Math.max(1, bodyCount), rounds: CONTACT_COLOUR_ROUNDS }) : Promise.resolve(null),
+      // (the restitution pass only where some body bounces)
+      buildKernels(device, 'gpu contacts', () => new Map(CONTACT_KERNELS.filter((k) => kernelMode(k.name) !== otherMode(mode) && (k.name !== 'cs_restitution' || elastic)).map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
+      mode === 'sequential' || elastic ? GpuColouring.create(device, { capacity: pairCapacity, bodyCapacity: Math.max(1, bodyCount), rounds: CONTACT_COLOUR_ROUNDS }) : Promise.resolve(null),
     ]);
-    return new GpuContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies, colouring, fixed);
+    return new GpuContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies, colouring, fixed, mode);
   }
 
   /**
    * The substep h, the frame's dt (the speculative margins), |g|, the contact rule (its spring at unit
    * mass: rows/softness.ts S3) and the warm-start factor; written for the next submission.
    */
-  configure(h: number, dt: number, gravity: number, rule: ContactRule, warmStart: number): void {
-    this.collision.configure(dt, gravity);
+  configure(h: number, dt: number, gravity: ArrayLike<number>, rule: ContactRule, warmStart: number): void {
+    const g = Math.hypot(gravity[0], gravity[1], gravity[2]);
+    this.collision.configure(dt, g);
     const unit = softness(rule.softness, h, 1);
     const fixedUnit = rule.staticSoftness ? softness(rule.staticSoftness, h, 1) : unit;
     const R = ContactParamsRecord, v = new DataView(new ArrayBuffer(R.stride));
@@ -250,7 +280,8 @@ export class GpuContacts {
     R.write(v, 0, 'static_bias_rate', fixedUnit.biasRate);
     R.write(v, 0, 'static_mass_scale', fixedUnit.massScale);
     R.write(v, 0, 'static_impulse_scale', fixedUnit.impulseScale);
-    R.write(v, 0, 'split', this.colouring ? 0 : 1);
+    R.write(v, 0, 'split', this.mode === 'jacobi' ? 1 : 0);
+    R.write(v, 0, 'restitution_threshold', rule.restitutionThreshold);
     const spec = rule.softness, fixedSpec = rule.staticSoftness ?? rule.softness;
     if (rule.sizeSpring && spec.kind === 'frequency' && fixedSpec.kind === 'frequency') {
       R.write(v, 0, 'size_spring', 1);
@@ -263,6 +294,14 @@ export class GpuContacts {
       R.write(v, 0, 'static_damping_ratio', fixedSpec.dampingRatio);
     }
     this.device.queue.writeBuffer(this.params, 0, v.buffer);
+    if (this.restitutionSlots) {
+      const S = RestitutionSlotRecord, sv = new DataView(new ArrayBuffer(2 * UNIFORM_OFFSET_ALIGNMENT));
+      const K = this.colouring!.maxColours;
+      S.write(sv, 0, 'gravity_step', h * gravity[0], h * gravity[1], h * gravity[2]);
+      S.write(sv, 0, 'colours', K);
+      S.write(new DataView(sv.buffer, UNIFORM_OFFSET_ALIGNMENT), 0, 'colours', K);
+      this.device.queue.writeBuffer(this.restitutionSlots, 0, sv.buffer);
+    }
     this.warm = warmStart;
   }
 
@@ -310,6 +349,16 @@ export class GpuContacts {
     this.perBody(pass, 'cj_sort');
     // sequential mode: the manifolds coloured (those without points have no bodies: no conflict)
     if (this.colouring) this.colouring.record(pass, { pairs: this.buffers.get('manifolds')!, flags: this.staticFlags!, count: { buffer: this.buffers.get('counters')!, offset: 4 * COUNTER_PAIRS } });
+  }
+
+  /**
+   * restitution (gpu-contacts.wgsl.ts cs_restitution: contact-solver.ts restitution's collision propagation,
+   * colour by colour) on V in place, before the warm start; `forces`: V has this step's h g (taken out of
+   * each approach), else it has none yet (softstep's pass before the relax). Nothing when no body bounces.
+   */
+  recordRestitution(pass: GPUComputePassEncoder, forces: boolean): void {
+    if (!this.elastic) return;
+    this.kernels.get('cs_restitution')!.kernel.dispatch(pass, this.restitutionGroups[forces ? 0 : 1], 1, RESTITUTION_THREADS);
   }
 
   /** Sequential mode, warm start: the gathered λ⁰ impulses folded into V (after recordWarmStart). */
@@ -411,6 +460,7 @@ export class GpuContacts {
     this.params.destroy();
     this.staticFlags?.destroy();
     this.slots?.destroy();
+    this.restitutionSlots?.destroy();
     this.colouring?.destroy();
     this.scanPlan.destroy();
     this.table.destroy();

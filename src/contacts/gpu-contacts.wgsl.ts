@@ -31,6 +31,8 @@ import { LINEAR_SLOP, SLOP_SIZE_FRACTION } from '../collision/pipeline.js';
 import { MATCH_DISTANCE } from '../collision/manifolds.js';
 import { STATIC_SLIP_SPEED } from '../rows/contact.js';
 import { NOT_FOUND } from '../gpu/pair-table.js';
+import { COLLISION_SWEEPS } from '../rows/block-solver.js';
+import { MANIFOLD_SWEEPS } from './contact-solver.js';
 
 export const SolverManifoldRecord = defineRecord('SolverManifold', [
   ['normal', 'vec3f', 'n, A → B'],
@@ -46,7 +48,7 @@ export const SolverManifoldRecord = defineRecord('SolverManifold', [
   ['bias_rate', 'f32', "the rule's spring (rows/softness.ts S3)"],
   ['mass_scale', 'f32'],
   ['impulse_scale', 'f32'],
-  ['pad', 'f32'],
+  ['restitution', 'f32', 'e of the pair, max(e_A, e_B) (pipeline.ts)'],
 ] as const);
 
 export const SolverPointRecord = defineRecord('SolverPoint', [
@@ -115,7 +117,7 @@ export const ContactParamsRecord = defineRecord('ContactParams', [
   ['damping_ratio', 'f32'],
   ['static_hertz', 'f32', 'against a fixed body'],
   ['static_damping_ratio', 'f32'],
-  ['pad0', 'f32'],
+  ['restitution_threshold', 'f32', 'the approach speed below which nothing bounces, m/s (ContactRule)'],
 ] as const);
 
 /** The colour a sequential sweep's dispatch solves, and how (a uniform slot per colour and mode). */
@@ -124,6 +126,15 @@ export const ColourSlotRecord = defineRecord('ColourSlot', [
   ['use_bias', 'u32', '1: solve (the soft bias); 0: relax (rigid, no bias but a speculative s/h)'],
   ['reverse', 'u32', "1: the manifold's points from the last to the first"],
   ['pad', 'u32'],
+] as const);
+
+/** Threads of cs_restitution's one workgroup (WebGPU's default maxComputeInvocationsPerWorkgroup). */
+export const RESTITUTION_THREADS = 256;
+
+/** How a restitution pass runs (cs_restitution): a uniform slot per kind of call. */
+export const RestitutionSlotRecord = defineRecord('RestitutionSlot', [
+  ['gravity_step', 'vec3f', "h g when V has this step's forces in it (taken out of each approach), else 0, m/s"],
+  ['colours', 'u32', 'K: the colours 0 .. K − 1, then the overflow set K'],
 ] as const);
 
 /** The narrow phase's records, re-declared for these kernels (the same descriptions). */
@@ -275,8 +286,13 @@ fn solve_point(c: u32, m: SolverManifold, A: ContactBody, B: ContactBody, sA: f3
 type Access = 'read' | 'read_write';
 interface KernelDecl {
   name: string;
-  /** a ColourSlot uniform at binding 1 (the sequential sweep's colour and mode); storage bindings follow */
-  slot?: boolean;
+  /**
+   * a uniform slot at binding 1, storage bindings following: 'colour' a ColourSlot (the sequential sweep's
+   * colour and mode), 'restitution' a RestitutionSlot (cs_restitution's forces and colours)
+   */
+  slot?: 'colour' | 'restitution';
+  /** the entry point's line, when not the 64-thread kernelEntry (cs_restitution: one workgroup) */
+  entry?: string;
   /** storage bindings 1.. in order: [name, WGSL type, access] */
   bindings: [string, string, Access][];
   body: string;
@@ -286,10 +302,11 @@ interface KernelDecl {
 function source(k: KernelDecl): string {
   const first = k.slot ? 2 : 1;
   const decls = k.bindings.map(([name, type, access], i) => `@group(0) @binding(${i + first}) var<storage, ${access}> ${name}: ${type};`).join('\n');
-  return `${header}${k.slot ? `${ColourSlotRecord.wgsl}@group(0) @binding(1) var<uniform> slot: ColourSlot;\n` : ''}
+  const record = k.slot === 'colour' ? ColourSlotRecord : k.slot === 'restitution' ? RestitutionSlotRecord : null;
+  return `${header}${record ? `${record.wgsl}@group(0) @binding(1) var<uniform> slot: ${record.name};\n` : ''}
 ${decls}
 ${k.helpers ?? ''}
-${kernelEntry(k.name)} {
+${k.entry ?? kernelEntry(k.name)} {
 ${k.body}
 }
 `;
@@ -445,6 +462,7 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   let fa = materials[a]; let fb = materials[b];
   let mu = sqrt(fa.friction * fb.friction);
   m.mu_static = sqrt(fa.static_friction * fb.static_friction);
+  m.restitution = max(fa.restitution, fb.restitution); // pipeline.ts: the pair takes max(e_A, e_B)
   let pair_slop = m.slop;
   m.slop = min(params.rule_slop, pair_slop);
   if (m.inv_mass_a == 0.0 || m.inv_mass_b == 0.0) {
@@ -609,6 +627,7 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   solveKernel('cj_solve', false),
   solveKernel('cj_solve_reverse', true),
   ...sequentialKernels(),
+  restitutionKernel(),
   {
     // the sequential solve works on V in place: the warm start's gather (into ΔV) folded into V
     name: 'cj_fold',
@@ -695,7 +714,7 @@ fn solve_manifold(k: u32, use_bias: bool, reverse: bool) {
   return [
     {
       name: 'cs_solve_colour',
-      slot: true,
+      slot: 'colour',
       helpers,
       bindings,
       body: /* wgsl */ `
@@ -706,7 +725,7 @@ fn solve_manifold(k: u32, use_bias: bool, reverse: bool) {
     },
     {
       name: 'cs_solve_overflow',
-      slot: true,
+      slot: 'colour',
       helpers,
       bindings,
       body: /* wgsl */ `
@@ -719,6 +738,138 @@ fn solve_manifold(k: u32, use_bias: bool, reverse: bool) {
   }`,
     },
   ];
+}
+
+/**
+ * restitution (contact-solver.ts restitution; rows/block-solver.ts applyRestitution derives it): collision
+ * propagation (Guendelman, Bridson & Fedkiw 2003), on V in place, before the solve, in both modes. Per
+ * manifold with e > 0, with V as it is at that moment (g_n = J_n (h g on the moving bodies), the forces
+ * this step put in V, 0 when the slot's gravity_step is 0):
+ *   v_n = J_n V,  v_n⁻ = v_n − g_n                                        (the approach before the forces)
+ *   a point collides iff v_n⁻ < −threshold and s + h v_n < 0 (s: K1; the gap closes within the step)
+ *   target  v_n → −e v_n⁻ + g_n (Newton's law, then the forces), by P ≥ 0 along J_nᵀ per point,
+ *           projected Gauss-Seidel on the manifold's colliding points, the true A_nn (not split):
+ *           P_i ← max(0, P_i + (target_i − J_n,i V) / A_nn,i), each change applied to V at once,
+ *           to convergence (at most MANIFOLD_SWEEPS; f32: a change ≤ 1e-6 of the largest P stops it)
+ * and the manifolds swept again until a sweep finds nothing colliding (at most COLLISION_SWEEPS). The
+ * order is the sweeps' (contact-solver.ts solve's colour order, ContactSolver.colourOrder on the CPU):
+ * colour by colour, a colour's manifolds in parallel (they share no moving body, so any order within a
+ * colour is the serial one), then the overflow set by one thread. Why sequential and not a Jacobi sweep,
+ * also in jacobi mode (jacobi-cpu's restitution is the same sequential pass with the true masses): a
+ * simultaneous solve of a touching row (a Newton's cradle) converges to the LCP's impulses, which move
+ * every ball (applyRestitution's header); propagation passes the strike down the row.
+ * One workgroup runs the whole pass in one dispatch: the colours are separated by storage barriers, and
+ * the sweeps' "anything collided" is a workgroup flag, read uniformly; so the pass costs one dispatch,
+ * not COLLISION_SWEEPS × (K + 1), and a sweep that finds nothing ends it. The collision impulses are not
+ * λ (no warm start). Writes only the velocities of the bodies of a colliding manifold.
+ */
+function restitutionKernel(): KernelDecl {
+  return {
+    name: 'cs_restitution',
+    slot: 'restitution',
+    entry: `@compute @workgroup_size(${RESTITUTION_THREADS}) fn cs_restitution(@builtin(local_invocation_index) lid: u32)`,
+    bindings: [
+      ['offsets', T.u32s, 'read'], ['order', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read'],
+      ['velocity', T.vec4s, 'read_write'], ['contact_body', T.bodies, 'read'],
+    ],
+    helpers: /* wgsl */ `
+var<workgroup> hit: atomic<u32>;
+var<workgroup> hit_uniform: u32;
+var<workgroup> colours_used: u32;
+// the collisions of manifold k (header); true when a point collided
+fn collide_manifold(k: u32) -> bool {
+  let m = manifolds[k];
+  if (m.count == 0u || !(m.restitution > 0.0)) { return false; }
+  let a = m.body_a; let b = m.body_b;
+  let A = contact_body[a]; let B = contact_body[b];
+  let n = m.normal;
+  var va = velocity[2u * a].xyz; var wa = velocity[2u * a + 1u].xyz;
+  var vb = velocity[2u * b].xyz; var wb = velocity[2u * b + 1u].xyz;
+  // g_n = J_n (h g) over the moving bodies
+  let ng = dot(n, slot.gravity_step);
+  let gn = select(0.0, ng, m.inv_mass_b > 0.0) - select(0.0, ng, m.inv_mass_a > 0.0);
+  // (K1) the separation moved with the bodies
+  let sLin = dot(n, B.dx - A.dx);
+  let ua = cross(n, A.dtheta); let ub = cross(n, B.dtheta);
+  var ra: array<vec3f, 4>; var rb: array<vec3f, 4>;
+  var goal: array<f32, 4>; var kn: array<f32, 4>; var impulse: array<f32, 4>;
+  var count = 0u;
+  for (var j = 0u; j < m.count; j++) {
+    let p = points[4u * k + j];
+    let vn = dot(n, vb + cross(wb, p.arm_b) - va - cross(wa, p.arm_a));
+    let before = vn - gn;
+    let s = p.s0 + sLin + dot(p.arm_b, ub) - dot(p.arm_a, ua);
+    if (!(before < -params.restitution_threshold) || !(s + params.h * vn < 0.0)) { continue; }
+    ra[count] = p.arm_a; rb[count] = p.arm_b;
+    goal[count] = -m.restitution * before + gn;
+    impulse[count] = 0.0;
+    // A_nn = m_A⁻¹ + m_B⁻¹ + (r_A × n)ᵀ I_A⁻¹ (r_A × n) + (r_B × n)ᵀ I_B⁻¹ (r_B × n), the true masses
+    // (contact-solver.ts pointMass with S = 1: in jacobi mode the record's mass is the split one)
+    var K = m.inv_mass_a + m.inv_mass_b;
+    if (m.inv_mass_a > 0.0) { let c = cross(p.arm_a, n); K += dot(c, inertia_times(A, c)); }
+    if (m.inv_mass_b > 0.0) { let c = cross(p.arm_b, n); K += dot(c, inertia_times(B, c)); }
+    kn[count] = K;
+    count++;
+  }
+  if (count == 0u) { return false; }
+  for (var it = 0u; it < ${MANIFOLD_SWEEPS}u; it++) {
+    var change = 0.0; var size = 0.0;
+    for (var i = 0u; i < count; i++) {
+      let vn = dot(n, vb + cross(wb, rb[i]) - va - cross(wa, ra[i]));
+      let next = max(0.0, impulse[i] + (goal[i] - vn) / kn[i]);
+      let dP = next - impulse[i];
+      if (dP != 0.0) {
+        // V_A −= M_A⁻¹ [n; r_A × n] ΔP, V_B += M_B⁻¹ [n; r_B × n] ΔP
+        let q = dP * n;
+        if (m.inv_mass_a > 0.0) { va -= m.inv_mass_a * q; wa -= inertia_times(A, cross(ra[i], q)); }
+        if (m.inv_mass_b > 0.0) { vb += m.inv_mass_b * q; wb += inertia_times(B, cross(rb[i], q)); }
+      }
+      impulse[i] = next;
+      change = max(change, abs(dP));
+      size = max(size, next);
+    }
+    if (count == 1u || change <= 1e-6 * size) { break; }
+  }
+  if (m.inv_mass_a > 0.0) { velocity[2u * a] = vec4f(va, 0.0); velocity[2u * a + 1u] = vec4f(wa, 0.0); }
+  if (m.inv_mass_b > 0.0) { velocity[2u * b] = vec4f(vb, 0.0); velocity[2u * b + 1u] = vec4f(wb, 0.0); }
+  return true;
+}
+`,
+    body: /* wgsl */ `
+  // the colours up to the last one with a manifold (the rest are empty: no barriers spent on them)
+  if (lid == 0u) {
+    var used = 0u;
+    for (var c = 0u; c < slot.colours; c++) { if (offsets[c + 1u] > offsets[c]) { used = c + 1u; } }
+    colours_used = used;
+  }
+  let colours = workgroupUniformLoad(&colours_used);
+  for (var sweep = 0u; sweep < ${COLLISION_SWEEPS}u; sweep++) {
+    if (lid == 0u) { atomicStore(&hit, 0u); }
+    workgroupBarrier();
+    // the colours in order, a colour's manifolds spread over the workgroup; a barrier between colours
+    for (var c = 0u; c < colours; c++) {
+      let first = offsets[c];
+      let size = offsets[c + 1u] - first;
+      for (var x = lid; x < size; x += ${RESTITUTION_THREADS}u) {
+        if (collide_manifold(order[first + x])) { atomicStore(&hit, 1u); }
+      }
+      storageBarrier();
+      workgroupBarrier();
+    }
+    // the overflow set, by one thread in index order
+    if (lid == 0u) {
+      let first = offsets[slot.colours];
+      let size = offsets[slot.colours + 1u] - first;
+      for (var x = 0u; x < size; x++) {
+        if (collide_manifold(order[first + x])) { atomicStore(&hit, 1u); }
+      }
+      hit_uniform = atomicLoad(&hit);
+    }
+    storageBarrier();
+    // a sweep that found nothing colliding ends the pass (workgroupUniformLoad: a barrier, then one value for all)
+    if (workgroupUniformLoad(&hit_uniform) == 0u) { break; }
+  }`,
+  };
 }
 
 /**
@@ -770,7 +921,7 @@ export function contactKernelSource(name: string): string {
 
 /** Whether kernel `name` takes a ColourSlot uniform at binding 1. */
 export function contactKernelSlotted(name: string): boolean {
-  return CONTACT_KERNELS.find((x) => x.name === name)?.slot === true;
+  return CONTACT_KERNELS.find((x) => x.name === name)?.slot === 'colour';
 }
 
 /** The storage binding names of kernel `name`, in order (after the params uniform and its slot, if any). */

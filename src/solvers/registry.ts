@@ -36,6 +36,9 @@ const softReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'war
 /** the CPU contact solvers put resting islands to sleep (collision/islands.ts; Rapier by its own rule); the GPU and global solvers do not */
 const velocityLevelSleeping: (keyof SolverOptions)[] = [...velocityLevel, 'sleep', 'restitutionThreshold'];
 const softReadsSleeping: (keyof SolverOptions)[] = [...softReads, 'sleep', 'restitutionThreshold'];
+/** the GPU contact solvers: restitution's threshold, no sleeping */
+const velocityLevelBouncing: (keyof SolverOptions)[] = [...velocityLevel, 'restitutionThreshold'];
+const softReadsBouncing: (keyof SolverOptions)[] = [...softReads, 'restitutionThreshold'];
 const everyJoint = ['point', 'distance', 'hinge', 'fixed'] as const;
 /** AVBD reads its own parameters (Giles et al. 2025 and its demos) instead of β and the warm-start factor */
 const avbdReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'betaLinear', 'betaAngular', 'avbdAlpha', 'avbdGamma', 'penaltyMin', 'penaltyMax', 'postStabilize'];
@@ -66,20 +69,6 @@ function oneSidedRowsReason(id: string, world: WorldDesc): string | null {
 }
 
 /**
- * Why jacobi-gpu refuses a bouncing body: restitution is collision propagation, pair after pair on the
- * CPU (contacts/contact-solver.ts restitution), not yet written for the GPU's parallel sweep. Null when
- * no body has e > 0.
- */
-function gpuRestitutionReason(id: string, world: WorldDesc): string | null {
-  if (!sceneHasContacts(world)) return null;
-  let first = -1;
-  forEachBody(world.bodies, (i, b) => {
-    if (first < 0 && (b.restitution ?? 0) > 0) first = i;
-  });
-  if (first < 0) return null;
-  return `${id} has no restitution on the GPU yet (bodies[${first}]: restitution ${world.bodies[first].restitution}); use jacobi-cpu, or restitution 0`;
-}
-
 /**
  * Why avbd-cpu refuses a bouncing body: the paper's step is implicit Euler, whose contacts are
  * inelastic, and AVBD has no velocity pass where a coefficient of restitution could act (Giles et al.
@@ -121,11 +110,10 @@ function rapierFrictionIgnored(id: string, world: WorldDesc): string | null {
 const rigidSolvers: RigidSolverInfo[] = [
   {
     id: 'jacobi-gpu',
-    description: 'Jacobi block solver in WGSL compute kernels on constraint rows (the reference text, every joint type; f32); contacts on the GPU as jacobi-cpu\'s (collision, warm start by a pair table, the mass-split Jacobi sweep, a frame with no readback), at jacobi-cpu\'s substeps; no sleeping and no restitution on the GPU yet',
+    description: 'Jacobi block solver in WGSL compute kernels on constraint rows (the reference text, every joint type; f32); contacts on the GPU as jacobi-cpu\'s (collision, warm start by a pair table, restitution by collision propagation colour by colour, the mass-split Jacobi sweep, a frame with no readback), at jacobi-cpu\'s substeps; no sleeping on the GPU yet',
     device: 'gpu',
-    reads: velocityLevel,
+    reads: velocityLevelBouncing,
     supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
-    unsupported: (world) => gpuRestitutionReason('jacobi-gpu', world),
     contactDefaults: (world) => ({ substeps: jacobiContactSubsteps(world) }),
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('jacobi-gpu needs a WebGPU device');
@@ -146,10 +134,11 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'gs-gpu',
-    description: 'coloured block Gauss-Seidel: the Jacobi equations, one dispatch per constraint colour (the Jacobi text\'s next step; f32)',
+    description: 'coloured block Gauss-Seidel: the Jacobi equations, one dispatch per constraint colour (the Jacobi text\'s next step; f32); contacts as gs-cpu\'s (its rule, Baumgarte β with slop, no relax), collision and restitution included, swept colour by colour over manifolds coloured every frame on the GPU, a frame with no readback, 4 substeps by default there (as gs-cpu); no sleeping on the GPU yet',
     device: 'gpu',
-    reads: velocityLevel,
-    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    reads: velocityLevelBouncing,
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
+    contactDefaults: { substeps: 4 },
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('gs-gpu needs a WebGPU device');
       return GaussSeidelGpuSolver.create(world, options, gpu);
@@ -239,11 +228,10 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'softstep-gpu',
-    description: 'the soft step on the GPU (f32): softstep-cpu\'s contact stages in WGSL, collision included, the sequential sweeps made parallel by colouring the manifolds every frame on the GPU (Jones–Plassmann, 24 colours and an overflow set solved by one thread); a frame with no readback; contacts only (no joints yet), no restitution, no sleeping',
+    description: 'the soft step on the GPU (f32): softstep-cpu\'s contact stages in WGSL, collision included, the sequential sweeps made parallel by colouring the manifolds every frame on the GPU (Jones–Plassmann, 24 colours and an overflow set solved by one thread), restitution by collision propagation in the same colour order; a frame with no readback; contacts only (no joints yet), no sleeping',
     device: 'gpu',
-    reads: softReads,
+    reads: softReadsBouncing,
     supports: { constraints: [], shapes: everyShape, contacts: true },
-    unsupported: (world) => gpuRestitutionReason('softstep-gpu', world),
     defaults: { iterations: 1, substeps: 4 },
     contactDefaults: softStepContactDefaults,
     create: async (world, options, gpu) => {

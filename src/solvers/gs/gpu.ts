@@ -15,6 +15,22 @@
  *
  * Joints added or removed between steps: coloured again and their rows laid out colour by colour,
  * as gs-cpu's relayout (relayoutRows); colour c is then the slots order[start[c] .. start[c+1]).
+ *
+ * Contacts (a world with collisions): gs-cpu's contact variant (gs/contacts.ts: the sequential stage list
+ * with pgs-cpu's rule, rigid rows with Baumgarte β, the 5 mm slop, no relax) on the GPU contact stages in
+ * their sequential mode (contacts/gpu-contacts.ts, the true masses, the manifolds coloured every frame on
+ * the GPU), with jacobi-gpu's rule (the same baumgarteContacts). One frame, n substeps of h:
+ *   collide, prepare contacts    (jacobi-gpu's encodeContactsStart)
+ *   n × ( integrate velocities, prepare joints (stages 1–3)
+ *         restitution            collision propagation on V, colour by colour (only where some body has e > 0)
+ *         warm start             the joints' update_velocities, the contacts' gather, folded into V
+ *         solve                  --iterations sweeps, each: the joints colour by colour (their ΔV), folded
+ *                                into V, then the contacts colour by colour on V in place; every other
+ *                                sweep of the run backwards, joints' colours and contacts alike (gs-cpu's
+ *                                sweepParity 'run': its joints' blocks and its contacts reversed)
+ *         integrate positions    compute_positions; the separations follow the bodies (K1) )
+ *   store impulses
+ * Its CPU twin is gs-cpu sweeping its manifolds in the same colour order (ContactSolver.colourOrder).
  */
 import type { WorldDesc } from '../../model/world.js';
 import { colourConstraints, colourOrderedWorld, type Colouring } from '../../model/colouring.js';
@@ -23,14 +39,64 @@ import type { SolverOptions } from '../solver.js';
 import { JacobiGpuSolver } from '../jacobi/gpu.js';
 import type { JacobiVariant } from '../jacobi/cpu.js';
 import { solveColourKernels, type RowKernelSpec } from '../../rows/rows.wgsl.js';
+import type { StagePass } from '../../gpu/frames.js';
+import type { ContactMode } from '../../contacts/gpu-contacts.js';
 
 export class GaussSeidelGpuSolver extends JacobiGpuSolver {
   override readonly id: string = 'gs-gpu';
   colouring!: Colouring;
 
-  /** gs-gpu's contacts (coloured, on the GPU) are not built yet: the registry refuses contact scenes. */
+  /** sweeps made over the run with contacts (every other one backwards: gs-cpu's sweepParity 'run') */
+  private sweeps = 0;
+
+  /**
+   * Contacts only where two bodies can touch: some pair is not joined by a joint (joined pairs never collide).
+   * A world of bodies all joined pairwise (a two-box cantilever) keeps the joint-only frame, as before contacts
+   * came to gs-gpu: its sweeps all forwards, as gs-cpu's joint solver (gs/cpu.ts) that its joint tests pair it with.
+   */
   protected override takesContacts(): boolean {
-    return false;
+    const n = this.bodyCount, pairs = (n * (n - 1)) / 2, j = this.joints;
+    if (j.constraintCount < pairs) return true; // fewer joints than pairs: some pair is free
+    const joined = new Set<number>();
+    for (let k = 0; k < j.constraintCount; k++) {
+      const a = j.ib0[k], b = j.ib1[k];
+      if (a !== b && a >= 0 && b >= 0 && a < n && b < n) joined.add(Math.min(a, b) * n + Math.max(a, b)); // world anchors: index ≥ n
+    }
+    return joined.size < pairs;
+  }
+
+  /** Contacts as gs-cpu's: the sequential (Gauss-Seidel) contact sweep, colour by colour (header). */
+  protected override contactMode(): ContactMode {
+    return 'sequential';
+  }
+
+  /** With contacts (header): the joints' colours, a fold, then the contacts' colours, each sweep. */
+  protected override encodeFrame(at: StagePass): void {
+    const c = this.encodeContactsStart(at);
+    if (!c) return super.encodeFrame(at);
+    const { substeps, iterations } = this.options;
+    for (let s = 0; s < substeps; s++) {
+      // integrate velocities, prepare joints, restitution, warm start (into ΔV), then ΔV folded into V
+      this.encodeSolveStart(at);
+      c.recordFold(at('warm start'));
+      const pass = at('solve');
+      for (let k = 0; k < iterations; k++) {
+        const reverse = (this.sweeps++ & 1) === 1;
+        const K = this.colourRanges.length;
+        for (let x = 0; x < K; x++) {
+          const colour = reverse ? K - 1 - x : x;
+          this.dispatch(pass, 'solve_colour_point', colour);
+          this.dispatch(pass, 'solve_colour', colour);
+        }
+        // the joints' ΔV into V, so the contacts see them (gs-cpu's foldVelocities), then the contacts
+        c.recordFold(pass);
+        c.recordSequentialSweep(pass, false, reverse);
+      }
+      const end = at('integrate positions');
+      this.dispatch(end, 'compute_positions');
+      c.recordPose(end);
+    }
+    c.recordStore(at('store impulses'));
   }
 
   static override async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<JacobiVariant> = {}): Promise<GaussSeidelGpuSolver> {

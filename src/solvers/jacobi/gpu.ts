@@ -217,7 +217,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
       inverse_mass: b.get('inverse_mass')!,
     }, this.contactMode());
     const g = this.w.gravity;
-    c.configure(dt / substeps, dt, Math.hypot(g[0], g[1], g[2]), this.gpuContactRule(dt / substeps), warmStart);
+    c.configure(dt / substeps, dt, g, this.gpuContactRule(dt / substeps), warmStart);
     c.setJoints(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
     this.contacts = c;
   }
@@ -538,6 +538,9 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     for (const kind of jointKindNames) this.dispatch(pass, `evaluate_${kind}`);
     this.dispatch(pass, 'prepare_point_blocks');
     this.dispatch(pass, 'prepare_blocks');
+    // restitution (jacobi-cpu's, before the warm start): the step's collisions propagated colour by colour on
+    // V, which has this step's h g (compute_free_velocity; ΔV is 0 there)
+    if (this.contacts?.elastic) this.contacts.recordRestitution(at('restitution'), true);
     if (this.variant.applyWarmStart && this.options.warmStart > 0) {
       pass = at('warm start');
       this.dispatch(pass, 'update_velocities');
@@ -556,10 +559,10 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     this.contacts?.recordGather(pass);
   }
 
-  /** jacobi-cpu's stage names (its restitution aside: not on the GPU yet), the contact stages only with contacts. */
+  /** jacobi-cpu's stage names, the contact stages (restitution among them) only with contacts. */
   get stageNames(): readonly string[] {
-    const body = ['integrate velocities', 'prepare joints', 'warm start', 'solve', 'integrate positions'];
-    return this.contacts ? ['collide', 'prepare contacts', ...body, 'store impulses'] : body;
+    if (!this.contacts) return ['integrate velocities', 'prepare joints', 'warm start', 'solve', 'integrate positions'];
+    return ['collide', 'prepare contacts', 'integrate velocities', 'prepare joints', 'restitution', 'warm start', 'solve', 'integrate positions', 'store impulses'];
   }
 
   /** collide, then prepare contacts at the frame's start pose (I⁻¹ there: compute_inertia first); the contacts, or null. */

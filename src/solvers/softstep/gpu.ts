@@ -14,16 +14,19 @@
  *                        (--contact-hertz, at most a quarter of the substep rate, twice that against a
  *                        fixed body, --contact-damping; no slop; the small-body spring), the colouring
  *   n × ( integrate velocities   v ← v + h g (and the gyroscopic term)
+ *         restitution            collision propagation on V, colour by colour (cs_restitution; only where
+ *                                some body has e > 0)
  *         warm start             V += h M⁻¹ Jᵀ λ (gathered per body, then folded into V)
  *         solve                  --iterations coloured sweeps with the soft bias, every other one backwards
  *         integrate positions    x ← x + h v, q ← q ⊕ h ω; the separations follow the bodies (K1)
- *         relax                  --iterations coloured sweeps, rigid and without bias, forwards )
+ *         relax                  restitution once more (no forces in V yet), then --iterations coloured
+ *                                sweeps, rigid and without bias, forwards )
  *   store impulses       the records kept for the next frame's matching
  *
  * The order of a sweep is the colours' (colour 0's manifolds, then colour 1's, …), not softstep-cpu's
  * manifold order: a Gauss-Seidel sweep's result depends on its order, so the twin test runs softstep-cpu
- * in the same colour order (contacts/contact-solver.ts colourOrder). Not on the GPU yet: joints (refused
- * with the reason), restitution (refused), sleeping (every body awake), the residual diagnostics.
+ * in the same colour order (contacts/contact-solver.ts colourOrder; its restitution too). Not on the GPU
+ * yet: joints (refused with the reason), sleeping (every body awake), the residual diagnostics.
  */
 import type { WorldDesc } from '../../model/world.js';
 import type { GpuContext } from '../../gpu/device.js';
@@ -57,7 +60,7 @@ export class SoftStepGpuSolver extends JacobiGpuSolver {
   }
 
   override get stageNames(): readonly string[] {
-    return ['collide', 'prepare contacts', 'integrate velocities', 'warm start', 'solve', 'integrate positions', 'relax', 'store impulses'];
+    return ['collide', 'prepare contacts', 'integrate velocities', 'restitution', 'warm start', 'solve', 'integrate positions', 'relax', 'store impulses'];
   }
 
   protected override encodeFrame(at: StagePass): void {
@@ -65,6 +68,8 @@ export class SoftStepGpuSolver extends JacobiGpuSolver {
     const c = this.encodeContactsStart(at);
     for (let s = 0; s < substeps; s++) {
       this.dispatch(at('integrate velocities'), 'compute_free_velocity');
+      // restitution: the substep's collisions before the solve (V has this substep's h g)
+      if (c?.elastic) c.recordRestitution(at('restitution'), true);
       if (c && warmStart > 0) {
         const pass = at('warm start');
         c.recordWarmStart(pass);
@@ -78,6 +83,9 @@ export class SoftStepGpuSolver extends JacobiGpuSolver {
       this.dispatch(end, 'compute_positions');
       c?.recordPose(end);
       if (c) {
+        // restitution again at the new pose, on the velocities the next substep starts from (no forces yet):
+        // else the relax would stop inelastically a point that closes within the next substep (softstep-cpu)
+        if (c.elastic) c.recordRestitution(at('restitution'), false);
         const pass = at('relax');
         for (let k = 0; k < iterations; k++) c.recordSequentialSweep(pass, true, false);
       }
