@@ -11,7 +11,8 @@
  *    colouring read whole (GpuColouring.read), whose sizes less the point-less pairs (colour 0) must be
  *    the figures', exactly (integers counted by two routes);
  *  - the colours are a colouring: no two manifolds of one colour share a moving body;
- *  - the summary row splits a record's stages into collision (collide) and solve (the rest).
+ *  - the summary row splits a record's stages into collision (collide) and solve (the rest);
+ *  - compare runs a GPU contact solver (it used to skip them all), and the command's refusals.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,11 +21,15 @@ import { loadRigidScene } from '../src/scenes/load.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';
 import { runSolver } from '../src/run/run.js';
-import { runRecord } from '../src/bench/results.js';
+import { runRecord, isSkipped } from '../src/bench/results.js';
+import { runCompare } from '../src/bench/compare.js';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { gpuContactRow, gpuContactSolvers, COLLISION_STAGE } from '../src/bench/gpu-contacts.js';
 import type { GpuContacts } from '../src/contacts/gpu-contacts.js';
 
 const FRAMES = 3;
+const root = resolve(import.meta.dirname, '..');
 
 test('GPU contact solvers: the registry lists jacobi-gpu and softstep-gpu among them', () => {
   const ids = gpuContactSolvers();
@@ -99,3 +104,29 @@ for (const id of ['softstep-gpu', 'jacobi-gpu']) {
     }
   });
 }
+
+test('compare runs a GPU contact solver (it records no residuals there) and keeps its contact figures', async () => {
+  // before: compare asked every solver with stepRecordingResiduals for a residual frame, which a GPU
+  // solver with contacts refuses, so every GPU contact run was skipped ("failed while running")
+  const r = await runCompare({ scenes: ['pyramid'], params: { base: 3 }, solvers: ['jacobi-gpu'], frames: 2 });
+  const run = r.runs[0];
+  assert.ok(!isSkipped(run), isSkipped(run) ? run.skipped : '');
+  if (isSkipped(run)) return;
+  assert.equal(run.residuals, null);
+  assert.equal(run.frames, 2);
+  // 6 boxes: 3 on the ground, 2 on those, 1 on top: each resting pair a manifold with points
+  assert.ok(run.solverContacts!.final.manifolds >= 3 + 2 * 2 + 2, `${run.solverContacts!.final.manifolds} manifolds`);
+});
+
+test('bench --contacts: a solver that is not a GPU contact solver, or a flag of another benchmark, is one line and exit 2', () => {
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: root, encoding: 'utf8' });
+  let r = cli('bench', '--contacts', '--solvers', 'softstep-cpu');
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /softstep-cpu is not a GPU solver that takes contacts/);
+  r = cli('bench', '--big-frames', '3');
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /--big-frames goes with --contacts/);
+  r = cli('bench', '--contacts', '--scenes', 'rain-1k');
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /unknown benchmark scene 'rain-1k'/);
+});
