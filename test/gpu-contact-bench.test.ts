@@ -63,6 +63,8 @@ for (const id of ['softstep-gpu', 'jacobi-gpu']) {
       const row = gpuContactRow(record);
       assert.equal(row.collisionMs, record.timing.stages![0].msPerFrame);
       assert.ok(Math.abs(row.collisionMs! + row.solveMs! - sum) <= 1e-9 * sum);
+      assert.equal(row.prepareMs, record.timing.stages!.find((s) => s.name === 'prepare contacts')!.msPerFrame);
+      assert.ok(row.prepareMs! <= row.solveMs!);
 
       // the figures read with the last snapshot against the manifolds and the colouring read whole
       const stats = solver.contactStats!()!;

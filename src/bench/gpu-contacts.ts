@@ -89,6 +89,8 @@ export interface GpuContactRow {
   /** mean ms per timed frame in the collide stage, and in all the others; their clock */
   collisionMs: number | null;
   solveMs: number | null;
+  /** of solveMs, the `prepare contacts` stage (records, warm-start matching by the pair table, the colouring) */
+  prepareMs: number | null;
   stagesClock: string | null;
   /** the solver's own count at the last snapshot, and over the samples the most colours and the largest overflow set */
   points: number | null;
@@ -105,9 +107,11 @@ export interface GpuContactRow {
 
 /** The stage that is collision; every other stage of a contact solver is counted as solve. */
 export const COLLISION_STAGE = 'collide';
+/** The solve's first stage, shown apart: the contact records, the warm start's matching, the colouring. */
+export const PREPARE_STAGE = 'prepare contacts';
 
 export function gpuContactRow(r: RunRecord | SkippedRun): GpuContactRow {
-  const empty = { bodies: null, frames: null, clock: null, meanMs: null, medianMs: null, collisionMs: null, solveMs: null, stagesClock: null, points: null, manifolds: null, colours: null, colourSizes: null, overflow: null, touching: null, worstPenetration: null };
+  const empty = { bodies: null, frames: null, clock: null, meanMs: null, medianMs: null, collisionMs: null, solveMs: null, prepareMs: null, stagesClock: null, points: null, manifolds: null, colours: null, colourSizes: null, overflow: null, touching: null, worstPenetration: null };
   if (isSkipped(r)) return { scene: r.scene, solver: runLabel(r), ...empty, note: `skipped: ${r.skipped}` };
   const stages = r.timing.stages;
   const collision = stages?.find((s) => s.name === COLLISION_STAGE)?.msPerFrame ?? null;
@@ -123,6 +127,7 @@ export function gpuContactRow(r: RunRecord | SkippedRun): GpuContactRow {
     medianMs: r.timing.medianMs,
     collisionMs: collision,
     solveMs: stages && stages.length ? solve : null,
+    prepareMs: stages?.find((s) => s.name === PREPARE_STAGE)?.msPerFrame ?? null,
     stagesClock: r.timing.stagesClock ?? null,
     points: sc ? sc.final.points : null,
     manifolds: sc ? sc.final.manifolds : null,
@@ -190,7 +195,7 @@ const cell = (x: number | null, digits = 3) => (x === null ? '—' : formatNumbe
 export function gpuContactTable(results: CompareResults): string {
   const rows = results.runs.map(gpuContactRow);
   const lines = [
-    '| scene | solver | frames | mean / median ms | collision / solve ms | colours (overflow) | points (manifolds) | touching | worst penetration |',
+    '| scene | solver | frames | mean / median ms | collision / solve (prepare) ms | colours (overflow) | points (manifolds) | touching | worst penetration |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of rows) {
@@ -199,7 +204,7 @@ export function gpuContactTable(results: CompareResults): string {
       continue;
     }
     const clock = r.clock === 'gpu-timestamp' ? ' (GPU)' : ' (wall)';
-    const split = r.collisionMs === null ? (r.stagesClock ?? '—') : `${cell(r.collisionMs)} / ${cell(r.solveMs)}`;
+    const split = r.collisionMs === null ? (r.stagesClock ?? '—') : `${cell(r.collisionMs)} / ${cell(r.solveMs)}${r.prepareMs === null ? '' : ` (${cell(r.prepareMs)})`}`;
     const colours = r.colours === null ? '—' : `${r.colours} (${r.overflow})`;
     const points = r.points === null ? '—' : `${formatNumber(r.points, 15)} (${formatNumber(r.manifolds, 15)})`;
     const pen = r.worstPenetration === null ? '—' : `${formatNumber(1000 * r.worstPenetration)} mm`;
@@ -207,20 +212,20 @@ export function gpuContactTable(results: CompareResults): string {
     lines.push(`| ${r.scene} | \`${r.solver}\` | ${r.frames}${note} | ${cell(r.meanMs)} / ${cell(r.medianMs)}${clock} | ${split} | ${colours} | ${points} | ${cell(r.touching, 15)} | ${pen} |`);
   }
   const clocks = [...new Set(rows.map((r) => r.stagesClock).filter((c): c is string => c !== null))];
-  lines.push('', `Collision: the \`collide\` stage (body boxes, broad phase, narrow phase); solve: every other stage. Stage times are means over the timed frames (${clocks.join('; ') || 'none'}); mean / median over every frame.`);
+  lines.push('', `Collision: the \`collide\` stage (body boxes, broad phase, narrow phase); solve: every other stage, of which prepare: \`prepare contacts\` (the records, the warm start's matching by the pair table, the colouring). Stage times are means over the timed frames (${clocks.join('; ') || 'none'}); mean / median over every frame.`);
   return lines.join('\n');
 }
 
 /** The summary as CSV: one row per run, the figures of GpuContactRow. */
 export function gpuContactCsv(results: CompareResults): string {
-  const head = ['scene', 'solver', 'bodies', 'frames', 'clock', 'mean_ms', 'median_ms', 'collision_ms', 'solve_ms', 'stages_clock', 'points', 'manifolds', 'colours_max', 'colour_sizes_last', 'overflow_max', 'touching_points', 'worst_penetration_m', 'note'];
+  const head = ['scene', 'solver', 'bodies', 'frames', 'clock', 'mean_ms', 'median_ms', 'collision_ms', 'solve_ms', 'prepare_ms', 'stages_clock', 'points', 'manifolds', 'colours_max', 'colour_sizes_last', 'overflow_max', 'touching_points', 'worst_penetration_m', 'note'];
   const q = (v: unknown) => {
     if (v === null || v === undefined) return '';
     const s = Array.isArray(v) ? v.join(' ') : String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   const rows = results.runs.map(gpuContactRow).map((r) =>
-    [r.scene, r.solver, r.bodies, r.frames, r.clock, r.meanMs, r.medianMs, r.collisionMs, r.solveMs, r.stagesClock, r.points, r.manifolds, r.colours, r.colourSizes, r.overflow, r.touching, r.worstPenetration, r.note].map(q).join(','),
+    [r.scene, r.solver, r.bodies, r.frames, r.clock, r.meanMs, r.medianMs, r.collisionMs, r.solveMs, r.prepareMs, r.stagesClock, r.points, r.manifolds, r.colours, r.colourSizes, r.overflow, r.touching, r.worstPenetration, r.note].map(q).join(','),
   );
   return [head.join(','), ...rows].join('\n') + '\n';
 }
