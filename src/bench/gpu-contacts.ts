@@ -89,6 +89,8 @@ export interface GpuContactRow {
   /** mean ms per timed frame in the collide stage, and in all the others; their clock */
   collisionMs: number | null;
   solveMs: number | null;
+  /** the stages timed (a solver without a collide stage, e.g. Rapier's one world.step, is not split) */
+  stageNames: string[] | null;
   /** of solveMs, the `prepare contacts` stage (records, warm-start matching by the pair table, the colouring) */
   prepareMs: number | null;
   stagesClock: string | null;
@@ -111,7 +113,7 @@ export const COLLISION_STAGE = 'collide';
 export const PREPARE_STAGE = 'prepare contacts';
 
 export function gpuContactRow(r: RunRecord | SkippedRun): GpuContactRow {
-  const empty = { bodies: null, frames: null, clock: null, meanMs: null, medianMs: null, collisionMs: null, solveMs: null, prepareMs: null, stagesClock: null, points: null, manifolds: null, colours: null, colourSizes: null, overflow: null, touching: null, worstPenetration: null };
+  const empty = { bodies: null, frames: null, clock: null, meanMs: null, medianMs: null, collisionMs: null, solveMs: null, prepareMs: null, stageNames: null, stagesClock: null, points: null, manifolds: null, colours: null, colourSizes: null, overflow: null, touching: null, worstPenetration: null };
   if (isSkipped(r)) return { scene: r.scene, solver: runLabel(r), ...empty, note: `skipped: ${r.skipped}` };
   const stages = r.timing.stages;
   const collision = stages?.find((s) => s.name === COLLISION_STAGE)?.msPerFrame ?? null;
@@ -127,6 +129,7 @@ export function gpuContactRow(r: RunRecord | SkippedRun): GpuContactRow {
     medianMs: r.timing.medianMs,
     collisionMs: collision,
     solveMs: stages && stages.length ? solve : null,
+    stageNames: stages ? stages.map((s) => s.name) : null,
     prepareMs: stages?.find((s) => s.name === PREPARE_STAGE)?.msPerFrame ?? null,
     stagesClock: r.timing.stagesClock ?? null,
     points: sc ? sc.final.points : null,
@@ -195,7 +198,7 @@ const cell = (x: number | null, digits = 3) => (x === null ? '—' : formatNumbe
 export function gpuContactTable(results: CompareResults): string {
   const rows = results.runs.map(gpuContactRow);
   const lines = [
-    '| scene | solver | frames | mean / median ms | collision / solve (prepare) ms | colours (overflow) | points (manifolds) | touching | worst penetration |',
+    '| scene | solver | frames | mean / median ms | collision / solve (prepare) ms | colours, most (largest overflow set) | points (manifolds) at the end | touching at the end | worst penetration |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of rows) {
@@ -204,7 +207,7 @@ export function gpuContactTable(results: CompareResults): string {
       continue;
     }
     const clock = r.clock === 'gpu-timestamp' ? ' (GPU)' : ' (wall)';
-    const split = r.collisionMs === null ? (r.stagesClock ?? '—') : `${cell(r.collisionMs)} / ${cell(r.solveMs)}${r.prepareMs === null ? '' : ` (${cell(r.prepareMs)})`}`;
+    const split = r.collisionMs === null ? (r.stageNames?.length ? `not split (${r.stageNames.join(', ')})` : (r.stagesClock ?? '—')) : `${cell(r.collisionMs)} / ${cell(r.solveMs)}${r.prepareMs === null ? '' : ` (${cell(r.prepareMs)})`}`;
     const colours = r.colours === null ? '—' : `${r.colours} (${r.overflow})`;
     const points = r.points === null ? '—' : `${formatNumber(r.points, 15)} (${formatNumber(r.manifolds, 15)})`;
     const pen = r.worstPenetration === null ? '—' : `${formatNumber(1000 * r.worstPenetration)} mm`;
