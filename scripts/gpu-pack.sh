@@ -12,6 +12,14 @@ pack="$root/../shared/tools/gpu-pack.sh"
 [ -f "$pack" ] || { echo "gpu-pack: $pack not found (the shared tools sit beside the project)" >&2; exit 2; }
 cd "$root"
 bash "$pack"
+# the GPU contact benchmark (issue 23: bench/gpu-contacts.ts, scripts/bench-gpu-contacts.sh) in the standard run, in
+# place of the shared script's contact compare (brick-wall and pyramid, which it covers): rain 10k and 100k,
+# brick-wall 110k, pyramid base 100 under every GPU contact solver, softstep-cpu and rapier on the 10k rain; the
+# metrics (a CPU collision pass at 110k bodies, about a second a snapshot) on 10 of the 200 frames; the results
+# are written after each scene, so a step stopped by its bound keeps the scenes it finished
+sed -i '/^if sl solvers/,/^fi$/d' .gpu/standard.sh
+sed -i 's|^ls -la "\$out"$|step 240 contacts-bench bench --contacts --frames 200 --sample-every 20 --out "$out/contacts-bench"\n&|' .gpu/standard.sh
+grep -q '^step 240 contacts-bench' .gpu/standard.sh || { echo "gpu-pack: could not add the contact benchmark to .gpu/standard.sh" >&2; exit 1; }
 libs=(libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2)
 (cd .gpu && { apt-get download "${libs[@]}" >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get download "${libs[@]}" >/dev/null; }; })
 ls .gpu/*.deb | wc -l | awk '{print "gpu-pack: .gpu/ also holds GLVND for NVIDIA'"'"'s Vulkan driver (" $1 " packages)"}'

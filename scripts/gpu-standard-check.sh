@@ -16,7 +16,8 @@ work=$(mktemp -d /tmp/solverlab-gpu-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cp -r .gpu "$work/.gpu"
 if [ "${1:-}" != --full ]; then
-  sed -i -e 's/--sizes 100000,1000000/--sizes 10000,100000/' -e 's/--sizes 10000000 /--sizes 1000000 /' -e 's/--frames 30/--frames 3/' "$work/.gpu/standard.sh"
+  sed -i -e 's/--sizes 100000,1000000/--sizes 10000,100000/' -e 's/--sizes 10000000 /--sizes 1000000 /' -e 's/--frames 30/--frames 3/' \
+    -e 's/--contacts --frames 200 --sample-every 20/--contacts --frames 2 --scenes rain-10k/' "$work/.gpu/standard.sh"
 fi
 # a PATH of this machine's tools without node, npm, npx or corepack
 mkdir -p "$work/bin" "$work/home" "$work/out"

@@ -97,6 +97,38 @@ test('a sampled frame times each stage in a pass of its own: stage = its end les
   assert.equal(clock.stageSampling().frames, 0);
 });
 
+test('sampleStagesEvery(1) times the stages of every frame (a short run), each frame from its first pass to its last', async () => {
+  // 3 frames of 1 ms, each recorded as stages a (0.25 ms) and b (0.75 ms): six passes from the pool (512 on)
+  const ms = 1_000_000n;
+  const stamps = new Array<bigint>(524).fill(0n);
+  for (let f = 0; f < 3; f++) {
+    const t0 = BigInt(f) * ms, q = 512 + 4 * f;
+    [stamps[q], stamps[q + 1], stamps[q + 2], stamps[q + 3]] = [t0, t0 + ms / 4n, t0 + ms / 4n, t0 + ms];
+  }
+  const device = fakeDevice(stamps, 50);
+  const passes: string[] = [];
+  (device as unknown as { createCommandEncoder: () => unknown }).createCommandEncoder = () => ({
+    resolveQuerySet: () => {},
+    copyBufferToBuffer: () => {},
+    finish: () => ({}),
+    beginComputePass: (d: GPUComputePassDescriptor) => {
+      passes.push(String(d.timestampWrites?.beginningOfPassWriteIndex));
+      return { end: () => {} };
+    },
+  });
+  const clock = new FrameClock(device, true);
+  assert.throws(() => clock.sampleStagesEvery(0), /integer ≥ 1/);
+  clock.sampleStagesEvery(1);
+  await clock.run(3, (p) => {
+    p.stage('a');
+    p.stage('b');
+  });
+  assert.deepEqual(passes, ['512', '514', '516', '518', '520', '522']);
+  assert.deepEqual(clock.timings().msPerFrame, [1, 1, 1]);
+  assert.deepEqual(clock.stageTimes(), { a: 0.75, b: 2.25 });
+  assert.deepEqual(clock.stageSampling(), { clock: 'gpu-timestamp', frames: 3 });
+});
+
 test('without timestamp queries a GPU clock times no stage, and says why', async () => {
   const clock = new FrameClock(fakeDevice([], 1), false);
   assert.match(clock.stageSampling().note ?? '', /no timestamp queries/);

@@ -59,6 +59,8 @@ export interface CompareOptions {
   /** record the residual of this frame's solve for solvers that can (default: frames / 2, at most 30) */
   residualFrame?: number;
   sampleEvery?: number;
+  /** GPU solvers: time the stages of one frame in this many (run/run.ts RunOptions.stageEvery; default theirs) */
+  stageEvery?: number;
   onProgress?: (p: CompareProgress) => void;
   /** called when a run (or skip) is done */
   onRun?: (r: RunRecord | SkippedRun) => void;
@@ -267,7 +269,9 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
           const result = await runSolver(solver, scene.world, {
             frames: opts.frames,
             sampleEvery: opts.sampleEvery,
-            residualFrame: solver.stepRecordingResiduals && opts.frames >= 1 ? Math.min(residualFrame, opts.frames) : undefined,
+            // where the solver records them on this world (a GPU solver with contacts does not yet: residualsRefusal)
+            residualFrame: solver.stepRecordingResiduals && !solver.residualsRefusal?.() && opts.frames >= 1 ? Math.min(residualFrame, opts.frames) : undefined,
+            stageEvery: opts.stageEvery,
             onProgress: (frame, frames) => opts.onProgress?.({ scene: scene.name, solver: labels[e], run: index, runs: total, frame, frames }),
           });
           const { scene: name, params, solver: solverId, ...rest } = runRecord({ scene: scene.name, params: scene.params, options, iterationMode: info.iterationMode }, result);

@@ -638,7 +638,7 @@ export function stagesHtml(ran: RunRecord[]): string | null {
     return `<tr data-run="${escapeHtml(runLabel(r))}"><th scope="row">${escapeHtml(runLabel(r))}</th>${cells.join('')}<td>${fmt(total)}</td><td class="stage-clock">${escapeHtml(r.timing.stagesClock ?? 'wall')}</td></tr>`;
   });
   return `<figure class="stages" data-stages>
-<figcaption><b>Where the time goes</b> — mean ms per frame in each stage of the solver's step, in step order; the bar is the stage's share of the run's staged time; CPU solvers on the wall clock over every frame, GPU solvers on GPU timestamps over one frame in ${STAGE_SAMPLE_EVERY}, each stage in a pass of its own</figcaption>
+<figcaption><b>Where the time goes</b> — mean ms per frame in each stage of the solver's step, in step order; the bar is the stage's share of the run's staged time; CPU solvers on the wall clock over every frame, GPU solvers on GPU timestamps over their sampled frames (one in ${STAGE_SAMPLE_EVERY} unless the run asked for more: the stages' clock says how many), each stage in a pass of its own</figcaption>
 <table class="stages"><thead><tr><th>run</th>${names.map((n) => th(n)).join('')}<th>staged total</th><th>clock</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>
 </figure>`;

@@ -8,7 +8,7 @@
  */
 import type { ParamValue } from '../scenes/scene.js';
 import type { ConstraintForce } from '../particles/system.js';
-import type { Jump, RunResult } from '../run/run.js';
+import type { Jump, RunResult, SolverContactSummary } from '../run/run.js';
 import type { IterationMode, ResidualCurve, SolverOptions } from '../solvers/solver.js';
 import { findSolver } from '../solvers/registry.js';
 
@@ -108,6 +108,13 @@ export interface RunRecord {
    * time of the first sampled frame at which every dynamic body slept, s, or null (run/run.ts AwakeSummary).
    */
   awake?: { finalCount: number | null; meanCount: number | null; dynamicBodies: number; sleeps: boolean; allAsleepT: number | null };
+  /**
+   * Solvers that count their own contacts (Solver.contactStats: the GPU contact solvers, read with each sampled
+   * snapshot): the last snapshot's pairs, manifolds, points and colours (sizes and overflow set), and over the
+   * samples the mean points and manifolds, the most colours and the largest overflow set (run/run.ts
+   * SolverContactSummary). What the solver worked on, not a metric: the metrics' own count is `contacts`.
+   */
+  solverContacts?: SolverContactSummary;
   energy: { start: number | null; end: number | null; driftPercent: number | null };
   momentum: { start: number[]; end: number[] | null };
   diverged: { frame: number; t: number; reason: string } | null;
@@ -129,6 +136,10 @@ export interface RunRecord {
     maxPenetration?: number | null;
     contacts?: number;
     awake?: number;
+    /** as RunRecord.solverContacts, at this frame: the solver's points, colours used and overflow set */
+    solverPoints?: number;
+    colours?: number;
+    colourOverflow?: number;
     trace?: Record<string, number[]>;
   }[];
 }
@@ -284,6 +295,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
           },
         }
       : {}),
+    ...(r.solverContacts ? { solverContacts: r.solverContacts } : {}),
     energy: {
       start: finiteOrNull(r.initial.energy),
       end: r.final ? finiteOrNull(r.final.energy) : null,
@@ -303,6 +315,8 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
       ...(p.maxPenetration !== undefined ? { maxPenetration: finiteOrNull(p.maxPenetration) } : {}),
       ...(p.contacts !== undefined ? { contacts: p.contacts } : {}),
       ...(p.awake !== undefined ? { awake: p.awake } : {}),
+      ...(p.solverPoints !== undefined ? { solverPoints: p.solverPoints } : {}),
+      ...(p.colours !== undefined ? { colours: p.colours, colourOverflow: p.colourOverflow } : {}),
       ...(p.trace ? { trace: p.trace } : {}),
     })),
   };

@@ -33,10 +33,11 @@ import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
 import { runTradeoff, tradeoffTable, parseSettings } from '../bench/tradeoff.js';
 import { formatSummary } from './report.js';
-import { runRecord, isSkipped, runLabel } from '../bench/results.js';
+import { runRecord, isSkipped, runLabel, type CompareResults } from '../bench/results.js';
 import { parseSolverEntry } from './solver-entries.js';
 import { runCompare, prepareCompare } from '../bench/compare.js';
-import { formatCompareTable, compareCsv, countText } from '../bench/table.js';
+import { runGpuContactBench, gpuContactSolvers, gpuContactTable, gpuContactCsv, GPU_CONTACT_SCENES, GPU_CONTACT_REFERENCES } from '../bench/gpu-contacts.js';
+import { formatCompareTable, compareCsv, countText, formatNumber } from '../bench/table.js';
 import { renderReport, findUplot } from '../bench/report-html.js';
 import { VERSION } from '../version.js';
 import { cmdView, viewFlags } from './view.js';
@@ -108,10 +109,11 @@ export const commands: Record<string, CommandSpec> = {
   },
   solvers: { summary: 'list the solvers, the options each one reads, and what each one supports', flags: {} },
   bench: {
-    summary: 'necklace step times at several sizes, or with --tradeoff cost against quality',
+    summary: 'necklace step times at several sizes, with --tradeoff cost against quality, or with --contacts the GPU contact benchmark',
     usage: [
       'solverlab bench [--out FILE] [--sizes 10000,100000] [--frames N] [--solvers a,b]',
       'solverlab bench --tradeoff [--chains 2500] [--frames 600] [--solvers a,b] [--settings 8x1,32x1,…] [--out FILE]',
+      'solverlab bench --contacts [--frames 10] [--big-frames N] [--solvers a,b] [--references softstep-cpu,rapier] [--scenes …] [--out DIR]',
     ],
     flags: {
       out: { value: true, arg: 'FILE', help: 'results file (default bench-results.json, bench-tradeoff.json with --tradeoff)' },
@@ -121,6 +123,16 @@ export const commands: Record<string, CommandSpec> = {
       tradeoff: { value: false, help: 'step time against worst violation over the run, each solver at several settings' },
       settings: { value: true, arg: 'IxS,…', help: 'with --tradeoff: ITERATIONSxSUBSTEPS settings (default: its own, 4× iterations, 4× substeps)' },
       chains: { value: true, arg: 'N', help: 'with --tradeoff: 40-bead chains in the necklace (default 2500)' },
+      contacts: {
+        value: false,
+        help:
+          'the GPU contact benchmark: rain 10k and 100k, brick-wall 110k, pyramid base 100 under every GPU contact solver (softstep-cpu and rapier on the 10k rain), sleeping off; ' +
+          'ms per frame split into collision and solve (GPU timestamps), colours, contact points, worst penetration; writes DIR/results.json, results.csv, report.html, summary.md, summary.csv',
+      },
+      'big-frames': { value: true, arg: 'N', help: 'with --contacts: frames on the 100k-body scenes (default --frames)' },
+      references: { value: true, arg: 'a,b,…', help: "with --contacts: CPU solvers on the 10k rain (default softstep-cpu,rapier; 'none' for none)" },
+      scenes: { value: true, arg: 'a,b,…', help: 'with --contacts: some of rain-10k, rain-100k, brick-wall-110k, pyramid-100 (default all)' },
+      'sample-every': { value: true, arg: 'K', help: 'with --contacts: measure the metrics every K frames (default 1 up to 60 frames, else ⌈frames / 60⌉)' },
       verbose: { value: false, help: "also the GPU driver's own diagnostics (Dawn/Vulkan warnings), hidden otherwise" },
     },
   },
@@ -293,10 +305,11 @@ async function cmdRun(flags: Map<string, string[]>): Promise<number> {
   let gpu: GpuContext | undefined;
   if (info.device === 'gpu') gpu = await acquireGpu();
   const solver = await info.create(world, options, gpu);
-  if (residualFrame !== undefined && !solver.stepRecordingResiduals) {
+  const residualsRefusal = solver.residualsRefusal?.();
+  if (residualFrame !== undefined && (!solver.stepRecordingResiduals || residualsRefusal)) {
     solver.destroy();
     gpu?.device.destroy();
-    throw new UsageError(`--residuals: solver ${info.id} does not report residuals`);
+    throw new UsageError(residualsRefusal ? `--residuals: ${residualsRefusal}` : `--residuals: solver ${info.id} does not report residuals`);
   }
   if (flags.has('constraints') && !solver.constraintForces) {
     solver.destroy();
@@ -486,7 +499,69 @@ async function cmdTradeoff(flags: Map<string, string[]>): Promise<number> {
   return 0;
 }
 
-async function cmdBench(flags: Map<string, string[]>): Promise<number> {
+/** `bench --contacts`: the GPU contact benchmark (bench/gpu-contacts.ts) into a folder, as compare writes one, with its summary. */
+async function cmdContactBench(flags: Map<string, string[]>, argv: string[]): Promise<number> {
+  if (flags.has('tradeoff')) throw new UsageError('--contacts and --tradeoff are two benchmarks: give one');
+  for (const f of ['settings', 'chains', 'sizes']) if (flags.has(f)) throw new UsageError(`--${f} does not go with --contacts`);
+  const frames = numberFlag('frames', one(flags, 'frames') ?? '10', { integer: true, min: 1 });
+  const bigFrames = numberFlag('big-frames', one(flags, 'big-frames') ?? String(frames), { integer: true, min: 1 });
+  const sampleEvery = one(flags, 'sample-every') !== undefined ? numberFlag('sample-every', one(flags, 'sample-every')!, { integer: true, min: 1 }) : undefined;
+  const list = (name: string) => (one(flags, name) === undefined ? undefined : one(flags, name)!.split(',').map((x) => x.trim()).filter((x) => x && x !== 'none'));
+  const ids = list('solvers') ?? gpuContactSolvers();
+  for (const id of ids) {
+    const info = findSolverOrThrow(id);
+    if (info.device !== 'gpu' || !info.supports?.contacts) throw new UsageError(`--solvers: ${id} is not a GPU solver that takes contacts (those: ${gpuContactSolvers().join(', ')})`);
+  }
+  const refs = list('references');
+  for (const id of refs ?? []) findSolverOrThrow(id);
+  const scenesGiven = list('scenes');
+  for (const l of scenesGiven ?? []) if (!GPU_CONTACT_SCENES.some((s) => s.label === l)) throw new UsageError(`--scenes: unknown benchmark scene '${l}' (${GPU_CONTACT_SCENES.map((s) => s.label).join(', ')})`);
+  const outDir = resolve(one(flags, 'out') ?? 'bench-contacts-gpu');
+  if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${outDir}: is a file, not a folder`);
+  if (!existsSync(dirname(outDir))) throw new UsageError(`--out ${outDir}: folder ${dirname(outDir)} does not exist`);
+  // each scene under each solver checked before any runs: a refusal is one line and nothing written (model/limits.ts)
+  for (const s of GPU_CONTACT_SCENES.filter((x) => !scenesGiven || scenesGiven.includes(x.label)))
+    for (const id of s.references ? [...ids, ...(refs ?? GPU_CONTACT_REFERENCES)] : ids) {
+      const why = builtInRefusal(s.scene, s.params, id);
+      if (why) throw why;
+    }
+  checkRunRecords('bench --contacts', { frames: Math.max(frames, bigFrames), sampleEvery: sampleEvery ?? 1, runs: GPU_CONTACT_SCENES.length * (ids.length + 2), json: true });
+  findUplot();
+  const quiet = flags.has('quiet');
+  const write = (results: CompareResults) => {
+    mkdirSync(outDir, { recursive: true });
+    writeAtomic(join(outDir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
+    writeAtomic(join(outDir, 'results.csv'), compareCsv(results));
+    writeAtomic(join(outDir, 'report.html'), renderReport(results));
+    writeAtomic(join(outDir, 'summary.csv'), gpuContactCsv(results));
+    writeAtomic(join(outDir, 'summary.md'), gpuContactTable(results) + '\n');
+  };
+  setWhere(() => 'during the GPU contact benchmark', `what was done is in ${outDir}`);
+  const results = await runGpuContactBench({
+    frames,
+    bigFrames,
+    solvers: ids,
+    references: refs,
+    scenes: scenesGiven,
+    sampleEvery,
+    command: ['solverlab', ...argv].join(' '),
+    onRun: (r) => {
+      if (quiet) return;
+      const what = isSkipped(r) ? `skipped (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : `${countText(r.frames, 'frame')}, mean ${formatNumber(r.timing.meanMs ?? NaN)} ms`;
+      process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
+    },
+    onWarning: (line) => process.stderr.write(`solverlab: warning: ${line}\n`),
+    onScene: write, // after each scene: a benchmark stopped by a time bound keeps its finished scenes
+  });
+  write(results);
+  process.stdout.write(gpuContactTable(results) + '\n');
+  process.stderr.write(`written: ${join(outDir, 'summary.md')}, summary.csv, results.json, results.csv, report.html\n`);
+  return 0;
+}
+
+async function cmdBench(flags: Map<string, string[]>, argv: string[] = []): Promise<number> {
+  if (flags.has('contacts')) return cmdContactBench(flags, argv);
+  for (const f of ['big-frames', 'references', 'scenes', 'sample-every']) if (flags.has(f)) throw new UsageError(`--${f} goes with --contacts`);
   if (flags.has('tradeoff')) return cmdTradeoff(flags);
   for (const f of ['settings', 'chains']) if (flags.has(f)) throw new UsageError(`--${f} goes with --tradeoff`);
   const out = checkWritable('out', one(flags, 'out') ?? 'bench-results.json');
@@ -536,7 +611,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'solvers':
         return cmdSolvers();
       case 'bench':
-        return await cmdBench(flags);
+        return await cmdBench(flags, argv);
       case 'view':
         return await cmdView(flags);
     }

@@ -90,6 +90,7 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
     if (r.worstMaxAngularViolation || r.final.maxAngularViolation)
       lines.push(`angular     final max ${num(r.final.maxAngularViolation ?? 0)} rad, worst max ${num(r.worstMaxAngularViolation ?? 0)} rad (hinge and fixed joints)`);
     if (r.contacts) lines.push(contactsLine(r));
+    if (r.solverContacts) lines.push(solverContactsLine(r));
     if (r.awake && (r.awake.sleeps || r.awake.meanAwake < r.awake.dynamicBodies)) lines.push(awakeLine(r));
     lines.push(`energy      start ${num(r.initial.energy, 6)} J, end ${num(r.final.energy, 6)} J${drift === null ? '' : ` (${drift >= 0 ? '+' : ''}${num(drift)} %)`}`);
     lines.push(`momentum    end (${r.final.momentum.map((x) => num(x)).join(', ')}) kg·m/s`);
@@ -109,6 +110,19 @@ function contactsLine(r: RunResult): string {
   const count = final.contacts ?? 0;
   return `contacts    max penetration final ${num(final.maxPenetration ?? NaN)} m, worst ${num(c.worstMaxPenetration)} m; ` +
     `${countText(count, 'touching point')} at the end (mean ${num(c.meanContacts)} over ${countText(c.samples, 'sampled frame')})`;
+}
+
+/**
+ * Solvers that count their own contacts (the GPU contact solvers, read with each sampled snapshot): at the
+ * last frame their pairs, manifolds and points, and where they colour, the colours' sizes and the overflow
+ * set; over the samples the most colours and the largest overflow set (run/run.ts SolverContactSummary).
+ */
+function solverContactsLine(r: RunResult): string {
+  const s = r.solverContacts!, f = s.final;
+  let line = `solver's    ${countText(f.points, 'point')} in ${countText(f.manifolds, 'manifold')} of ${countText(f.pairs, 'pair')} at the end (its own count)`;
+  if (f.colours)
+    line += `; ${countText(f.colours.used, 'colour')} (${f.colours.sizes.join(' · ')} manifolds), overflow ${num(f.colours.overflow, 15)}; over ${countText(s.samples, 'sampled frame')} at most ${num(s.maxColours ?? 0, 15)} colours, overflow ${num(s.maxOverflow ?? 0, 15)}`;
+  return line;
 }
 
 /**

@@ -89,6 +89,13 @@ function anyElastic(bodies: readonly BodyDesc[]): boolean {
   return bodies.some((b) => (b.restitution ?? DEFAULT_RESTITUTION) > 0);
 }
 
+/**
+ * A frame's contacts as the GPU counted them (read at a snapshot, GpuContacts.overflow): the broad phase's
+ * pairs (within the capacity), the manifolds with points among them, their points, and where the solver
+ * colours them (softstep-gpu), the colours' sizes in manifolds (colour 0 first) and the overflow set's.
+ */
+export type GpuContactStats = import('../solvers/solver.js').SolverContactStats;
+
 /** 'jacobi': the mass-split Jacobi sweep (jacobi-gpu); 'sequential': Gauss-Seidel colour by colour (softstep-gpu) */
 export type ContactMode = 'jacobi' | 'sequential';
 
@@ -415,15 +422,34 @@ export class GpuContacts {
 
   /**
    * Pairs the broad phase found beyond the capacity in the last frame recorded (0: none lost); and, read with
-   * them, that frame's contact points (`points`, for the solver's cost line). A readback.
+   * them, that frame's figures (`stats`: pairs, manifolds with points, contact points, and in the sequential
+   * mode the colouring's colour sizes and overflow set; the solver's cost line and the benchmark's colours).
+   * One readback of three small counter buffers (a snapshot's, never a frame's).
    */
   async overflow(): Promise<number> {
-    const [c, st] = await readBuffers(this.device, [this.collision.broad.counters.buffer, this.buffers.get('stats')!]);
-    this.points = new Uint32Array(st)[0];
-    return Math.max(0, new Uint32Array(c)[COUNTER_PAIRS] - this.collision.broad.pairCapacity);
+    const col = this.colouring;
+    const [c, st, cc] = await readBuffers(this.device, [this.collision.broad.counters.buffer, this.buffers.get('stats')!, ...(col ? [col.counters.buffer] : [])]);
+    const found = new Uint32Array(c)[COUNTER_PAIRS], cap = this.collision.broad.pairCapacity;
+    const words = new Uint32Array(st);
+    this.points = words[0];
+    const pairs = Math.min(found, cap), manifolds = words[1];
+    this.stats = { pairs, manifolds, points: words[0] };
+    if (col && cc) {
+      const counts = new Uint32Array(cc);
+      const sizes = Array.from({ length: col.maxColours }, (_, k) => counts[col.sizeCounter(k)]);
+      // a pair without points has no bodies (cj_points), so no neighbour: it takes colour 0 in the first
+      // round; the colour sizes given are the manifolds with points (they are what a sweep solves)
+      sizes[0] = Math.max(0, sizes[0] - (pairs - manifolds));
+      let used = 0;
+      sizes.forEach((n, k) => { if (n > 0) used = k + 1; });
+      this.stats.colours = { used, sizes: sizes.slice(0, used), overflow: counts[col.sizeCounter(col.maxColours)] };
+    }
+    return Math.max(0, found - cap);
   }
   /** contact points of the frame last read by overflow() (a snapshot) */
   points = 0;
+  /** the figures of the frame last read by overflow() (a snapshot), or null before the first */
+  stats: GpuContactStats | null = null;
 
   /** The manifolds with points of the last frame recorded, as the solver's records (tests and tools; a readback). */
   async read(): Promise<GpuContactManifold[]> {

@@ -335,7 +335,7 @@ export const CONTACT_KERNELS: KernelDecl[] = [
     bindings: [['pose', T.vec4s, 'read'], ['inverse_mass', 'array<InverseMass>', 'read'], ['contact_body', T.bodies, 'read_write'], ['body_count', T.u32s, 'read_write'], ['stats', T.u32s, 'read_write']],
     body: /* wgsl */ `
   let i = thread_index(gid, nwg);
-  if (i == 0u) { body_count[params.body_count] = 0u; stats[0] = 0u; }
+  if (i == 0u) { body_count[params.body_count] = 0u; stats[0] = 0u; stats[1] = 0u; }
   if (i >= params.body_count) { return; }
   var b: ContactBody;
   b.x0 = pose[2u * i].xyz;
@@ -500,7 +500,9 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   }
   if (m.inv_mass_a > 0.0) { atomicAdd(&body_count[a], 1u); }
   if (m.inv_mass_b > 0.0) { atomicAdd(&body_count[b], 1u); }
-  atomicAdd(&stats[0], m.count); // the frame's contact points (run's cost line, read at a snapshot)`,
+  // the frame's contact points and manifolds with points (the run's cost line and the benchmark, read at a snapshot)
+  atomicAdd(&stats[0], m.count);
+  atomicAdd(&stats[1], 1u);`,
   },
   {
     // after the scan (body_count = the CSR's row starts): the fill's cursors, and n_i = manifolds + joints

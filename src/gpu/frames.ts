@@ -140,6 +140,8 @@ export class FrameClock {
   /** ms per stage summed over the sampled frames since the last reset, in first-seen order */
   private readonly stageMs = new Map<string, number>();
   private stageFrames = 0;
+  /** one frame in this many has its stages timed (STAGE_SAMPLE_EVERY unless set: sampleStagesEvery) */
+  private sampleEvery = STAGE_SAMPLE_EVERY;
 
   constructor(
     private readonly device: GPUDevice,
@@ -174,7 +176,7 @@ export class FrameClock {
   private framePasses(encoder: GPUCommandEncoder, slot: number): FramePasses {
     const k = this.framesSinceReset++;
     let sample: SampledFrame | null = null;
-    if (this.querySet && k % STAGE_SAMPLE_EVERY === STAGE_SAMPLE_EVERY / 2 && this.stageQuery + 2 <= QUERY_COUNT) {
+    if (this.querySet && k % this.sampleEvery === Math.floor(this.sampleEvery / 2) && this.stageQuery + 2 <= QUERY_COUNT) {
       sample = { slot, names: [], queries: [], complete: true };
       this.batchSamples.push(sample);
     }
@@ -273,8 +275,18 @@ export class FrameClock {
     if (!this.timestamps) return { clock: 'gpu-timestamp', frames: 0, note: 'the adapter has no timestamp queries' };
     if (this.incoherent !== undefined) return { clock: 'gpu-timestamp', frames: 0, note: this.incoherent };
     if (this.stageFrames === 0)
-      return { clock: 'gpu-timestamp', frames: 0, note: `no frame sampled: one in ${STAGE_SAMPLE_EVERY} frames is, from the ${STAGE_SAMPLE_EVERY / 2 + 1}th on` };
+      return { clock: 'gpu-timestamp', frames: 0, note: `no frame sampled: one in ${this.sampleEvery} frames is, from the ${Math.floor(this.sampleEvery / 2) + 1}th on` };
     return { clock: 'gpu-timestamp', frames: this.stageFrames };
+  }
+
+  /**
+   * Times the stages of one frame in `every` (frames k ≡ ⌊every/2⌋ mod every, from the next reset): 1 times
+   * every frame, for a short run (a benchmark of a few frames on a slow adapter). A sampled frame is a pass
+   * per stage instead of one pass: its own time then includes the passes' boundaries.
+   */
+  sampleStagesEvery(every: number): void {
+    if (!(Number.isInteger(every) && every >= 1)) throw new RangeError(`stage sampling: every ${every} frames must be an integer ≥ 1`);
+    this.sampleEvery = every;
   }
 
   reset(): void {

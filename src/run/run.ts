@@ -19,7 +19,7 @@
 import { boundingRadius, massProperties } from '../model/world.js';
 import { forEachBody, forEachConstraint, packedBodies } from '../model/packed.js';
 import { isParticleSystem, sceneBodyCount, type SceneDesc } from '../model/scene-desc.js';
-import type { ResidualCurve, Solver, SolverCost } from '../solvers/solver.js';
+import type { ResidualCurve, Solver, SolverContactStats, SolverCost } from '../solvers/solver.js';
 import { isStaged } from '../solvers/stages.js';
 import type { Snapshot, StepTimings } from '../model/snapshot.js';
 import type { ConstraintForce } from '../particles/system.js';
@@ -47,6 +47,11 @@ export interface RunOptions {
   onProgress?: (done: number, total: number) => void;
   /** report each constraint's multiplier and force at the initial state (solvers with constraintForces) */
   constraintForces?: boolean;
+  /**
+   * solvers that time their stages on sampled frames (GPU solvers): one frame in this many (default theirs,
+   * gpu/frames.ts STAGE_SAMPLE_EVERY; 1: every frame, for a run of a few frames)
+   */
+  stageEvery?: number;
 }
 
 export interface SeriesPoint {
@@ -61,6 +66,10 @@ export interface SeriesPoint {
   contacts?: number;
   /** rigid worlds: the dynamic bodies awake at this frame (FrameMetrics.awake; all of them when nothing sleeps) */
   awake?: number;
+  /** solvers that count their contacts (Solver.contactStats, read with this frame's snapshot): their points, and colours used and the overflow set where they colour */
+  solverPoints?: number;
+  colours?: number;
+  colourOverflow?: number;
   trace?: Record<string, [number, number, number]>;
 }
 
@@ -94,6 +103,21 @@ export interface AwakeSummary {
   samples: number;
   /** the first sampled frame at which every dynamic body was asleep, or null (never, or no dynamic body) */
   allAsleep: { frame: number; t: number } | null;
+}
+
+/**
+ * A solver's own contact figures over the run (Solver.contactStats, read with each sampled snapshot after
+ * frame 0; absent for solvers that keep none): the last one, and over the samples the means of its points
+ * and manifolds, the most colours used and the largest overflow set.
+ */
+export interface SolverContactSummary {
+  final: SolverContactStats;
+  samples: number;
+  meanPoints: number;
+  meanManifolds: number;
+  /** solvers that colour: the most colours any sampled frame used, and its largest overflow set (manifolds) */
+  maxColours?: number;
+  maxOverflow?: number;
 }
 
 export interface Divergence {
@@ -139,6 +163,8 @@ export interface RunResult {
   contacts?: ContactSummary;
   /** rigid worlds: the awake bodies over the sampled frames and whether the solver sleeps (AwakeSummary) */
   awake?: AwakeSummary;
+  /** solvers that count their contacts: their own figures over the sampled frames (SolverContactSummary) */
+  solverContacts?: SolverContactSummary;
   diverged: Divergence | null;
   /** one-time jumps: quantities that went beyond the watch's bound and did not keep growing (the largest sample of each) */
   jumps: Jump[];
@@ -557,6 +583,8 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     if (!Number.isInteger(i) || i < 0 || i >= bodies) throw new Error(`trace body ${i} is out of range 0..${bodies - 1}`);
 
   const series: SeriesPoint[] = [];
+  // the solver's own contact figures, read with each sampled snapshot after frame 0 (before it, nothing was counted)
+  const solverContacts: SolverContactStats[] = [];
   const record = (m: FrameMetrics, frame: number, pos: Float64Array) => {
     const p: SeriesPoint = {
       frame,
@@ -569,6 +597,15 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     if (m.maxPenetration !== undefined) p.maxPenetration = m.maxPenetration;
     if (m.contacts !== undefined) p.contacts = m.contacts;
     if (m.awake !== undefined) p.awake = m.awake;
+    const cs = frame > 0 ? solver.contactStats?.() : null;
+    if (cs) {
+      solverContacts.push(cs);
+      p.solverPoints = cs.points;
+      if (cs.colours) {
+        p.colours = cs.colours.used;
+        p.colourOverflow = cs.colours.overflow;
+      }
+    }
     if (trace.length) {
       p.trace = {};
       for (const i of trace) p.trace[i] = [pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]];
@@ -590,6 +627,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
   let worstAngular = initial.maxAngularViolation ?? 0;
   let final: FrameMetrics | null = initial;
   let diverged: Divergence | null = null;
+  if (opts.stageEvery !== undefined && isStaged(solver)) solver.sampleStagesEvery?.(opts.stageEvery);
   solver.resetTimings();
 
   let done = 0;
@@ -674,6 +712,18 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     };
   }
 
+  let contactSummary: SolverContactSummary | undefined;
+  if (solverContacts.length) {
+    const n = solverContacts.length, coloured = solverContacts.filter((c) => c.colours);
+    contactSummary = {
+      final: solverContacts[n - 1],
+      samples: n,
+      meanPoints: solverContacts.reduce((a, c) => a + c.points, 0) / n,
+      meanManifolds: solverContacts.reduce((a, c) => a + c.manifolds, 0) / n,
+      ...(coloured.length ? { maxColours: Math.max(...coloured.map((c) => c.colours!.used)), maxOverflow: Math.max(...coloured.map((c) => c.colours!.overflow)) } : {}),
+    };
+  }
+
   const timings = solver.timings();
   const { stages, clock: stagesClock } = stageTimesPerFrame(solver, timings.msPerFrame.length);
   return {
@@ -689,6 +739,7 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     worstMaxAngularViolation: worstAngular,
     ...(contacts ? { contacts } : {}),
     ...(awake ? { awake } : {}),
+    ...(contactSummary ? { solverContacts: contactSummary } : {}),
     diverged,
     jumps: watch.jumps(),
     timing: summariseTimings(timings),

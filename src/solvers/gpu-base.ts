@@ -154,6 +154,11 @@ export abstract class GpuSolverBase<B extends string> {
     return this.clock.stageSampling();
   }
 
+  /** Times the stages of one frame in `every` from the next resetTimings (gpu/frames.ts FrameClock.sampleStagesEvery). */
+  sampleStagesEvery(every: number): void {
+    this.clock.sampleStagesEvery(every);
+  }
+
   /** Read back buffers (f32) by name. */
   async read(names: B[]): Promise<Map<B, ArrayBuffer>> {
     const data = await readBuffers(this.device, names.map((name) => this.buffers.get(name)!));

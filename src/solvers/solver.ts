@@ -180,6 +180,22 @@ export interface SolverCost {
 }
 
 /**
+ * A solver's own count of its contacts at its last snapshot (GPU contact solvers: read back with the
+ * snapshot, never inside a timed frame). Not a metric: the metrics recompute penetration and touching
+ * points from the snapshot; these say what the solver worked on (its pairs and manifolds, its colours).
+ */
+export interface SolverContactStats {
+  /** the broad phase's pairs (within its capacity) */
+  pairs: number;
+  /** manifolds with at least one point */
+  manifolds: number;
+  /** contact points (at most 4 a manifold) */
+  points: number;
+  /** solvers that colour their manifolds each frame: manifolds per colour (colour 0 first, up to the last used) and in the overflow set */
+  colours?: { used: number; sizes: number[]; overflow: number };
+}
+
+/**
  * Convergence of one frame's solve: the residual after each iteration k = 0..N
  * (k = 0 is the starting, possibly warm-started, guess), as the 2-norm over the
  * rows of each channel. For the Jacobi solvers r = b − Aλᵏ (reference text, eq. 30),
@@ -217,6 +233,10 @@ export interface Solver {
    * and not counted in timings().
    */
   stepRecordingResiduals?(): Promise<ResidualCurve>;
+  /** Optional: why stepRecordingResiduals refuses this solver's world (e.g. a GPU solver with contacts), or null where it records them */
+  residualsRefusal?(): string | null;
+  /** Optional: the solver's own contact figures at its last snapshot (SolverContactStats), or null before one with contacts */
+  contactStats?(): SolverContactStats | null;
   /** Optional: each constraint's multiplier and force at the current state (solvers with a global multiplier solve). */
   constraintForces?(): ConstraintForce[];
   destroy(): void;

@@ -33,6 +33,8 @@ export interface StagedSolver {
    * solvers: GPU timestamps on one frame in gpu/frames.ts STAGE_SAMPLE_EVERY); absent: every frame, wall.
    */
   stageSampling?(): StageSampling;
+  /** Where stages are sampled (GPU solvers): time one frame in `every` from the next reset (1: every frame). */
+  sampleStagesEvery?(every: number): void;
 }
 
 

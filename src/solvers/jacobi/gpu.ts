@@ -34,6 +34,7 @@ import {
   type Solver,
   type SolverOptions,
   type SolverCost,
+  type SolverContactStats,
   type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
@@ -239,6 +240,11 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
       if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.collision.broad.pairCapacity} slots (${CONTACT_PAIRS_PER_BODY} per body): contacts were lost; this scene is denser than jacobi-gpu's pair capacity`);
     }
     return super.snapshot();
+  }
+
+  /** The contacts' figures read with the last snapshot (pairs, manifolds, points; softstep-gpu: its colours), or null. */
+  contactStats(): SolverContactStats | null {
+    return this.contacts?.stats ?? null;
   }
 
   /** The kernels this solver builds: the body stages of kernels.wgsl.ts and the row kernels of rows/rows.wgsl.ts. */
@@ -590,13 +596,19 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     if (c) c.recordStore(at('store impulses'));
   }
 
+  /** With contacts, no residuals: the GPU contact stages keep none yet (compare then records none; run --residuals says why). */
+  residualsRefusal(): string | null {
+    return this.contacts ? `${this.id}: residuals are not recorded on a scene with contacts (the GPU contact stages keep no residual yet; jacobi-cpu records them)` : null;
+  }
+
   /**
    * One frame, as step(1), with compute_residual after the warm start and after
    * each iteration of the first substep; each result is copied out between
    * passes and the per-constraint |r_ℓ|² are summed in f64 here. Not timed.
    */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
-    if (this.contacts) throw new Error(`${this.id}: residuals are not recorded on a scene with contacts (the GPU contact stages keep no residual yet; jacobi-cpu records them)`);
+    const refusal = this.residualsRefusal();
+    if (refusal) throw new Error(refusal);
     await this.beforeStep();
     const { substeps, iterations } = this.options;
     const slot = this.buffers.get('residual')!.size;
