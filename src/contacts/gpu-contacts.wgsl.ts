@@ -175,7 +175,7 @@ fn tangent_of(n: vec3f) -> vec3f {
  * CPU's "isotropic" cut-off 1e-13 is f64 rounding; here 1e-6 (f32's ε is 1.2e-7): either branch gives
  * the same λ for an isotropic metric, so the cut-off only picks the cheaper one.
  */
-const discWgsl = /* wgsl */ `
+export const discWgsl = /* wgsl */ `
 fn friction_disc(M: vec4f, f_in: vec2f, r_in: f32) -> vec2f {
   if (!(r_in > 0.0)) { return vec2f(0.0); }
   // the projection is homogeneous of degree 1 in (f, r): solved for (f, r)/F, F = max |f_i|, and scaled
@@ -200,6 +200,17 @@ fn friction_disc(M: vec4f, f_in: vec2f, r_in: f32) -> vec2f {
   let e2 = s * s * a00 - 2.0 * c * s * a01 + c * c * a11;
   let g1 = e1 * (c * f.x + s * f.y);
   let g2 = e2 * (-s * f.x + c * f.y);
+  if (r < 1e-6) {
+    // r far below |f|∞ = 1: κ ≫ e_i, λ(κ) = (E + κ)⁻¹ g ≈ g / κ, the direction of g to e_i r / |g| relative
+    // (below f32's ε), scaled to r. Newton would square λ ~ r, under f32's smallest normal for r < 1e-19:
+    // 0 / 0 at the end (a base-100 pyramid under jacobi-gpu went NaN at frame 10: a point barely loaded,
+    // μ λ_n ~ 1e-30 N, against a warm-started friction impulse)
+    let gx = c * g1 - s * g2; let gy = s * g1 + c * g2;
+    let gm = max(abs(gx), abs(gy));
+    if (!(gm > 0.0)) { return vec2f(0.0); }
+    let d = vec2f(gx, gy) / gm;
+    return r_in * (d / length(d));
+  }
   // Newton on 1/|λ(κ)| = 1/r from κ = 0 (frictionDisc's header: rising and concave, so from below)
   var k = 0.0;
   var d1 = e1; var d2 = e2;
