@@ -31,7 +31,7 @@ const g = 9.81;
 const CONTACT_SOLVERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu', 'xpbd-cpu', 'jacobi-cpu'];
 const WITH_RAPIER = [...CONTACT_SOLVERS, 'rapier'];
 /** the GPU contact solvers (f32, on the software adapter here), in the tests whose physics they cover (no restitution yet) */
-const GPU_CONTACT_SOLVERS = ['jacobi-gpu', 'softstep-gpu'];
+const GPU_CONTACT_SOLVERS = ['jacobi-gpu', 'softstep-gpu', 'xpbd-gpu'];
 let gpuContext: GpuContext | null = null;
 after(() => gpuContext?.device.destroy());
 

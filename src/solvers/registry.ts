@@ -73,7 +73,7 @@ function gpuRestitutionReason(id: string, world: WorldDesc): string | null {
     if (first < 0 && (b.restitution ?? 0) > 0) first = i;
   });
   if (first < 0) return null;
-  return `${id} has no restitution on the GPU yet (bodies[${first}]: restitution ${world.bodies[first].restitution}); use jacobi-cpu, or restitution 0`;
+  return `${id} has no restitution on the GPU yet (bodies[${first}]: restitution ${world.bodies[first].restitution}); use ${id === 'xpbd-gpu' ? 'xpbd-cpu' : 'jacobi-cpu'}, or restitution 0`;
 }
 
 /**
@@ -171,10 +171,11 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'xpbd-gpu',
-    description: 'XPBD (Müller et al. 2020, via the Starframe text): substeps of position projection on constraint rows (a point joint C = p₁ − p₂ as one 3×3 block, every other joint block by block), one dispatch per constraint colour and kernel (WGSL, f32)',
+    description: 'XPBD (Müller et al. 2020, via the Starframe text): substeps of position projection on constraint rows (a point joint C = p₁ − p₂ as one 3×3 block, every other joint block by block), one dispatch per constraint colour and kernel (WGSL, f32); contacts on the GPU as xpbd-cpu\'s (GPU collision and pair table, the manifolds coloured every frame, projected colour by colour after the joints, then the velocity pass; a frame with no readback); no sleeping and no restitution on the GPU yet',
     device: 'gpu',
     reads: positionLevel,
-    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: ['sphere', 'box', 'capsule'] },
+    supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
+    unsupported: (world) => gpuRestitutionReason('xpbd-gpu', world),
     defaults: { iterations: 1, substeps: 10 },
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('xpbd-gpu needs a WebGPU device');
