@@ -441,11 +441,13 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   /**
    * One frame, as step(1), with compute_residual after integrate and after each
    * iteration of the first substep; each result is copied out between passes and
-   * the per-constraint r² are summed in f64 here. Not timed.
+   * the per-constraint r² are summed in f64 here. Not timed. With collisions on, the frame runs its
+   * contact stages too; the contact rows keep no residual on the GPU yet, so a frame that had contact
+   * points (read back after it) is reported as an error (xpbd-cpu records their channels).
    */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
-    if (this.contacts) throw new Error(`${this.id}: residuals are not recorded on a scene with contacts (the GPU contact stages keep no residual yet; xpbd-cpu records them)`);
     await this.beforeStep();
+    const c = this.contacts;
     const { substeps, iterations } = this.options;
     const nc = this.pointOrder.length;
     const residual = this.buffers.get('residual')!;
@@ -466,13 +468,26 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
       encoder.copyBufferToBuffer(residual, 0, readback, k * slot, slot);
       encoder.copyBufferToBuffer(rowResidual, 0, rowReadback, k * rowSlot, rowSlot);
     };
-    record(0, (pass) => this.dispatch(pass, 'integrate'));
-    for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass, k));
+    record(0, (pass) => {
+      c?.recordCollide(pass);
+      this.dispatch(pass, 'integrate');
+    });
+    for (let k = 0; k < iterations; k++)
+      record(k + 1, (pass) => {
+        this.encodeIteration(pass, k);
+        c?.recordProject(pass, k === 0);
+      });
     const pass = encoder.beginComputePass();
     this.dispatch(pass, 'update_velocities');
+    c?.recordVelocityPass(pass);
     for (let s = 1; s < substeps; s++) this.encodeSubstep(() => pass);
+    c?.recordStore(pass);
     pass.end();
     const point = await this.residualNorms(encoder, readback, slot, iterations + 1, nc);
+    if (c) {
+      await c.contacts.overflow();
+      if (c.contacts.points > 0) throw new Error(`${this.id}: the frame had ${c.contacts.points} contact points, whose residuals the GPU contact stages do not record yet (xpbd-cpu records them)`);
+    }
     // the other joints' rows, summed per joint kind in f64 (xpbd-cpu residualByKind's channels)
     await rowReadback.mapAsync(GPUMapMode.READ);
     const squares = new Float32Array(rowReadback.getMappedRange().slice(0));
