@@ -35,7 +35,7 @@ const WITH_RAPIER = [...CONTACT_SOLVERS, 'rapier'];
  * (gs-cpu's contacts on the GPU, 1 step × 8 sweeps at its defaults without the scene, as gs-cpu here) in the
  * slope and box-at-rest tests
  */
-const GPU_CONTACT_SOLVERS = ['jacobi-gpu', 'softstep-gpu'];
+const GPU_CONTACT_SOLVERS = ['jacobi-gpu', 'softstep-gpu', 'xpbd-gpu'];
 let gpuContext: GpuContext | null = null;
 after(() => gpuContext?.device.destroy());
 
@@ -154,7 +154,8 @@ for (const id of WITH_RAPIER) {
  * bounce (it never rises faster than 1 cm/s after landing). Both at h = 1/240 s, as softstep-cpu above:
  * softstep-gpu's 4 substeps, jacobi-gpu's contact default (⌈8 √(2 cm / L)⌉, at least 4) of the frame.
  */
-for (const id of GPU_CONTACT_SOLVERS) {
+// (xpbd-gpu refuses restitution, with the reason: its velocity pass has none on the GPU yet)
+for (const id of GPU_CONTACT_SOLVERS.filter((s) => s !== 'xpbd-gpu')) {
   test(`${id}: spheres with e = 0.5, 0.75, 1 rebound to e² of their drop height (5 %); with e = 0 there is no bounce`, async () => {
     const world = findRigidScene('restitution')!.build({ height: 2, radius: 0.5 });
     const n = world.bodies.length, first = n - 5; // e = 0, 0.25, 0.5, 0.75, 1

@@ -65,7 +65,7 @@ function todo(id: string, name: string): { todo?: string } {
 }
 
 /** the GPU contact solvers (f32, on the software adapter here): the 10-box stack (their other piles: their twin tests) */
-const GPU_PILE_SOLVERS = ['jacobi-gpu', 'softstep-gpu'] as const;
+const GPU_PILE_SOLVERS = ['jacobi-gpu', 'softstep-gpu', 'xpbd-gpu'] as const;
 let gpuContext: GpuContext | null = null;
 after(() => gpuContext?.device.destroy());
 

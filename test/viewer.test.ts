@@ -851,7 +851,7 @@ test('a contact scene runs: the ground is drawn, the heads-up line counts its co
   }
 });
 
-for (const id of ['jacobi-gpu', 'softstep-gpu'])
+for (const id of ['jacobi-gpu', 'softstep-gpu', 'xpbd-gpu'])
 test(`${id} runs a contact scene drawn from its own buffer: the pyramid stands, the heads-up line counts its contacts as under pgs-cpu, error-free (issue 23, item 8)`, async (t) => {
   if (!haveBrowser(t)) return;
   const v = await viewer();

@@ -451,6 +451,13 @@ export class GpuContacts {
   /** the figures of the frame last read by overflow() (a snapshot), or null before the first */
   stats: GpuContactStats | null = null;
 
+  /** One of the stages' buffers (a solver's own contact kernels bind the records: xpbd/contacts.wgsl.ts). */
+  buffer(name: ContactBufferName): GPUBuffer {
+    const b = this.buffers.get(name);
+    if (!b) throw new Error(`contacts: no buffer ${name}`);
+    return b;
+  }
+
   /** The manifolds with points of the last frame recorded, as the solver's records (tests and tools; a readback). */
   async read(): Promise<GpuContactManifold[]> {
     const [c, mb, pb] = await readBuffers(this.device, [this.collision.broad.counters.buffer, this.buffers.get('manifolds')!, this.buffers.get('points')!]);

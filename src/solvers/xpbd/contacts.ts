@@ -152,6 +152,7 @@ import type { ManifoldStore } from '../../collision/manifolds.js';
 import type { RigidBodyCore } from '../../rigid/body.js';
 import { integrateOrientation, rotateByQuat, rotateByQuatInverse } from '../../rigid/quat.js';
 import { COLLISION_SWEEPS, RESTITUTION_THRESHOLD } from '../../rows/block-solver.js';
+import { colourJonesPlassmannCpu, CONTACT_COLOUR_ROUNDS } from '../../gpu/colouring.js';
 
 export class XpbdContacts {
   /** per body: a sphere's radius (rolling contact point), NaN for every other shape */
@@ -289,6 +290,35 @@ export class XpbdContacts {
     this.lastCount = n;
     this.list = list;
     this.store = store;
+    this.sweepOrder = this.colourOrder ? this.colourOrderOf(list) : null;
+  }
+  /**
+   * Project and run the velocity pass over the manifolds colour by colour (gpu/colouring.ts's Jones–Plassmann
+   * colours, by its CPU twin, the overflow set last; by first point within a colour), as xpbd-gpu sweeps them,
+   * instead of in list order: xpbd-gpu's CPU twin (a Gauss–Seidel sweep's result depends on its order).
+   * Off by default (ContactSolver.colourOrder is softstep's).
+   */
+  colourOrder = false;
+  /** the manifolds' first points in sweep order (colourOrder), else null: list order */
+  private sweepOrder: Int32Array | null = null;
+
+  /** The first point of every manifold of `list`, grouped by colour (colourOrder). */
+  private colourOrderOf(list: ContactList): Int32Array {
+    const starts: number[] = [];
+    for (let m0 = 0; m0 < list.count; m0 = this.manifoldEndOf(list, m0)) starts.push(m0);
+    const bodyA = Int32Array.from(starts, (c) => list.bodyA[c]), bodyB = Int32Array.from(starts, (c) => list.bodyB[c]);
+    const m = this.w.inverseMass;
+    const isStatic = Uint8Array.from(m, (x) => (x > 0 ? 0 : 1));
+    const { colour } = colourJonesPlassmannCpu(bodyA, bodyB, starts.length, isStatic, m.length, { rounds: CONTACT_COLOUR_ROUNDS });
+    const order = Int32Array.from(starts.keys());
+    order.sort((x, y) => colour[x] - colour[y] || x - y);
+    return Int32Array.from(order, (k) => starts[k]);
+  }
+  private manifoldEndOf(list: ContactList, c: number): number {
+    const a = list.bodyA[c], b = list.bodyB[c];
+    let e = c + 1;
+    while (e < list.count && list.bodyA[e] === a && list.bodyB[e] === b) e++;
+    return e;
   }
   private store: ManifoldStore | null = null;
   /** per point of the frame: its manifold record (slot · 4 + k), its anchors (local, the record's), static friction's reference */
@@ -700,7 +730,9 @@ export class XpbdContacts {
   project(positionPrev: Float64Array, orientationPrev: Float64Array, warm = true): void {
     const list = this.list!, s = this.s;
     const { position: x, orientation: q } = this.w;
-    for (let m0 = 0; m0 < list.count; ) {
+    const order = this.sweepOrder; // null: list order
+    for (let i = 0, m0 = 0; order !== null ? i < order.length : m0 < list.count; i++) {
+      if (order !== null) m0 = order[i];
       const m1 = this.manifoldEnd(m0);
       const np = Math.min(m1 - m0, 4);
       const a = list.bodyA[m0], b = list.bodyB[m0], ao = 3 * a, bo = 3 * b, o3 = 3 * m0;
@@ -1117,7 +1149,9 @@ export class XpbdContacts {
     // restitution first: the substep's collisions, propagated pair by pair (collide); a point that
     // collided has its normal velocity from there, and the block below (Müller's Δv_n) leaves it
     const collided = this.elastic && this.collide(h);
-    for (let m0 = 0; m0 < list.count; ) {
+    const order = this.sweepOrder; // null: list order
+    for (let i = 0, m0 = 0; order !== null ? i < order.length : m0 < list.count; i++) {
+      if (order !== null) m0 = order[i];
       const m1 = this.manifoldEnd(m0);
       const a = list.bodyA[m0], b = list.bodyB[m0];
       let any = false;

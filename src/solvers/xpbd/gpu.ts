@@ -30,6 +30,15 @@ joint, block by block). A colour's constraints share no dynamic body,
  * when the new layout does not fit; the bind groups made again then). No λ is carried: XPBD restarts
  * λ = 0 every substep, so a new layout needs no readback but the pose, where a joint was added (its
  * starting pose).
+ *
+ * Contacts (a world with collisions, two bodies or more): xpbd-cpu's contact projection and velocity pass
+ * in WGSL (gpu-contacts.ts, contacts.wgsl.ts) on the GPU contact pipeline (contacts/gpu-contacts.ts: GPU
+ * collision, the pair table's persistence, the manifolds coloured every frame), with xpbd-cpu's stages:
+ *   collide → substeps × (integrate → N × (the joints' colours, then the contacts' colours and overflow set)
+ *   → update_velocities → velocity pass), and the store at the frame's end; one submission, no readback.
+ * The contacts are swept in colour order (xpbd-cpu's twin in that order: XpbdContacts.colourOrder). Joints
+ * and contacts share a world as on the CPU (jointed pairs do not collide). Not on the GPU: restitution
+ * (refused by the registry), sleeping (every body awake), the contact residuals.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
@@ -52,6 +61,10 @@ import { kernelSpecs, kernelSource, type BufferName, type KernelSpec } from './k
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { F32_MAX, JOINT_KIND_SHIFT, JOINT_STRIDE, writeJointRecord } from '../../rows/rows.wgsl.js';
+import { sceneHasContacts } from '../solver.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import { SolverFailure } from '../../model/failure.js';
+import { XpbdContactStages, XPBD_CONTACT_PAIRS_PER_BODY } from './gpu-contacts.js';
 
 const PARAMS_BYTES = 48;
 
@@ -89,10 +102,18 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   /** every other joint (solve_colour_rows's records) in colour order, and the start of each colour's */
   private rowOrder: number[] = [];
   private rowStart: number[] = [0];
+  /** the world as given (its bodies' shapes and materials: the contact stages) */
+  private readonly world: WorldDesc;
+  /** the contact stages (gpu-contacts.ts), or null: a world without collisions */
+  private contacts: XpbdContactStages | null = null;
+  /** the world has collisions and two bodies or more: contacts, and the kernels that keep the substep's Δx (kernels.wgsl.ts pose_prev) */
+  private readonly takesContacts: boolean;
 
   private constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<XpbdVariant>, gpu: GpuContext) {
     super({ ...defaultSolverOptions, ...options }, gpu);
     this.variant = { ...defaultXpbdVariant, ...variant };
+    this.world = world;
+    this.takesContacts = sceneHasContacts(world) && world.bodies.length >= 2;
     this.w = compileWorld(world);
     this.bodyCount = this.w.worldBodyCount;
     this.joints = new JointSet(this.w);
@@ -154,6 +175,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     // the *_rows kernels exist only where some joint is not a point joint: built again when that changes
     if (hadRows !== this.rowOrder.length > 0) await this.buildPipelines();
     else if (grew) this.bindKernels();
+    this.contacts?.setJoints(j.ib0, j.ib1, j.constraintCount);
   }
 
   static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext, variant: Partial<XpbdVariant> = {}): Promise<XpbdGpuSolver> {
@@ -161,7 +183,33 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     s.checkLimits(s.sizes());
     s.upload();
     await s.buildPipelines();
+    if (s.takesContacts) await s.createContacts();
     return s;
+  }
+
+  /** The contact stages over this solver's body buffers (frame dt for the speculative margins). */
+  private async createContacts(): Promise<void> {
+    const { dt, substeps, beta, restitutionThreshold } = this.options;
+    const b = this.buffers;
+    const c = await XpbdContactStages.create(this.device, this.w.bodyCount, this.world.bodies, this.w.inverseMass, {
+      pose: b.get('pose')!,
+      pose_prev: b.get('pose_prev')!,
+      velocity: b.get('velocity')!,
+      body_mass: b.get('body_mass')!,
+    });
+    const g = this.w.gravity;
+    c.configure(dt / substeps, dt, g, beta, restitutionThreshold);
+    c.setJoints(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
+    this.contacts = c;
+  }
+
+  /** The pose and velocities now; with contacts, a frame that found more pairs than the slots hold is an error. */
+  override async snapshot(): Promise<Snapshot> {
+    if (this.contacts) {
+      const lost = await this.contacts.contacts.overflow();
+      if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.contacts.collision.broad.pairCapacity} slots (${XPBD_CONTACT_PAIRS_PER_BODY} per body): contacts were lost; this scene is denser than xpbd-gpu's pair capacity`);
+    }
+    return super.snapshot();
   }
 
   /** pass_info records: 2K + 2 of the point slots (writePassInfo), then 2K + 2 of the row joints' records. */
@@ -204,7 +252,10 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
       bodyMass[16 * i + 12] = w.inverseMass[i];
     }
     data.pose = pose.buffer;
-    data.pose_prev = pose.slice().buffer;
+    // (Δx = 0, q_prev = q): the displacement and orientation of a substep's start (kernels.wgsl.ts legend)
+    const prev = pose.slice();
+    for (let i = 0; i < nb; i++) prev.fill(0, 8 * i, 8 * i + 4);
+    data.pose_prev = prev.buffer;
     data.velocity = velocity.buffer;
     data.body_mass = bodyMass.buffer;
     this.jointData(data, this.pointOrder.length);
@@ -321,7 +372,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     this.kernels.clear();
     await buildKernels(this.device, this.id, () => {
       const anisotropic = anyAnisotropic(this.w.inverseMass, this.w.inverseInertiaLocal, this.w.bodyCount);
-      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0, anisotropic)) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
+      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0, anisotropic, this.takesContacts)) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
     });
   }
 
@@ -363,26 +414,43 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   }
 
   private encodeSubstep(at: StagePass): void {
+    const c = this.contacts;
     this.dispatch(at('integrate positions'), 'integrate');
-    const pass = at('project joints');
-    for (let k = 0; k < this.options.iterations; k++) this.encodeIteration(pass, k);
+    for (let k = 0; k < this.options.iterations; k++) {
+      this.encodeIteration(at('project joints'), k);
+      // then the contacts, colour by colour (Gauss–Seidel after the joints' colours, as xpbd-cpu)
+      c?.recordProject(at('project contacts'), k === 0);
+    }
     this.dispatch(at('update velocities'), 'update_velocities');
+    c?.recordVelocityPass(at('velocity pass'));
   }
 
-  /** xpbd-cpu's stage names */
-  readonly stageNames: readonly string[] = ['integrate positions', 'project joints', 'update velocities'];
+  /** xpbd-cpu's stage names (the contact stages with contacts) */
+  get stageNames(): readonly string[] {
+    return this.contacts
+      ? ['collide', 'integrate positions', 'project joints', 'project contacts', 'update velocities', 'velocity pass']
+      : ['integrate positions', 'project joints', 'update velocities'];
+  }
 
   protected encodeFrame(at: StagePass): void {
+    const c = this.contacts;
+    // contacts: found once per frame at its start (the speculative margin covers the frame), as xpbd-cpu
+    c?.recordCollide(at('collide'));
     for (let s = 0; s < this.options.substeps; s++) this.encodeSubstep(at);
+    // store impulses (xpbd-cpu: after the last substep, timed with its velocity pass)
+    c?.recordStore(at('velocity pass'));
   }
 
   /**
    * One frame, as step(1), with compute_residual after integrate and after each
    * iteration of the first substep; each result is copied out between passes and
-   * the per-constraint r² are summed in f64 here. Not timed.
+   * the per-constraint r² are summed in f64 here. Not timed. With collisions on, the frame runs its
+   * contact stages too; the contact rows keep no residual on the GPU yet, so a frame that had contact
+   * points (read back after it) is reported as an error (xpbd-cpu records their channels).
    */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
     await this.beforeStep();
+    const c = this.contacts;
     const { substeps, iterations } = this.options;
     const nc = this.pointOrder.length;
     const residual = this.buffers.get('residual')!;
@@ -403,13 +471,26 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
       encoder.copyBufferToBuffer(residual, 0, readback, k * slot, slot);
       encoder.copyBufferToBuffer(rowResidual, 0, rowReadback, k * rowSlot, rowSlot);
     };
-    record(0, (pass) => this.dispatch(pass, 'integrate'));
-    for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass, k));
+    record(0, (pass) => {
+      c?.recordCollide(pass);
+      this.dispatch(pass, 'integrate');
+    });
+    for (let k = 0; k < iterations; k++)
+      record(k + 1, (pass) => {
+        this.encodeIteration(pass, k);
+        c?.recordProject(pass, k === 0);
+      });
     const pass = encoder.beginComputePass();
     this.dispatch(pass, 'update_velocities');
+    c?.recordVelocityPass(pass);
     for (let s = 1; s < substeps; s++) this.encodeSubstep(() => pass);
+    c?.recordStore(pass);
     pass.end();
     const point = await this.residualNorms(encoder, readback, slot, iterations + 1, nc);
+    if (c) {
+      await c.contacts.overflow();
+      if (c.contacts.points > 0) throw new Error(`${this.id}: the frame had ${c.contacts.points} contact points, whose residuals the GPU contact stages do not record yet (xpbd-cpu records them)`);
+    }
     // the other joints' rows, summed per joint kind in f64 (xpbd-cpu residualByKind's channels)
     await rowReadback.mapAsync(GPUMapMode.READ);
     const squares = new Float32Array(rowReadback.getMappedRange().slice(0));
@@ -444,6 +525,10 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     let colourDispatches = 0, otherRows = 0;
     for (let c = 0; c < K; c++) colourDispatches += (this.pointStart[c + 1] > this.pointStart[c] ? 1 : 0) + (this.rowStart[c + 1] > this.rowStart[c] ? 1 : 0);
     for (const ic of this.rowOrder) otherRows += this.rowSolver.rowCount[ic];
+    // contacts: 3 rows a point (normal and static friction's pair, the most it solves), once per iteration per
+    // substep; the points are the GPU's count at the last snapshot (its readback). The dispatches and bytes are
+    // not given: the contact stages' sizes come out of the GPU (indirect dispatches)
+    if (this.contacts) return { rowSolvesPerFrame: (xpbdRows(this.variant) * nc + otherRows + 3 * this.contacts.contacts.points) * iterations * substeps };
     return {
       rowSolvesPerFrame: (xpbdRows(this.variant) * nc + otherRows) * iterations * substeps,
       dispatchesPerFrame: (2 + colourDispatches * iterations) * substeps,
@@ -452,6 +537,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   }
 
   override destroy(): void {
+    this.contacts?.destroy();
     super.destroy();
     this.params.destroy();
     this.passInfo.destroy();

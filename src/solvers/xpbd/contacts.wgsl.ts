@@ -1,0 +1,618 @@
+/**
+ * WGSL of xpbd-gpu's contacts: the twin of xpbd/contacts.ts (xpbd-cpu's contact projection and velocity
+ * pass, f64), stage for stage and with its names, in f32, on the manifolds of the GPU contact pipeline
+ * (contacts/gpu-contacts.ts in its 'sequential' mode: GPU collision, the pair table's matching of last
+ * frame's points, the per-frame Jones–Plassmann colouring of the manifolds with an overflow set). The
+ * equations are Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position Based
+ * Dynamics" (§3.5 contacts and static friction, §3.6 the velocity pass), with xpbd/contacts.ts's four
+ * departures, its bounded push-out and its rolling-sphere arms; the derivations are in that file's header
+ * and are not repeated here, each kernel naming the CPU function it mirrors.
+ *
+ * Records (gpu/layout.ts):
+ *   XpbdPoint    four per pair slot (4k + j, as SolverPoint): the anchors a_A, a_B in the bodies' frames,
+ *                static friction's reference (ref_a, ref_b local, ref_offset its world p_B − p_A when taken:
+ *                departure 3), the substep's λ (n, t₁, t₂; N·s²), the block's first iterate (warm: the λ of
+ *                the substep before, at a frame's start h² × the matched old point's force), μ_d, stuck
+ *                (static friction held the point in its last projection), active (λ_n > 0 in the substep)
+ *   XpbdContactParams, XpbdSlot (the colour a dispatch solves, and whether it is a substep's first iteration)
+ * and f32 per body: sphere_radius (a sphere's radius: its point along n is ±r n every substep; −1: not a sphere).
+ *
+ * Order. xpbd-cpu projects its manifolds one after the other; here a colour's manifolds share no moving body
+ * (gpu/colouring.ts), so one thread per manifold solves them at once, the colours in order, the overflow set
+ * last by one thread: a Gauss–Seidel sweep in colour order. Its CPU twin in the same order is
+ * XpbdContacts.colourOrder. Each thread reads and writes only its own manifold's two bodies' pose (or
+ * velocity) and its own points: no atomics, no float scatter.
+ *
+ * Not here: restitution (the collision propagation of xpbd/contacts.ts collide sweeps pairs one after the
+ * other; the registry refuses a scene with e > 0), sleeping, the coherence shortcut (every pair goes through
+ * the narrow phase each frame: xpbd-cpu with coherence off is the exact twin), the residual diagnostics.
+ */
+import { defineRecord } from '../../gpu/layout.js';
+import { THREAD_INDEX_WGSL, kernelEntry } from '../../gpu/dispatch.js';
+import { rigidBodyWgsl } from '../../rigid/body.wgsl.js';
+import { SolverManifoldRecord, SolverPointRecord, MaterialRecord } from '../../contacts/gpu-contacts.wgsl.js';
+import { MATCH_DISTANCE } from '../../collision/manifolds.js';
+import { NOT_FOUND } from '../../gpu/pair-table.js';
+
+export const XpbdPointRecord = defineRecord('XpbdPoint', [
+  ['anchor_a', 'vec3f', "a_A: the point on A in A's frame (the record's)"],
+  ['mu', 'f32', 'μ_d of the pair (the velocity pass)'],
+  ['anchor_b', 'vec3f', "a_B in B's frame"],
+  ['stuck', 'u32', 'static friction held the point in its last projection (xc_match: 1 = reference carried)'],
+  ['ref_a', 'vec3f', "static friction's reference anchor on A (local)"],
+  ['is_active', 'u32', 'λ_n > 0 in this substep'],
+  ['ref_b', 'vec3f', 'on B (local)'],
+  ['pad0', 'f32'],
+  ['ref_offset', 'vec3f', 'p_B − p_A of the reference when taken (world), m'],
+  ['pad1', 'f32'],
+  ['lambda', 'vec3f', "the substep's (λ_n, λ₁, λ₂), N·s² (velocity pass: + h P along t)"],
+  ['pad2', 'f32'],
+  ['warm', 'vec3f', "the block's first iterate (λ_n, λ₁, λ₂), N·s²"],
+  ['pad3', 'f32'],
+] as const);
+
+export const XpbdContactParamsRecord = defineRecord('XpbdContactParams', [
+  ['h', 'f32', 'the substep, s'],
+  ['inv_h', 'f32'],
+  ['inv_h2', 'f32'],
+  ['push', 'f32', 'v_push h: the old overlap a substep may take out, m (PUSH_OUT_SPEED h)'],
+  ['body_count', 'u32'],
+  ['capacity', 'u32', 'pair slots'],
+  ['pair_counter', 'u32', "index of the pair count in the broad phase's counters"],
+  ['pad', 'u32'],
+] as const);
+
+export const XpbdSlotRecord = defineRecord('XpbdSlot', [
+  ['colour', 'u32', 'colour c (K: the overflow set, one thread)'],
+  ['first', 'u32', "1: the substep's first iteration (λ reset, warm start used and kept)"],
+  ['pad0', 'u32'],
+  ['pad1', 'u32'],
+] as const);
+
+/** The names of the buffers the kernels bind (XpbdContactStages binds them by these names). */
+export type XpbdContactBufferName =
+  | 'counters' | 'found' | 'prev_manifolds' | 'prev_points' | 'manifolds' | 'points' | 'materials' | 'offsets' | 'order'
+  | 'pose' | 'pose_prev' | 'velocity' | 'body_mass' | 'world_inertia' | 'xpbd_points' | 'prev_xpbd_points' | 'sphere_radius';
+
+type Access = 'read' | 'read_write';
+interface KernelDecl {
+  name: string;
+  /** 'pair': one thread per pair slot (indirect, from the pair count); 'body'; 'colour': one per manifold of a colour (XpbdSlot at binding 1) */
+  over: 'pair' | 'body' | 'colour' | 'overflow';
+  bindings: [XpbdContactBufferName, string, Access][];
+  body: string;
+}
+
+const header = /* wgsl */ `
+${XpbdContactParamsRecord.wgsl}
+${SolverManifoldRecord.wgsl}
+${SolverPointRecord.wgsl}
+${MaterialRecord.wgsl}
+${XpbdPointRecord.wgsl}
+struct BodyMass {
+  inertia: mat3x3f, // I⁻¹ (local in body_mass, world in world_inertia)
+  mass: f32,        // m⁻¹ (0: fixed)
+};
+@group(0) @binding(0) var<uniform> params: XpbdContactParams;
+${THREAD_INDEX_WGSL}
+${rigidBodyWgsl}
+fn pair_count(c: u32) -> u32 { return min(c, params.capacity); }
+fn rotate_back(q: vec4f, v: vec3f) -> vec3f { return quat_rotate(vec4f(-q.xyz, q.w), v); } // Rᵀ v
+`;
+
+/**
+ * The manifold block of xpbd/contacts.ts (row, solveBlock, solvePoint, targetsMet, applyDelta) on private
+ * arrays: ≤ 12 rows J_i = (−u_i, −(r_A × u_i), u_i, r_B × u_i) of the manifold's two bodies, their masses and
+ * world I⁻¹ at the pose now (fixed: m⁻¹ = 0, I⁻¹ = 0, so its columns add exact zeros).
+ */
+const blockWgsl = /* wgsl */ `
+const BLOCK_SWEEPS = 16;          // xpbd/contacts.ts BLOCK_SWEEPS
+const GIVE_UP_SWEEPS = 8u;        // GIVE_UP_SWEEPS, GIVE_UP_CHANGE: a stick test's block still cycling fails it
+const GIVE_UP_CHANGE = 0.1;
+const BLOCK_CONVERGED = 1e-9;     // a sweep changing no λ by more than this fraction of the largest ends it
+const STICK_TOLERANCE = 0.01;     // the tangential targets met to 1 % of their norm: static friction holds
+var<private> b_ca: array<vec3f, 12>;   // r_A × u_i
+var<private> b_cb: array<vec3f, 12>;   // r_B × u_i
+var<private> b_u: array<vec3f, 12>;    // u_i (n, t₁ or t₂)
+var<private> b_K: array<f32, 144>;     // K = J M⁻¹ Jᵀ, row-major, stride 12
+var<private> b_diag: array<f32, 12>;
+var<private> b_target: array<f32, 12>;
+var<private> b_lambda: array<f32, 12>;
+var<private> b_bound: array<f32, 12>;  // a tangent pair's fixed disc radius (< 0: none, the disc follows μ λ_n)
+var<private> b_mu: array<f32, 12>;     // μ of a tangent pair whose disc is μ λ_n of its point's normal row
+var<private> b_kind: array<u32, 12>;   // 0 normal, 1 t₁, 2 t₂
+var<private> b_point: array<u32, 12>;  // the manifold's point (= its normal row in the projection)
+var<private> b_ma: f32;
+var<private> b_mb: f32;
+var<private> b_Wa: mat3x3f;
+var<private> b_Wb: mat3x3f;
+// Δ = M⁻¹ Jᵀ λ: Δx_A, Δθ_A, Δx_B, Δθ_B (positions) or Δv_A, Δω_A, Δv_B, Δω_B (velocities)
+var<private> d_xa: vec3f;
+var<private> d_ta: vec3f;
+var<private> d_xb: vec3f;
+var<private> d_tb: vec3f;
+
+// row(): row i of point j along unit u with target t; K_ii = w_A(u) + w_B(u) = Σ mᵢ⁻¹ + (rᵢ × u)ᵀ Iᵢ⁻¹ (rᵢ × u)
+fn b_row(i: u32, j: u32, kind: u32, u: vec3f, ra: vec3f, rb: vec3f, t: f32) {
+  b_u[i] = u; b_ca[i] = cross(ra, u); b_cb[i] = cross(rb, u);
+  b_diag[i] = (b_ma + b_mb) * dot(u, u) + dot(b_ca[i], b_Wa * b_ca[i]) + dot(b_cb[i], b_Wb * b_cb[i]);
+  b_target[i] = t; b_lambda[i] = 0.0; b_kind[i] = kind; b_point[i] = j; b_mu[i] = 0.0; b_bound[i] = -1.0;
+}
+// K_ij: the rows' directions are the manifold's orthonormal n, t₁, t₂, so u_i · u_j is 1 within a kind, else 0
+fn b_k(i: u32, j: u32) -> f32 {
+  return select(0.0, b_ma + b_mb, b_kind[i] == b_kind[j]) + dot(b_ca[i], b_Wa * b_ca[j]) + dot(b_cb[i], b_Wb * b_cb[j]);
+}
+fn b_delta(rows: u32) {
+  var p = vec3f(0.0); var ta = vec3f(0.0); var tb = vec3f(0.0);
+  for (var i = 0u; i < rows; i++) { let l = b_lambda[i]; p += l * b_u[i]; ta += l * b_ca[i]; tb += l * b_cb[i]; }
+  d_xa = -b_ma * p; d_ta = -(b_Wa * ta); d_xb = b_mb * p; d_tb = b_Wb * tb;
+}
+// targetsMet: |target − J Δ| ≤ STICK_TOLERANCE |target| over rows [row0, row1)
+fn b_targets_met(row0: u32, row1: u32) -> bool {
+  var r2 = 0.0; var t2 = 0.0;
+  for (var i = row0; i < row1; i++) {
+    let jd = dot(b_u[i], d_xb - d_xa) - dot(b_ca[i], d_ta) + dot(b_cb[i], d_tb);
+    let r = b_target[i] - jd;
+    r2 += r * r; t2 += b_target[i] * b_target[i];
+  }
+  return r2 <= STICK_TOLERANCE * STICK_TOLERANCE * t2;
+}
+// solvePoint: one point, its normal row alone (Δλ_n = d / (w_A + w_B), Müller §3.3 with α = 0) or its
+// normal and tangent pair, λ = K⁻¹ b by the adjugate (K ≥ (m_A⁻¹ + m_B⁻¹) I); false when that λ leaves the disc
+fn b_solve_point(rows: u32, one_sided: bool) -> bool {
+  let k00 = b_diag[0];
+  if (!(k00 > 0.0)) { return false; }
+  if (rows == 1u) {
+    var l = b_target[0] / k00;
+    if (one_sided && l < 0.0) { l = 0.0; }
+    b_lambda[0] = l;
+  } else {
+    let k01 = b_k(0u, 1u); let k02 = b_k(0u, 2u); let k12 = b_k(1u, 2u);
+    let k11 = b_diag[1]; let k22 = b_diag[2];
+    let c00 = k11 * k22 - k12 * k12; let c01 = k02 * k12 - k01 * k22; let c02 = k01 * k12 - k02 * k11;
+    let c11 = k00 * k22 - k02 * k02; let c12 = k01 * k02 - k00 * k12; let c22 = k00 * k11 - k01 * k01;
+    let det = k00 * c00 + k01 * c01 + k02 * c02;
+    if (!(det > 0.0)) { return false; }
+    let inv = 1.0 / det;
+    let b0 = b_target[0]; let b1 = b_target[1]; let b2 = b_target[2];
+    let ln = (c00 * b0 + c01 * b1 + c02 * b2) * inv;
+    let l1 = (c01 * b0 + c11 * b1 + c12 * b2) * inv;
+    let l2 = (c02 * b0 + c12 * b1 + c22 * b2) * inv;
+    if (one_sided && ln < 0.0) { return false; }
+    let radius = select(b_bound[2], b_mu[2] * ln, b_mu[2] > 0.0);
+    if (radius >= 0.0 && l1 * l1 + l2 * l2 > radius * radius) { return false; }
+    b_lambda[0] = ln; b_lambda[1] = l1; b_lambda[2] = l2;
+  }
+  b_delta(rows);
+  return true;
+}
+// solveBlock: projected Gauss–Seidel on K λ = b to convergence (≤ BLOCK_SWEEPS sweeps): normal rows λ ≥ 0 when
+// one_sided (else free), each tangent pair held in its disc |λ_t| ≤ μ λ_n (b_mu) or ≤ b_bound
+fn b_solve(rows: u32, one_sided: bool, stick_test: bool) -> bool {
+  if (rows == 1u || (rows == 3u && b_kind[1] == 1u && b_kind[2] == 2u)) { return b_solve_point(rows, one_sided); }
+  for (var i = 0u; i < rows; i++) {
+    b_K[13u * i] = b_diag[i];
+    for (var j = i + 1u; j < rows; j++) { let v = b_k(i, j); b_K[12u * i + j] = v; b_K[12u * j + i] = v; }
+  }
+  for (var sweep = 0u; sweep < u32(BLOCK_SWEEPS); sweep++) {
+    var change = 0.0; var size = 0.0;
+    for (var i = 0u; i < rows; i++) {
+      let kii = b_diag[i];
+      if (!(kii > 0.0)) { continue; }
+      var jd = 0.0;
+      for (var j = 0u; j < rows; j++) { jd += b_K[12u * i + j] * b_lambda[j]; }
+      let old = b_lambda[i];
+      var next = old + (b_target[i] - jd) / kii;
+      if (b_kind[i] == 0u) {
+        if (one_sided && next < 0.0) { next = 0.0; }
+      } else if (b_kind[i] == 2u) {
+        // the pair (i − 1, i) in the disc of radius r
+        let r = select(b_bound[i], b_mu[i] * b_lambda[b_point[i]], b_mu[i] > 0.0);
+        if (r >= 0.0) {
+          let t1 = b_lambda[i - 1u];
+          let l = sqrt(t1 * t1 + next * next);
+          if (l > r) {
+            let f = select(0.0, r / l, l > 0.0);
+            b_lambda[i - 1u] = t1 * f;
+            next *= f;
+          }
+        }
+      }
+      let dl = next - old;
+      size = max(size, abs(next));
+      if (dl == 0.0) { continue; }
+      change = max(change, abs(dl));
+      b_lambda[i] = next;
+    }
+    if (change <= BLOCK_CONVERGED * size) { break; }
+    if (stick_test && sweep == GIVE_UP_SWEEPS - 1u && change > GIVE_UP_CHANGE * size) { return false; }
+  }
+  b_delta(rows);
+  return true;
+}
+`;
+
+/** The arms of a manifold's point (xpbd/contacts.ts arms): a sphere's point is ±r n (rolling), else R a. */
+const armsWgsl = /* wgsl */ `
+fn arm_a(radius: f32, q: vec4f, anchor: vec3f, n: vec3f) -> vec3f { return select(quat_rotate(q, anchor), radius * n, radius >= 0.0); }
+fn arm_b(radius: f32, q: vec4f, anchor: vec3f, n: vec3f) -> vec3f { return select(quat_rotate(q, anchor), -radius * n, radius >= 0.0); }
+`;
+
+/**
+ * xpbd/contacts.ts project for manifold k (header there: departures 1–3 and the bounded push-out):
+ *   d = −(p_B − p_A) · n at the pose now; the normal row's target d − max(0, d̄ − v_push h), d̄ at the
+ *   substep's start pose; Δp_t from static friction's reference (two non-spheres) or since the substep's start
+ *   (a sphere); the block of normal rows (λ_n ≥ 0) and the tangent pairs of the points allowed to stick
+ *   (|λ_t| ≤ μ_s λ_n) to convergence; static friction holds if the block meets its tangential targets, else the
+ *   normal rows alone; x += Δx, q += ½ (0, Δθ) ⊗ q. `first`: the substep's first iteration (λ reset; the block
+ *   starts from warm and keeps its result as the next substep's warm).
+ */
+const projectWgsl = /* wgsl */ `
+fn project_manifold(k: u32, first: bool) {
+  let m = manifolds[k];
+  if (m.count == 0u) { return; }
+  let np = min(m.count, 4u);
+  if (first) {
+    // beginSubstep: λ = 0, no point active
+    for (var j = 0u; j < np; j++) { xpbd_points[4u * k + j].lambda = vec3f(0.0); xpbd_points[4u * k + j].is_active = 0u; }
+  }
+  let a = m.body_a; let b = m.body_b; let n = m.normal;
+  let xa = pose[2u * a].xyz; let qa = pose[2u * a + 1u];
+  let xb = pose[2u * b].xyz; let qb = pose[2u * b + 1u];
+  // the substep's start pose: x̄ = x − Δx (the displacement kept beside it: xpbd/kernels.wgsl.ts pose_prev)
+  let dxa = pose_prev[2u * a].xyz; let pqa = pose_prev[2u * a + 1u];
+  let dxb = pose_prev[2u * b].xyz; let pqb = pose_prev[2u * b + 1u];
+  let pa = xa - dxa; let pb = xb - dxb;
+  let Ma = body_mass[a]; let Mb = body_mass[b];
+  b_ma = Ma.mass; b_mb = Mb.mass;
+  b_Wa = mat3x3f(); b_Wb = mat3x3f(); // a fixed body's I⁻¹ = 0: its columns add exact zeros
+  if (Ma.mass > 0.0) { b_Wa = world_inverse_inertia(qa, Ma.inertia); }
+  if (Mb.mass > 0.0) { b_Wb = world_inverse_inertia(qb, Mb.inertia); }
+  let rad_a = sphere_radius[a]; let rad_b = sphere_radius[b];
+  var ra: array<vec3f, 4>; var rb: array<vec3f, 4>; var dp: array<vec4f, 4>; var stick: array<bool, 4>;
+  var deepest = 0.0;
+  for (var j = 0u; j < np; j++) {
+    let P = xpbd_points[4u * k + j];
+    // measure: the arms, d, the normal row's target and the tangential motion Δp
+    ra[j] = arm_a(rad_a, qa, P.anchor_a, n);
+    rb[j] = arm_b(rad_b, qb, P.anchor_b, n);
+    let d = -dot(xb + rb[j] - xa - ra[j], n);
+    // overlapLeft: d̄ at the substep's start pose (x̄, q̄), max(0, d̄ − v_push h)
+    let start = -dot(pb + arm_b(rad_b, pqb, P.anchor_b, n) - pa - arm_a(rad_a, pqa, P.anchor_a, n), n);
+    let left = select(0.0, start - params.push, start > params.push);
+    var motion: vec3f;
+    if (rad_a < 0.0 && rad_b < 0.0) {
+      // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair (departure 3)
+      motion = xb + quat_rotate(qb, P.ref_b) - xa - quat_rotate(qa, P.ref_a) - P.ref_offset;
+    } else {
+      // a sphere's point is no material point: the body points now at the arms, since the substep's start
+      let ua = quat_rotate(pqa, rotate_back(qa, ra[j]));
+      let ub = quat_rotate(pqb, rotate_back(qb, rb[j]));
+      motion = (dxb + rb[j] - ub) - (dxa + ra[j] - ua);
+    }
+    dp[j] = vec4f(motion, select(d, d - left, d > 0.0));
+    deepest = max(deepest, d);
+    stick[j] = d > 0.0 && m.mu_static > 0.0;
+  }
+  if (!(deepest > 0.0)) { return; }
+  var rows = 0u;
+  var block_rows = np;
+  for (var attempt = 0u; attempt < 2u; attempt++) {
+    // normals first, then the tangent pairs of the points allowed to stick (attempt 1: the normals, λ from 0)
+    if (attempt == 0u) {
+      for (var j = 0u; j < np; j++) { b_row(j, j, 0u, n, ra[j], rb[j], dp[j].w); }
+    } else {
+      for (var j = 0u; j < np; j++) { b_lambda[j] = 0.0; }
+    }
+    rows = np;
+    for (var j = 0u; j < np; j++) {
+      if (!stick[j]) { continue; }
+      b_row(rows, j, 1u, m.tangent1, ra[j], rb[j], -dot(dp[j].xyz, m.tangent1));
+      b_mu[rows] = m.mu_static;
+      rows++;
+      b_row(rows, j, 2u, m.tangent2, ra[j], rb[j], -dot(dp[j].xyz, m.tangent2));
+      b_mu[rows] = m.mu_static;
+      rows++;
+    }
+    block_rows = rows;
+    if (first) {
+      // the first iterate: this block's rows' λ of the substep before (header "Speed")
+      for (var i = 0u; i < rows; i++) {
+        let w = xpbd_points[4u * k + b_point[i]].warm;
+        b_lambda[i] = select(select(w.z, w.y, b_kind[i] == 1u), w.x, b_kind[i] == 0u);
+      }
+    }
+    let solved = b_solve(rows, true, rows > np);
+    if (rows == np || (solved && b_targets_met(np, rows))) { break; }
+    for (var j = 0u; j < np; j++) { stick[j] = false; }
+  }
+  for (var j = 0u; j < np; j++) {
+    var P = xpbd_points[4u * k + j];
+    P.stuck = select(0u, 1u, stick[j]);
+    P.lambda.x += b_lambda[j];
+    if (P.lambda.x > 0.0) { P.is_active = 1u; }
+    if (first) { P.warm = vec3f(b_lambda[j], 0.0, 0.0); }
+    xpbd_points[4u * k + j] = P;
+  }
+  // static friction's λ_t of the points held (storeImpulses), and their next warm start
+  for (var i = np; i < block_rows; i++) {
+    let j = b_point[i];
+    if (!stick[j]) { continue; }
+    if (b_kind[i] == 1u) {
+      xpbd_points[4u * k + j].lambda.y += b_lambda[i];
+      if (first) { xpbd_points[4u * k + j].warm.y = b_lambda[i]; }
+    } else {
+      xpbd_points[4u * k + j].lambda.z += b_lambda[i];
+      if (first) { xpbd_points[4u * k + j].warm.z = b_lambda[i]; }
+    }
+  }
+  // applyDelta (positions); no other manifold of this colour shares a moving body with this one
+  if (b_ma > 0.0) { pose[2u * a] = vec4f(xa + d_xa, 0.0); pose_prev[2u * a] = vec4f(dxa + d_xa, 0.0); pose[2u * a + 1u] = quat_add_rotation(qa, d_ta); }
+  if (b_mb > 0.0) { pose[2u * b] = vec4f(xb + d_xb, 0.0); pose_prev[2u * b] = vec4f(dxb + d_xb, 0.0); pose[2u * b + 1u] = quat_add_rotation(qb, d_tb); }
+}
+`;
+
+/**
+ * xpbd/contacts.ts velocityPass for manifold k (restitution aside: e = 0 on the GPU, so a normal row's target
+ * is −v_n): the active points' normal rows (free sign) and tangent pairs in their discs |P_t| ≤ μ_d λ_n / h as
+ * one block; kept when it stops the manifold's tangential motion (departure 4), else the normal rows alone and
+ * then Müller's dynamic friction per point from the same velocities, P_t = min(μ_d λ_n / h, |v_t| / w_t)
+ * along −v̂_t, summed and applied once.
+ */
+const velocityWgsl = /* wgsl */ `
+fn relative_velocity(va: vec3f, wa: vec3f, vb: vec3f, wb: vec3f, ra: vec3f, rb: vec3f) -> vec3f {
+  return (vb + cross(wb, rb)) - (va + cross(wa, ra));
+}
+fn velocity_manifold(k: u32) {
+  let m = manifolds[k];
+  if (m.count == 0u) { return; }
+  let np = min(m.count, 4u);
+  var any_active = false;
+  for (var j = 0u; j < np; j++) { any_active = any_active || xpbd_points[4u * k + j].is_active == 1u; }
+  if (!any_active) { return; }
+  let a = m.body_a; let b = m.body_b; let n = m.normal;
+  let qa = pose[2u * a + 1u]; let qb = pose[2u * b + 1u];
+  var va = velocity[2u * a].xyz; var wa = velocity[2u * a + 1u].xyz;
+  var vb = velocity[2u * b].xyz; var wb = velocity[2u * b + 1u].xyz;
+  let Ma = body_mass[a]; let Mb = body_mass[b];
+  b_ma = Ma.mass; b_mb = Mb.mass;
+  b_Wa = mat3x3f(); b_Wb = mat3x3f(); // a fixed body's I⁻¹ = 0: its columns add exact zeros
+  if (Ma.mass > 0.0) { b_Wa = world_inverse_inertia(qa, Ma.inertia); }
+  if (Mb.mass > 0.0) { b_Wb = world_inverse_inertia(qb, Mb.inertia); }
+  let rad_a = sphere_radius[a]; let rad_b = sphere_radius[b];
+  var ra: array<vec3f, 4>; var rb: array<vec3f, 4>; var rv: array<vec3f, 4>; var act: array<bool, 4>;
+  for (var j = 0u; j < np; j++) {
+    let P = xpbd_points[4u * k + j];
+    act[j] = P.is_active == 1u;
+    ra[j] = arm_a(rad_a, qa, P.anchor_a, n);
+    rb[j] = arm_b(rad_b, qb, P.anchor_b, n);
+    rv[j] = relative_velocity(va, wa, vb, wb, ra[j], rb[j]);
+  }
+  // attempt 0: the normal rows and the tangent pairs in their discs, kept when the tangential targets are met
+  var normals = 0u;
+  for (var j = 0u; j < np; j++) {
+    if (!act[j]) { continue; }
+    b_row(normals, j, 0u, n, ra[j], rb[j], -dot(rv[j], n));
+    normals++;
+  }
+  var rows = normals;
+  for (var j = 0u; j < np; j++) {
+    let P = xpbd_points[4u * k + j];
+    if (!act[j] || !(P.mu > 0.0)) { continue; }
+    let bound = P.mu * P.lambda.x * params.inv_h;
+    b_row(rows, j, 1u, m.tangent1, ra[j], rb[j], -dot(rv[j], m.tangent1));
+    b_bound[rows] = bound;
+    rows++;
+    b_row(rows, j, 2u, m.tangent2, ra[j], rb[j], -dot(rv[j], m.tangent2));
+    b_bound[rows] = bound;
+    rows++;
+  }
+  if (rows > normals && b_solve(rows, false, true) && b_targets_met(normals, rows)) {
+    // stopped within its cones: the tangent rows' impulses P as position-level λ = h P (storeImpulses)
+    for (var i = normals; i < rows; i++) {
+      let j = b_point[i];
+      if (b_kind[i] == 1u) { xpbd_points[4u * k + j].lambda.y += params.h * b_lambda[i]; }
+      else { xpbd_points[4u * k + j].lambda.z += params.h * b_lambda[i]; }
+    }
+    va += d_xa; wa += d_ta; vb += d_xb; wb += d_tb;
+  } else {
+    // attempt 1: the normal rows alone (λ from 0), applied
+    for (var i = 0u; i < normals; i++) { b_lambda[i] = 0.0; }
+    if (normals > 0u && b_solve(normals, false, false)) { va += d_xa; wa += d_ta; vb += d_xb; wb += d_tb; }
+    // then dynamic friction per point from the velocities that leaves (all points from the same ones)
+    var sva = vec3f(0.0); var swa = vec3f(0.0); var svb = vec3f(0.0); var swb = vec3f(0.0);
+    for (var j = 0u; j < np; j++) {
+      let P = xpbd_points[4u * k + j];
+      if (!act[j]) { continue; }
+      let v = relative_velocity(va, wa, vb, wb, ra[j], rb[j]);
+      let t = v - dot(v, n) * n;
+      let vt = length(t);
+      if (!(vt > 0.0) || !(P.mu > 0.0)) { continue; }
+      let u = t / vt;
+      let ca = cross(ra[j], u); let cb = cross(rb[j], u);
+      let wt = b_ma + b_mb + dot(ca, b_Wa * ca) + dot(cb, b_Wb * cb);
+      if (!(wt > 0.0)) { continue; }
+      let pt = min(P.mu * P.lambda.x * params.inv_h, vt / wt);
+      // accumulate: B takes −pt u, A +pt u
+      sva += b_ma * pt * u; swa += b_Wa * (pt * ca);
+      svb -= b_mb * pt * u; swb -= b_Wb * (pt * cb);
+      xpbd_points[4u * k + j].lambda.y -= params.h * pt * dot(u, m.tangent1);
+      xpbd_points[4u * k + j].lambda.z -= params.h * pt * dot(u, m.tangent2);
+    }
+    va += sva; wa += swa; vb += svb; wb += swb;
+  }
+  if (b_ma > 0.0) { velocity[2u * a] = vec4f(va, 0.0); velocity[2u * a + 1u] = vec4f(wa, 0.0); }
+  if (b_mb > 0.0) { velocity[2u * b] = vec4f(vb, 0.0); velocity[2u * b + 1u] = vec4f(wb, 0.0); }
+}
+`;
+
+const T = { u32s: 'array<u32>', f32s: 'array<f32>', vec4s: 'array<vec4f>', manifolds: 'array<SolverManifold>', points: 'array<SolverPoint>', xpoints: 'array<XpbdPoint>' };
+const colourBindings = (v: 'pose' | 'velocity'): [XpbdContactBufferName, string, Access][] => [
+  ['offsets', T.u32s, 'read'], ['order', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'],
+  ['pose', T.vec4s, v === 'pose' ? 'read_write' : 'read'],
+  v === 'pose' ? ['pose_prev', T.vec4s, 'read_write'] : ['velocity', T.vec4s, 'read_write'],
+  ['body_mass', 'array<BodyMass>', 'read'], ['xpbd_points', T.xpoints, 'read_write'], ['sphere_radius', T.f32s, 'read'],
+];
+
+export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
+  {
+    // frame start: I⁻¹ in the world frame at the pose now, for the contact pipeline's records (cj_frame_bodies)
+    name: 'xc_inertia',
+    over: 'body',
+    bindings: [['pose', T.vec4s, 'read'], ['body_mass', 'array<BodyMass>', 'read'], ['world_inertia', 'array<BodyMass>', 'read_write']],
+    body: /* wgsl */ `
+  let i = thread_index(gid, nwg);
+  if (i >= params.body_count) { return; }
+  let M = body_mass[i];
+  var W: BodyMass;
+  W.inertia = world_inverse_inertia(pose[2u * i + 1u], M.inertia);
+  W.mass = M.mass;
+  world_inertia[i] = W;`,
+  },
+  {
+    // begin, its first half (xpbd/contacts.ts begin): a point that follows an old one (the pair table's pair,
+    // then cj_match's rule: same feature id, else the nearest unused anchor within reach when n turned less
+    // than acos 0.99; the store's ManifoldStore.origin on the CPU) that was stuck at the end of the last frame
+    // keeps that point's reference; stuck = 1 marks it for xc_prepare
+    name: 'xc_match',
+    over: 'pair',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['found', T.u32s, 'read'], ['prev_manifolds', T.manifolds, 'read'], ['prev_points', T.points, 'read'],
+      ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read'], ['prev_xpbd_points', T.xpoints, 'read'], ['xpbd_points', T.xpoints, 'read_write'],
+    ],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  for (var j = 0u; j < m.count; j++) { xpbd_points[4u * k + j].stuck = 0u; }
+  let t = found[k];
+  if (m.count == 0u || t == ${NOT_FOUND}u) { return; }
+  let old = prev_manifolds[t];
+  let turned = dot(old.normal, m.normal) < 0.99;
+  let reach = min(${MATCH_DISTANCE}, 4.0 * m.slop);
+  var used = 0u;
+  for (var j = 0u; j < m.count; j++) {
+    let p = points[4u * k + j];
+    var hit = -1;
+    for (var q = 0u; q < old.count; q++) {
+      if (prev_points[4u * t + q].id == p.id && (used & (1u << q)) == 0u) { hit = i32(q); break; }
+    }
+    if (hit < 0 && !turned) {
+      var best = reach * reach;
+      for (var q = 0u; q < old.count; q++) {
+        if ((used & (1u << q)) != 0u) { continue; }
+        let d = p.anchor_a - prev_points[4u * t + q].anchor_a;
+        let d2 = dot(d, d);
+        if (d2 < best) { best = d2; hit = i32(q); }
+      }
+    }
+    if (hit < 0) { continue; }
+    used |= 1u << u32(hit);
+    let o = prev_xpbd_points[4u * t + u32(hit)];
+    if (o.stuck == 0u) { continue; }
+    var P = xpbd_points[4u * k + j];
+    P.ref_a = o.ref_a; P.ref_b = o.ref_b; P.ref_offset = o.ref_offset;
+    P.stuck = 1u;
+    xpbd_points[4u * k + j] = P;
+  }`,
+  },
+  {
+    // begin, its second half: the record's anchors (a_B = R_Bᵀ r_B at detection), the block's first iterate
+    // h² f of the matched old point's force (cj_match's λ, N), μ_d of the pair (√(μ_A μ_B), pipeline.ts), and
+    // a fresh reference where none was carried: the anchors and their offset p_B − p_A at the pose now
+    name: 'xc_prepare',
+    over: 'pair',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read'], ['pose', T.vec4s, 'read'],
+      ['materials', 'array<Material>', 'read'], ['xpbd_points', T.xpoints, 'read_write'],
+    ],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  if (m.count == 0u) { return; }
+  let a = m.body_a; let b = m.body_b;
+  let xa = pose[2u * a].xyz; let qa = pose[2u * a + 1u];
+  let xb = pose[2u * b].xyz; let qb = pose[2u * b + 1u];
+  let mu = sqrt(materials[a].friction * materials[b].friction);
+  for (var j = 0u; j < m.count; j++) {
+    let p = points[4u * k + j];
+    var P = xpbd_points[4u * k + j];
+    P.anchor_a = p.anchor_a;
+    P.anchor_b = rotate_back(qb, p.arm_b);
+    P.mu = mu;
+    P.warm = params.h * params.h * p.lambda;
+    if (P.stuck == 0u) {
+      P.ref_a = P.anchor_a;
+      P.ref_b = P.anchor_b;
+      P.ref_offset = xb + quat_rotate(qb, P.anchor_b) - xa - quat_rotate(qa, P.anchor_a);
+    }
+    P.stuck = 0u;
+    P.lambda = vec3f(0.0);
+    P.is_active = 0u;
+    xpbd_points[4u * k + j] = P;
+  }`,
+  },
+  { name: 'xc_project_colour', over: 'colour', bindings: colourBindings('pose'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
+  { name: 'xc_project_overflow', over: 'overflow', bindings: colourBindings('pose'), body: '' },
+  { name: 'xc_velocity_colour', over: 'colour', bindings: colourBindings('velocity'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
+  { name: 'xc_velocity_overflow', over: 'overflow', bindings: colourBindings('velocity'), body: '' },
+  {
+    // store impulses (xpbd/contacts.ts storeImpulses): the last substep's forces λ / h² onto the records (the
+    // next frame's matching carries them: its first iterate), and this frame's references kept as last frame's
+    name: 'xc_store',
+    over: 'pair',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read_write'], ['xpbd_points', T.xpoints, 'read'],
+      ['prev_xpbd_points', T.xpoints, 'read_write'],
+    ],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  for (var j = 0u; j < m.count; j++) {
+    let P = xpbd_points[4u * k + j];
+    points[4u * k + j].lambda = P.lambda * params.inv_h2;
+    prev_xpbd_points[4u * k + j] = P;
+  }`,
+  },
+];
+
+/** The WGSL module of kernel `name`. */
+export function xpbdContactKernelSource(name: string): string {
+  const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name);
+  if (!k) throw new Error(`xpbd contacts: no kernel ${name}`);
+  const sloted = k.over === 'colour' || k.over === 'overflow';
+  const first = sloted ? 2 : 1;
+  const decls = k.bindings.map(([name, type, access], i) => `@group(0) @binding(${i + first}) var<storage, ${access}> ${name}: ${type};`).join('\n');
+  const velocity = k.name.startsWith('xc_velocity');
+  let helpers = '';
+  let body = k.body;
+  if (sloted) {
+    // one manifold per thread within a colour; the overflow set (colour K) by one thread, in order
+    helpers = `${blockWgsl}${armsWgsl}${velocity ? velocityWgsl : projectWgsl}
+fn solve_one(x: u32) {
+  if (x >= offsets[slot.colour + 1u]) { return; }
+  ${velocity ? 'velocity_manifold(order[x]);' : 'project_manifold(order[x], slot.first == 1u);'}
+}
+`;
+    if (k.over === 'overflow')
+      body = /* wgsl */ `
+  if (thread_index(gid, nwg) != 0u) { return; }
+  for (var x = offsets[slot.colour]; x < offsets[slot.colour + 1u]; x++) { solve_one(x); }`;
+  }
+  return `${header}${sloted ? `${XpbdSlotRecord.wgsl}@group(0) @binding(1) var<uniform> slot: XpbdSlot;\n` : ''}
+${decls}
+${helpers}
+${kernelEntry(k.name)} {
+${body}
+}
+`;
+}
+
+/** The storage bindings of kernel `name`, in order, and how it is dispatched. */
+export function xpbdContactKernel(name: string): KernelDecl {
+  const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name);
+  if (!k) throw new Error(`xpbd contacts: no kernel ${name}`);
+  return k;
+}

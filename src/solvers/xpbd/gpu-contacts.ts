@@ -1,0 +1,209 @@
+/**
+ * xpbd-gpu's contact stages, host side (WGSL and the records in contacts.wgsl.ts; the f64 twin is
+ * xpbd/contacts.ts). The contact pipeline is contacts/gpu-contacts.ts in its 'sequential' mode — GPU
+ * collision, the pair table that finds last frame's manifold of each pair, cj_match's carrying of the old
+ * points' forces, and the per-frame Jones–Plassmann colouring of the manifolds with an overflow set — and
+ * this module adds XPBD's own per-point records and kernels on top of it, no second pipeline.
+ *
+ * A frame, recorded with no readback (the per-pair stages' sizes come from the broad phase's pair counter,
+ * the colours' from the colouring's counters, as indirect dispatches):
+ *   collide            GpuContacts collide; xc_inertia (I⁻¹ in the world frame for cj_frame_bodies); GpuContacts
+ *                      prepare (records, matching, colouring); xc_match, xc_prepare (xpbd/contacts.ts begin)
+ *   per substep, after each iteration's joints
+ *     project contacts   xc_project_colour for colours 0 .. K−1, then xc_project_overflow (one thread)
+ *   per substep, after update_velocities
+ *     velocity pass      xc_velocity_colour for colours 0 .. K−1, then xc_velocity_overflow
+ *   end of the frame   xc_store (storeImpulses), GpuContacts store (the records kept for the next frame)
+ */
+import type { BodyDesc } from '../../model/world.js';
+import { GpuContacts } from '../../contacts/gpu-contacts.js';
+import { Kernel } from '../../gpu/dispatch.js';
+import { buildKernels } from '../../gpu/kernels.js';
+import { UNIFORM_OFFSET_ALIGNMENT } from '../../gpu/layout.js';
+import { COUNTER_PAIRS } from '../../collision/gpu-broadphase.js';
+import { baumgarteContacts } from '../../rows/block-solver.js';
+import { PUSH_OUT_SPEED } from './contacts.js';
+import {
+  XPBD_CONTACT_KERNELS,
+  XpbdContactParamsRecord,
+  XpbdPointRecord,
+  XpbdSlotRecord,
+  xpbdContactKernel,
+  xpbdContactKernelSource,
+  type XpbdContactBufferName,
+} from './contacts.wgsl.js';
+
+/** The solver's buffers the contact kernels read and write (xpbd/kernels.wgsl.ts legend). */
+export interface XpbdBodyBuffers {
+  pose: GPUBuffer;
+  pose_prev: GPUBuffer;
+  velocity: GPUBuffer;
+  body_mass: GPUBuffer;
+}
+
+/**
+ * Pair slots per body (as jacobi-gpu's CONTACT_PAIRS_PER_BODY: a box in a settled pile touches about 6
+ * others, and near misses in the margin add some); a frame that finds more is reported at the next snapshot.
+ */
+export const XPBD_CONTACT_PAIRS_PER_BODY = 8;
+
+export class XpbdContactStages {
+  private readonly own = new Map<XpbdContactBufferName, GPUBuffer>();
+  private readonly groups = new Map<string, GPUBindGroup>();
+  private readonly params: GPUBuffer;
+  private readonly slots: GPUBuffer;
+  private readonly velocityDelta: GPUBuffer;
+
+  private constructor(
+    private readonly device: GPUDevice,
+    readonly contacts: GpuContacts,
+    private readonly kernels: Map<string, Kernel>,
+    bodies: XpbdBodyBuffers,
+    worldInertia: GPUBuffer,
+    velocityDelta: GPUBuffer,
+    worldBodies: readonly BodyDesc[],
+    private readonly bodyCount: number,
+  ) {
+    this.velocityDelta = velocityDelta;
+    const cap = contacts.collision.broad.pairCapacity;
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    const make = (name: XpbdContactBufferName, size: number) => {
+      const b = device.createBuffer({ label: `xpbd contacts ${name}`, size: Math.max(16, size), usage: storage });
+      this.own.set(name, b);
+      return b;
+    };
+    make('xpbd_points', 4 * XpbdPointRecord.stride * cap);
+    make('prev_xpbd_points', 4 * XpbdPointRecord.stride * cap);
+    const radius = new Float32Array(Math.max(4, bodyCount)).fill(-1);
+    worldBodies.forEach((b, i) => {
+      if (b.shape.type === 'sphere') radius[i] = b.shape.radius;
+    });
+    device.queue.writeBuffer(make('sphere_radius', radius.byteLength), 0, radius);
+    this.own.set('world_inertia', worldInertia);
+    const col = contacts.colouring!;
+    const all = new Map<XpbdContactBufferName, GPUBuffer>([
+      ...this.own,
+      ['pose', bodies.pose], ['pose_prev', bodies.pose_prev], ['velocity', bodies.velocity], ['body_mass', bodies.body_mass],
+      ['counters', contacts.buffer('counters')], ['found', contacts.buffer('found')], ['prev_manifolds', contacts.buffer('prev_manifolds')],
+      ['prev_points', contacts.buffer('prev_points')], ['manifolds', contacts.buffer('manifolds')], ['points', contacts.buffer('points')],
+      ['materials', contacts.buffer('materials')], ['offsets', col.offsets], ['order', col.order],
+    ]);
+    this.params = device.createBuffer({ label: 'xpbd contacts params', size: XpbdContactParamsRecord.stride, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    // XpbdSlot (colour c, first) at slot 2c + first, UNIFORM_OFFSET_ALIGNMENT apart
+    const K = col.maxColours, count = 2 * (K + 1);
+    this.slots = device.createBuffer({ label: 'xpbd contacts slots', size: UNIFORM_OFFSET_ALIGNMENT * count, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    const sv = new DataView(new ArrayBuffer(UNIFORM_OFFSET_ALIGNMENT * count));
+    for (let c = 0; c <= K; c++)
+      for (let first = 0; first < 2; first++) {
+        const o = UNIFORM_OFFSET_ALIGNMENT * (2 * c + first);
+        sv.setUint32(o + XpbdSlotRecord.offsets.colour, c, true);
+        sv.setUint32(o + XpbdSlotRecord.offsets.first, first, true);
+      }
+    device.queue.writeBuffer(this.slots, 0, sv.buffer);
+    for (const [name, kernel] of kernels) {
+      const decl = xpbdContactKernel(name);
+      const storageBuffers = decl.bindings.map(([b]) => all.get(b)!);
+      if (decl.over === 'colour' || decl.over === 'overflow') {
+        for (let c = 0; c <= K; c++)
+          for (let first = 0; first < 2; first++) {
+            const slot = { buffer: this.slots, offset: UNIFORM_OFFSET_ALIGNMENT * (2 * c + first), size: XpbdSlotRecord.stride };
+            this.groups.set(`${name}:${c}:${first}`, kernel.bind([this.params, slot, ...storageBuffers]));
+          }
+      } else this.groups.set(name, kernel.bind([this.params, ...storageBuffers]));
+    }
+  }
+
+  /**
+   * The contact stages over xpbd-gpu's body buffers (`bodyCount` with the world anchors; `worldBodies` with
+   * shapes and materials), with XPBD_CONTACT_PAIRS_PER_BODY pair slots per body.
+   */
+  static async create(device: GPUDevice, bodyCount: number, worldBodies: readonly BodyDesc[], inverseMass: ArrayLike<number>, bodies: XpbdBodyBuffers): Promise<XpbdContactStages> {
+    const n = worldBodies.length;
+    const fixed = Array.from({ length: n }, (_, i) => inverseMass[i] === 0);
+    const capacity = Math.max(256, XPBD_CONTACT_PAIRS_PER_BODY * n);
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    // I⁻¹ in the world frame at the frame's start (xc_inertia) for the pipeline's records, and the velocity
+    // changes buffer its sequential mode binds (cj_fold; no xpbd stage runs it: XPBD has no warm start on V)
+    const worldInertia = device.createBuffer({ label: 'xpbd contacts world inertia', size: 64 * Math.max(1, bodyCount), usage: storage });
+    const velocityDelta = device.createBuffer({ label: 'xpbd contacts velocity delta', size: 32 * Math.max(1, bodyCount), usage: storage });
+    const [contacts, kernels] = await Promise.all([
+      GpuContacts.create(device, bodyCount, worldBodies, fixed, capacity, { pose: bodies.pose, velocity: bodies.velocity, velocity_delta: velocityDelta, inverse_mass: worldInertia }, 'sequential'),
+      buildKernels(device, 'xpbd contacts', () => new Map(XPBD_CONTACT_KERNELS.map((k) => [k.name, Kernel.create(device, k.name, xpbdContactKernelSource(k.name))]))),
+    ]);
+    return new XpbdContactStages(device, contacts, kernels, bodies, worldInertia, velocityDelta, worldBodies, bodyCount);
+  }
+
+  /**
+   * The substep h and the frame's dt (the speculative margins), |g|. The pipeline's contact rule is read by
+   * none of these stages (its spring and slop feed the velocity solvers' records only); cj_match's reach
+   * uses the pair's slop, as the CPU store's matching does. λ is carried in full (warm 1): the first iterate
+   * h² f of xpbd/contacts.ts begin.
+   */
+  configure(h: number, dt: number, gravity: ArrayLike<number>, beta: number, restitutionThreshold: number): void {
+    this.contacts.configure(h, dt, gravity, baumgarteContacts(beta, restitutionThreshold), 1);
+    const R = XpbdContactParamsRecord, v = new DataView(new ArrayBuffer(R.stride));
+    R.write(v, 0, 'h', h);
+    R.write(v, 0, 'inv_h', 1 / h);
+    R.write(v, 0, 'inv_h2', 1 / (h * h));
+    R.write(v, 0, 'push', PUSH_OUT_SPEED * h);
+    R.write(v, 0, 'body_count', this.bodyCount);
+    R.write(v, 0, 'capacity', this.contacts.collision.broad.pairCapacity);
+    R.write(v, 0, 'pair_counter', COUNTER_PAIRS);
+    this.device.queue.writeBuffer(this.params, 0, v.buffer);
+  }
+
+  /** Jointed pairs never collide (the pipeline's joint list). */
+  setJoints(ib0: ArrayLike<number>, ib1: ArrayLike<number>, count: number): void {
+    this.contacts.setJoints(ib0, ib1, count);
+  }
+
+  private perPair(pass: GPUComputePassEncoder, name: string): void {
+    const args = this.contacts.collision.broad.pairArgs;
+    this.kernels.get(name)!.dispatchIndirect(pass, this.groups.get(name)!, args.buffer, args.offset);
+  }
+
+  /** collide: the pipeline at the frame's start pose, its records and colouring, and xpbd/contacts.ts begin. */
+  recordCollide(pass: GPUComputePassEncoder): void {
+    this.contacts.recordCollide(pass);
+    this.kernels.get('xc_inertia')!.dispatch(pass, this.groups.get('xc_inertia')!, this.bodyCount);
+    this.contacts.recordPrepare(pass);
+    this.perPair(pass, 'xc_match');
+    this.perPair(pass, 'xc_prepare');
+  }
+
+  /** The colours in order, then the overflow set by one thread, of kernel pair `stage` ('project' or 'velocity'). */
+  private sweep(pass: GPUComputePassEncoder, stage: 'project' | 'velocity', first: boolean): void {
+    const col = this.contacts.colouring!;
+    const K = col.maxColours, f = first ? 1 : 0;
+    const colour = this.kernels.get(`xc_${stage}_colour`)!, overflow = this.kernels.get(`xc_${stage}_overflow`)!;
+    for (let c = 0; c < K; c++) {
+      const args = col.colourArgs(c);
+      colour.dispatchIndirect(pass, this.groups.get(`xc_${stage}_colour:${c}:${f}`)!, args.buffer, args.offset);
+    }
+    overflow.dispatch(pass, this.groups.get(`xc_${stage}_overflow:${K}:${f}`)!, 1);
+  }
+
+  /** project contacts: one iteration's sweep (`first`: the substep's first iteration). */
+  recordProject(pass: GPUComputePassEncoder, first: boolean): void {
+    this.sweep(pass, 'project', first);
+  }
+
+  /** velocity pass, after update_velocities. */
+  recordVelocityPass(pass: GPUComputePassEncoder): void {
+    this.sweep(pass, 'velocity', false);
+  }
+
+  /** store impulses, at the frame's end: the forces onto the records, then the records kept for the next frame. */
+  recordStore(pass: GPUComputePassEncoder): void {
+    this.perPair(pass, 'xc_store');
+    this.contacts.recordStore(pass);
+  }
+
+  destroy(): void {
+    for (const b of this.own.values()) b.destroy();
+    this.velocityDelta.destroy();
+    this.params.destroy();
+    this.slots.destroy();
+    this.contacts.destroy();
+  }
+}
