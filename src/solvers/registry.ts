@@ -19,7 +19,7 @@ import { SiSoftCpuSolver } from './si-soft/cpu.js';
 import { SoftStepCpuSolver, softStepContactDefaults, sizeSubsteps } from './softstep/cpu.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { SoftStepGpuSolver } from './softstep/gpu.js';
-import { AvbdCpuSolver } from './avbd/cpu.js';
+import { AvbdCpuSolver, avbdContactSubsteps } from './avbd/cpu.js';
 import { RapierSolver, multibodyLoopReason, rapierJointReason, rapierSoftJointReason } from './rapier/rapier.js';
 
 /**
@@ -37,7 +37,7 @@ const velocityLevelSleeping: (keyof SolverOptions)[] = [...velocityLevel, 'sleep
 const softReadsSleeping: (keyof SolverOptions)[] = [...softReads, 'sleep', 'restitutionThreshold'];
 const everyJoint = ['point', 'distance', 'hinge', 'fixed'] as const;
 /** AVBD reads its own parameters (Giles et al. 2025 and its demos) instead of β and the warm-start factor */
-const avbdReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'betaLinear', 'betaAngular', 'avbdAlpha', 'avbdGamma', 'penaltyMin', 'penaltyMax', 'postStabilize'];
+const avbdReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'betaLinear', 'betaAngular', 'avbdAlpha', 'avbdGamma', 'penaltyMin', 'penaltyMax', 'avbdRelative', 'betaRelative', 'penaltyMinRelative', 'penaltyMaxRelative', 'postStabilize'];
 /**
  * Why the global solves refuse contacts (issue 16's choice: a converged reference, or a refusal with
  * the reason). They solve the equality system A λ = b exactly. Contacts are inequalities — λ_n ≥ 0
@@ -258,6 +258,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     unsupported: (world) => avbdRestitutionReason(world),
     defaults: { iterations: 10, substeps: 1 },
+    contactDefaults: (world) => ({ substeps: avbdContactSubsteps(world) }),
     create: async (world, options) => new AvbdCpuSolver(world, options),
   },
   {

@@ -141,7 +141,10 @@ export class ContactForces implements AvbdConstraintSet {
       rows.fmin[r] = -Infinity;
       rows.fmax[r] = 0;
       rows.disc[r] = 0;
-      rows.disc[r + 1] = 1; // t₁, t₂ a friction pair in the disc μ |F_n|: μ_s while the point sticks, else μ_d
+      // t₁, t₂ a friction pair in the disc μ |F_n|: μ_s while the point sticks, else μ_d; disc 2 marks a
+      // pair that slides (it did not stick at the frame's start: its Hessian is the secant, cpu.ts)
+      const sliding = p >= 0 && !fresh && this.stick[p] === 0;
+      rows.disc[r + 1] = sliding ? 2 : 1;
       rows.mu[r + 1] = p >= 0 && !fresh && this.stick[p] === 1 ? list.staticFriction[c] : list.friction[c];
       rows.normalRow[r + 1] = r;
       rows.force[r] = 0;
