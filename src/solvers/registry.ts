@@ -252,7 +252,7 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'avbd-cpu',
-    description: 'Augmented Vertex Block Descent (Giles, Diaz & Yuksel 2025), f64: per body, colour by colour, one Newton step on its 6×6 system (inertia plus every row\'s penalty k JᵀJ and force Jᵀ clamp(kC + λ)), then the dual update λ ← clamp(kC + λ), k += β|C|; one step per frame at the demos\' defaults (10 iterations, α 0.99, γ 0.999) but β 1e6 / 1e6 (in SI: the 3-D demo\'s 1e4 / 100 are in its units); contacts linearised about the frame\'s start on the persistent manifolds, friction in the disc μ|F_n|, static anchors kept while a point sticks; no restitution (the paper has none), no sleeping',
+    description: 'Augmented Vertex Block Descent (Giles, Diaz & Yuksel 2025), f64: per body, colour by colour, one Newton step on its 6×6 system (inertia plus every row\'s penalty k JᵀJ and force Jᵀ clamp(kC + λ)), then the dual update λ ← clamp(kC + λ), k += β|C|; one step per frame at the demos\' defaults (10 iterations, α 0.99, γ 0.999) with a scale-free penalty (k in units of each row\'s m_eff/h², its heavier side\'s mass carried to its island\'s heaviest: k̂ ∈ [1, 1e4], k̂ += 100 |C|/ρ; --avbd-relative 0 for the paper\'s absolute β in N/m²); on contact scenes substeps so that one step\'s fall g h² is at most 3 % of the smallest body\'s edge; contacts linearised about the frame\'s start on the persistent manifolds, friction in the disc μ|F_n|, static anchors kept while a point sticks; no restitution (the paper has none), no sleeping',
     device: 'cpu',
     reads: avbdReads,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
