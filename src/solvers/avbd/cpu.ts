@@ -260,6 +260,7 @@ export class AvbdCpuSolver extends CpuSolverBase {
       x[p + 2] += h * v[p + 2] + h * h * gz * weight;
       for (let c = 0; c < 4; c++) q[qo + c] = this.qy[qo + c];
     }
+    if (contacts) for (let i = 0; i < n; i++) if (inv[i] !== 0) contacts.bodyMoved(i, w);
     t = clock.lap('inertial target', t);
 
     const alphaIter = post ? 1 : o.avbdAlpha;
@@ -367,6 +368,7 @@ export class AvbdCpuSolver extends CpuSolverBase {
         x[p + 1] -= f[1];
         x[p + 2] -= f[2];
         turn(q, qo, -f[3], -f[4], -f[5], 1);
+        if (this.contactForces) this.contactForces.bodyMoved(i, w);
       }
     }
   }

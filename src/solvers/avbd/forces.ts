@@ -96,8 +96,10 @@ export interface AvbdConstraintSet {
   itemB: Int32Array;
   itemFirst: Int32Array;
   itemRows: Int32Array;
-  /** C, J and curvature of item k's rows at `pose` into `rows` (reads nothing else) */
+  /** C, J and curvature of item k's rows at `pose` into `rows` (reads nothing else but what bodyMoved kept) */
   evaluate(k: number, pose: BodyPose, rows: AvbdRows): void;
+  /** optional: body i has moved to its pose in `pose` (the solver calls it after every move) */
+  bodyMoved?(i: number, pose: BodyPose): void;
 }
 
 /** The solver's β per kind of row (3-D demo: β_lin for metres, β_ang for radians). */
