@@ -373,7 +373,7 @@ export class AvbdCpuSolver extends CpuSolverBase {
     }
   }
 
-  /** Adds row r's force F on `side` to the body's system: f += Jᵀ F (eq. 13), H += k J Jᵀ (eq. 17). */
+  /** Adds row r's force F on `side` to the body's system: f += Jᵀ F (eq. 13), H += k J Jᵀ (eq. 17, its lower triangle). */
   private stamp(r: number, side: number, F: number, k: number): void {
     const rows = this.rows, J = rows.J, H = this.H, f = this.f;
     const o = JACOBIAN_STRIDE * r + 6 * side;
@@ -381,8 +381,9 @@ export class AvbdCpuSolver extends CpuSolverBase {
       const ja = J[o + a];
       if (ja === 0) continue;
       f[a] += ja * F;
+      // the lower triangle only: the LDLᵀ solve (math/ldlt6.ts) reads no more of the symmetric H
       const kja = k * ja;
-      for (let b = 0; b < 6; b++) H[6 * a + b] += kja * J[o + b];
+      for (let b = 0; b <= a; b++) H[6 * a + b] += kja * J[o + b];
     }
   }
 
