@@ -58,18 +58,6 @@ async function run(solver: Solver, frames: number, each: (frame: number, s: Snap
   solver.destroy();
 }
 
-/*
- * avbd-cpu's penalty ramp β is sized to the bodies where they bear a load (Giles et al. 2025: β follows
- * the scene's masses): k must reach a body's M/h² within the frame's n = 10 iterations at an error ε of
- * about 1 mm, β ≈ M/(h² n ε); these are 1 m boxes of 1000 kg (M/h² = 3.6e6 N/m), so 1e8 where they rest
- * or stack, where the default 1e6 suits bodies of about a kilogram (measured at 1e6: a box at rest sinks
- * 6.9 mm, a 10-box stack creeps 14 cm, a box on the μ 0.35 slope drifts 1.05 mm). The sliding tests
- * run at the default: at 1e8 the stiff friction k, kept in the Hessian while sliding as the demos keep
- * it, holds the box back each iteration, and it slides 22 % too far.
- */
-const AVBD_LOADED: Partial<SolverOptions> = { betaLinear: 1e8 };
-const loaded = (id: string): Partial<SolverOptions> => (id === 'avbd-cpu' ? AVBD_LOADED : {});
-
 const ground = (friction?: number) => ({ shape: { type: 'plane' as const }, fixed: true, position: [0, 0, 0] as [number, number, number], ...(friction !== undefined ? { friction } : {}) });
 
 // --- friction on a slope --------------------------------------------------------------------------
@@ -89,7 +77,7 @@ for (const id of [...WITH_RAPIER, 'avbd-cpu', ...GPU_CONTACT_SOLVERS, 'gs-gpu'])
     const up = [Math.cos(th), Math.sin(th), 0]; // up the slope (the ramp rises towards +x)
     const along = (a: Float64Array, i: number) => a[3 * i] * up[0] + a[3 * i + 1] * up[1] + a[3 * i + 2] * up[2];
     const v05: number[] = [], v15: number[] = [], x025: number[] = [], x225: number[] = [];
-    await run(await make(id, world, loaded(id)), 135, (f, s) => {
+    await run(await make(id, world), 135, (f, s) => {
       for (let k = 0; k < RAMP_FRICTIONS.length; k++) {
         if (f === 15) x025[k] = along(s.position, first + k);
         if (f === 30) v05[k] = along(s.linearVelocity, first + k);
@@ -254,7 +242,7 @@ for (const id of [...WITH_RAPIER, 'gs-cpu', 'avbd-cpu', ...GPU_CONTACT_SOLVERS, 
     const world: WorldDesc = { gravity: [0, -g, 0], bodies: [ground(), { shape: { type: 'box', halfExtents: [0.5, 0.5, 0.5] }, density: 1000, position: [0, 0.5, 0] }], constraints: [] };
     const metrics = new MetricsContext(world);
     let deepest = 0, last: Snapshot | null = null;
-    await run(await make(id, world, loaded(id)), 600, (_, s) => {
+    await run(await make(id, world), 600, (_, s) => {
       deepest = Math.max(deepest, metrics.measure(s).maxPenetration ?? NaN);
       last = s;
     });
@@ -276,7 +264,7 @@ for (const id of [...WITH_RAPIER, 'gs-cpu', 'avbd-cpu', ...GPU_CONTACT_SOLVERS, 
  *   pgs-cpu with 4 substeps: rigid contacts within the slop; one step of 10 sweeps at 1/60 s does not
  *     converge a stack this tall (measured: the top sways ±2 cm), four substeps do.
  */
-for (const [id, asked] of [['softstep-cpu', {}], ['pgs-cpu', { substeps: 4 }], ['xpbd-cpu', {}], ['avbd-cpu', AVBD_LOADED]] as const) {
+for (const [id, asked] of [['softstep-cpu', {}], ['pgs-cpu', { substeps: 4 }], ['xpbd-cpu', {}], ['avbd-cpu', {}]] as const) {
   test(`${id}: a 10-box stack holds: the top box creeps < 1 cm from 1 s to 10 s, no contact deeper than the slop + 1 mm`, async () => {
     const world = findRigidScene('vertical-stack')!.build({ boxes: 10 });
     const top = world.bodies.length - 1;

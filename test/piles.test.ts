@@ -31,7 +31,7 @@ const g = 9.81;
  * its contact defaults (≥ 4 substeps) holds them (measured: 4.0 mm, yawed 5.6 mm, pyramid 0.34 mm), so it
  * is held to the same targets.
  */
-const CONTACT_SOLVERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu', 'gs-cpu', 'xpbd-cpu', 'jacobi-cpu'] as const;
+const CONTACT_SOLVERS = ['softstep-cpu', 'pgs-cpu', 'si-soft-cpu', 'gs-cpu', 'xpbd-cpu', 'jacobi-cpu', 'avbd-cpu'] as const;
 const PILE_SOLVERS = CONTACT_SOLVERS;
 
 /**

@@ -20,7 +20,7 @@ import { SoftStepCpuSolver, softStepContactDefaults } from './softstep/cpu.js';
 import { jacobiContactSubsteps } from './jacobi/substeps.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { SoftStepGpuSolver } from './softstep/gpu.js';
-import { AvbdCpuSolver } from './avbd/cpu.js';
+import { AvbdCpuSolver, avbdContactSubsteps } from './avbd/cpu.js';
 import { RapierSolver, multibodyLoopReason, rapierJointReason, rapierSoftJointReason } from './rapier/rapier.js';
 
 /**
@@ -41,7 +41,7 @@ const velocityLevelBouncing: (keyof SolverOptions)[] = [...velocityLevel, 'resti
 const softReadsBouncing: (keyof SolverOptions)[] = [...softReads, 'restitutionThreshold'];
 const everyJoint = ['point', 'distance', 'hinge', 'fixed'] as const;
 /** AVBD reads its own parameters (Giles et al. 2025 and its demos) instead of β and the warm-start factor */
-const avbdReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'betaLinear', 'betaAngular', 'avbdAlpha', 'avbdGamma', 'penaltyMin', 'penaltyMax', 'postStabilize'];
+const avbdReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'betaLinear', 'betaAngular', 'avbdAlpha', 'avbdGamma', 'penaltyMin', 'penaltyMax', 'avbdRelative', 'betaRelative', 'penaltyMinRelative', 'penaltyMaxRelative', 'postStabilize'];
 /**
  * Why the global solves refuse contacts (issue 16's choice: a converged reference, or a refusal with
  * the reason). They solve the equality system A λ = b exactly. Contacts are inequalities — λ_n ≥ 0
@@ -259,12 +259,13 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'avbd-cpu',
-    description: 'Augmented Vertex Block Descent (Giles, Diaz & Yuksel 2025), f64: per body, colour by colour, one Newton step on its 6×6 system (inertia plus every row\'s penalty k JᵀJ and force Jᵀ clamp(kC + λ)), then the dual update λ ← clamp(kC + λ), k += β|C|; one step per frame at the demos\' defaults (10 iterations, α 0.99, γ 0.999) but β 1e6 / 1e6 (in SI: the 3-D demo\'s 1e4 / 100 are in its units); contacts linearised about the frame\'s start on the persistent manifolds, friction in the disc μ|F_n|, static anchors kept while a point sticks; no restitution (the paper has none), no sleeping',
+    description: 'Augmented Vertex Block Descent (Giles, Diaz & Yuksel 2025), f64: per body, colour by colour, one Newton step on its 6×6 system (inertia plus every row\'s penalty k JᵀJ and force Jᵀ clamp(kC + λ)), then the dual update λ ← clamp(kC + λ), k += β|C|; one step per frame at the demos\' defaults (10 iterations, α 0.99, γ 0.999) with a scale-free penalty (k in units of each row\'s m_eff/h², its heavier side\'s mass carried to its island\'s heaviest: k̂ ∈ [1, 1e4], k̂ += 100 |C|/ρ; --avbd-relative 0 for the paper\'s absolute β in N/m²); on contact scenes substeps so that one step\'s fall g h² is at most 3 % of the smallest body\'s edge; contacts linearised about the frame\'s start on the persistent manifolds, friction in the disc μ|F_n|, static anchors kept while a point sticks; no restitution (the paper has none), no sleeping',
     device: 'cpu',
     reads: avbdReads,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     unsupported: (world) => avbdRestitutionReason(world),
     defaults: { iterations: 10, substeps: 1 },
+    contactDefaults: (world) => ({ substeps: avbdContactSubsteps(world) }),
     create: async (world, options) => new AvbdCpuSolver(world, options),
   },
   {

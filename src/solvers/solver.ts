@@ -60,6 +60,16 @@ export interface SolverOptions {
   /** AVBD: least and greatest penalty k (demos 1 and 1e10) */
   penaltyMin: number;
   penaltyMax: number;
+  /**
+   * AVBD: 1 (default): the penalty schedule in units of each row's own body stiffness s = m_eff/h²
+   * (k̂ = k/s: penaltyMinRelative, penaltyMaxRelative, betaRelative; see avbd/cpu.ts); 0: the paper's
+   * absolute k and β (penaltyMin, penaltyMax, betaLinear, betaAngular)
+   */
+  avbdRelative: number;
+  /** AVBD relative schedule: the ramp β̂ per unit relative error (k̂ += β̂ |C|/ρ), least and greatest k̂ */
+  betaRelative: number;
+  penaltyMinRelative: number;
+  penaltyMaxRelative: number;
   /** AVBD: 1: post-stabilisation (the 2-D demo: iterations at α = 1, velocities, then one more at α = 0); 0: α as given */
   postStabilize: number;
 }
@@ -81,6 +91,8 @@ export const defaultSolverOptions: SolverOptions = {
   jointDampingRatio: 2,
   sleep: 1,
   restitutionThreshold: 0.1,
+  // avbd-cpu's default schedule is scale-free (avbdRelative 1: k in units of each row's m_eff/h², avbd/cpu.ts);
+  // betaLinear … penaltyMax below are the paper's absolute form (avbdRelative 0).
   // AVBD's β are in N/m² and N·m/rad²: their right size follows the scene's masses and lengths (the
   // paper says so). The 3-D demo's 1e4 and 100 are in its units (bodies of about 1 kg and 1 m, angular
   // rows scaled by a squared length); in SI at this project's scales they leave joints sagging by
@@ -93,6 +105,10 @@ export const defaultSolverOptions: SolverOptions = {
   avbdGamma: 0.999,
   penaltyMin: 1,
   penaltyMax: 1e10,
+  avbdRelative: 1,
+  betaRelative: 100,
+  penaltyMinRelative: 1,
+  penaltyMaxRelative: 1e4,
   postStabilize: 0,
 };
 
@@ -131,12 +147,16 @@ export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = 
   jointHertz: { flag: 'joint-hertz', min: 1e-6, help: 'soft joint spring frequency in Hz (Box2D v3: 60)' },
   jointDampingRatio: { flag: 'joint-damping', min: 0, help: 'soft joint damping ratio ζ (Box2D v3.0: 2)' },
   restitutionThreshold: { flag: 'restitution-threshold', min: 0, help: 'contacts approaching slower than this (m/s) do not bounce (Box2D: 1; here gravity is taken out first, so 0.1)' },
-  betaLinear: { flag: 'beta-linear', min: 0, help: 'AVBD penalty ramp β of linear rows, N/m² (k += β|C| while λ is inside its bounds; 3-D demo 1e4 in its units)' },
-  betaAngular: { flag: 'beta-angular', min: 0, help: 'AVBD penalty ramp β of angular rows, N·m/rad² (3-D demo 100 on rows scaled by a squared length)' },
+  betaLinear: { flag: 'beta-linear', min: 0, help: 'AVBD, the paper\'s form (--avbd-relative 0): penalty ramp β of linear rows, N/m² (k += β|C| while λ is inside its bounds; 3-D demo 1e4 in its units)' },
+  betaAngular: { flag: 'beta-angular', min: 0, help: 'AVBD, the paper\'s form (--avbd-relative 0): penalty ramp β of angular rows, N·m/rad² (3-D demo 100 on rows scaled by a squared length)' },
   avbdAlpha: { flag: 'avbd-alpha', min: 0, max: 1, help: 'AVBD stabilisation α: the solve aims at C = α C(start of frame), so 1 − α of the error is removed per frame (demos 0.99)', why: 'α > 1 would aim past the constraint, α < 0 beyond it' },
   avbdGamma: { flag: 'avbd-gamma', min: 0, max: 1, help: 'AVBD warm-start decay γ: λ ← α γ λ, k ← γ k each frame (3-D demo 0.999)', why: 'γ > 1 would let k and λ grow without a constraint asking' },
-  penaltyMin: { flag: 'penalty-min', min: 0, help: 'AVBD least penalty k, N/m (demos 1)' },
-  penaltyMax: { flag: 'penalty-max', min: 0, help: 'AVBD greatest penalty k, N/m (3-D demo 1e10)' },
+  penaltyMin: { flag: 'penalty-min', min: 0, help: 'AVBD, the paper\'s form (--avbd-relative 0): least penalty k, N/m (demos 1)' },
+  penaltyMax: { flag: 'penalty-max', min: 0, help: 'AVBD, the paper\'s form (--avbd-relative 0): greatest penalty k, N/m (3-D demo 1e10)' },
+  avbdRelative: { flag: 'avbd-relative', min: 0, max: 1, integer: true, help: "AVBD penalty schedule: 1 = scale-free, k in units of the row's body stiffness s = m_eff/h² (--beta-relative, --penalty-min-relative, --penalty-max-relative); 0 = the paper's absolute k and β (--beta-linear, --beta-angular, --penalty-min, --penalty-max)" },
+  betaRelative: { flag: 'beta-relative', min: 0, help: 'AVBD scale-free ramp β̂ (dimensionless): k += β̂ s |C|/ρ while λ is inside its bounds, ρ the heavier body\'s radius of gyration (1 rad on angular rows)' },
+  penaltyMinRelative: { flag: 'penalty-min-relative', min: 0, help: "AVBD scale-free least penalty, in units of the row's s = m_eff/h² (k̂ = 1: the first iteration halves the error)" },
+  penaltyMaxRelative: { flag: 'penalty-max-relative', min: 0, help: "AVBD scale-free greatest penalty, in units of the row's s = m_eff/h²" },
   postStabilize: { flag: 'post-stabilize', min: 0, max: 1, integer: true, help: 'AVBD: 1 = post-stabilisation (2-D demo): iterate at α = 1, take the velocities, then one pass at α = 0 that removes the error without adding velocity; 0 = α as given (3-D demo)' },
   sleep: { flag: 'sleep', min: 0, max: 1, integer: true, help: '1: islands whose bodies stay slow (0.05 m/s, 0.05 rad/s) for 0.5 s fall asleep (no solver work) until touched or pulled; 0: never' },
 };

@@ -14,7 +14,26 @@
  * R I Rᵀ, and a step Δθ turns q ← normalise(q − ½ (Δθ, 0) ⊗ q).
  * Then the dual update per row (augmented Lagrangian):
  *   λ_r ← clamp(k_r C*_r + λ_r, fmin, fmax)                                               (eq. 11)
- *   k_r ← min(k_r + β |C*_r|, k_max, stiffness_r)   while fmin < λ_r < fmax               (eq. 16)
+ *   k_r ← min(k_r + β_r |C*_r|, k_max,r, stiffness_r)   while fmin < λ_r < fmax          (eq. 16)
+ * The penalty schedule, scale-free (option avbdRelative 1, the default). Eq. 16's β is in N/m² (N·m/rad²
+ * on an angular row), k_min, k_max in N/m: the paper notes that their right size follows the scene's
+ * units and masses, so one number cannot fit a 1 kg bead and a 26 t ball. What k competes with is the
+ * body's own term in eq. 17: with one row on a body of effective mass m along it, the primal step leaves
+ * C = (λ* − λ)/(s + k), s = m/h², and the dual step (eq. 11) leaves λ* − λ reduced by s/(s + k) =
+ * 1/(1 + k̂), k̂ = k/s. So the schedule is kept in k̂, per row and per frame:
+ *   s_r = m_r / h²,  m_r = (M_isl / m_i) / (J_i M_i⁻¹ J_iᵀ)  the heavier side i of the row     (bodyStiffness)
+ *   k ∈ [k̂_min s_r, k̂_max s_r] (eq. 19's clamp),   k += β̂ s_r |C*| / ρ_r   (eq. 16, β = β̂ s_r / ρ_r)
+ * with M_isl the heaviest body of the row's island (the dynamic bodies its rows join this frame) and ρ_r
+ * that side's radius of gyration √(tr I / 2m) on a linear row, 1 on an angular one: β̂ ramps k̂ by β̂
+ * per unit of error relative to the body's size (a rotation θ moves the body's points by about ρ θ, so
+ * |C|/ρ and θ are the same measure). M_isl / m_i carries the load path: a light bead holding a heavy
+ * ball carries the ball's load, and its λ converges only at the ball's rate (the 50,000 : 1 pendulum
+ * stretched 19 cm with the bead's own mass, 1.3 mm with the ball's). Defaults: k̂_min 1 (a row's first
+ * dual step halves its force error), k̂_max 1e4, β̂ 100: at β̂ 30 a two-box cantilever's weld turns 6.5
+ * mrad (test limit 5), at 300 and 1000 `hanging-chain` gains 8 % and 9 % energy in 10 s (100: 0.1 %).
+ * Substeps on contact scenes follow the smallest body (avbdContactSubsteps), the one ratio left: how
+ * far a body falls in a step against its size. The paper's form (avbdRelative 0): β_lin, β_ang,
+ * k_min, k_max as given, in SI.
  * Hard rows (stiffness ∞) carry λ; soft rows (a joint's own compliance α_j: stiffness 1/α_j) use
  * λ = 0, their k capped at the stiffness, a spring.
  * Stabilisation (eq. 18): C*(x) = C(x) − α C(x⁻), of C(x⁻) only the part that violates the row
@@ -42,7 +61,9 @@
  * stiffness, β are fixed for the frame; λ and k persist across frames for joints (by slot) and
  * contacts (by their persistent manifold point, contacts.ts).
  */
-import type { WorldDesc } from '../../model/world.js';
+import { leastHalfSize, type WorldDesc } from '../../model/world.js';
+import { forEachBody } from '../../model/packed.js';
+import { defaultSolverOptions } from '../solver.js';
 import { CpuSolverBase } from '../cpu-base.js';
 import type { SolverCost, SolverOptions } from '../solver.js';
 import { AvbdRows, JointForces, type AvbdConstraintSet } from './forces.js';
@@ -186,15 +207,29 @@ export class AvbdCpuSolver extends CpuSolverBase {
     // --- warm start of the duals (eq. 19) and the error each row starts the frame with (eq. 18) ---
     const post = o.postStabilize === 1;
     const lambdaDecay = post ? 1 : o.avbdAlpha * o.avbdGamma; // post-stabilisation keeps λ whole (2-D demo)
-    for (let r = 0; r < rows.count; r++) {
-      rows.lambda[r] *= lambdaDecay;
-      rows.penalty[r] = Math.min(Math.max(rows.penalty[r] * o.avbdGamma, o.penaltyMin), o.penaltyMax, rows.stiffness[r]);
+    const relative = o.avbdRelative === 1;
+    if (relative) {
+      this.worldInverseInertia();
+      this.islandMasses();
     }
     for (const s of this.sets)
       for (let k = 0; k < s.itemCount; k++) {
         s.evaluate(k, w, rows);
         const r0 = s.itemFirst[k];
-        for (let r = r0; r < r0 + s.itemRows[k]; r++) rows.C0[r] = violation(rows.C[r], rows.fmin[r], rows.fmax[r]);
+        for (let r = r0; r < r0 + s.itemRows[k]; r++) {
+          rows.C0[r] = violation(rows.C[r], rows.fmin[r], rows.fmax[r]);
+          let kmin = o.penaltyMin, kmax = o.penaltyMax;
+          if (relative) {
+            // the scale-free schedule (header): k_min, k_max and β in units of the row's body stiffness s
+            const sr = this.bodyStiffness(r, s.itemA[k], s.itemB[k], h);
+            kmin = o.penaltyMinRelative * sr;
+            kmax = o.penaltyMaxRelative * sr;
+            rows.beta[r] = (o.betaRelative * sr) / this.rowLength;
+          }
+          rows.kmax[r] = Math.min(kmax, rows.stiffness[r]);
+          rows.lambda[r] *= lambdaDecay;
+          rows.penalty[r] = Math.min(Math.max(rows.penalty[r] * o.avbdGamma, kmin), rows.kmax[r]);
+        }
       }
     t = clock.lap('warm start', t);
 
@@ -225,6 +260,7 @@ export class AvbdCpuSolver extends CpuSolverBase {
       x[p + 2] += h * v[p + 2] + h * h * gz * weight;
       for (let c = 0; c < 4; c++) q[qo + c] = this.qy[qo + c];
     }
+    if (contacts) for (let i = 0; i < n; i++) if (inv[i] !== 0) contacts.bodyMoved(i, w);
     t = clock.lap('inertial target', t);
 
     const alphaIter = post ? 1 : o.avbdAlpha;
@@ -289,17 +325,27 @@ export class AvbdCpuSolver extends CpuSolverBase {
           const r0 = s.itemFirst[k], r1 = r0 + s.itemRows[k];
           for (let r = r0; r < r1; r++) {
             let F: number;
-            if (rows.disc[r] === 1) {
+            if (rows.disc[r] !== 0) {
               // a friction pair: both rows' forces held together in the disc |F| ≤ fmax[r]
               const F1 = rows.penalty[r] * (rows.C[r] - alpha * rows.C0[r]) + rows.lambda[r];
               const F2 = rows.penalty[r + 1] * (rows.C[r + 1] - alpha * rows.C0[r + 1]) + rows.lambda[r + 1];
               const len = Math.sqrt(F1 * F1 + F2 * F2), cap = rows.mu[r] * Math.abs(rows.force[rows.normalRow[r]]);
               const scale = len > cap ? (len > 0 ? cap / len : 0) : 1;
-              // k JᵀJ stays while sliding (the demos'): dropped, the box never came to rest (the full
-              // μ|F_n| each iteration overshoots the stop), kept, a stiff k (β 1e8) holds it back a
-              // little each iteration (a slid 1000 kg box ran 22 % too far at β 1e8; 1 % at 1e6)
-              this.stamp(r, side, F1 * scale, rows.penalty[r]);
-              this.stamp(r + 1, side, F2 * scale, rows.penalty[r + 1]);
+              // The Hessian of a pair that slides (disc 2: it did not stick at the frame's start) is its
+              // secant stiffness s·k, the k of the spring that gives the clamped force F = s (k C* + λ).
+              // The demos keep all of k while sliding, which divides each step by (M/h² + k) / (M/h²)
+              // although the force no longer grows with the slip: a stiff k held a sliding box back (a
+              // 1000 kg box ran 16-22 % too far at β_lin 1e8; with the secant 2.7 %, the time step's
+              // v h/2); k dropped (the exact derivative along the slip, 0) lets the full μ|F_n| act each
+              // iteration and overshoot the stop (it never came to rest). The secant is k as the slip
+              // falls back inside the disc (s = 1) and fades to 0 as it outgrows it: the step is the
+              // spring's minimiser, which cannot pass the point where the friction falls inside the disc.
+              // A pair that stuck at the frame's start (disc 1) keeps k while an iteration clamps it: its
+              // clamping is a transient of the iteration, and the stiffness damps it (the yawed 10-box
+              // stack swayed 16 mm with the secant there, 8.5 mm without).
+              const slip = rows.disc[r] === 2 ? scale : 1;
+              this.stamp(r, side, F1 * scale, rows.penalty[r] * slip);
+              this.stamp(r + 1, side, F2 * scale, rows.penalty[r + 1] * slip);
               r++;
               continue;
             }
@@ -322,11 +368,12 @@ export class AvbdCpuSolver extends CpuSolverBase {
         x[p + 1] -= f[1];
         x[p + 2] -= f[2];
         turn(q, qo, -f[3], -f[4], -f[5], 1);
+        if (this.contactForces) this.contactForces.bodyMoved(i, w);
       }
     }
   }
 
-  /** Adds row r's force F on `side` to the body's system: f += Jᵀ F (eq. 13), H += k J Jᵀ (eq. 17). */
+  /** Adds row r's force F on `side` to the body's system: f += Jᵀ F (eq. 13), H += k J Jᵀ (eq. 17, its lower triangle). */
   private stamp(r: number, side: number, F: number, k: number): void {
     const rows = this.rows, J = rows.J, H = this.H, f = this.f;
     const o = JACOBIAN_STRIDE * r + 6 * side;
@@ -334,21 +381,22 @@ export class AvbdCpuSolver extends CpuSolverBase {
       const ja = J[o + a];
       if (ja === 0) continue;
       f[a] += ja * F;
+      // the lower triangle only: the LDLᵀ solve (math/ldlt6.ts) reads no more of the symmetric H
       const kja = k * ja;
-      for (let b = 0; b < 6; b++) H[6 * a + b] += kja * J[o + b];
+      for (let b = 0; b <= a; b++) H[6 * a + b] += kja * J[o + b];
     }
   }
 
   /** The dual update of every row (eqs. 11, 16), at the poses after the primal pass. */
   private dual(alpha: number): void {
-    const rows = this.rows, o = this.options;
+    const rows = this.rows;
     for (const s of this.sets)
       for (let k = 0; k < s.itemCount; k++) {
         s.evaluate(k, this.w, rows);
         const r0 = s.itemFirst[k], r1 = r0 + s.itemRows[k];
         for (let r = r0; r < r1; r++) {
-          const kmax = Math.min(o.penaltyMax, rows.stiffness[r]);
-          if (rows.disc[r] === 1) {
+          const kmax = rows.kmax[r];
+          if (rows.disc[r] !== 0) {
             const C1 = rows.C[r] - alpha * rows.C0[r], C2 = rows.C[r + 1] - alpha * rows.C0[r + 1];
             let l1 = rows.penalty[r] * C1 + rows.lambda[r], l2 = rows.penalty[r + 1] * C2 + rows.lambda[r + 1];
             const len = Math.sqrt(l1 * l1 + l2 * l2), cap = rows.mu[r] * Math.abs(rows.lambda[rows.normalRow[r]]);
@@ -374,9 +422,120 @@ export class AvbdCpuSolver extends CpuSolverBase {
       }
   }
 
+  /** per body: the world inverse inertia R I⁻¹ Rᵀ at the frame's start (row-major 3×3), for bodyStiffness */
+  private invInertiaWorld = new Float64Array(0);
+  /** the length ρ of the row bodyStiffness last measured (m, or 1 rad on an angular row) */
+  private rowLength = 1;
+
+  /** union-find over the dynamic bodies joined by any row this frame, and each island's greatest mass */
+  private parent = new Int32Array(0);
+  private islandMass = new Float64Array(0);
+
+  private find(i: number): number {
+    const p = this.parent;
+    while (p[i] !== i) {
+      p[i] = p[p[i]];
+      i = p[i];
+    }
+    return i;
+  }
+
+  private islandMasses(): void {
+    const n = this.w.bodyCount, inv = this.w.inverseMass;
+    if (this.parent.length < n) {
+      this.parent = new Int32Array(n);
+      this.islandMass = new Float64Array(n);
+    }
+    for (let i = 0; i < n; i++) this.parent[i] = i;
+    for (const s of this.sets)
+      for (let k = 0; k < s.itemCount; k++) {
+        const a = s.itemA[k], b = s.itemB[k];
+        if (inv[a] === 0 || inv[b] === 0) continue; // a fixed body carries no load onward
+        const ra = this.find(a), rb = this.find(b);
+        if (ra !== rb) this.parent[ra] = rb;
+      }
+    this.islandMass.fill(0, 0, n);
+    for (let i = 0; i < n; i++) if (inv[i] > 0) {
+      const r = this.find(i);
+      this.islandMass[r] = Math.max(this.islandMass[r], this.w.mass[i]);
+    }
+  }
+
+  private worldInverseInertia(): void {
+    const w = this.w, n = w.bodyCount;
+    if (this.invInertiaWorld.length < 9 * n) this.invInertiaWorld = new Float64Array(9 * n);
+    for (let i = 0; i < n; i++) {
+      worldInertia(w.orientation, 4 * i, w.inverseInertiaLocal, 9 * i, this.Iw);
+      this.invInertiaWorld.set(this.Iw, 9 * i);
+    }
+  }
+
+  /**
+   * Row r's body stiffness s = m_eff / h² (N/m, or N·m/rad on an angular row): the heavier of its two
+   * bodies as the row sees it, m_side = 1 / (J_v² / m + J_ωᵀ I⁻¹ J_ω) from that side's J alone. It is
+   * what the row's penalty competes with in that body's Hessian H = M/h² + k JᵀJ (eq. 17): one dual step
+   * (eq. 11) leaves 1/(1 + k/s) of the force's error, so k̂ = k/s is the schedule's natural unit (header).
+   * The heavier side, not the reduced mass: a light body between stiff rows moves with them at any k̂ ≥ 1,
+   * while the heavy one moves only by (λ* − λ)/(s + k) per iteration, so its s is the one k must reach
+   * (the mass-ratio pendulum: the 26 t ball, not the 0.52 kg bead). Also sets rowLength: that body's
+   * radius of gyration ρ = √(tr I / 2m) on a linear row (the size against which an error is small or
+   * large), 1 on an angular row.
+   */
+  private bodyStiffness(r: number, a: number, b: number, h: number): number {
+    const w = this.w, J = this.rows.J, inv = w.inverseMass, Ii = this.invInertiaWorld;
+    let best = 0, length = 1, angular = true;
+    for (let side = 0; side < 2; side++) {
+      const i = side === 0 ? a : b;
+      if (inv[i] === 0) continue;
+      const o = JACOBIAN_STRIDE * r + 6 * side;
+      const lin = J[o] * J[o] + J[o + 1] * J[o + 1] + J[o + 2] * J[o + 2];
+      if (lin > 0) angular = false;
+      let ang = 0;
+      for (let u = 0; u < 3; u++) {
+        let t = 0;
+        for (let v = 0; v < 3; v++) t += Ii[9 * i + 3 * u + v] * J[o + 3 + v];
+        ang += J[o + 3 + u] * t;
+      }
+      const wSide = lin * inv[i] + ang;
+      if (!(wSide > 0)) continue;
+      // the body's effective mass along the row, carried to the heaviest body its load path holds
+      const m = this.islandMass[this.find(i)] * inv[i] / wSide;
+      if (m > best) {
+        best = m;
+        const I = w.inertiaLocal;
+        length = Math.sqrt(((I[9 * i] + I[9 * i + 4] + I[9 * i + 8]) * inv[i]) / 2);
+      }
+    }
+    this.rowLength = angular || !(length > 0) ? 1 : length;
+    return best / (h * h);
+  }
+
   cost(): SolverCost {
     return { rowSolvesPerFrame: this.rows.count * this.options.iterations * this.options.substeps };
   }
+}
+
+/** the most of its smallest body's edge that one step's free fall g h² may be, on a contact scene */
+export const FALL_PER_STEP = 0.03;
+
+/**
+ * avbd-cpu's substeps on a contact scene: enough that one step's free fall g h² is at most
+ * FALL_PER_STEP (3 %) of the smallest dynamic body's edge 2ℓ, n = ⌈√(g (dt)² / (0.03 · 2ℓ))⌉ ≥ 1 at the
+ * default dt. The scale-free penalties (header) make the solve the same at every size but this one
+ * ratio: how far a body falls in a step against its size. A 1 m box falls 0.27 % of itself per 1/60 s
+ * step, a 1 cm cube 27 %, and 10 iterations of block descent do not lift a column of three such cubes
+ * back out of the ground (measured at one step: the top one sank 63 % of its edge into the one below;
+ * at 4 substeps, none). 1 for bodies of 9 cm and up, so the paper's scenes keep one step per frame.
+ */
+export function avbdContactSubsteps(world: WorldDesc): number {
+  let least = Infinity;
+  forEachBody(world.bodies, (_, proto) => {
+    if (!proto.fixed) least = Math.min(least, leastHalfSize(proto.shape));
+  });
+  const g = Math.hypot(...(world.gravity ?? [0, 0, 0]));
+  const h = defaultSolverOptions.dt;
+  if (!(least > 0 && Number.isFinite(least) && g > 0)) return 1;
+  return Math.max(1, Math.ceil(Math.sqrt((g * h * h) / (FALL_PER_STEP * 2 * least))));
 }
 
 /**

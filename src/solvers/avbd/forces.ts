@@ -20,7 +20,7 @@
  * multiplier the other way round (λ_rows ≥ 0 pushes C up: rows.ts), so a row bounded [lo, hi] there
  * is bounded [−hi, −lo] here: a one-sided row C ≥ 0 has f ∈ (−∞, 0].
  *
- * A friction pair (two tangent rows r, r + 1 whose force is held in a disc) is marked disc[r] = 1,
+ * A friction pair (two tangent rows r, r + 1 whose force is held in a disc) is marked disc[r] = 1 (2 while it slides),
  * with its μ and normal row: the disc's radius is μ |F_n|, F_n the force the normal row applies now
  * (in the primal its stamped force, in the dual its new λ); the solver clamps the pair together
  * (isotropic Coulomb friction) and gives it one penalty.
@@ -50,7 +50,9 @@ export class AvbdRows {
   penalty = new Float64Array(0);
   stiffness = new Float64Array(0);
   beta = new Float64Array(0);
-  /** 1 at the first row of a friction pair (rows r, r + 1 share the disc |F| ≤ μ |F_n|) */
+  /** the row's greatest penalty this frame (eq. 16's cap: k_max, or k̂_max s in the scale-free schedule, and the material stiffness) */
+  kmax = new Float64Array(0);
+  /** at the first row of a friction pair (rows r, r + 1 share the disc |F| ≤ μ |F_n|): 1 sticking at the frame's start, 2 sliding; 0 elsewhere */
   disc = new Uint8Array(0);
   /** a friction pair's μ and its normal row (whose force F_n sizes the disc), at the pair's first row */
   mu = new Float64Array(0);
@@ -75,6 +77,7 @@ export class AvbdRows {
     this.penalty = g(this.penalty, new Float64Array(cap), 1);
     this.stiffness = g(this.stiffness, new Float64Array(cap), 1);
     this.beta = g(this.beta, new Float64Array(cap), 1);
+    this.kmax = g(this.kmax, new Float64Array(cap), 1);
     this.disc = g(this.disc, new Uint8Array(cap), 1);
     this.mu = g(this.mu, new Float64Array(cap), 1);
     const normalRow = new Int32Array(cap);
@@ -93,8 +96,10 @@ export interface AvbdConstraintSet {
   itemB: Int32Array;
   itemFirst: Int32Array;
   itemRows: Int32Array;
-  /** C, J and curvature of item k's rows at `pose` into `rows` (reads nothing else) */
+  /** C, J and curvature of item k's rows at `pose` into `rows` (reads nothing else but what bodyMoved kept) */
   evaluate(k: number, pose: BodyPose, rows: AvbdRows): void;
+  /** optional: body i has moved to its pose in `pose` (the solver calls it after every move) */
+  bodyMoved?(i: number, pose: BodyPose): void;
 }
 
 /** The solver's β per kind of row (3-D demo: β_lin for metres, β_ang for radians). */
