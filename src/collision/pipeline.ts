@@ -115,6 +115,23 @@ export class CollisionPipeline {
    * The contact points at the pose given (3 per body positions, 4 per body orientations, velocities
    * 3 per body), into `out` (cleared first); h the frame's time step (the speculative margin).
    */
+  /**
+   * The broad phase's candidate pairs at the pose given, with the margins detect() would use (nothing else
+   * is done: no narrow phase, no manifold touched). The GPU contact stages size their pair slots from it
+   * (contacts/gpu-contacts.ts contactPairCapacity).
+   */
+  candidatePairs(position: Float64Array, orientation: Float64Array, linearVelocity: Float64Array, angularVelocity: Float64Array, h: number, gravity = 0): number {
+    const n = this.count;
+    const fall = 0.5 * gravity * h;
+    for (let i = 0; i < n; i++) {
+      const o = 3 * i;
+      const s = this.isStatic[i] ? 0 : Math.hypot(linearVelocity[o], linearVelocity[o + 1], linearVelocity[o + 2]) + Math.hypot(angularVelocity[o], angularVelocity[o + 1], angularVelocity[o + 2]) * this.radius[i] + fall;
+      shapeAabb(this.shapes[i], position, o, orientation, 4 * i, Math.min(SPECULATIVE_DISTANCE, 4 * SLOP_SIZE_FRACTION * this.size[i]) / 2 + h * s, this.aabbs, 6 * i);
+    }
+    this.broad.update(this.aabbs, n, this.isStatic);
+    return this.broad.pairCount;
+  }
+
   detect(position: Float64Array, orientation: Float64Array, linearVelocity: Float64Array, angularVelocity: Float64Array, h: number, out: ContactList, asleep: Uint8Array | null = null, gravity = 0): void {
     out.clear();
     const n = this.count;

@@ -36,7 +36,7 @@ import type { BodyDesc } from '../model/world.js';
 import { leastHalfSize } from '../model/world.js';
 import { GpuCollision } from '../collision/gpu-collision.js';
 import { COUNTER_PAIRS } from '../collision/gpu-broadphase.js';
-import { DEFAULT_FRICTION, DEFAULT_RESTITUTION } from '../collision/pipeline.js';
+import { CollisionPipeline, DEFAULT_FRICTION, DEFAULT_RESTITUTION } from '../collision/pipeline.js';
 import { GpuPairTable } from '../gpu/pair-table.js';
 import { PrefixScan, type ScanPlan } from '../gpu/scan.js';
 import { GpuColouring, CONTACT_COLOUR_ROUNDS } from '../gpu/colouring.js';
@@ -95,6 +95,34 @@ function anyElastic(bodies: readonly BodyDesc[]): boolean {
  * colours them (softstep-gpu), the colours' sizes in manifolds (colour 0 first) and the overflow set's.
  */
 export type GpuContactStats = import('../solvers/solver.js').SolverContactStats;
+
+/**
+ * Pair slots per body at the least: a box in a settled pile touches about 6 others and each pair is one
+ * slot, shared by its two bodies; the broad phase's boxes (grown by the speculative margin) add near misses.
+ */
+export const CONTACT_PAIRS_PER_BODY = 8;
+/** Slots per pair found at the start pose (contactPairCapacity): room for a pile that settles or is struck. */
+export const START_PAIR_HEADROOM = 1.5;
+
+/**
+ * The pair slots of the GPU contact stages for a world: max(256, CONTACT_PAIRS_PER_BODY n, ⌈1.5 P₀⌉), with
+ * P₀ the CPU broad phase's candidate pairs at the start pose (collision/pipeline.ts candidatePairs: the
+ * same speculative margins for the frame's dt, at the bodies' starting velocities). A dense build packs
+ * more than 8 per body: the `brick-wall` of 110k bricks (22 wythes, 1 cm joints) has 9.5 pairs a brick
+ * at rest, 1.05 M against the 884 k slots of 8 a body, and stopped at frame 1. Every slot costs its
+ * records on the GPU, so the count follows the scene rather than a larger constant for every scene. A
+ * frame that still finds more is reported at the next snapshot (the solvers' overflow check), not
+ * dropped in silence.
+ */
+export function contactPairCapacity(bodies: readonly BodyDesc[], w: { position: Float64Array; orientation: Float64Array; linearVelocity: Float64Array; angularVelocity: Float64Array; inverseMass: Float64Array; gravity: ArrayLike<number> }, dt: number): number {
+  const n = bodies.length;
+  const floor = Math.max(256, CONTACT_PAIRS_PER_BODY * n);
+  if (n < 2) return floor;
+  const pipeline = new CollisionPipeline(bodies, w.inverseMass.subarray(0, n));
+  const g = w.gravity;
+  const found = pipeline.candidatePairs(w.position, w.orientation, w.linearVelocity, w.angularVelocity, dt, Math.hypot(g[0], g[1], g[2]));
+  return Math.max(floor, Math.ceil(START_PAIR_HEADROOM * found));
+}
 
 /** 'jacobi': the mass-split Jacobi sweep (jacobi-gpu); 'sequential': Gauss-Seidel colour by colour (softstep-gpu) */
 export type ContactMode = 'jacobi' | 'sequential';

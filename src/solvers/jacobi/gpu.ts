@@ -46,7 +46,7 @@ import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from '
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { F32_MAX, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, writeJointRecord, type RowKernelSpec } from '../../rows/rows.wgsl.js';
-import { GpuContacts, type ContactMode } from '../../contacts/gpu-contacts.js';
+import { GpuContacts, contactPairCapacity, type ContactMode } from '../../contacts/gpu-contacts.js';
 import { baumgarteContacts, type ContactRule } from '../../rows/block-solver.js';
 import { sceneHasContacts } from '../solver.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -203,14 +203,14 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   /**
    * The contact stages (contacts/gpu-contacts.ts) over this solver's body buffers: jacobi-cpu's
    * rule (Baumgarte β with the 5 mm slop and the 3 m/s push-out cap), the frame's dt for the speculative
-   * margins, and CONTACT_PAIRS_PER_BODY pair slots per body.
+   * margins, and the pair slots of contactPairCapacity (at least CONTACT_PAIRS_PER_BODY per body).
    */
   protected async createContacts(): Promise<void> {
     const { dt, substeps, warmStart } = this.options;
     const b = this.buffers;
     const n = this.world.bodies.length;
     const fixed = Array.from({ length: n }, (_, i) => this.w.inverseMass[i] === 0);
-    const capacity = Math.max(256, CONTACT_PAIRS_PER_BODY * n);
+    const capacity = contactPairCapacity(this.world.bodies, this.w, dt);
     const c = await GpuContacts.create(this.device, this.w.bodyCount, this.world.bodies, fixed, capacity, {
       pose: b.get('pose')!,
       velocity: b.get('velocity')!,
@@ -237,7 +237,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   override async snapshot(): Promise<Snapshot> {
     if (this.contacts) {
       const lost = await this.contacts.overflow();
-      if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.collision.broad.pairCapacity} slots (${CONTACT_PAIRS_PER_BODY} per body): contacts were lost; this scene is denser than jacobi-gpu's pair capacity`);
+      if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.collision.broad.pairCapacity} slots (sized from the start pose: contactPairCapacity): contacts were lost; the scene packed denser than ${this.id}'s pair capacity`);
     }
     return super.snapshot();
   }
@@ -707,13 +707,6 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   }
 }
 
-/**
- * Pair slots per body of the contact stages (the broad phase's pair buffer and every per-pair record):
- * a box in a settled pile touches about 6 others and each pair is one slot, shared by its two bodies;
- * the broad phase's boxes (grown by the speculative margin) add near misses. A frame that finds more
- * is reported at the next snapshot, not dropped in silence.
- */
-export const CONTACT_PAIRS_PER_BODY = 8;
 
 /** Bytes of the Params uniform (struct Params in kernels.wgsl.ts). */
 const PARAMS_BYTES = 96;

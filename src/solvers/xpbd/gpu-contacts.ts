@@ -41,12 +41,6 @@ export interface XpbdBodyBuffers {
   body_mass: GPUBuffer;
 }
 
-/**
- * Pair slots per body (as jacobi-gpu's CONTACT_PAIRS_PER_BODY: a box in a settled pile touches about 6
- * others, and near misses in the margin add some); a frame that finds more is reported at the next snapshot.
- */
-export const XPBD_CONTACT_PAIRS_PER_BODY = 8;
-
 export class XpbdContactStages {
   private readonly own = new Map<XpbdContactBufferName, GPUBuffer>();
   private readonly groups = new Map<string, GPUBindGroup>();
@@ -115,12 +109,11 @@ export class XpbdContactStages {
 
   /**
    * The contact stages over xpbd-gpu's body buffers (`bodyCount` with the world anchors; `worldBodies` with
-   * shapes and materials), with XPBD_CONTACT_PAIRS_PER_BODY pair slots per body.
+   * shapes and materials), with `capacity` pair slots (contacts/gpu-contacts.ts contactPairCapacity).
    */
-  static async create(device: GPUDevice, bodyCount: number, worldBodies: readonly BodyDesc[], inverseMass: ArrayLike<number>, bodies: XpbdBodyBuffers): Promise<XpbdContactStages> {
+  static async create(device: GPUDevice, bodyCount: number, worldBodies: readonly BodyDesc[], inverseMass: ArrayLike<number>, capacity: number, bodies: XpbdBodyBuffers): Promise<XpbdContactStages> {
     const n = worldBodies.length;
     const fixed = Array.from({ length: n }, (_, i) => inverseMass[i] === 0);
-    const capacity = Math.max(256, XPBD_CONTACT_PAIRS_PER_BODY * n);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
     // I⁻¹ in the world frame at the frame's start (xc_inertia) for the pipeline's records, and the velocity
     // changes buffer its sequential mode binds (cj_fold; no xpbd stage runs it: XPBD has no warm start on V)

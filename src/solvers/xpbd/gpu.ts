@@ -64,7 +64,8 @@ import { F32_MAX, JOINT_KIND_SHIFT, JOINT_STRIDE, writeJointRecord } from '../..
 import { sceneHasContacts } from '../solver.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { SolverFailure } from '../../model/failure.js';
-import { XpbdContactStages, XPBD_CONTACT_PAIRS_PER_BODY } from './gpu-contacts.js';
+import { XpbdContactStages } from './gpu-contacts.js';
+import { contactPairCapacity } from '../../contacts/gpu-contacts.js';
 
 const PARAMS_BYTES = 48;
 
@@ -191,7 +192,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   private async createContacts(): Promise<void> {
     const { dt, substeps, beta, restitutionThreshold } = this.options;
     const b = this.buffers;
-    const c = await XpbdContactStages.create(this.device, this.w.bodyCount, this.world.bodies, this.w.inverseMass, {
+    const c = await XpbdContactStages.create(this.device, this.w.bodyCount, this.world.bodies, this.w.inverseMass, contactPairCapacity(this.world.bodies, this.w, dt), {
       pose: b.get('pose')!,
       pose_prev: b.get('pose_prev')!,
       velocity: b.get('velocity')!,
@@ -207,7 +208,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   override async snapshot(): Promise<Snapshot> {
     if (this.contacts) {
       const lost = await this.contacts.contacts.overflow();
-      if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.contacts.collision.broad.pairCapacity} slots (${XPBD_CONTACT_PAIRS_PER_BODY} per body): contacts were lost; this scene is denser than xpbd-gpu's pair capacity`);
+      if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.contacts.collision.broad.pairCapacity} slots (sized from the start pose: contactPairCapacity): contacts were lost; the scene packed denser than xpbd-gpu's pair capacity`);
     }
     return super.snapshot();
   }
