@@ -228,6 +228,33 @@ fn friction_disc(M: vec4f, f_in: vec2f, r_in: f32) -> vec2f {
 `;
 
 /**
+ * cj_match's point matching (collision/manifolds.ts setPoint), shared with xpbd-gpu's xc_match (its
+ * reference carried the same way): point (id, anchor_a) of the new manifold against record t of last
+ * frame's `prev_points` (a binding of the kernel that includes it), the same feature id first, else, when
+ * the normal turned less than acos 0.99, the nearest unused old anchor within reach; the old point found
+ * is marked in *used (each gives its impulses once). −1: none.
+ */
+export const matchPointWgsl = /* wgsl */ `
+fn match_point(t: u32, old_count: u32, id: u32, anchor_a: vec3f, reach: f32, turned: bool, used: ptr<function, u32>) -> i32 {
+  var hit = -1;
+  for (var q = 0u; q < old_count; q++) {
+    if (prev_points[4u * t + q].id == id && ((*used) & (1u << q)) == 0u) { hit = i32(q); break; }
+  }
+  if (hit < 0 && !turned) {
+    var best = reach * reach;
+    for (var q = 0u; q < old_count; q++) {
+      if (((*used) & (1u << q)) != 0u) { continue; }
+      let d = anchor_a - prev_points[4u * t + q].anchor_a;
+      let d2 = dot(d, d);
+      if (d2 < best) { best = d2; hit = i32(q); }
+    }
+  }
+  if (hit >= 0) { *used |= 1u << u32(hit); }
+  return hit;
+}
+`;
+
+/**
  * contact-solver.ts solve for one point, shared by both modes: point c of manifold m, its separation moved
  * with the bodies (K1: s₀ + sLin + r_B·u_B − r_A·u_A), the bias (speculative s/h; beyond the slop the rule's
  * spring when use_bias, capped at the push-out speed), the normal update (S1) and the friction disc (K2);
@@ -420,6 +447,7 @@ export const CONTACT_KERNELS: KernelDecl[] = [
       ['counters', T.u32s, 'read'], ['found', T.u32s, 'read'], ['prev_manifolds', T.manifolds, 'read'], ['prev_points', T.points, 'read'],
       ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read_write'],
     ],
+    helpers: matchPointWgsl,
     body: /* wgsl */ `
   let k = thread_index(gid, nwg);
   if (k >= pair_count(counters[params.pair_counter])) { return; }
@@ -432,21 +460,8 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   var used = 0u;
   for (var j = 0u; j < m.count; j++) {
     var p = points[4u * k + j];
-    var hit = -1;
-    for (var q = 0u; q < old.count; q++) {
-      if (prev_points[4u * t + q].id == p.id && (used & (1u << q)) == 0u) { hit = i32(q); break; }
-    }
-    if (hit < 0 && !turned) {
-      var best = reach * reach;
-      for (var q = 0u; q < old.count; q++) {
-        if ((used & (1u << q)) != 0u) { continue; }
-        let d = p.anchor_a - prev_points[4u * t + q].anchor_a;
-        let d2 = dot(d, d);
-        if (d2 < best) { best = d2; hit = i32(q); }
-      }
-    }
+    let hit = match_point(t, old.count, p.id, p.anchor_a, reach, turned, &used);
     if (hit < 0) { continue; }
-    used |= 1u << u32(hit);
     let l = prev_points[4u * t + u32(hit)].lambda;
     let f = l.y * old.tangent1 + l.z * old.tangent2;
     p.lambda = params.warm * vec3f(l.x, dot(f, m.tangent1), dot(f, m.tangent2));

@@ -30,7 +30,7 @@
 import { defineRecord } from '../../gpu/layout.js';
 import { THREAD_INDEX_WGSL, kernelEntry } from '../../gpu/dispatch.js';
 import { rigidBodyWgsl } from '../../rigid/body.wgsl.js';
-import { SolverManifoldRecord, SolverPointRecord, MaterialRecord } from '../../contacts/gpu-contacts.wgsl.js';
+import { SolverManifoldRecord, SolverPointRecord, MaterialRecord, matchPointWgsl } from '../../contacts/gpu-contacts.wgsl.js';
 import { MATCH_DISTANCE } from '../../collision/manifolds.js';
 import { NOT_FOUND } from '../../gpu/pair-table.js';
 
@@ -81,6 +81,8 @@ interface KernelDecl {
   over: 'pair' | 'body' | 'colour' | 'overflow';
   bindings: [XpbdContactBufferName, string, Access][];
   body: string;
+  /** WGSL functions the body calls (beside the colour kernels' own) */
+  helpers?: string;
 }
 
 const header = /* wgsl */ `
@@ -480,6 +482,7 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
       ['counters', T.u32s, 'read'], ['found', T.u32s, 'read'], ['prev_manifolds', T.manifolds, 'read'], ['prev_points', T.points, 'read'],
       ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read'], ['prev_xpbd_points', T.xpoints, 'read'], ['xpbd_points', T.xpoints, 'read_write'],
     ],
+    helpers: matchPointWgsl,
     body: /* wgsl */ `
   let k = thread_index(gid, nwg);
   if (k >= pair_count(counters[params.pair_counter])) { return; }
@@ -493,21 +496,8 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
   var used = 0u;
   for (var j = 0u; j < m.count; j++) {
     let p = points[4u * k + j];
-    var hit = -1;
-    for (var q = 0u; q < old.count; q++) {
-      if (prev_points[4u * t + q].id == p.id && (used & (1u << q)) == 0u) { hit = i32(q); break; }
-    }
-    if (hit < 0 && !turned) {
-      var best = reach * reach;
-      for (var q = 0u; q < old.count; q++) {
-        if ((used & (1u << q)) != 0u) { continue; }
-        let d = p.anchor_a - prev_points[4u * t + q].anchor_a;
-        let d2 = dot(d, d);
-        if (d2 < best) { best = d2; hit = i32(q); }
-      }
-    }
+    let hit = match_point(t, old.count, p.id, p.anchor_a, reach, turned, &used);
     if (hit < 0) { continue; }
-    used |= 1u << u32(hit);
     let o = prev_xpbd_points[4u * t + u32(hit)];
     if (o.stuck == 0u) { continue; }
     var P = xpbd_points[4u * k + j];
@@ -586,7 +576,7 @@ export function xpbdContactKernelSource(name: string): string {
   const first = sloted ? 2 : 1;
   const decls = k.bindings.map(([name, type, access], i) => `@group(0) @binding(${i + first}) var<storage, ${access}> ${name}: ${type};`).join('\n');
   const velocity = k.name.startsWith('xc_velocity');
-  let helpers = '';
+  let helpers = k.helpers ?? '';
   let body = k.body;
   if (sloted) {
     // one manifold per thread within a colour; the overflow set (colour K) by one thread, in order
