@@ -30,7 +30,7 @@ import { XpbdCpuSolver } from '../src/solvers/xpbd/cpu.js';
 import { XpbdGpuSolver } from '../src/solvers/xpbd/gpu.js';
 import { loadRigidScene } from '../src/scenes/load.js';
 import { findSolver } from '../src/solvers/registry.js';
-import { mapReadBuffersCreatedBy } from './support/gpu.js';
+import { convergingSpheres, mapReadBuffersCreatedBy } from './support/gpu.js';
 import type { WorldDesc } from '../src/model/world.js';
 import type { ContactList } from '../src/rows/contact.js';
 import { runSolver } from '../src/run/run.js';
@@ -151,19 +151,8 @@ test('xpbd-gpu takes the contact scenes and every shape, refuses restitution wit
 test('xpbd-gpu: a frame that finds more pairs than its contact stages hold is reported as the run\'s failure, not solved with contacts dropped', async () => {
   const gpu = await acquireGpu();
   try {
-    // 40 small spheres on a shell of 5 m, apart at the start (no pair: the slots are the floor max(256, 8 n) = 320)
-    // and flying inward at 10 m/s: about frame 28 they meet at the centre, where the speculative margins
-    // (h |v| = 0.17 m) make every pair a candidate, 780 pairs
-    const world: WorldDesc = {
-      gravity: [0, 0, 0],
-      bodies: Array.from({ length: 40 }, (_, i) => {
-        // a Fibonacci point on the unit sphere
-        const y = 1 - (2 * (i + 0.5)) / 40, rr = Math.sqrt(1 - y * y), phi = i * Math.PI * (3 - Math.sqrt(5));
-        const u = [rr * Math.cos(phi), y, rr * Math.sin(phi)];
-        return { shape: { type: 'sphere' as const, radius: 0.05 }, density: 1000, position: u.map((x) => 5 * x) as [number, number, number], linearVelocity: u.map((x) => -10 * x) as [number, number, number] };
-      }),
-      constraints: [],
-    };
+    // (convergingSpheres: they start apart and meet about frame 28, 780 pairs against the 320 slots)
+    const world = convergingSpheres();
     const s = await XpbdGpuSolver.create(world, { substeps: 4 }, gpu);
     const r = await runSolver(s, world, { frames: 40 });
     s.destroy();
