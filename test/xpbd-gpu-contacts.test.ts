@@ -49,6 +49,26 @@ const hungBox: WorldDesc = {
   constraints: [{ type: 'point', bodyA: 2, bodyB: null, anchorA: [0.5, 0.25, 0.5], anchorB: [0.7, 1.5, 0.6] }],
 };
 
+/*
+ * Bouncing bodies (restitution, Müller et al. 2020 §3.6 in the velocity pass): a sphere (e = 0.5) and a box
+ * (e = 0.75, landing flat) arriving at the ground at 3 and 2 m/s, and two spheres (e = 1) meeting head-on at
+ * 2 m/s each, 0.105 m apart, in the air (both fall alike: their normal velocity is the approach alone). They
+ * meet 0.02625 s in, mid frame 2 and mid substep: a contact that starts at a substep's boundary (0.1 m apart:
+ * 15 substeps exactly) can start a substep apart in f32 and f64, off by 2 m/s × h = 3.3 mm (measured).
+ * Each bounce happens within the first frames and leaves at e v, well above the 0.1 m/s threshold.
+ */
+const bouncing: WorldDesc = {
+  gravity: [0, -g, 0],
+  bodies: [
+    { shape: { type: 'plane' }, fixed: true, position: [0, 0, 0] },
+    { shape: { type: 'sphere', radius: 0.5 }, density: 1000, position: [0, 0.565, 0], linearVelocity: [0, -3, 0], restitution: 0.5 },
+    { shape: { type: 'box', halfExtents: [0.4, 0.3, 0.4] }, density: 1000, position: [3, 0.335, 0], linearVelocity: [0, -2, 0], restitution: 0.75 },
+    { shape: { type: 'sphere', radius: 0.4 }, density: 1000, position: [-3.4525, 4, 0], linearVelocity: [2, 0, 0], restitution: 1 },
+    { shape: { type: 'sphere', radius: 0.4 }, density: 1000, position: [-2.5475, 4, 0], linearVelocity: [-2, 0, 0], restitution: 1 },
+  ],
+  constraints: [],
+};
+
 /** The most manifolds (runs of one pair in the list) and joints on one moving body (a fixed one is never rounded). */
 function mostOnOneBody(list: ContactList, world: WorldDesc): number {
   const on = new Map<number, number>();
@@ -74,13 +94,16 @@ test('xpbd-gpu solves contacts as xpbd-cpu does in its colour order: positions a
       ['friction-ramp', {}, [1, 3, 10]],
       ['pyramid', { base: 3 }, [1, 3]],
       ['hung box', {}, [1, 3, 10]],
+      ['bouncing', {}, [1, 3, 10]],
     ];
     for (const [name, params, frames] of list) {
-      const world = name === 'hung box' ? hungBox : loadRigidScene(name, params).world;
+      const world = name === 'hung box' ? hungBox : name === 'bouncing' ? bouncing : loadRigidScene(name, params).world;
       const opts = { substeps: 10, iterations: 1, sleep: 0 }; // the registry's defaults
       const cpu = new XpbdCpuSolver(world, opts);
       cpu.collision!.coherence = false;
       cpu.contactSolver!.colourOrder = true;
+      // restitution: Müller's rule alone, as the GPU (xpbd-cpu's collision propagation is not on the GPU)
+      cpu.contactSolver!.collisionPropagation = false;
       const gs = await XpbdGpuSolver.create(world, opts, gpu);
       const { dt, substeps: S } = gs.options;
       const h = dt / S;
@@ -107,6 +130,14 @@ test('xpbd-gpu solves contacts as xpbd-cpu does in its colour order: positions a
       }
       // the comparison is about contacts: the CPU twin had some in these frames
       assert.ok(touched > 0, `${name}: no contact in the frames compared`);
+      if (name === 'bouncing') {
+        // and the bounces happened on both: every body moving away from its contact at frame 10
+        const a = await cpu.snapshot(), b = await gs.snapshot();
+        for (const snap of [a, b]) {
+          assert.ok(snap.linearVelocity[3 * 1 + 1] > 0 && snap.linearVelocity[3 * 2 + 1] > 0, 'sphere and box rebound');
+          assert.ok(snap.linearVelocity[3 * 3] < 0 && snap.linearVelocity[3 * 4] > 0, 'the e = 1 pair swapped velocities');
+        }
+      }
       gs.destroy();
     }
   } finally {
@@ -114,11 +145,14 @@ test('xpbd-gpu solves contacts as xpbd-cpu does in its colour order: positions a
   }
 });
 
-test('xpbd-gpu with contacts records a frame with no readback (collision, colouring, projection, velocity pass and store on the GPU), with xpbd-cpu\'s stages', async () => {
+test('xpbd-gpu with contacts records a frame with no readback (collision, colouring, projection, velocity pass with restitution and store on the GPU), with xpbd-cpu\'s stages', async () => {
   const gpu = await acquireGpu();
   try {
-    const { world } = loadRigidScene('pyramid', { base: 3 });
+    const pyramid = loadRigidScene('pyramid', { base: 3 }).world;
+    // bouncing boxes: restitution's ṽ_n kernel (xc_begin_substep) is recorded too
+    const world: WorldDesc = { ...pyramid, bodies: pyramid.bodies.map((b) => ({ ...b, restitution: 0.3 })) };
     const s = await XpbdGpuSolver.create(world, { substeps: 4, sleep: 0 }, gpu);
+    assert.ok((s as unknown as { contacts: { elastic: boolean } }).contacts.elastic, "restitution's ṽ_n kernel is not recorded");
     await s.step(2); // a frame with last frame's records follows: the pair table is in use
     const encoder = gpu.device.createCommandEncoder();
     let recorded: unknown;
@@ -138,12 +172,12 @@ test('xpbd-gpu with contacts records a frame with no readback (collision, colour
   }
 });
 
-test('xpbd-gpu takes the contact scenes and every shape, refuses restitution with the reason, and says it does not sleep', () => {
+test('xpbd-gpu takes the contact scenes (restitution included) and every shape, reads the restitution threshold, and says it does not sleep', () => {
   const info = findSolver('xpbd-gpu')!;
   assert.equal(info.supports!.contacts, true);
   assert.deepEqual([...info.supports!.shapes].sort(), ['box', 'capsule', 'plane', 'sphere']);
-  assert.match(info.unsupported!(loadRigidScene('restitution', {}).world) ?? '', /xpbd-gpu has no restitution on the GPU yet \(bodies\[\d+\]: restitution 0\.25\); use xpbd-cpu/);
-  for (const name of ['single-box', 'pyramid', 'rolling', 'friction-ramp']) assert.equal(info.unsupported!(loadRigidScene(name, {}).world), null, name);
+  for (const name of ['single-box', 'pyramid', 'rolling', 'friction-ramp', 'restitution']) assert.equal(info.unsupported?.(loadRigidScene(name, {}).world) ?? null, null, name);
+  assert.ok(info.reads.includes('restitutionThreshold'), 'xpbd-gpu reads --restitution-threshold');
   assert.equal(info.reads.includes('sleep'), false, 'xpbd-gpu reads no sleep option: every body stays awake');
   assert.match(info.description, /no sleeping/);
 });

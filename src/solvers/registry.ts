@@ -79,18 +79,6 @@ function firstElastic(world: WorldDesc): number {
 }
 
 /**
- * Why xpbd-gpu refuses a bouncing body: xpbd-cpu's restitution is part of its velocity pass, applied
- * point after point, which the GPU's coloured velocity pass does not do yet (the velocity solvers'
- * collision propagation runs on the GPU: contacts/gpu-contacts.wgsl.ts cs_restitution). Null when no
- * body has e > 0.
- */
-function gpuRestitutionReason(id: string, world: WorldDesc): string | null {
-  const first = firstElastic(world);
-  if (first < 0) return null;
-  return `${id} has no restitution on the GPU yet (bodies[${first}]: restitution ${world.bodies[first].restitution}); use ${id === 'xpbd-gpu' ? 'xpbd-cpu' : 'jacobi-cpu'}, or restitution 0`;
-}
-
-/**
  * Why avbd-cpu refuses a bouncing body: the paper's step is implicit Euler, whose contacts are
  * inelastic, and AVBD has no velocity pass where a coefficient of restitution could act (Giles et al.
  * 2025 has none). Null when no body has e > 0 or the world has no contacts.
@@ -196,11 +184,10 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'xpbd-gpu',
-    description: 'XPBD (Müller et al. 2020, via the Starframe text): substeps of position projection on constraint rows (a point joint C = p₁ − p₂ as one 3×3 block, every other joint block by block), one dispatch per constraint colour and kernel (WGSL, f32); contacts on the GPU as xpbd-cpu\'s (GPU collision and pair table, the manifolds coloured every frame, projected colour by colour after the joints, then the velocity pass; a frame with no readback); no sleeping and no restitution on the GPU yet',
+    description: 'XPBD (Müller et al. 2020, via the Starframe text): substeps of position projection on constraint rows (a point joint C = p₁ − p₂ as one 3×3 block, every other joint block by block), one dispatch per constraint colour and kernel (WGSL, f32); contacts on the GPU as xpbd-cpu\'s (GPU collision and pair table, the manifolds coloured every frame, projected colour by colour after the joints, then the velocity pass with dynamic friction and restitution by Müller\'s rule v_n → max(−e ṽ_n, 0); a frame with no readback); no sleeping on the GPU yet, nor xpbd-cpu\'s collision propagation before that rule (a Newton\'s cradle spreads the strike)',
     device: 'gpu',
-    reads: positionLevel,
+    reads: [...positionLevel, 'restitutionThreshold'],
     supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
-    unsupported: (world) => gpuRestitutionReason('xpbd-gpu', world),
     defaults: { iterations: 1, substeps: 10 },
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('xpbd-gpu needs a WebGPU device');

@@ -299,6 +299,12 @@ export class XpbdContacts {
    * Off by default (ContactSolver.colourOrder is softstep's).
    */
   colourOrder = false;
+  /**
+   * Restitution's collision propagation first in the velocity pass (collide), where a point has e > 0.
+   * Off: Müller's rule alone (§3.6, v_n → max(−e ṽ_n, 0) at the active points), which is what xpbd-gpu
+   * does on the GPU (xpbd/contacts.wgsl.ts velocity_manifold): its twin tests turn this off. On by default.
+   */
+  collisionPropagation = true;
   /** the manifolds' first points in sweep order (colourOrder), else null: list order */
   private sweepOrder: Int32Array | null = null;
 
@@ -1148,7 +1154,7 @@ export class XpbdContacts {
     const list = this.list!, s = this.s;
     // restitution first: the substep's collisions, propagated pair by pair (collide); a point that
     // collided has its normal velocity from there, and the block below (Müller's Δv_n) leaves it
-    const collided = this.elastic && this.collide(h);
+    const collided = this.elastic && this.collisionPropagation && this.collide(h);
     const order = this.sweepOrder; // null: list order
     for (let i = 0, m0 = 0; order !== null ? i < order.length : m0 < list.count; i++) {
       if (order !== null) m0 = order[i];

@@ -13,7 +13,8 @@
  *                static friction's reference (ref_a, ref_b local, ref_offset its world p_B − p_A when taken:
  *                departure 3), the substep's λ (n, t₁, t₂; N·s²), the block's first iterate (warm: the λ of
  *                the substep before, at a frame's start h² × the matched old point's force), μ_d, stuck
- *                (static friction held the point in its last projection), active (λ_n > 0 in the substep)
+ *                (static friction held the point in its last projection), active (λ_n > 0 in the substep),
+ *                ṽ_n (the normal velocity at the substep's start: restitution's input)
  *   XpbdContactParams, XpbdSlot (the colour a dispatch solves, and whether it is a substep's first iteration)
  * and f32 per body: sphere_radius (a sphere's radius: its point along n is ±r n every substep; −1: not a sphere).
  *
@@ -23,9 +24,14 @@
  * XpbdContacts.colourOrder. Each thread reads and writes only its own manifold's two bodies' pose (or
  * velocity) and its own points: no atomics, no float scatter.
  *
- * Not here: restitution (the collision propagation of xpbd/contacts.ts collide sweeps pairs one after the
- * other; the registry refuses a scene with e > 0), sleeping, the coherence shortcut (every pair goes through
- * the narrow phase each frame: xpbd-cpu with coherence off is the exact twin), the residual diagnostics.
+ * Restitution is Müller's rule in the velocity pass (§3.6: v_n → max(−e ṽ_n, 0) at the active points, e = 0
+ * when |ṽ_n| ≤ the threshold; xpbd/contacts.ts velocityPass, its normal rows' targets), ṽ_n kept per point at
+ * the substep's start by xc_begin_substep (xpbd/contacts.ts beginSubstep), which runs only where a body has
+ * e > 0. Not here: xpbd-cpu's collision propagation before that rule (xpbd/contacts.ts collide: Ṽ swept pair
+ * after pair, its impulses replacing the projection's, which a Newton's cradle needs to pass a strike down a
+ * row; the twin is xpbd-cpu with XpbdContacts.collisionPropagation off), sleeping, the coherence shortcut
+ * (every pair goes through the narrow phase each frame: xpbd-cpu with coherence off is the exact twin), the
+ * residual diagnostics.
  */
 import { defineRecord } from '../../gpu/layout.js';
 import { THREAD_INDEX_WGSL, kernelEntry } from '../../gpu/dispatch.js';
@@ -42,7 +48,7 @@ export const XpbdPointRecord = defineRecord('XpbdPoint', [
   ['ref_a', 'vec3f', "static friction's reference anchor on A (local)"],
   ['is_active', 'u32', 'λ_n > 0 in this substep'],
   ['ref_b', 'vec3f', 'on B (local)'],
-  ['pad0', 'f32'],
+  ['vn_before', 'f32', "ṽ_n: the normal velocity at the substep's start, after the prediction (xc_begin_substep; restitution's input), m/s"],
   ['ref_offset', 'vec3f', 'p_B − p_A of the reference when taken (world), m'],
   ['pad1', 'f32'],
   ['lambda', 'vec3f', "the substep's (λ_n, λ₁, λ₂), N·s² (velocity pass: + h P along t)"],
@@ -59,7 +65,7 @@ export const XpbdContactParamsRecord = defineRecord('XpbdContactParams', [
   ['body_count', 'u32'],
   ['capacity', 'u32', 'pair slots'],
   ['pair_counter', 'u32', "index of the pair count in the broad phase's counters"],
-  ['pad', 'u32'],
+  ['restitution_threshold', 'f32', 'the approach speed |ṽ_n| at or below which e acts as 0, m/s (--restitution-threshold)'],
 ] as const);
 
 export const XpbdSlotRecord = defineRecord('XpbdSlot', [
@@ -355,8 +361,9 @@ fn project_manifold(k: u32, first: bool) {
 `;
 
 /**
- * xpbd/contacts.ts velocityPass for manifold k (restitution aside: e = 0 on the GPU, so a normal row's target
- * is −v_n): the active points' normal rows (free sign) and tangent pairs in their discs |P_t| ≤ μ_d λ_n / h as
+ * xpbd/contacts.ts velocityPass for manifold k (its collision propagation aside, header): the active points'
+ * normal rows (free sign; target Δv_n = −v_n + max(−e ṽ_n, 0), Müller et al. 2020 §3.6 with e = 0 when
+ * |ṽ_n| ≤ the restitution threshold) and tangent pairs in their discs |P_t| ≤ μ_d λ_n / h as
  * one block; kept when it stops the manifold's tangential motion (departure 4), else the normal rows alone and
  * then Müller's dynamic friction per point from the same velocities, P_t = min(μ_d λ_n / h, |v_t| / w_t)
  * along −v̂_t, summed and applied once.
@@ -394,7 +401,12 @@ fn velocity_manifold(k: u32) {
   var normals = 0u;
   for (var j = 0u; j < np; j++) {
     if (!act[j]) { continue; }
-    b_row(normals, j, 0u, n, ra[j], rb[j], -dot(rv[j], n));
+    // restitution (Müller §3.6): −v_n + max(−e ṽ_n, 0); a pair with e = 0 keeps −v_n exactly, unread ṽ_n and
+    // all (a scene with no e > 0 never writes ṽ_n: the same bits as before restitution)
+    let vn = dot(rv[j], n);
+    let before = xpbd_points[4u * k + j].vn_before;
+    let e = select(0.0, m.restitution, m.restitution > 0.0 && abs(before) > params.restitution_threshold);
+    b_row(normals, j, 0u, n, ra[j], rb[j], select(-vn, -vn + max(-e * before, 0.0), e > 0.0));
     normals++;
   }
   var rows = normals;
@@ -541,6 +553,32 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
     P.lambda = vec3f(0.0);
     P.is_active = 0u;
     xpbd_points[4u * k + j] = P;
+  }`,
+  },
+  {
+    // beginSubstep's ṽ_n (xpbd/contacts.ts): after the prediction, before the substep's projection, each point's
+    // n · ((v_B + ω_B × r_B) − (v_A + ω_A × r_A)) at the predicted pose; dispatched only where a body has e > 0
+    name: 'xc_begin_substep',
+    over: 'pair',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['pose', T.vec4s, 'read'], ['velocity', T.vec4s, 'read'],
+      ['xpbd_points', T.xpoints, 'read_write'], ['sphere_radius', T.f32s, 'read'],
+    ],
+    helpers: armsWgsl,
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  let a = m.body_a; let b = m.body_b; let n = m.normal;
+  let qa = pose[2u * a + 1u]; let qb = pose[2u * b + 1u];
+  let va = velocity[2u * a].xyz; let wa = velocity[2u * a + 1u].xyz;
+  let vb = velocity[2u * b].xyz; let wb = velocity[2u * b + 1u].xyz;
+  let rad_a = sphere_radius[a]; let rad_b = sphere_radius[b];
+  for (var j = 0u; j < min(m.count, 4u); j++) {
+    let P = xpbd_points[4u * k + j];
+    let ra = arm_a(rad_a, qa, P.anchor_a, n);
+    let rb = arm_b(rad_b, qb, P.anchor_b, n);
+    xpbd_points[4u * k + j].vn_before = dot((vb + cross(wb, rb)) - (va + cross(wa, ra)), n);
   }`,
   },
   { name: 'xc_project_colour', over: 'colour', bindings: colourBindings('pose'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },

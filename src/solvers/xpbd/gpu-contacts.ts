@@ -9,6 +9,8 @@
  * the colours' from the colouring's counters, as indirect dispatches):
  *   collide            GpuContacts collide; xc_inertia (I⁻¹ in the world frame for cj_frame_bodies); GpuContacts
  *                      prepare (records, matching, colouring); xc_match, xc_prepare (xpbd/contacts.ts begin)
+ *   per substep, after integrate positions
+ *     (restitution)      xc_begin_substep (ṽ_n per point; only where a body has e > 0)
  *   per substep, after each iteration's joints
  *     project contacts   xc_project_colour for colours 0 .. K−1, then xc_project_overflow (one thread)
  *   per substep, after update_velocities
@@ -47,6 +49,8 @@ export class XpbdContactStages {
   private readonly params: GPUBuffer;
   private readonly slots: GPUBuffer;
   private readonly velocityDelta: GPUBuffer;
+  /** a body has e > 0: xc_begin_substep runs (restitution's ṽ_n) */
+  private readonly elastic: boolean;
 
   private constructor(
     private readonly device: GPUDevice,
@@ -59,6 +63,7 @@ export class XpbdContactStages {
     private readonly bodyCount: number,
   ) {
     this.velocityDelta = velocityDelta;
+    this.elastic = worldBodies.some((b) => (b.restitution ?? 0) > 0);
     const cap = contacts.collision.broad.pairCapacity;
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
     const make = (name: XpbdContactBufferName, size: number) => {
@@ -142,6 +147,7 @@ export class XpbdContactStages {
     R.write(v, 0, 'body_count', this.bodyCount);
     R.write(v, 0, 'capacity', this.contacts.collision.broad.pairCapacity);
     R.write(v, 0, 'pair_counter', COUNTER_PAIRS);
+    R.write(v, 0, 'restitution_threshold', restitutionThreshold);
     this.device.queue.writeBuffer(this.params, 0, v.buffer);
   }
 
@@ -179,6 +185,14 @@ export class XpbdContactStages {
   /** project contacts: one iteration's sweep (`first`: the substep's first iteration). */
   recordProject(pass: GPUComputePassEncoder, first: boolean): void {
     this.sweep(pass, 'project', first);
+  }
+
+  /**
+   * beginSubstep's ṽ_n per point (restitution's input), after integrate positions; nothing where no body has
+   * e > 0 (their velocity pass reads no ṽ_n: the same dispatches and bits as before restitution).
+   */
+  recordBeginSubstep(pass: GPUComputePassEncoder): void {
+    if (this.elastic) this.perPair(pass, 'xc_begin_substep');
   }
 
   /** velocity pass, after update_velocities. */

@@ -37,8 +37,9 @@ joint, block by block). A colour's constraints share no dynamic body,
  *   collide → substeps × (integrate → N × (the joints' colours, then the contacts' colours and overflow set)
  *   → update_velocities → velocity pass), and the store at the frame's end; one submission, no readback.
  * The contacts are swept in colour order (xpbd-cpu's twin in that order: XpbdContacts.colourOrder). Joints
- * and contacts share a world as on the CPU (jointed pairs do not collide). Not on the GPU: restitution
- * (refused by the registry), sleeping (every body awake), the contact residuals.
+ * and contacts share a world as on the CPU (jointed pairs do not collide). Restitution is Müller's rule in
+ * the velocity pass (xpbd/contacts.wgsl.ts); not on the GPU: xpbd-cpu's collision propagation before it
+ * (xpbd/contacts.ts collide), sleeping (every body awake), the contact residuals.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
@@ -417,6 +418,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   private encodeSubstep(at: StagePass): void {
     const c = this.contacts;
     this.dispatch(at('integrate positions'), 'integrate');
+    c?.recordBeginSubstep(at('integrate positions'));
     for (let k = 0; k < this.options.iterations; k++) {
       this.encodeIteration(at('project joints'), k);
       // then the contacts, colour by colour (Gauss–Seidel after the joints' colours, as xpbd-cpu)
@@ -475,6 +477,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     record(0, (pass) => {
       c?.recordCollide(pass);
       this.dispatch(pass, 'integrate');
+      c?.recordBeginSubstep(pass);
     });
     for (let k = 0; k < iterations; k++)
       record(k + 1, (pass) => {
