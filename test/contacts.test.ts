@@ -143,7 +143,9 @@ for (const id of WITH_RAPIER) {
  * bounce (it never rises faster than 1 cm/s after landing). All at h = 1/240 s, as softstep-cpu above:
  * softstep-gpu's and xpbd-gpu's 4 substeps, jacobi-gpu's contact default (⌈8 √(2 cm / L)⌉, at least 4) of the frame.
  */
-for (const id of GPU_CONTACT_SOLVERS) {
+// (xpbd-gpu refuses restitution with the reason: Müller's rule is on the GPU, tested against xpbd-cpu in
+// test/xpbd-gpu-contacts.test.ts, but not the collision propagation, without which a cradle comes out wrong)
+for (const id of GPU_CONTACT_SOLVERS.filter((s) => s !== 'xpbd-gpu')) {
   test(`${id}: spheres with e = 0.5, 0.75, 1 rebound to e² of their drop height (5 %); with e = 0 there is no bounce`, async () => {
     const world = findRigidScene('restitution')!.build({ height: 2, radius: 0.5 });
     const n = world.bodies.length, first = n - 5; // e = 0, 0.25, 0.5, 0.75, 1
