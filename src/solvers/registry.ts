@@ -89,7 +89,7 @@ function firstElastic(world: WorldDesc): number {
 function xpbdGpuRestitutionReason(world: WorldDesc): string | null {
   const first = firstElastic(world);
   if (first < 0) return null;
-  return `xpbd-gpu has no collision propagation on the GPU yet (bodies[${first}]: restitution ${world.bodies[first].restitution}): its velocity pass applies Müller's rule alone, which spreads a simultaneous impact (a Newton's cradle) over the row; use xpbd-cpu, softstep-gpu or jacobi-gpu, or restitution 0`;
+  return `xpbd-gpu has no collision propagation on the GPU yet (bodies[${first}]: restitution ${world.bodies[first].restitution}): its velocity pass applies Müller's rule alone, which spreads a simultaneous impact (a Newton's cradle) over the row; use xpbd-cpu or jacobi-gpu, or restitution 0`;
 }
 
 /**
