@@ -14,9 +14,26 @@ export type BufferBinding = GPUBuffer | GPUBufferBinding;
  * createComputePipelineAsync aborts the process on SwiftShader.
  */
 export function computePipeline(device: GPUDevice, name: string, code: string): GPUComputePipeline {
-  const module = device.createShaderModule({ label: name, code });
-  return device.createComputePipeline({ label: name, layout: 'auto', compute: { module, entryPoint: name } });
+  let known = pipelines.get(device);
+  if (!known) pipelines.set(device, (known = new Map()));
+  const key = `${name}\n${code}`;
+  let pipeline = known.get(key);
+  if (!pipeline) {
+    const module = device.createShaderModule({ label: name, code });
+    pipeline = device.createComputePipeline({ label: name, layout: 'auto', compute: { module, entryPoint: name } });
+    known.set(key, pipeline);
+  }
+  return pipeline;
 }
+
+/**
+ * The pipelines made on each device, by entry point and WGSL text. A pipeline is immutable and holds no
+ * buffer (bind groups do), so solvers created again on one device — a compare over several scenes, the
+ * viewer switching scenes, the tests — share it instead of compiling the same WGSL again, the slow part of
+ * creating a solver on SwiftShader. Forgotten when a creation fails validation (buildKernels), so a broken
+ * pipeline is never handed out again without its error.
+ */
+const pipelines = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
 
 /** A bind group of `pipeline`'s group 0: `buffers[k]` at binding k. */
 export function bindBuffers(device: GPUDevice, pipeline: GPUComputePipeline, label: string, buffers: BufferBinding[]): GPUBindGroup {
@@ -42,7 +59,10 @@ export async function buildKernels<T>(device: GPUDevice, who: string, build: () 
     result = build();
   } finally {
     const err = await device.popErrorScope();
-    if (err) throw new Error(`${who}: pipeline creation failed: ${err.message}`);
+    if (err) {
+      pipelines.delete(device);
+      throw new Error(`${who}: pipeline creation failed: ${err.message}`);
+    }
   }
   return result;
 }
