@@ -59,6 +59,8 @@ export interface CompareOptions {
   options?: Partial<SolverOptions>;
   /** record the residual of this frame's solve for solvers that can (default: frames / 2, at most 30) */
   residualFrame?: number;
+  /** frames for some scenes (by name) in place of `frames` (a compare whose scenes need different run lengths) */
+  sceneFrames?: Record<string, number>;
   /** false: record no residuals (a benchmark: every frame timed, none spent recording) */
   residuals?: boolean;
   sampleEvery?: number;
@@ -222,6 +224,7 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
 
   try {
     for (const scene of loaded) {
+      const frames = opts.sceneFrames?.[scene.name] ?? opts.frames;
       for (const [e, entry] of entries.entries()) {
         const { id } = entry;
         const index = runs.length;
@@ -276,12 +279,12 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
         try {
           adapters.add(solver.adapter.name);
           const result = await runSolver(solver, scene.world, {
-            frames: opts.frames,
+            frames,
             sampleEvery: opts.sampleEvery,
             // the sampled frames: snapshots the metrics take anyway, no extra readback
             ...(drift ? { observe: { every: Math.max(1, Math.floor(opts.sampleEvery ?? 1)), onSnapshot: (snap) => drift.observe(snap) } } : {}),
             // where the solver records them on this world (a GPU solver with contacts does not yet: residualsRefusal)
-            residualFrame: opts.residuals !== false && solver.stepRecordingResiduals && !solver.residualsRefusal?.() && opts.frames >= 1 ? Math.min(residualFrame, opts.frames) : undefined,
+            residualFrame: opts.residuals !== false && solver.stepRecordingResiduals && !solver.residualsRefusal?.() && frames >= 1 ? Math.min(residualFrame, frames) : undefined,
             stageEvery: opts.stageEvery,
             onProgress: (frame, frames) => opts.onProgress?.({ scene: scene.name, solver: labels[e], run: index, runs: total, frame, frames }),
           });

@@ -633,7 +633,8 @@ export function matrixHtml(results: CompareResults): string | null {
     const runs = runsOf(results, scene);
     const any = runs[0];
     const ran = runs.find((r): r is RunRecord => !isSkipped(r));
-    const size = ran ? ` · ${fmt(ran.bodies, 15)} bodies` : '';
+    // the frames run: the compare's, or the scene's own (CompareOptions.sceneFrames); a diverged run stopped short
+    const size = ran ? ` · ${fmt(ran.bodies, 15)} bodies · ${fmt(runs.reduce((a, r) => Math.max(a, isSkipped(r) ? 0 : r.frames), 0), 15)} frames` : '';
     return `<th><div>${escapeHtml(scene)}</div><div class="params">${escapeHtml(any ? paramsText(any.params) : '')}${escapeHtml(size)}</div></th>`;
   };
   const rows = labels.map((label) => `<tr><th scope="row">${escapeHtml(label)}</th>${scenes.map((s) => cell(results.runs.find((r) => r.scene === s && runLabel(r) === label))).join('')}</tr>`);
@@ -641,7 +642,7 @@ export function matrixHtml(results: CompareResults): string | null {
   const gpuAdapters = [...new Set(results.runs.filter((r): r is RunRecord => !isSkipped(r) && findSolver(r.solver)?.device === 'gpu').map((r) => r.adapter))];
   const dt = results.runs.find((r): r is RunRecord => !isSkipped(r))?.options.dt;
   const facts = [
-    `${fmt(results.frames, 15)} frames${isNum(dt) ? ` of ${fmt(dt, 4)} s` : ''}, each solver at its defaults unless its label says otherwise`,
+    `frames${isNum(dt) ? ` of ${fmt(dt, 4)} s` : ''} as each column says, each solver at its defaults unless its label says otherwise`,
     `${m.cores} × ${m.cpu}${gpuAdapters.length ? `; GPU solvers on ${gpuAdapters.join(', ')}` : ''}`,
     `${results.createdAt.slice(0, 16).replace('T', ' ')} UTC`,
   ];

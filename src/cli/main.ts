@@ -82,6 +82,7 @@ const compareFlags: Record<string, FlagSpec> = {
   ...sharedRunFlags,
   // compare's --param also takes SCENE.k=v (it keeps the shared flags' place in --help)
   param: { value: true, repeat: true, arg: '[SCENE.]k=v', help: "a scene parameter (see 'solverlab scenes'), for every chosen scene that has it, or with SCENE. for that scene alone (domino.count=50); a vector as k=x,y,z" },
+  'scene-frames': { value: true, repeat: true, arg: 'SCENE=N', help: 'frames for that scene in place of --frames (e.g. mass-ratio-pendulum=600 beside --frames 240)' },
   'hold-violation': { value: true, arg: 'M', help: 'a run holds a scene with joints while its worst max |C| stays at most M metres (default 0.01: the AVBD issue\'s 1 cm for the mass-ratio pendulum); the table\'s holds column' },
   'hold-drift': { value: true, arg: 'M', help: 'a run holds a scene built to stand still (vertical-stack, pyramid, card-house) while no body drifts more than M metres after it settled (default 0.01)' },
   out: { value: true, arg: 'DIR', help: 'folder for results.json, results.csv, report.html (default compare-results)' },
@@ -431,13 +432,20 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${outDir}: is a file, not a folder`);
   if (!existsSync(dirname(outDir))) throw new UsageError(`--out ${outDir}: folder ${dirname(outDir)} does not exist`);
   const params = paramFlags(flags.get('param') ?? []);
+  const sceneFrames: Record<string, number> = {};
+  for (const raw of flags.get('scene-frames') ?? []) {
+    const at = raw.lastIndexOf('=');
+    const name = raw.slice(0, at);
+    if (at <= 0 || !sceneRefs.includes(name)) throw new UsageError(`--scene-frames ${raw}: expected SCENE=N with SCENE one of the chosen scenes (${sceneRefs.join(', ')})`);
+    sceneFrames[name] = numberFlag('scene-frames', raw.slice(at + 1), { integer: true, min: 1 });
+  }
   // every run's record is kept until results.json (one JSON text) and the report are written
-  checkRunRecords('compare', { frames, sampleEvery, runs: sceneRefs.length * entries.length, json: true });
+  checkRunRecords('compare', { frames: Math.max(frames, ...Object.values(sceneFrames)), sampleEvery, runs: sceneRefs.length * entries.length, json: true });
   const holds = {
     violation: numberFlag('hold-violation', one(flags, 'hold-violation') ?? String(DEFAULT_HOLD_TOLERANCES.violation), { min: 0 }),
     drift: numberFlag('hold-drift', one(flags, 'hold-drift') ?? String(DEFAULT_HOLD_TOLERANCES.drift), { min: 0 }),
   };
-  const opts = { scenes: sceneRefs, solvers: entries, frames, params, options, residualFrame, sampleEvery, holds };
+  const opts = { scenes: sceneRefs, solvers: entries, frames, params, options, residualFrame, sampleEvery, holds, sceneFrames };
   const loaded = prepareCompare(opts); // every name, file and parameter checked (and the scenes built once) before anything runs
   // an option no chosen solver reads would change nothing: said, not silently taken
   for (const [key, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, SolverOptionSpec][])
