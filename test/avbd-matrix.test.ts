@@ -13,6 +13,7 @@
  * No timed assertions: the verdicts are on lengths, the lists on names.
  */
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { runCompare } from '../src/bench/compare.js';
 import { isSkipped, type RunRecord, type SkippedRun } from '../src/bench/results.js';
@@ -115,4 +116,18 @@ test('bench --avbd: the GPU solvers come from the registry; a new one that runs 
   // a plan without a GPU scene, or a solver list without avbd-gpu, has nothing to say about it
   assert.equal(avbdGpuNote(avbdBenchPlan(AVBD_BENCH_SCENES.filter((s) => s.path === 'cpu'))), null);
   assert.equal(avbdGpuNote(plan, ['jacobi-gpu']), null);
+});
+
+test('bench --avbd and compare --scene-frames: bad input is one line, exit status 2', () => {
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { encoding: 'utf8' });
+  for (const [args, why] of [
+    [['bench', '--avbd', '--scenes', 'rain-10k'], /unknown benchmark scene 'rain-10k' \(brick-wall-110k, necklace-100k, pyramid-100\)/],
+    [['bench', '--avbd', '--contacts'], /--contacts does not go with --avbd/],
+    [['compare', '--scenes', 'pendulum', '--solvers', 'jacobi-cpu', '--scene-frames', 'necklace=10'], /--scene-frames necklace=10: expected SCENE=N with SCENE one of the chosen scenes/],
+  ] as [string[], RegExp][]) {
+    const r = cli(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, why);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
 });
