@@ -604,6 +604,13 @@ ${rows.join('\n')}
 </table></div>`;
 }
 
+/** A reason in a matrix cell: up to its first ' (' where that leaves 20 characters or more, else its first 140 characters. */
+export function shortReason(reason: string): string {
+  const at = reason.indexOf(' (');
+  if (at >= 20) return reason.slice(0, at);
+  return reason.length > 140 ? `${reason.slice(0, 139)}…` : reason;
+}
+
 /** The verdict words of the matrix and their cell classes (bench/holds.ts HoldVerdict). */
 const verdictClass: Record<string, string> = { holds: 'v-holds', stretches: 'v-fails', drifts: 'v-fails', diverges: 'v-diverges' };
 
@@ -620,7 +627,8 @@ export function matrixHtml(results: CompareResults): string | null {
   const labels = results.solvers.length ? results.solvers : [...new Set(results.runs.map(runLabel))];
   const cell = (r: RunRecord | SkippedRun | undefined): string => {
     if (!r) return `<td class="v-none">${DASH}</td>`;
-    if (isSkipped(r)) return `<td class="v-refused"><b>${r.refused ? 'refused' : 'skipped'}</b><div class="why">${escapeHtml(r.skipped)}</div></td>`;
+    // the reason's first clause (before its parenthesis of detail, or its first 140 characters); the whole in the tooltip and the runs table
+    if (isSkipped(r)) return `<td class="v-refused" title="${escapeHtml(r.skipped)}"><b>${r.refused ? 'refused' : 'skipped'}</b><div class="why">${escapeHtml(shortReason(r.skipped))}</div></td>`;
     const verdict = r.holds?.verdict ?? (r.diverged ? 'diverges' : 'ran');
     const head = r.diverged ? `diverges at frame ${fmt(r.diverged.frame, 15)}` : verdict;
     const figure = r.rest ? `drift ${r.rest.drift === null ? DASH : lengthText(r.rest.drift)}` : r.constraints > 0 ? `max|C| ${isNum(r.violation.worstMax) ? lengthText(r.violation.worstMax) : DASH}` : r.contacts ? `pen. ${isNum(r.contacts.worstMaxPenetration) ? lengthText(r.contacts.worstMaxPenetration) : DASH}` : '';
