@@ -20,6 +20,11 @@ bash "$pack"
 sed -i '/^if sl solvers/,/^fi$/d' .gpu/standard.sh
 sed -i 's|^ls -la "\$out"$|step 240 contacts-bench bench --contacts --frames 200 --sample-every 20 --out "$out/contacts-bench"\n&|' .gpu/standard.sh
 grep -q '^step 240 contacts-bench' .gpu/standard.sh || { echo "gpu-pack: could not add the contact benchmark to .gpu/standard.sh" >&2; exit 1; }
+# the AVBD benchmark (issue 24: bench/avbd-bench.ts, scripts/bench-avbd.sh): brick-wall 110k and necklace 100k under
+# every registered GPU solver that runs them (avbd-gpu once registered), pyramid base 100 under avbd-cpu on the host's
+# CPU; 120 frames (60 on the CPU pyramid, about a second a frame there), the metrics on 6 of them
+sed -i 's|^ls -la "\$out"$|step 240 avbd-bench bench --avbd --frames 60 --big-frames 120 --sample-every 20 --out "$out/avbd-bench"\n\&|' .gpu/standard.sh
+grep -q '^step 240 avbd-bench' .gpu/standard.sh || { echo "gpu-pack: could not add the AVBD benchmark to .gpu/standard.sh" >&2; exit 1; }
 libs=(libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2)
 (cd .gpu && { apt-get download "${libs[@]}" >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get download "${libs[@]}" >/dev/null; }; })
 ls .gpu/*.deb | wc -l | awk '{print "gpu-pack: .gpu/ also holds GLVND for NVIDIA'"'"'s Vulkan driver (" $1 " packages)"}'

@@ -17,7 +17,8 @@ trap 'rm -rf "$work"' EXIT
 cp -r .gpu "$work/.gpu"
 if [ "${1:-}" != --full ]; then
   sed -i -e 's/--sizes 100000,1000000/--sizes 10000,100000/' -e 's/--sizes 10000000 /--sizes 1000000 /' -e 's/--frames 30/--frames 3/' \
-    -e 's/--contacts --frames 200 --sample-every 20/--contacts --frames 2 --scenes rain-10k/' "$work/.gpu/standard.sh"
+    -e 's/--contacts --frames 200 --sample-every 20/--contacts --frames 2 --scenes rain-10k/' \
+    -e 's/--avbd --frames 60 --big-frames 120 --sample-every 20/--avbd --frames 1 --scenes pyramid-100/' "$work/.gpu/standard.sh"
 fi
 # a PATH of this machine's tools without node, npm, npx or corepack
 mkdir -p "$work/bin" "$work/home" "$work/out"

@@ -177,7 +177,7 @@ function checkReport(results: CompareResults, seen: PageSeen) {
   assert.deepEqual(seen.rows.map((r) => r.run), results.runs.map((r) => `${r.scene}/${r.solver}`));
   results.runs.forEach((r, i) => {
     const row = seen.rows[i];
-    if (isSkipped(r)) assert.ok(row.text.replace(/\s+/g, ' ').includes(`skipped: ${r.skipped}`.replace(/\s+/g, ' ')), `${row.run}: ${row.text}`);
+    if (isSkipped(r)) assert.ok(row.text.replace(/\s+/g, ' ').includes(`${r.refused ? 'refused' : 'skipped'}: ${r.skipped}`.replace(/\s+/g, ' ')), `${row.run}: ${row.text}`);
     else if (r.diverged) {
       const flat = (x: string) => x.replace(/\s+/g, ' ');
       assert.ok(flat(row.text).includes(flat(`DIVERGED at frame ${r.diverged.frame}: ${r.diverged.reason}`)), row.text);

@@ -26,9 +26,10 @@ import { resolveOptions, optionsRead, solverOptionSpecs, type SolverOptions } fr
 import type { ParamValue } from '../scenes/scene.js';
 import { acquireGpu, NoGpuError, type GpuContext } from '../gpu/device.js';
 import { runSolver } from '../run/run.js';
-import { runRecord, isSkipped, runLabel, type CompareResults, type RunRecord, type SkippedRun, type MachineInfo } from './results.js';
+import { runRecord, isSkipped, runLabel, finiteOrNull, type CompareResults, type RunRecord, type SkippedRun, type MachineInfo } from './results.js';
 import { VERSION } from '../version.js';
 import { preflight } from '../model/limits.js';
+import { DriftTracker, holdVerdict, DEFAULT_HOLD_TOLERANCES, type HoldTolerances } from './holds.js';
 
 export interface CompareProgress {
   scene: string;
@@ -58,6 +59,10 @@ export interface CompareOptions {
   options?: Partial<SolverOptions>;
   /** record the residual of this frame's solve for solvers that can (default: frames / 2, at most 30) */
   residualFrame?: number;
+  /** frames for some scenes (by name) in place of `frames` (a compare whose scenes need different run lengths) */
+  sceneFrames?: Record<string, number>;
+  /** false: record no residuals (a benchmark: every frame timed, none spent recording) */
+  residuals?: boolean;
   sampleEvery?: number;
   /** GPU solvers: time the stages of one frame in this many (run/run.ts RunOptions.stageEvery; default theirs) */
   stageEvery?: number;
@@ -67,6 +72,8 @@ export interface CompareOptions {
   /** a warning of the pre-run checks (model/limits.ts preflight: a result that may still be useful) */
   onWarning?: (line: string) => void;
   command?: string;
+  /** what a run must keep to hold its scene (bench/holds.ts; default DEFAULT_HOLD_TOLERANCES: 1 cm, 1 cm) */
+  holds?: HoldTolerances;
 }
 
 /**
@@ -217,6 +224,7 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
 
   try {
     for (const scene of loaded) {
+      const frames = opts.sceneFrames?.[scene.name] ?? opts.frames;
       for (const [e, entry] of entries.entries()) {
         const { id } = entry;
         const index = runs.length;
@@ -225,10 +233,11 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
         const options = resolveOptions(info, { ...opts.options, ...entry.settings }, scene.world);
         // an entry with settings: its label and settings in the record, beside the solver's id (results.ts runLabel)
         const named = hasSettings(entry) ? { label: labels[e], settings: { ...entry.settings } } : {};
-        const skip = (reason: string) => done({ scene: scene.name, params: scene.params, solver: id, ...named, skipped: reason });
+        // refused: the solver declines the scene (unsupported, or the pre-run checks); else skipped for want of a means (no adapter, …)
+        const skip = (reason: string, refused = false) => done({ scene: scene.name, params: scene.params, solver: id, ...named, skipped: reason, ...(refused ? { refused } : {}) });
         const reason = info.unsupported?.(scene.world, options) ?? null;
         if (reason) {
-          skip(reason);
+          skip(reason, true);
           continue;
         }
         const ignored = info.ignores?.(scene.world);
@@ -240,7 +249,7 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
           for (const w of preflight(what, scene.world, id, { ...options, where: scene.file })) opts.onWarning?.(`${labels[e]} on ${scene.name}: ${w}`);
         } catch (e) {
           if (!(e instanceof InputError)) throw e;
-          skip(e.message);
+          skip(e.message, true);
           continue;
         }
         if (info.device === 'gpu' && !gpu) {
@@ -264,18 +273,29 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
           skip(`could not be created: ${(e as Error).message}`);
           continue;
         }
+        // a scene built to stand still: its drift from the first sample at or after its settling (bench/holds.ts)
+        const restsAfter = scene.file === undefined ? builtInScene(scene.name).restsAfter : undefined;
+        const drift = restsAfter !== undefined ? new DriftTracker(restsAfter) : null;
         try {
           adapters.add(solver.adapter.name);
           const result = await runSolver(solver, scene.world, {
-            frames: opts.frames,
+            frames,
             sampleEvery: opts.sampleEvery,
+            // the sampled frames: snapshots the metrics take anyway, no extra readback
+            ...(drift ? { observe: { every: Math.max(1, Math.floor(opts.sampleEvery ?? 1)), onSnapshot: (snap) => drift.observe(snap) } } : {}),
             // where the solver records them on this world (a GPU solver with contacts does not yet: residualsRefusal)
-            residualFrame: solver.stepRecordingResiduals && !solver.residualsRefusal?.() && opts.frames >= 1 ? Math.min(residualFrame, opts.frames) : undefined,
+            residualFrame: opts.residuals !== false && solver.stepRecordingResiduals && !solver.residualsRefusal?.() && frames >= 1 ? Math.min(residualFrame, frames) : undefined,
             stageEvery: opts.stageEvery,
             onProgress: (frame, frames) => opts.onProgress?.({ scene: scene.name, solver: labels[e], run: index, runs: total, frame, frames }),
           });
           const { scene: name, params, solver: solverId, ...rest } = runRecord({ scene: scene.name, params: scene.params, options, iterationMode: info.iterationMode }, result);
-          done({ scene: name, params, solver: solverId, ...named, ...rest }); // the label and settings after the solver's id
+          const restFigures = drift ? drift.result() : undefined;
+          const holds = holdVerdict({ ...rest, ...(restFigures ? { rest: restFigures } : {}) }, opts.holds ?? DEFAULT_HOLD_TOLERANCES);
+          const judged = {
+            ...(restFigures ? { rest: { from: restFigures.from, drift: restFigures.drift === null ? null : finiteOrNull(restFigures.drift) } } : {}),
+            ...(holds ? { holds } : {}),
+          };
+          done({ scene: name, params, solver: solverId, ...named, ...rest, ...judged }); // the label and settings after the solver's id
         } catch (e) {
           skip(`failed while running: ${(e as Error).message}`);
         } finally {
@@ -306,6 +326,7 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
     machine: machineInfo([...adapters]),
     versions,
     frames: opts.frames,
+    holdTolerances: opts.holds ?? DEFAULT_HOLD_TOLERANCES,
     scenes: loaded.map((s) => s.name),
     solvers: labels,
     runs,

@@ -56,7 +56,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSkipped, showsSleep, runLabel, meanFrameMs, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
-import { formatNumber as fmt, optionsText, optionsParts } from './table.js';
+import { formatNumber as fmt, optionsText, optionsParts, holdsLegend } from './table.js';
+import { lengthText } from './holds.js';
+import { findSolver } from '../solvers/registry.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../solvers/witkin/registry.js';
 import { STAGE_SAMPLE_EVERY } from '../solvers/stages.js';
@@ -525,6 +527,14 @@ const tableColumns: TableColumn[] = [
     name: 'awake at end', title: 'dynamic bodies awake (not asleep) at the last frame, of all dynamic bodies', shown: (ran) => ran.some(showsSleep),
     cell: (r) => td(r.awake && r.awake.finalCount !== null ? `${fmt(r.awake.finalCount, 15)}/${fmt(r.awake.dynamicBodies, 15)}` : DASH, 'awake'),
   },
+  {
+    name: 'drift (m)', title: 'a scene built to stand still: the farthest any body got, at a sampled frame, from where it was after settling',
+    shown: (ran) => ran.some((r) => r.rest), cell: (r) => td(r.rest ? fmtSci(r.rest.drift) : DASH),
+  },
+  {
+    name: 'holds', title: 'ran every frame within the tolerances (max|C| on joints; drift on a scene built to stand still); else stretches, drifts or diverges',
+    shown: (ran) => ran.some((r) => r.holds), cell: (r) => td(r.holds ? `<span class="${verdictClass[r.holds.verdict]}">${r.holds.verdict}</span>` : DASH, 'text'),
+  },
   { name: 'energy drift %', title: '(E_end − E_start) / |E_start|', cell: (r) => td(fmtSigned(r.energy.driftPercent)) },
   { name: 'rows / frame (mean)', title: 'constraint-row solves per frame, the mean over the run (a point constraint is 3 rows, a contact point 3)', cell: (r) => td(fmt(r.cost.rowSolvesPerFrame)) },
   // GPU solvers only: shown where some run has a figure (a CPU-only compare has none)
@@ -570,7 +580,7 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
       };
       if (isSkipped(r)) {
         const span = head.length - 2;
-        rows.push(tr(['skipped'], `${sceneCell}${solverCell}<td colspan="${span}" class="skip">skipped: ${escapeHtml(r.skipped)}</td>`));
+        rows.push(tr(['skipped'], `${sceneCell}${solverCell}<td colspan="${span}" class="skip">${r.refused ? 'refused' : 'skipped'}: ${escapeHtml(r.skipped)}</td>`));
         return;
       }
       const status = r.diverged
@@ -592,6 +602,69 @@ function tableHtml(results: CompareResults, colours: Map<string, string>, option
 ${rows.join('\n')}
 </tbody>
 </table></div>`;
+}
+
+/** A reason in a matrix cell: up to its first ' (' where that leaves 20 characters or more, else its first 140 characters. */
+export function shortReason(reason: string): string {
+  const at = reason.indexOf(' (');
+  if (at >= 20) return reason.slice(0, at);
+  return reason.length > 140 ? `${reason.slice(0, 139)}…` : reason;
+}
+
+/** The verdict words of the matrix and their cell classes (bench/holds.ts HoldVerdict). */
+const verdictClass: Record<string, string> = { holds: 'v-holds', stretches: 'v-fails', drifts: 'v-fails', diverges: 'v-diverges' };
+
+/**
+ * The matrix at a glance (a compare of two scenes or more): one row per entry of the solver list, one
+ * column per scene; each cell the run's verdict (holds, stretches, drifts, diverges: bench/holds.ts; 'ran'
+ * where the scene has no test), the figure that decides it (max|C|, or the drift, else the worst
+ * penetration) and the mean ms per frame on the run's clock; a run not made says 'refused' (the solver
+ * declines the scene) or 'skipped', with the reason in full.
+ */
+export function matrixHtml(results: CompareResults): string | null {
+  const scenes = scenesOf(results);
+  if (scenes.length < 2) return null;
+  const labels = results.solvers.length ? results.solvers : [...new Set(results.runs.map(runLabel))];
+  const cell = (r: RunRecord | SkippedRun | undefined): string => {
+    if (!r) return `<td class="v-none">${DASH}</td>`;
+    // the reason's first clause (before its parenthesis of detail, or its first 140 characters); the whole in the tooltip and the runs table
+    if (isSkipped(r)) return `<td class="v-refused" title="${escapeHtml(r.skipped)}"><b>${r.refused ? 'refused' : 'skipped'}</b><div class="why">${escapeHtml(shortReason(r.skipped))}</div></td>`;
+    const verdict = r.holds?.verdict ?? (r.diverged ? 'diverges' : 'ran');
+    const head = r.diverged ? `diverges at frame ${fmt(r.diverged.frame, 15)}` : verdict;
+    const figure = r.rest ? `drift ${r.rest.drift === null ? DASH : lengthText(r.rest.drift)}` : r.constraints > 0 ? `max|C| ${isNum(r.violation.worstMax) ? lengthText(r.violation.worstMax) : DASH}` : r.contacts ? `pen. ${isNum(r.contacts.worstMaxPenetration) ? lengthText(r.contacts.worstMaxPenetration) : DASH}` : '';
+    const ms = meanFrameMs(r);
+    const cost = `${fmt(ms)} ms/frame${r.timing.clock === 'gpu-timestamp' ? ' (GPU)' : ''}`;
+    const title = [r.holds?.why, r.diverged?.reason].filter(Boolean).join(' — ');
+    return `<td class="${verdictClass[verdict] ?? 'v-ran'}"${title ? ` title="${escapeHtml(title)}"` : ''}><b>${escapeHtml(head)}</b><div>${escapeHtml(figure)}</div><div class="cost">${escapeHtml(cost)}</div></td>`;
+  };
+  const sceneHead = (scene: string) => {
+    const runs = runsOf(results, scene);
+    const any = runs[0];
+    const ran = runs.find((r): r is RunRecord => !isSkipped(r));
+    // the frames run: the compare's, or the scene's own (CompareOptions.sceneFrames); a diverged run stopped short
+    const size = ran ? ` · ${fmt(ran.bodies, 15)} bodies · ${fmt(runs.reduce((a, r) => Math.max(a, isSkipped(r) ? 0 : r.frames), 0), 15)} frames` : '';
+    return `<th><div>${escapeHtml(scene)}</div><div class="params">${escapeHtml(any ? paramsText(any.params) : '')}${escapeHtml(size)}</div></th>`;
+  };
+  const rows = labels.map((label) => `<tr><th scope="row">${escapeHtml(label)}</th>${scenes.map((s) => cell(results.runs.find((r) => r.scene === s && runLabel(r) === label))).join('')}</tr>`);
+  const m = results.machine;
+  const gpuAdapters = [...new Set(results.runs.filter((r): r is RunRecord => !isSkipped(r) && findSolver(r.solver)?.device === 'gpu').map((r) => r.adapter))];
+  const dt = results.runs.find((r): r is RunRecord => !isSkipped(r))?.options.dt;
+  const facts = [
+    `frames${isNum(dt) ? ` of ${fmt(dt, 4)} s` : ''} as each column says, each solver at its defaults unless its label says otherwise`,
+    `${m.cores} × ${m.cpu}${gpuAdapters.length ? `; GPU solvers on ${gpuAdapters.join(', ')}` : ''}`,
+    `${results.createdAt.slice(0, 16).replace('T', ' ')} UTC`,
+  ];
+  return `<section id="matrix">
+<h2>Matrix</h2>
+<p class="facts">${facts.map(escapeHtml).join(' · ')}</p>
+<table class="matrix">
+<thead><tr><th>solver</th>${scenes.map(sceneHead).join('')}</tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>
+<p class="facts">${escapeHtml(holdsLegend(results))}; max|C|: the worst joint violation, drift: the farthest a body moved after settling, pen.: the worst penetration (each over the sampled frames, from the states).</p>
+</section>`;
 }
 
 function headerHtml(results: CompareResults, colours: Map<string, string>, sharedOptions: string | null): string {
@@ -755,6 +828,21 @@ figcaption { font-size: 12.5px; color: #444; margin-bottom: 4px; }
 .note { color: #555; font-style: italic; }
 #plot-status.error { color: #c00; white-space: pre-wrap; font-family: ui-monospace, Menlo, Consolas, monospace; border: 1px solid #c00; padding: 8px; }
 .u-legend { font-size: 12px; }
+#matrix { margin-bottom: 18px; width: fit-content; max-width: 100%; }
+#matrix p.facts { width: 0; min-width: 100%; }
+table.matrix { border-collapse: collapse; font-size: 12px; }
+table.matrix th, table.matrix td { border: 1px solid #ddd; padding: 4px 6px; vertical-align: top; text-align: left; }
+table.matrix thead th { background: #f6f6f6; }
+table.matrix tbody th { white-space: nowrap; background: #fafafa; }
+table.matrix .params { font-weight: normal; color: #666; font-size: 11px; max-width: 16em; }
+table.matrix td { min-width: 9em; max-width: 14em; }
+table.matrix td .cost { color: #555; }
+table.matrix td .why { color: #666; font-style: italic; font-size: 11px; }
+.v-holds { background: #e3f3e3; }
+.v-fails { background: #fff0d6; }
+.v-diverges { background: #fbe0e0; }
+.v-refused { background: #f1f1f1; color: #555; }
+span.v-holds, span.v-fails, span.v-diverges { padding: 0 3px; border-radius: 2px; }
 `;
 
 /**
@@ -1056,6 +1144,7 @@ export function renderReport(results: CompareResults): string {
 </head>
 <body>
 ${headerHtml(results, colours, sharedOptions)}
+${matrixHtml(results) ?? ''}
 <h2>Runs</h2>
 ${tableHtml(results, colours, optionsVary)}
 <p id="plot-status" role="status"></p>

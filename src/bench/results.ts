@@ -11,6 +11,7 @@ import type { ConstraintForce } from '../particles/system.js';
 import type { Jump, RunResult, SolverContactSummary } from '../run/run.js';
 import type { IterationMode, ResidualCurve, SolverOptions } from '../solvers/solver.js';
 import { findSolver } from '../solvers/registry.js';
+import type { HoldTolerances, HoldVerdict } from './holds.js';
 
 export interface RunMeta {
   scene: string;
@@ -125,6 +126,14 @@ export interface RunRecord {
   residuals: ResidualCurve | null;
   /** run --frames 0 and the like: each constraint's λ and force Q̂ at the initial state (particle solvers) */
   constraintForces?: ConstraintForce[];
+  /**
+   * compare only, on a scene built to stand still (SceneInfo.restsAfter): the time of the reference sample
+   * and the drift since, the farthest any body got from where it was then, m (bench/holds.ts DriftTracker;
+   * null: the run ended before it, or a position was not finite)
+   */
+  rest?: { from: number | null; drift: number | null };
+  /** compare only: whether the run held its scene against CompareResults.holdTolerances (bench/holds.ts); absent where no test applies */
+  holds?: HoldVerdict;
   /** compare only: steps/s ÷ the steps/s of the first solver on the same scene (null if that one did not run): the ratio of mean frame times */
   stepsPerSecondRatio?: number | null;
   /** maxPenetration (m) and contacts (touching points): scenes with collisions on only; awake (dynamic bodies awake): rigid worlds */
@@ -153,6 +162,8 @@ export interface SkippedRun {
   label?: string;
   settings?: Partial<SolverOptions>;
   skipped: string;
+  /** the solver declined the scene (its `unsupported`, or the pre-run checks), rather than a means lacking (no adapter) */
+  refused?: boolean;
 }
 
 export interface MachineInfo {
@@ -175,6 +186,8 @@ export interface CompareResults {
   /** package → version (solverlab, webgpu, @dimforge/rapier3d-compat, …) */
   versions: Record<string, string>;
   frames: number;
+  /** what a run had to keep to hold its scene (RunRecord.holds); absent in results written before it */
+  holdTolerances?: HoldTolerances;
   scenes: string[];
   /** the solver list as run: each entry's label (runLabel), the solver's id where it sets no options of its own */
   solvers: string[];

@@ -6,6 +6,7 @@ import { defaultSolverOptions, iterationsText, optionsRead, solverOptionSpecs, t
 import { findSolver } from '../solvers/registry.js';
 import type { ParamValue } from '../scenes/scene.js';
 import { isParticleSolver } from '../solvers/witkin/registry.js';
+import { DEFAULT_HOLD_TOLERANCES, lengthText } from './holds.js';
 import { isSkipped, showsSleep, runLabel, meanFrameMs, type CompareResults, type RunRecord, type SkippedRun } from './results.js';
 
 export interface Column {
@@ -77,6 +78,10 @@ export const columns: Column[] = [
   { csv: 'contacts_final', title: 'contacts', get: (r) => r.contacts?.finalCount ?? null, digits: 15, shownIf: hasContacts },
   // the dynamic bodies awake at the end, of all: only where some run sleeps (showsSleep; the CSV has awake_final, dynamic_bodies)
   { csv: 'awake_of_dynamic', title: 'awake', get: awakeText, tableOnly: true, shownIf: showsSleep },
+  // scenes built to stand still (SceneInfo.restsAfter): the farthest any body got from where it was after settling
+  { csv: 'drift_m', title: 'drift (m)', get: (r) => r.rest?.drift ?? null, shownIf: (r) => r.rest !== undefined },
+  // held its scene or not (bench/holds.ts: max|C| on joints, drift on a scene built to stand still, against the compare's tolerances)
+  { csv: 'holds', title: 'holds', get: (r) => r.holds?.verdict ?? null, shownIf: (r) => r.holds !== undefined },
   { csv: 'energy_drift_percent', title: 'energy %', get: (r) => r.energy.driftPercent },
   { csv: 'unconverged_of_solves', title: 'unconv.', get: unconvergedText, tableOnly: true, optional: true },
   { csv: 'steps_per_s_ratio_to_first', title: 'speed × (mean)', get: (r) => r.stepsPerSecondRatio ?? null },
@@ -123,6 +128,8 @@ const csvOnly: Column[] = [
   { csv: 'dispatches_per_frame', title: 'dispatches', get: (r) => r.cost.dispatchesPerFrame },
   { csv: 'iteration_bytes_per_frame', title: 'bytes', get: (r) => r.cost.iterationBytesPerFrame },
   { csv: 'bandwidth_gb_per_s', title: 'GB/s', get: (r) => r.cost.bandwidthGBs },
+  { csv: 'holds_why', title: 'holds, why', get: (r) => r.holds?.why ?? null, shownIf: (r) => r.holds !== undefined },
+  { csv: 'rest_from_s', title: 'drift from', get: (r) => r.rest?.from ?? null, shownIf: (r) => r.rest !== undefined },
   { csv: 'final_state_hash', title: 'hash', get: (r) => r.finalStateHash },
   { csv: 'diverged_frame', title: 'diverged', get: (r) => r.diverged?.frame ?? null },
 ];
@@ -203,8 +210,9 @@ function paramsText(p: Record<string, ParamValue>): string {
     .join(' ');
 }
 
-function status(r: RunRecord | SkippedRun): string {
-  if (isSkipped(r)) return `skipped: ${r.skipped}`;
+/** 'refused: why' (the solver declines the scene), 'skipped: why' (a means lacking, e.g. no adapter), 'DIVERGED …', 'ok' */
+export function status(r: RunRecord | SkippedRun): string {
+  if (isSkipped(r)) return `${r.refused ? 'refused' : 'skipped'}: ${r.skipped}`;
   if (r.diverged) return `DIVERGED at frame ${r.diverged.frame}: ${r.diverged.reason}`;
   return 'ok';
 }
@@ -240,7 +248,14 @@ export function formatCompareTable(results: CompareResults): string {
   // which statistic each speed figure is (the column titles say it short)
   if (ran.length)
     out.push(`steps/s and speed × from the mean frame (wall time ÷ frames), speed × against ${results.solvers[0] ?? 'the first solver'} on the same scene; mean, median and p95 ms on the clock named`);
+  if (ran.some((r) => r.holds)) out.push(holdsLegend(results));
   return out.join('\n');
+}
+
+/** What `holds` means in this compare: its tolerances (bench/holds.ts). */
+export function holdsLegend(results: Pick<CompareResults, 'holdTolerances'>): string {
+  const t = results.holdTolerances ?? DEFAULT_HOLD_TOLERANCES;
+  return `holds: ran every frame with max|C| ≤ ${lengthText(t.violation)} (scenes with joints; else stretches) and, on a scene built to stand still, drift ≤ ${lengthText(t.drift)} after it settled (else drifts)`;
 }
 
 function csvCell(v: number | string | null): string {

@@ -36,6 +36,8 @@ import { formatSummary } from './report.js';
 import { runRecord, isSkipped, runLabel, type CompareResults } from '../bench/results.js';
 import { parseSolverEntry } from './solver-entries.js';
 import { runCompare, prepareCompare } from '../bench/compare.js';
+import { DEFAULT_HOLD_TOLERANCES } from '../bench/holds.js';
+import { AVBD_BENCH_SCENES, avbdBenchPlan, avbdGpuNote, runAvbdBench, avbdBenchTable, avbdBenchCsv } from '../bench/avbd-bench.js';
 import { runGpuContactBench, gpuContactSolvers, gpuContactTable, gpuContactCsv, GPU_CONTACT_SCENES, GPU_CONTACT_REFERENCES } from '../bench/gpu-contacts.js';
 import { formatCompareTable, compareCsv, countText, formatNumber } from '../bench/table.js';
 import { renderReport, findUplot } from '../bench/report-html.js';
@@ -80,6 +82,9 @@ const compareFlags: Record<string, FlagSpec> = {
   ...sharedRunFlags,
   // compare's --param also takes SCENE.k=v (it keeps the shared flags' place in --help)
   param: { value: true, repeat: true, arg: '[SCENE.]k=v', help: "a scene parameter (see 'solverlab scenes'), for every chosen scene that has it, or with SCENE. for that scene alone (domino.count=50); a vector as k=x,y,z" },
+  'scene-frames': { value: true, repeat: true, arg: 'SCENE=N', help: 'frames for that scene in place of --frames (e.g. mass-ratio-pendulum=600 beside --frames 240)' },
+  'hold-violation': { value: true, arg: 'M', help: 'a run holds a scene with joints while its worst max |C| stays at most M metres (default 0.01: the AVBD issue\'s 1 cm for the mass-ratio pendulum); the table\'s holds column' },
+  'hold-drift': { value: true, arg: 'M', help: 'a run holds a scene built to stand still (vertical-stack, pyramid, card-house) while no body drifts more than M metres after it settled (default 0.01)' },
   out: { value: true, arg: 'DIR', help: 'folder for results.json, results.csv, report.html (default compare-results)' },
 };
 
@@ -114,6 +119,7 @@ export const commands: Record<string, CommandSpec> = {
       'solverlab bench [--out FILE] [--sizes 10000,100000] [--frames N] [--solvers a,b]',
       'solverlab bench --tradeoff [--chains 2500] [--frames 600] [--solvers a,b] [--settings 8x1,32x1,…] [--out FILE]',
       'solverlab bench --contacts [--frames 10] [--big-frames N] [--solvers a,b] [--references softstep-cpu,rapier] [--scenes …] [--out DIR]',
+      'solverlab bench --avbd [--frames 10] [--big-frames N] [--solvers a,b] [--scenes …] [--out DIR]',
     ],
     flags: {
       out: { value: true, arg: 'FILE', help: 'results file (default bench-results.json, bench-tradeoff.json with --tradeoff)' },
@@ -129,10 +135,16 @@ export const commands: Record<string, CommandSpec> = {
           'the GPU contact benchmark: rain 10k and 100k, brick-wall 110k, pyramid base 100 under every GPU contact solver (softstep-cpu and rapier on the 10k rain), sleeping off; ' +
           'ms per frame split into collision and solve (GPU timestamps), colours, contact points, worst penetration; writes DIR/results.json, results.csv, report.html, summary.md, summary.csv',
       },
-      'big-frames': { value: true, arg: 'N', help: 'with --contacts: frames on the 100k-body scenes (default --frames)' },
+      avbd: {
+        value: false,
+        help:
+          "the AVBD benchmark: brick-wall 110k and necklace 100k under every GPU solver that runs them (the registry's: avbd-gpu when registered), pyramid base 100 under avbd-cpu, sleeping off; " +
+          'ms per frame, iterations × substeps, worst violation and penetration; writes DIR/results.json, results.csv, report.html, summary.md, summary.csv',
+      },
+      'big-frames': { value: true, arg: 'N', help: 'with --contacts or --avbd: frames on the 100k-body scenes (default --frames)' },
       references: { value: true, arg: 'a,b,…', help: "with --contacts: CPU solvers on the 10k rain (default softstep-cpu,rapier; 'none' for none)" },
-      scenes: { value: true, arg: 'a,b,…', help: 'with --contacts: some of rain-10k, rain-100k, brick-wall-110k, pyramid-100 (default all)' },
-      'sample-every': { value: true, arg: 'K', help: 'with --contacts: measure the metrics every K frames (default 1 up to 60 frames, else ⌈frames / 60⌉)' },
+      scenes: { value: true, arg: 'a,b,…', help: 'with --contacts: some of rain-10k, rain-100k, brick-wall-110k, pyramid-100; with --avbd: some of brick-wall-110k, necklace-100k, pyramid-100 (default all)' },
+      'sample-every': { value: true, arg: 'K', help: 'with --contacts or --avbd: measure the metrics every K frames (default 1 up to 60 frames, else ⌈frames / 60⌉)' },
       verbose: { value: false, help: "also the GPU driver's own diagnostics (Dawn/Vulkan warnings), hidden otherwise" },
     },
   },
@@ -420,9 +432,20 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
   if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${outDir}: is a file, not a folder`);
   if (!existsSync(dirname(outDir))) throw new UsageError(`--out ${outDir}: folder ${dirname(outDir)} does not exist`);
   const params = paramFlags(flags.get('param') ?? []);
+  const sceneFrames: Record<string, number> = {};
+  for (const raw of flags.get('scene-frames') ?? []) {
+    const at = raw.lastIndexOf('=');
+    const name = raw.slice(0, at);
+    if (at <= 0 || !sceneRefs.includes(name)) throw new UsageError(`--scene-frames ${raw}: expected SCENE=N with SCENE one of the chosen scenes (${sceneRefs.join(', ')})`);
+    sceneFrames[name] = numberFlag('scene-frames', raw.slice(at + 1), { integer: true, min: 1 });
+  }
   // every run's record is kept until results.json (one JSON text) and the report are written
-  checkRunRecords('compare', { frames, sampleEvery, runs: sceneRefs.length * entries.length, json: true });
-  const opts = { scenes: sceneRefs, solvers: entries, frames, params, options, residualFrame, sampleEvery };
+  checkRunRecords('compare', { frames: Math.max(frames, ...Object.values(sceneFrames)), sampleEvery, runs: sceneRefs.length * entries.length, json: true });
+  const holds = {
+    violation: numberFlag('hold-violation', one(flags, 'hold-violation') ?? String(DEFAULT_HOLD_TOLERANCES.violation), { min: 0 }),
+    drift: numberFlag('hold-drift', one(flags, 'hold-drift') ?? String(DEFAULT_HOLD_TOLERANCES.drift), { min: 0 }),
+  };
+  const opts = { scenes: sceneRefs, solvers: entries, frames, params, options, residualFrame, sampleEvery, holds, sceneFrames };
   const loaded = prepareCompare(opts); // every name, file and parameter checked (and the scenes built once) before anything runs
   // an option no chosen solver reads would change nothing: said, not silently taken
   for (const [key, spec] of Object.entries(solverOptionSpecs) as [keyof SolverOptions, SolverOptionSpec][])
@@ -449,7 +472,7 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
     onRun: (r) => {
       if (quiet) return;
       if (progress) process.stderr.write('\r\x1b[K');
-      const what = isSkipped(r) ? `skipped (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : countText(r.frames, 'frame');
+      const what = isSkipped(r) ? `${r.refused ? 'refused' : 'skipped'} (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : countText(r.frames, 'frame');
       process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
     },
   });
@@ -559,7 +582,66 @@ async function cmdContactBench(flags: Map<string, string[]>, argv: string[]): Pr
   return 0;
 }
 
+/** `bench --avbd`: the AVBD benchmark (bench/avbd-bench.ts) into a folder, as compare writes one, with its summary. */
+async function cmdAvbdBench(flags: Map<string, string[]>, argv: string[]): Promise<number> {
+  for (const f of ['contacts', 'tradeoff', 'settings', 'chains', 'sizes', 'references']) if (flags.has(f)) throw new UsageError(`--${f} does not go with --avbd`);
+  const frames = numberFlag('frames', one(flags, 'frames') ?? '10', { integer: true, min: 1 });
+  const bigFrames = numberFlag('big-frames', one(flags, 'big-frames') ?? String(frames), { integer: true, min: 1 });
+  const sampleEvery = one(flags, 'sample-every') !== undefined ? numberFlag('sample-every', one(flags, 'sample-every')!, { integer: true, min: 1 }) : undefined;
+  const list = (name: string) => (one(flags, name) === undefined ? undefined : one(flags, name)!.split(',').map((x) => x.trim()).filter(Boolean));
+  const only = list('solvers');
+  for (const id of only ?? []) findSolverOrThrow(id);
+  const scenesGiven = list('scenes');
+  for (const l of scenesGiven ?? []) if (!AVBD_BENCH_SCENES.some((s) => s.label === l)) throw new UsageError(`--scenes: unknown benchmark scene '${l}' (${AVBD_BENCH_SCENES.map((s) => s.label).join(', ')})`);
+  const outDir = resolve(one(flags, 'out') ?? 'bench-avbd');
+  if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${outDir}: is a file, not a folder`);
+  if (!existsSync(dirname(outDir))) throw new UsageError(`--out ${outDir}: folder ${dirname(outDir)} does not exist`);
+  const plan = avbdBenchPlan(AVBD_BENCH_SCENES.filter((s) => !scenesGiven || scenesGiven.includes(s.label)), only);
+  // each scene under each solver checked before any runs: a refusal (memory, ranges) is one line and nothing written
+  for (const { scene, solvers: ids } of plan)
+    for (const id of ids) {
+      const why = builtInRefusal(scene.scene, scene.params, id);
+      if (why) throw why;
+    }
+  const runs = plan.reduce((a, p) => a + p.solvers.length, 0);
+  if (!runs) throw new UsageError(`no solver to run: ${only ? `none of ${only.join(', ')} runs ` : ''}${plan.map((p) => p.scene.label).join(', ')}`);
+  checkRunRecords('bench --avbd', { frames: Math.max(frames, bigFrames), sampleEvery: sampleEvery ?? 1, runs, json: true });
+  findUplot();
+  const note = avbdGpuNote(plan, only);
+  if (note) process.stderr.write(`solverlab: note: ${note}\n`);
+  const quiet = flags.has('quiet');
+  const write = (results: CompareResults) => {
+    mkdirSync(outDir, { recursive: true });
+    writeAtomic(join(outDir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
+    writeAtomic(join(outDir, 'results.csv'), compareCsv(results));
+    writeAtomic(join(outDir, 'report.html'), renderReport(results));
+    writeAtomic(join(outDir, 'summary.csv'), avbdBenchCsv(results));
+    writeAtomic(join(outDir, 'summary.md'), avbdBenchTable(results, note) + '\n');
+  };
+  setWhere(() => 'during the AVBD benchmark', `what was done is in ${outDir}`);
+  const results = await runAvbdBench({
+    frames,
+    bigFrames,
+    solvers: only,
+    scenes: scenesGiven,
+    sampleEvery,
+    command: ['solverlab', ...argv].join(' '),
+    onRun: (r) => {
+      if (quiet) return;
+      const what = isSkipped(r) ? `${r.refused ? 'refused' : 'skipped'} (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : `${countText(r.frames, 'frame')}, mean ${formatNumber(r.timing.meanMs ?? NaN)} ms`;
+      process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
+    },
+    onWarning: (line) => process.stderr.write(`solverlab: warning: ${line}\n`),
+    onScene: write,
+  });
+  write(results);
+  process.stdout.write(avbdBenchTable(results, note) + '\n');
+  process.stderr.write(`written: ${join(outDir, 'summary.md')}, summary.csv, results.json, results.csv, report.html\n`);
+  return 0;
+}
+
 async function cmdBench(flags: Map<string, string[]>, argv: string[] = []): Promise<number> {
+  if (flags.has('avbd')) return cmdAvbdBench(flags, argv);
   if (flags.has('contacts')) return cmdContactBench(flags, argv);
   for (const f of ['big-frames', 'references', 'scenes', 'sample-every']) if (flags.has(f)) throw new UsageError(`--${f} goes with --contacts`);
   if (flags.has('tradeoff')) return cmdTradeoff(flags);

@@ -69,6 +69,8 @@ export const verticalStack: RigidSceneInfo = defineScene({
   kind: 'rigid',
   count: (p) => ({ bodies: p.boxes + 1, constraints: 0 }),
   name: 'vertical-stack',
+  // built at rest: after a second of settling (contacts' slop taken up) nothing should move (the piles tests' window)
+  restsAfter: 1,
   description: 'a tall stack of boxes face on face, alternately shifted a little along x: does it stand still',
   params: {
     boxes: { default: 15, min: 1, integer: true, help: 'boxes in the stack' },
@@ -99,6 +101,8 @@ export const pyramid: RigidSceneInfo = defineScene({
   // rows of base, base − 1, …, 1 boxes: base (base + 1)/2 of them, and the ground
   count: (p) => ({ bodies: (p.base * (p.base + 1)) / 2 + 1, constraints: 0 }),
   name: 'pyramid',
+  // built at rest: after a second of settling (contacts' slop taken up) nothing should move (the piles tests' window)
+  restsAfter: 1,
   description: 'a 2-D pyramid of boxes (rows along x, one box deep): each box rests on two below; many contacts, deep load paths',
   params: {
     base: { default: 20, min: 1, integer: true, help: 'boxes in the bottom row' },

@@ -45,6 +45,12 @@ export interface SceneInfo<D extends SceneDesc = SceneDesc> {
   /** the checks across parameters (ParamsCheck), run with the ranges */
   check?: ParamsCheck;
   /**
+   * A scene built to stand still (a stack, a pyramid, a house of cards): from this time on, s (its
+   * settling), no body should move. `compare` measures each run's drift, the farthest any body gets from
+   * where it was at this time, and a run holds the scene only while that stays small (bench/holds.ts).
+   */
+  restsAfter?: number;
+  /**
    * The scene for the given parameters (any subset; the rest take their defaults). Throws an
    * InputError naming a bad or unknown parameter, or a scene too large for this process's memory.
    */
@@ -60,6 +66,7 @@ export interface SceneDefinition<D extends SceneDesc> {
   params: Record<string, ParamSpec>;
   vectorParams?: Record<string, VectorParamSpec>;
   check?: ParamsCheck;
+  restsAfter?: number;
   build(params: Record<string, number>, vectors: Record<string, number[]>): D;
   count(params: Record<string, number>): Omit<SceneCount, 'kind'>;
   kind: SceneCount['kind'];
@@ -73,6 +80,7 @@ export function defineScene<D extends SceneDesc>(def: SceneDefinition<D>): Scene
     params: def.params,
     ...(def.vectorParams ? { vectorParams: def.vectorParams } : {}),
     ...(def.check ? { check: def.check } : {}),
+    ...(def.restsAfter !== undefined ? { restsAfter: def.restsAfter } : {}),
     count(given = {}) {
       return { kind: def.kind, ...def.count(resolveSceneParams(scene, given).params) };
     },

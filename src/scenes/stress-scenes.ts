@@ -117,6 +117,8 @@ export const cardHouse: RigidSceneInfo = defineScene({
   kind: 'rigid',
   count: (p) => ({ bodies: 1 + cardCount(p.levels), constraints: 0 }),
   name: 'card-house',
+  // built at rest: after a second of settling (contacts' slop taken up) nothing should move (the piles tests' window)
+  restsAfter: 1,
   description: 'a house of cards: thin cards leaned in A-frame pairs, tops touching, flat cards bridging neighbouring apexes, level on level',
   params: {
     levels: { default: 3, min: 1, integer: true, help: 'levels (the bottom one has `levels` A-frames)' },
