@@ -275,7 +275,7 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'avbd-gpu',
-    description: 'avbd-cpu in WGSL compute kernels (f32), the same stages and options: per step the duals\' warm start and the inertial target, then per iteration one dispatch per body colour of the per-body Newton step (a gather over the body\'s joints, no atomics: H = M/h² + Σ k JᵀJ + the geometric-stiffness diagonal, f, a 6×6 LDLᵀ, the exact exponential map), then the dual update per joint; every joint type, a frame with no readback; the bodies coloured on the host once (the joint graph is fixed); no contacts yet, no joints added between steps',
+    description: 'avbd-cpu in WGSL compute kernels (f32), the same stages and options: per step the duals\' warm start and the inertial target, then per iteration one dispatch per body colour of the per-body Newton step (a gather over the body\'s joints, no atomics: H = M/h² + Σ k JᵀJ + the geometric-stiffness diagonal, f, a 6×6 LDLᵀ, the exact exponential map), then the dual update per joint; every joint type, a frame with no readback; the bodies coloured on the GPU (Jones–Plassmann with hashed priorities, zero clashes; on a joint scene once, its graph being fixed); no contacts yet, no joints added between steps',
     device: 'gpu',
     reads: avbdReads,
     supports: { constraints: everyJoint, shapes: everyShape, contactsRefused: AVBD_GPU_CONTACTS_REFUSED },

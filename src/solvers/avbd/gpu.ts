@@ -7,15 +7,23 @@
  *   warm_start (per joint) → inertial_target (per body)
  *   → iterations × (primal colour 0, primal colour 1, …, primal colour K−1 → dual (per joint))
  *   → update_velocities (per body) [→ primal colour 0 … K−1 at α = 0: post-stabilisation]
- * i.e. 3 + (K + 1)·iterations dispatches a step, one dispatch per body colour per iteration (the
+ * i.e. 3 + (S + 1)·iterations dispatches a step, one dispatch per body colour slot per iteration (the
  * issue's shape). Many frames go into one submission; nothing is read back until a snapshot.
  *
  * Host side, once per scene (the joints' topology is fixed: this solver takes no joints added or
  * removed between steps): the rows are laid out by avbd-cpu's JointForces (the same rows, bounds,
- * stiffness and β of the paper's form), the body → joint CSR and the body colouring
- * (model/body-colouring.ts, the colouring avbd-cpu uses: the same colours, so the same order of
- * updates), the island masses of the scale-free schedule (cpu.ts islandMasses: on a joint scene the
- * islands are the joint graph's, fixed). Every number that changes per frame lives on the GPU.
+ * stiffness and β of the paper's form), the body → joint CSR and the body adjacency, the island masses
+ * of the scale-free schedule (cpu.ts islandMasses: on a joint scene the islands are the joint graph's,
+ * fixed). Every number that changes per frame lives on the GPU.
+ *
+ * The bodies are coloured on the GPU (gpu/body-colouring.ts: Jones–Plassmann with hashed priorities,
+ * zero clashes, fixed bodies in no conflict) in the 'colour bodies' stage whenever the graph changed:
+ * on a joint scene once, before the first frame (the joints' graph is fixed; contacts, when they come,
+ * change it every frame). The colouring writes each colour's bodies and workgroup count, so primal is
+ * one indirect dispatch per colour slot, Δ + 1 of them (Δ the most neighbours a body has: the most
+ * colours Jones–Plassmann's greedy choice can give), an empty colour costing an empty dispatch. Its CPU
+ * twin gives avbd-cpu the same colours (AvbdCpuSolver's colouring 'jones-plassmann'): the twin test
+ * runs both in the same order of updates.
  *
  * Not on the GPU yet (refused by the registry with the reason): contacts (avbd-cpu's contacts.ts:
  * collision and manifolds linearised at the frame's start), joints added or removed between steps.
@@ -30,7 +38,9 @@ import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js
 import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
 import { F32_MAX, JOINT_STRIDE, writeJointRecord } from '../../rows/rows.wgsl.js';
 import { AvbdRows, JointForces } from './forces.js';
-import { BodyColouring } from '../../model/body-colouring.js';
+import { BODY_COLOUR_LIMIT } from '../../model/body-colouring.js';
+import { GpuBodyColouring, type BodyGraphLayout } from '../../gpu/body-colouring.js';
+import { InputError } from '../../model/input-error.js';
 import { AVBD_KIND_SHIFT, AVBD_PARAMS_BYTES, AVBD_ROWS_SHIFT, avbdKernelSource, avbdKernelSpecs, type AvbdBufferName, type AvbdKernelSpec } from './kernels.wgsl.js';
 
 interface Kernel {
@@ -47,14 +57,17 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   readonly joints: JointSet;
   private readonly jointForces: JointForces;
   private readonly rows = new AvbdRows();
-  /** the body colouring (model/body-colouring.ts), as avbd-cpu builds it */
-  readonly colouring = new BodyColouring();
+  /** the body colouring on the GPU (gpu/body-colouring.ts: Jones–Plassmann; avbd-cpu's twin with colouring 'jones-plassmann') */
+  private colouring!: GpuBodyColouring;
+  private graphLayout!: BodyGraphLayout;
+  /** colour dispatches per primal pass: the most colours the colouring can give, Δ + 1 (Δ the most distinct neighbours a body has) */
+  private colourSlots = 1;
+  /** the graph changed since it was last coloured (a joint scene: only before the first frame) */
+  private colourPending = true;
   private readonly params: GPUBuffer;
   private passInfo!: GPUBuffer;
   private readonly passStride: number;
   private readonly kernels = new Map<string, Kernel>();
-  /** body_graph's layout: where the colour-ordered dynamic bodies begin */
-  private colourBase = 0;
 
   private constructor(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext) {
     super({ ...defaultSolverOptions, ...options, sleep: 0 }, gpu);
@@ -71,6 +84,7 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext): Promise<AvbdGpuSolver> {
     const s = new AvbdGpuSolver(world, options, gpu);
     s.upload();
+    s.colouring = await GpuBodyColouring.create(s.device, s.buffers.get('body_graph')!, s.graphLayout);
     await buildKernels(s.device, s.id, () => {
       for (const spec of avbdKernelSpecs()) s.bindKernel(spec, computePipeline(s.device, spec.name, avbdKernelSource(spec)));
     });
@@ -86,9 +100,9 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     return ['colour bodies', 'warm start', 'inertial target', 'primal', 'dual', 'update velocities', ...(this.options.postStabilize === 1 ? ['post-stabilise'] : [])];
   }
 
-  /** pass_info records: 2c (colour c at the iterations' α), 2c + 1 (colour c at α = 0), 2K (every joint at the iterations' α) */
+  /** pass_info records: 2c (colour c at the iterations' α), 2c + 1 (colour c at α = 0), 2S (every joint at the iterations' α); S colour slots */
   private recordCount(): number {
-    return 2 * Math.max(1, this.colouring.colourCount) + 1;
+    return 2 * this.colourSlots + 1;
   }
 
   /** Lays out the rows (avbd-cpu's JointForces), the graph, the colouring and the bodies, and creates the buffers. */
@@ -117,15 +131,35 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
           side[e] = s;
         }
       }
-    this.colouring.build(n, inv, first, items, j.ib0, j.ib1);
-    const col = this.colouring;
-    const dynamic = col.start[col.colourCount];
-    const graph = new Uint32Array(n + 1 + entries + dynamic);
+    // the body adjacency the colouring reads (distinct dynamic neighbours), its active flags, and room for
+    // what it writes: colour info (5 K words), the colour-grouped order, the summary (gpu/body-colouring.ts)
+    const adjacency: number[][] = Array.from({ length: n }, () => []);
+    for (let e = 0; e < entries; e++) {
+      const k = items[e], other = side[e] === 0 ? j.ib1[k] : j.ib0[k];
+      const b = side[e] === 0 ? j.ib0[k] : j.ib1[k];
+      if (inv[other] > 0 && other !== b && !adjacency[b].includes(other)) adjacency[b].push(other);
+    }
+    let maxDegree = 0, neighbourCount = 0;
+    for (let b = 0; b < n; b++) {
+      maxDegree = Math.max(maxDegree, adjacency[b].length);
+      neighbourCount += adjacency[b].length;
+    }
+    if (maxDegree >= BODY_COLOUR_LIMIT)
+      throw new InputError(`avbd-gpu: a body is jointed to ${maxDegree} other bodies; its body colouring has ${BODY_COLOUR_LIMIT} colours, so at most ${BODY_COLOUR_LIMIT - 1} neighbours (use avbd-cpu)`);
+    this.colourSlots = maxDegree + 1;
     const base = n + 1;
+    const adjacencyAt = base + entries, lists = adjacencyAt + n + 1, activeAt = lists + neighbourCount;
+    const colourInfo = activeAt + n, orderAt = colourInfo + 5 * BODY_COLOUR_LIMIT, summary = orderAt + n;
+    this.graphLayout = { bodyCount: n, adjacency: adjacencyAt, active: activeAt, colourInfo, order: orderAt, summary };
+    const graph = new Uint32Array(summary + 2);
     for (let b = 0; b <= n; b++) graph[b] = base + first[b];
     for (let e = 0; e < entries; e++) graph[base + e] = (items[e] << 1) | side[e];
-    this.colourBase = base + entries;
-    graph.set(col.order.subarray(0, dynamic), this.colourBase);
+    for (let b = 0, at = lists; b < n; b++) {
+      graph[adjacencyAt + b] = at;
+      for (const other of adjacency[b]) graph[at++] = other;
+      graph[activeAt + b] = inv[b] > 0 ? 1 : 0;
+    }
+    graph[adjacencyAt + n] = activeAt;
 
     // the bodies: I, I⁻¹, m, m⁻¹, the island load M_isl/m and ρ (cpu.ts islandMasses, bodyStiffness)
     const parent = Int32Array.from({ length: n }, (_, i) => i);
@@ -183,15 +217,20 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
       row_avbd: rowData.byteLength,
     };
     this.checkLimits(sizes);
-    this.createBuffers(sizes, {
+    const { body_graph: graphBytes, ...others } = sizes;
+    this.createBuffers(others as Record<AvbdBufferName, number>, {
       pose: pose.buffer,
       velocity: velocity.buffer,
       body: body.buffer,
       frame_state: frameState.buffer,
-      body_graph: graph.buffer,
       joint: record.buffer,
       row_avbd: rowData.buffer,
     });
+    // body_graph is also the colour dispatches' indirect arguments (written by the colouring)
+    const graphBuffer = this.device.createBuffer({ label: 'body_graph', size: graphBytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    this.bufferCreations++;
+    this.device.queue.writeBuffer(graphBuffer, 0, graph);
+    this.buffers.set('body_graph', graphBuffer);
     this.passInfo = this.device.createBuffer({ label: 'pass_info', size: this.passStride * this.recordCount(), usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.bufferCreations++;
     this.writeParams();
@@ -217,27 +256,26 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     u[11] = this.w.bodyCount;
     u[12] = this.joints.constraintCount;
     u[13] = this.rowWidth();
+    u[14] = this.graphLayout.colourInfo;
+    u[15] = this.graphLayout.order;
     this.device.queue.writeBuffer(this.params, 0, buf);
   }
 
-  private recordThreads: number[] = [];
-
+  /** pass_info (colour, 0, α): the colour slot a primal dispatch sweeps (its bodies and count are the colouring's, on the GPU), or every joint for dual */
   private writePassInfo(): void {
-    const col = this.colouring, K = col.colourCount;
+    const S = this.colourSlots;
     const alphaIter = this.options.postStabilize === 1 ? 1 : this.options.avbdAlpha;
     const buf = new ArrayBuffer(this.passStride * this.recordCount());
     const u = new Uint32Array(buf), f = new Float32Array(buf);
-    this.recordThreads = new Array<number>(this.recordCount()).fill(0);
     const put = (rec: number, start: number, count: number, alpha: number) => {
       const o = (rec * this.passStride) / 4;
       u[o] = start;
       u[o + 1] = count;
       f[o + 2] = alpha;
-      this.recordThreads[rec] = count;
     };
-    for (let c = 0; c < K; c++) {
-      put(2 * c, this.colourBase + col.start[c], col.start[c + 1] - col.start[c], alphaIter);
-      put(2 * c + 1, this.colourBase + col.start[c], col.start[c + 1] - col.start[c], 0);
+    for (let c = 0; c < S; c++) {
+      put(2 * c, c, 0, alphaIter);
+      put(2 * c + 1, c, 0, 0);
     }
     put(this.recordCount() - 1, 0, this.joints.constraintCount, alphaIter);
     this.device.queue.writeBuffer(this.passInfo, 0, buf);
@@ -252,26 +290,38 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     this.kernels.set(spec.name, { spec, pipeline, bindGroups });
   }
 
-  /** One dispatch of kernel `name` over its threads (pass_info record `record` for primal and dual). */
+  /** One dispatch of kernel `name` over every body or joint (pass_info record `record` for dual). */
   private dispatch(pass: GPUComputePassEncoder, name: string, record = 0): void {
     const k = this.kernels.get(name)!;
-    const threads = k.spec.over === 'body' ? this.w.bodyCount : k.spec.over === 'joint' ? this.joints.constraintCount : this.recordThreads[record];
-    const [x, y] = this.groupsFor(threads);
+    const [x, y] = this.groupsFor(k.spec.over === 'body' ? this.w.bodyCount : this.joints.constraintCount);
     if (x === 0) return;
     pass.setPipeline(k.pipeline);
     pass.setBindGroup(0, k.bindGroups[k.bindGroups.length === 1 ? 0 : record]);
     pass.dispatchWorkgroups(x, y);
   }
 
-  /** One primal pass, colour by colour (α of the iterations, or 0: post-stabilisation). */
+  /**
+   * One primal pass, colour by colour (α of the iterations, or 0: post-stabilisation): one indirect
+   * dispatch per colour slot, its workgroups written by the colouring (0 for a colour left empty).
+   */
   private primal(pass: GPUComputePassEncoder, post: boolean): void {
-    for (let c = 0; c < this.colouring.colourCount; c++) this.dispatch(pass, 'primal', 2 * c + (post ? 1 : 0));
+    const k = this.kernels.get('primal')!, K = BODY_COLOUR_LIMIT;
+    pass.setPipeline(k.pipeline);
+    for (let c = 0; c < this.colourSlots; c++) {
+      pass.setBindGroup(0, k.bindGroups[2 * c + (post ? 1 : 0)]);
+      pass.dispatchWorkgroupsIndirect(this.buffers.get('body_graph')!, 4 * (this.graphLayout.colourInfo + 2 * K + 3 * c));
+    }
   }
 
   protected encodeFrame(at: StagePass): void {
     const o = this.options;
     for (let s = 0; s < o.substeps; s++) {
-      at('colour bodies'); // the joints' graph is fixed: coloured once on the host (header)
+      // the body colouring on the GPU, whenever the graph changed: a joint scene's is fixed, so before the first frame only
+      const pass = at('colour bodies');
+      if (this.colourPending) {
+        this.colouring.record(pass);
+        this.colourPending = false;
+      }
       this.dispatch(at('warm start'), 'warm_start');
       this.dispatch(at('inertial target'), 'inertial_target');
       for (let it = 0; it < o.iterations; it++) {
@@ -287,11 +337,12 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     const o = this.options;
     return {
       rowSolvesPerFrame: this.rows.count * o.iterations * o.substeps,
-      dispatchesPerFrame: (3 + (this.colouring.colourCount + 1) * o.iterations + (o.postStabilize === 1 ? this.colouring.colourCount : 0)) * o.substeps,
+      dispatchesPerFrame: (3 + (this.colourSlots + 1) * o.iterations + (o.postStabilize === 1 ? this.colourSlots : 0)) * o.substeps,
     };
   }
 
   override destroy(): void {
+    this.colouring?.destroy();
     super.destroy();
     this.params.destroy();
     this.passInfo.destroy();

@@ -8,7 +8,7 @@
  *                     s = m_eff/h², cpu.ts bodyStiffness); λ ← α γ λ, k ← clamp(γ k, k_min, k_max) (eq. 19)
  *   inertial_target   per body: x⁻, q⁻ kept; y = x + h v + h² g, q_y = exp(h ω) q (eq. 2); the adaptive
  *                     start x ← x + h v + h² g ŵ, q ← q_y (VBD)
- *   primal            per body of one colour (one dispatch per colour): gather over the body's joints
+ *   primal            per body of one colour (one indirect dispatch per colour, 1-D: ≤ 65,535 · 64 bodies a colour): gather over the body's joints
  *                     (CSR, no atomics) f = M/h² (x − y) + Σ Jᵀ F, F = clamp(k C* + λ, fmin, fmax) (eq. 13),
  *                     H = M/h² + Σ k J Jᵀ + G (eq. 17, §3.5's lumped geometric stiffness on the angular
  *                     diagonal), Δ = H⁻¹ f by a dense 6×6 LDLᵀ (math/ldlt6.ts), x ← x − Δ_x,
@@ -31,14 +31,16 @@
  *                       (the island's heaviest mass over the body's, cpu.ts islandMasses), ρ = √(tr I/2m)
  *   frame_state[5·NB]   [5i] (y, 0), [5i+1] q_y, [5i+2] (x⁻, 0), [5i+3] q⁻, [5i+4] (v of the last frame, 0)
  *   body_graph[…]       u32: [0 .. NB] the CSR offsets of each body's joint entries (entry = joint << 1 |
- *                       side, side 1 when the body is the joint's B), then the entries, then the dynamic
- *                       bodies colour by colour (pass_info's start/count of primal index into it)
+ *                       side, side 1 when the body is the joint's B), then the entries; then what the body
+ *                       colouring reads and writes (gpu/body-colouring.ts: the adjacency, the active flags,
+ *                       each colour's (start, count) at params.colour_info and its indirect arguments, the
+ *                       dynamic bodies grouped by colour at params.order); primal's dispatch c is colour c's
  *   joint[7·NJ]         the joint records (rows.wgsl.ts legend), flags | kind << 8 | row count << 16
  *   row_jacobian[3·NR], row_error[NR]   C and J as the evaluate functions write them (rows.wgsl.ts)
  *   row_avbd[3·NR]      vec4f: [3r] (λ, k, C0, k_max of the frame), [3r+1] (fmin, fmax, stiffness,
  *                       β of the paper's form) — fixed at layout; stiffness F32_MAX on a hard row —,
  *                       [3r+2] (curvature of side A, of side B, β of the frame, 0)
- * Uniforms: params (Params below); pass_info (start, count, α) of the dispatch.
+ * Uniforms: params (Params below); pass_info (colour or start, count, α) of the dispatch.
  *
  * Invariants: warm_start and dual write only their joint's rows; primal writes only its body's pose
  * and the rows of its joints (which no other thread of the colour evaluates); inertial_target and
@@ -83,12 +85,12 @@ struct Params {
   body_count: u32,
   joint_count: u32,
   row_width: u32,         // threads per dispatch row (2-D dispatch for big scenes)
-  _pad0: u32,
-  _pad1: u32,
+  colour_info: u32,       // body_graph word of the colours' (start, count) (gpu/body-colouring.ts)
+  order: u32,             // body_graph word of the colour-grouped bodies
 };
 struct PassInfo {
-  start: u32,             // primal: the colour's first entry in body_graph
-  count: u32,             // threads
+  start: u32,             // primal: the colour c it sweeps
+  count: u32,             // dual: threads
   alpha: f32,             // eq. 18's α of this pass (0 in post-stabilisation)
   _pad: u32,
 };
@@ -437,7 +439,8 @@ export function avbdKernelSource(k: AvbdKernelSpec): string {
       ? `  let ib = gid.y * params.row_width + gid.x;\n  if (ib >= params.body_count) { return; }`
       : k.over === 'joint'
         ? `  let j = gid.y * params.row_width + gid.x;\n  if (j >= params.joint_count) { return; }`
-        : `  let index = gid.y * params.row_width + gid.x;\n  if (index >= pass_info.count) { return; }\n  let k = pass_info.start + index;`;
+        : // a colour's bodies: their count and start in the order as the colouring wrote them (indirect dispatch: 1-D)
+          `  let index = gid.x;\n  let c = pass_info.start;\n  if (index >= body_graph[params.colour_info + 2u * c + 1u]) { return; }\n  let k = params.order + body_graph[params.colour_info + 2u * c] + index;`;
   const alphaFn = k.name === 'dual' ? 'fn params_alpha() -> f32 { return pass_info.alpha; }\n' : '';
   return `${decls.join('\n')}
 ${header}
