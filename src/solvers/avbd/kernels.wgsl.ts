@@ -158,39 +158,54 @@ fn row_ang(r: u32, side: u32) -> vec3f {
 }
 `;
 
-/** math/ldlt6.ts in WGSL: H (lower triangle, row-major) = L D Lᵀ in place, then Δ = H⁻¹ f in x. */
-const ldlt6Wgsl = /* wgsl */ `
-//   D_j = H_jj − Σ_{k<j} L_jk² D_k,   L_ij = (H_ij − Σ_{k<j} L_ik L_jk D_k) / D_j   (i > j)
-//   L z = f, D w = z, Lᵀ Δ = w; a pivot D_j ≤ 0 zeroes that direction's step (ldlt6.ts)
-fn solve_ldlt6(h: ptr<function, array<f32, 36>>, x: ptr<function, array<f32, 6>>) {
-  for (var j = 0u; j < 6u; j++) {
-    var d = (*h)[7u * j];
-    for (var k = 0u; k < j; k++) { d -= (*h)[6u * j + k] * (*h)[6u * j + k] * (*h)[7u * k]; }
-    (*h)[7u * j] = d;
-    var inv = 0.0;
-    if (d > 0.0) { inv = 1.0 / d; }
-    for (var i = j + 1u; i < 6u; i++) {
-      var s = (*h)[6u * i + j];
-      for (var k = 0u; k < j; k++) { s -= (*h)[6u * i + k] * (*h)[6u * j + k] * (*h)[7u * k]; }
-      (*h)[6u * i + j] = s * inv;
+/** the name of H's entry (i, j), j ≤ i: a scalar variable of the primal kernel */
+const hv = (i: number, j: number) => `h${i}${j}`;
+
+/**
+ * math/ldlt6.ts in WGSL, unrolled into straight-line code over the 21 scalars h{ij} (j ≤ i) of H's lower
+ * triangle and f0 … f5 (no private array: SwiftShader, like a GPU, keeps scalars in registers but an
+ * indexed array in memory), the same operations in the same order as ldlt6.ts:
+ *   D_j = H_jj − Σ_{k<j} L_jk² D_k,   L_ij = (H_ij − Σ_{k<j} L_ik L_jk D_k) / D_j   (i > j)
+ *   L z = f, D w = z, Lᵀ Δ = w; a pivot D_j ≤ 0 zeroes that direction's step (ldlt6.ts)
+ * H is overwritten with L and D, f with Δ.
+ */
+function ldlt6Unrolled(): string {
+  const out: string[] = [];
+  for (let j = 0; j < 6; j++) {
+    let d = hv(j, j);
+    for (let k = 0; k < j; k++) d += ` - ${hv(j, k)} * ${hv(j, k)} * ${hv(k, k)}`;
+    if (j > 0) out.push(`  ${hv(j, j)} = ${d};`);
+    if (j < 5) out.push(`  let inv${j} = select(0.0, 1.0 / ${hv(j, j)}, ${hv(j, j)} > 0.0);`);
+    for (let i = j + 1; i < 6; i++) {
+      let e = hv(i, j);
+      for (let k = 0; k < j; k++) e += ` - ${hv(i, k)} * ${hv(j, k)} * ${hv(k, k)}`;
+      out.push(`  ${hv(i, j)} = ${j > 0 ? `(${e})` : e} * inv${j};`);
     }
   }
-  for (var i = 0u; i < 6u; i++) {
-    var s = (*x)[i];
-    for (var k = 0u; k < i; k++) { s -= (*h)[6u * i + k] * (*x)[k]; }
-    (*x)[i] = s;
+  for (let i = 1; i < 6; i++) {
+    let e = `f${i}`;
+    for (let k = 0; k < i; k++) e += ` - ${hv(i, k)} * f${k}`;
+    out.push(`  f${i} = ${e};`);
   }
-  for (var i = 0u; i < 6u; i++) {
-    if ((*h)[7u * i] > 0.0) { (*x)[i] = (*x)[i] / (*h)[7u * i]; } else { (*x)[i] = 0.0; }
+  for (let i = 0; i < 6; i++) out.push(`  f${i} = select(0.0, f${i} / ${hv(i, i)}, ${hv(i, i)} > 0.0);`);
+  for (let i = 4; i >= 0; i--) {
+    let e = `f${i}`;
+    for (let k = i + 1; k < 6; k++) e += ` - ${hv(k, i)} * f${k}`;
+    out.push(`  f${i} = ${e};`);
   }
-  for (var ii = 0u; ii < 6u; ii++) {
-    let i = 5u - ii;
-    var s = (*x)[i];
-    for (var k = i + 1u; k < 6u; k++) { s -= (*h)[6u * k + i] * (*x)[k]; }
-    (*x)[i] = s;
-  }
+  return out.join('\n');
 }
-`;
+
+/** WGSL: H += kk J Jᵀ (its lower triangle) and f += J F for one row, J = (j0 … j5) (eqs. 13, 17). */
+function stampUnrolled(): string {
+  const out: string[] = [];
+  for (let a = 0; a < 6; a++) {
+    out.push(`      f${a} += j${a} * F;`);
+    out.push(`      let kj${a} = kk * j${a};`);
+    for (let c = 0; c <= a; c++) out.push(`      ${hv(a, c)} += kj${a} * j${c};`);
+  }
+  return out.join('\n');
+}
 
 interface AvbdKernel {
   name: string;
@@ -319,7 +334,7 @@ const primal: AvbdKernel = {
     { name: 'row_error', access: 'read_write' },
     { name: 'row_avbd', access: 'read' },
   ],
-  helpers: `${evaluateHelpers}${rotationWgsl}${ldlt6Wgsl}`,
+  helpers: `${evaluateHelpers}${rotationWgsl}`,
   body: /* wgsl */ `
   let i = body_graph[k];
   let bd = body[i];
@@ -331,13 +346,14 @@ const primal: AvbdKernel = {
   let R = quat_to_mat3(q);
   let Iw = R * bd.inertia * transpose(R);
   let m = bd.mass * ih2;
-  var H: array<f32, 36>;
-  var f: array<f32, 6>;
-  H[0] = m; H[7] = m; H[14] = m;
-  for (var a = 0u; a < 3u; a++) { for (var c = 0u; c <= a; c++) { H[6u * (3u + a) + 3u + c] = Iw[c][a] * ih2; } }
+  // H's lower triangle and f as scalars (ldlt6Unrolled)
+${Array.from({ length: 6 }, (_, a) => Array.from({ length: a + 1 }, (_, c) => `  var ${hv(a, c)} = 0.0;`).join('\n')).join('\n')}
+  h00 = m; h11 = m; h22 = m;
+  h33 = Iw[0][0] * ih2; h43 = Iw[0][1] * ih2; h44 = Iw[1][1] * ih2;
+  h53 = Iw[0][2] * ih2; h54 = Iw[1][2] * ih2; h55 = Iw[2][2] * ih2;
   let dx = m * (x - frame_state[5u * i].xyz);
   let da = (Iw * rotation_between(q, frame_state[5u * i + 1u])) * ih2;
-  f[0] = dx.x; f[1] = dx.y; f[2] = dx.z; f[3] = da.x; f[4] = da.y; f[5] = da.z;
+  var f0 = dx.x; var f1 = dx.y; var f2 = dx.z; var f3 = da.x; var f4 = da.y; var f5 = da.z;
   var g_ang = 0.0;
   for (var e = body_graph[i]; e < body_graph[i + 1u]; e++) {
     let entry = body_graph[e];
@@ -356,21 +372,19 @@ const primal: AvbdKernel = {
       let kk = select(0.0, st.y, F == free || st.x != 0.0);
       let jl = row_lin(r, side);
       let ja = row_ang(r, side);
-      var J6 = array<f32, 6>(jl.x, jl.y, jl.z, ja.x, ja.y, ja.z);
-      for (var a = 0u; a < 6u; a++) {
-        f[a] += J6[a] * F;                                   // f += Jᵀ F   (eq. 13)
-        let kja = kk * J6[a];
-        for (var c = 0u; c <= a; c++) { H[6u * a + c] += kja * J6[c]; }  // H += k J Jᵀ, lower triangle (eq. 17)
-      }
+      let j0 = jl.x; let j1 = jl.y; let j2 = jl.z; let j3 = ja.x; let j4 = ja.y; let j5 = ja.z;
+      // f += Jᵀ F (eq. 13), H += k J Jᵀ, its lower triangle (eq. 17)
+${stampUnrolled()}
       g_ang += abs(F) * select(row_avbd[3u * r + 2u].x, row_avbd[3u * r + 2u].y, side == 1u);
     }
   }
   // the lumped geometric stiffness (§3.5) on the angular diagonal
-  H[21] += g_ang; H[28] += g_ang; H[35] += g_ang;
-  solve_ldlt6(&H, &f);
+  h33 += g_ang; h44 += g_ang; h55 += g_ang;
+  // Δ = H⁻¹ f by the dense LDLᵀ (math/ldlt6.ts)
+${ldlt6Unrolled()}
   // x ← x − Δ (eq. 4), the turn by the exact exponential map
-  pose[2u * i] = vec4f(x - vec3f(f[0], f[1], f[2]), 0.0);
-  pose[2u * i + 1u] = turn(q, -vec3f(f[3], f[4], f[5]));`,
+  pose[2u * i] = vec4f(x - vec3f(f0, f1, f2), 0.0);
+  pose[2u * i + 1u] = turn(q, -vec3f(f3, f4, f5));`,
 };
 
 const dual: AvbdKernel = {
