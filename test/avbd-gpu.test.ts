@@ -170,13 +170,22 @@ test('avbd-gpu records a frame with no readback, with avbd-cpu\'s stages', async
   }
 });
 
-test('avbd-gpu takes every joint type and reads avbd-cpu\'s options with its defaults; it refuses contacts with the reason', () => {
+test('avbd-gpu takes every joint type and reads avbd-cpu\'s options with its defaults; it refuses contacts and a body of 32 neighbours with the reason', () => {
   const gpuInfo = findSolver('avbd-gpu')!, cpuInfo = findSolver('avbd-cpu')!;
   assert.deepEqual([...gpuInfo.supports!.constraints].sort(), ['distance', 'fixed', 'hinge', 'point']);
   assert.deepEqual([...gpuInfo.reads].sort(), [...cpuInfo.reads].sort());
   assert.deepEqual(gpuInfo.defaults, cpuInfo.defaults);
   for (const name of ['necklace', 'hinge-chain', 'cantilever', 'rope-swing', 'joint-grid', 'mass-ratio-pendulum']) assert.equal(gpuInfo.unsupported?.(loadRigidScene(name, {}).world) ?? null, null, name);
   for (const name of ['single-box', 'pyramid']) assert.match(gpuInfo.unsupported?.(loadRigidScene(name, {}).world) ?? '', /avbd-gpu does not solve contacts \(avbd-gpu has joints only so far: .*use avbd-cpu\)/, name);
+  // a hub jointed to 40 beads: beyond the body colouring's 32 colours (31 neighbours at most), refused with the reason
+  const hub: WorldDesc = {
+    gravity: [0, -9.81, 0],
+    bodies: [{ shape: { type: 'sphere', radius: 0.1 }, density: 1000, position: [0, 0, 0] }, ...Array.from({ length: 40 }, (_, i) => ({ shape: { type: 'sphere' as const, radius: 0.05 }, density: 1000, position: [Math.cos(i), 0.5, Math.sin(i)] as [number, number, number] }))],
+    constraints: Array.from({ length: 40 }, (_, i) => ({ type: 'point' as const, bodyA: 0, bodyB: i + 1, anchorA: [0, 0, 0] as [number, number, number], anchorB: [-Math.cos(i), -0.5, -Math.sin(i)] as [number, number, number] })),
+    collisions: false,
+  };
+  assert.match(gpuInfo.unsupported?.(hub) ?? '', /avbd-gpu colours its bodies in 32 colours, so a body may be jointed to at most 31 others; bodies\[0\]/);
+  assert.equal(cpuInfo.unsupported?.(hub) ?? null, null, 'avbd-cpu takes it');
 });
 
 

@@ -21,7 +21,7 @@ import { jacobiContactSubsteps } from './jacobi/substeps.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { SoftStepGpuSolver } from './softstep/gpu.js';
 import { AvbdCpuSolver, avbdContactSubsteps } from './avbd/cpu.js';
-import { AvbdGpuSolver } from './avbd/gpu.js';
+import { AvbdGpuSolver, avbdGpuDegreeReason } from './avbd/gpu.js';
 import { RapierSolver, multibodyLoopReason, rapierJointReason, rapierSoftJointReason } from './rapier/rapier.js';
 
 /**
@@ -279,6 +279,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     device: 'gpu',
     reads: avbdReads,
     supports: { constraints: everyJoint, shapes: everyShape, contactsRefused: AVBD_GPU_CONTACTS_REFUSED },
+    unsupported: (world) => avbdGpuDegreeReason(world),
     defaults: { iterations: 10, substeps: 1 },
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('avbd-gpu needs a WebGPU device');

@@ -137,7 +137,8 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     for (let e = 0; e < entries; e++) {
       const k = items[e], other = side[e] === 0 ? j.ib1[k] : j.ib0[k];
       const b = side[e] === 0 ? j.ib0[k] : j.ib1[k];
-      if (inv[other] > 0 && other !== b && !adjacency[b].includes(other)) adjacency[b].push(other);
+      // (a body past the limit is refused below: its list need not grow beyond it)
+      if (inv[other] > 0 && other !== b && adjacency[b].length <= BODY_COLOUR_LIMIT && !adjacency[b].includes(other)) adjacency[b].push(other);
     }
     let maxDegree = 0, neighbourCount = 0;
     for (let b = 0; b < n; b++) {
@@ -145,7 +146,7 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
       neighbourCount += adjacency[b].length;
     }
     if (maxDegree >= BODY_COLOUR_LIMIT)
-      throw new InputError(`avbd-gpu: a body is jointed to ${maxDegree} other bodies; its body colouring has ${BODY_COLOUR_LIMIT} colours, so at most ${BODY_COLOUR_LIMIT - 1} neighbours (use avbd-cpu)`);
+      throw new InputError(`avbd-gpu: a body is jointed to ${maxDegree > BODY_COLOUR_LIMIT ? 'more than ' + BODY_COLOUR_LIMIT : maxDegree} other bodies; its body colouring has ${BODY_COLOUR_LIMIT} colours, so at most ${BODY_COLOUR_LIMIT - 1} neighbours (use avbd-cpu)`);
     this.colourSlots = maxDegree + 1;
     const base = n + 1;
     const adjacencyAt = base + entries, lists = adjacencyAt + n + 1, activeAt = lists + neighbourCount;
@@ -347,4 +348,27 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     this.params.destroy();
     this.passInfo.destroy();
   }
+}
+
+/**
+ * Why avbd-gpu cannot run a world, or null: a dynamic body jointed to 32 other dynamic bodies or more
+ * (its body colouring's 32 colours, gpu/body-colouring.ts, hold a body of at most 31 neighbours).
+ */
+export function avbdGpuDegreeReason(world: WorldDesc): string | null {
+  const n = world.bodies.length;
+  const dynamic = (i: number | null | undefined) => i !== null && i !== undefined && i < n && !world.bodies[i].fixed;
+  const neighbours = new Map<number, Set<number>>();
+  for (const c of world.constraints) {
+    if (!('bodyA' in c)) continue;
+    const a = c.bodyA, b = c.bodyB;
+    if (!dynamic(a) || !dynamic(b) || a === b) continue;
+    for (const [x, y] of [[a, b!], [b!, a]]) {
+      let set = neighbours.get(x);
+      if (!set) neighbours.set(x, (set = new Set()));
+      set.add(y);
+      if (set.size >= BODY_COLOUR_LIMIT)
+        return `avbd-gpu colours its bodies in ${BODY_COLOUR_LIMIT} colours, so a body may be jointed to at most ${BODY_COLOUR_LIMIT - 1} others; bodies[${x}] is jointed to ${BODY_COLOUR_LIMIT} or more (use avbd-cpu)`;
+    }
+  }
+  return null;
 }
