@@ -1,0 +1,374 @@
+/**
+ * avbd-gpu: Augmented Vertex Block Descent (Giles, Diaz & Yuksel 2025) in WGSL compute kernels (f32),
+ * the GPU twin of avbd-cpu (cpu.ts: the f64 reference, same stages, same names, same options and
+ * defaults; the equations are derived there and cited beside each kernel in kernels.wgsl.ts).
+ *
+ * One frame = `substeps` steps of h = dt / substeps, each recorded as
+ *   warm_start (per joint) → inertial_target (per body)
+ *   → iterations × (primal colour 0, primal colour 1, …, primal colour K−1 → dual (per joint))
+ *   → update_velocities (per body) [→ primal colour 0 … K−1 at α = 0: post-stabilisation]
+ * i.e. 3 + (S + 1)·iterations dispatches a step, one dispatch per body colour slot per iteration (the
+ * issue's shape). Many frames go into one submission; nothing is read back until a snapshot.
+ *
+ * Host side, once per scene (the joints' topology is fixed: this solver takes no joints added or
+ * removed between steps): the rows are laid out by avbd-cpu's JointForces (the same rows, bounds,
+ * stiffness and β of the paper's form), the body → joint CSR and the body adjacency, the island masses
+ * of the scale-free schedule (cpu.ts islandMasses: on a joint scene the islands are the joint graph's,
+ * fixed). Every number that changes per frame lives on the GPU.
+ *
+ * The bodies are coloured on the GPU (gpu/body-colouring.ts: Jones–Plassmann with hashed priorities,
+ * zero clashes, fixed bodies in no conflict) in the 'colour bodies' stage whenever the graph changed:
+ * on a joint scene once, before the first frame (the joints' graph is fixed; contacts, when they come,
+ * change it every frame). The colouring writes each colour's bodies and workgroup count, so primal is
+ * one indirect dispatch per colour slot, Δ + 1 of them (Δ the most neighbours a body has: the most
+ * colours Jones–Plassmann's greedy choice can give), an empty colour costing an empty dispatch. Its CPU
+ * twin gives avbd-cpu the same colours (AvbdCpuSolver's colouring 'jones-plassmann'): the twin test
+ * runs both in the same order of updates.
+ *
+ * Not on the GPU yet (refused by the registry with the reason): contacts (avbd-cpu's contacts.ts:
+ * collision and manifolds linearised at the frame's start), joints added or removed between steps.
+ */
+import type { WorldDesc } from '../../model/world.js';
+import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
+import { JointSet } from '../../rows/joint-set.js';
+import type { GpuContext } from '../../gpu/device.js';
+import { type Solver, type SolverOptions, type SolverCost, defaultSolverOptions } from '../solver.js';
+import { GpuSolverBase } from '../gpu-base.js';
+import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js';
+import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
+import { F32_MAX, JOINT_STRIDE, writeJointRecord } from '../../rows/rows.wgsl.js';
+import { AvbdRows, JointForces } from './forces.js';
+import { BODY_COLOUR_LIMIT } from '../../model/body-colouring.js';
+import { GpuBodyColouring, type BodyGraphLayout } from '../../gpu/body-colouring.js';
+import { InputError } from '../../model/input-error.js';
+import { AVBD_KIND_SHIFT, AVBD_PARAMS_BYTES, AVBD_ROWS_SHIFT, avbdKernelSource, avbdKernelSpecs, type AvbdBufferName, type AvbdKernelSpec } from './kernels.wgsl.js';
+
+interface Kernel {
+  spec: AvbdKernelSpec;
+  pipeline: GPUComputePipeline;
+  /** one bind group, or one per pass_info record (primal, dual) */
+  bindGroups: GPUBindGroup[];
+}
+
+export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solver {
+  readonly id = 'avbd-gpu';
+  readonly bodyCount: number;
+  private readonly w: CompiledWorld;
+  readonly joints: JointSet;
+  private readonly jointForces: JointForces;
+  private readonly rows = new AvbdRows();
+  /** the body colouring on the GPU (gpu/body-colouring.ts: Jones–Plassmann; avbd-cpu's twin with colouring 'jones-plassmann') */
+  private colouring!: GpuBodyColouring;
+  private graphLayout!: BodyGraphLayout;
+  /** colour dispatches per primal pass: the most colours the colouring can give, Δ + 1 (Δ the most distinct neighbours a body has) */
+  private colourSlots = 1;
+  /** the graph changed since it was last coloured (a joint scene: only before the first frame) */
+  private colourPending = true;
+  private readonly params: GPUBuffer;
+  private passInfo!: GPUBuffer;
+  private readonly passStride: number;
+  private readonly kernels = new Map<string, Kernel>();
+
+  private constructor(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext) {
+    super({ ...defaultSolverOptions, ...options, sleep: 0 }, gpu);
+    this.w = compileWorld(world);
+    this.bodyCount = this.w.worldBodyCount;
+    this.joints = new JointSet(this.w);
+    this.jointForces = new JointForces(this.joints);
+    this.passStride = Math.max(32, this.device.limits.minUniformBufferOffsetAlignment);
+    const uniform = GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
+    this.params = this.device.createBuffer({ label: 'params', size: AVBD_PARAMS_BYTES, usage: uniform });
+    this.bufferCreations++;
+  }
+
+  static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext): Promise<AvbdGpuSolver> {
+    const s = new AvbdGpuSolver(world, options, gpu);
+    s.upload();
+    s.colouring = await GpuBodyColouring.create(s.device, s.buffers.get('body_graph')!, s.graphLayout);
+    await buildKernels(s.device, s.id, () => {
+      for (const spec of avbdKernelSpecs()) s.bindKernel(spec, computePipeline(s.device, spec.name, avbdKernelSource(spec)));
+    });
+    return s;
+  }
+
+  get constraintCount(): number {
+    return this.joints.constraintCount;
+  }
+
+  /** avbd-cpu's stage names on a joint scene */
+  get stageNames(): readonly string[] {
+    return ['colour bodies', 'warm start', 'inertial target', 'primal', 'dual', 'update velocities', ...(this.options.postStabilize === 1 ? ['post-stabilise'] : [])];
+  }
+
+  /** pass_info records: 2c (colour c at the iterations' α), 2c + 1 (colour c at α = 0), 2S (every joint at the iterations' α); S colour slots */
+  private recordCount(): number {
+    return 2 * this.colourSlots + 1;
+  }
+
+  /** Lays out the rows (avbd-cpu's JointForces), the graph, the colouring and the bodies, and creates the buffers. */
+  private upload(): void {
+    const w = this.w, o = this.options, n = w.bodyCount, j = this.joints, nj = j.constraintCount;
+    const rowCount = this.jointForces.layout(this.rows, 0, o.compliance, o, w);
+    const rows = this.rows, jf = this.jointForces;
+    rows.count = rowCount;
+    // the body → joint CSR over dynamic bodies (entry = joint << 1 | side), as cpu.ts buildGraph
+    const inv = w.inverseMass;
+    const first = new Int32Array(n + 1);
+    for (let k = 0; k < nj; k++) {
+      if (inv[j.ib0[k]] > 0) first[j.ib0[k] + 1]++;
+      if (inv[j.ib1[k]] > 0) first[j.ib1[k] + 1]++;
+    }
+    for (let b = 0; b < n; b++) first[b + 1] += first[b];
+    const entries = first[n];
+    const fill = first.slice(0, n);
+    const items = new Int32Array(entries), side = new Int32Array(entries);
+    for (let k = 0; k < nj; k++)
+      for (let s = 0; s < 2; s++) {
+        const b = s === 0 ? j.ib0[k] : j.ib1[k];
+        if (inv[b] > 0) {
+          const e = fill[b]++;
+          items[e] = k;
+          side[e] = s;
+        }
+      }
+    // the body adjacency the colouring reads (distinct dynamic neighbours), its active flags, and room for
+    // what it writes: colour info (5 K words), the colour-grouped order, the summary (gpu/body-colouring.ts)
+    const adjacency: number[][] = Array.from({ length: n }, () => []);
+    for (let e = 0; e < entries; e++) {
+      const k = items[e], other = side[e] === 0 ? j.ib1[k] : j.ib0[k];
+      const b = side[e] === 0 ? j.ib0[k] : j.ib1[k];
+      // (a body past the limit is refused below: its list need not grow beyond it)
+      if (inv[other] > 0 && other !== b && adjacency[b].length <= BODY_COLOUR_LIMIT && !adjacency[b].includes(other)) adjacency[b].push(other);
+    }
+    let maxDegree = 0, neighbourCount = 0;
+    for (let b = 0; b < n; b++) {
+      maxDegree = Math.max(maxDegree, adjacency[b].length);
+      neighbourCount += adjacency[b].length;
+    }
+    if (maxDegree >= BODY_COLOUR_LIMIT)
+      throw new InputError(`avbd-gpu: a body is jointed to ${maxDegree > BODY_COLOUR_LIMIT ? 'more than ' + BODY_COLOUR_LIMIT : maxDegree} other bodies; its body colouring has ${BODY_COLOUR_LIMIT} colours, so at most ${BODY_COLOUR_LIMIT - 1} neighbours (use avbd-cpu)`);
+    this.colourSlots = maxDegree + 1;
+    const base = n + 1;
+    const adjacencyAt = base + entries, lists = adjacencyAt + n + 1, activeAt = lists + neighbourCount;
+    const colourInfo = activeAt + n, orderAt = colourInfo + 5 * BODY_COLOUR_LIMIT, summary = orderAt + n;
+    this.graphLayout = { bodyCount: n, adjacency: adjacencyAt, active: activeAt, colourInfo, order: orderAt, summary };
+    const graph = new Uint32Array(summary + 2);
+    for (let b = 0; b <= n; b++) graph[b] = base + first[b];
+    for (let e = 0; e < entries; e++) graph[base + e] = (items[e] << 1) | side[e];
+    for (let b = 0, at = lists; b < n; b++) {
+      graph[adjacencyAt + b] = at;
+      for (const other of adjacency[b]) graph[at++] = other;
+      graph[activeAt + b] = inv[b] > 0 ? 1 : 0;
+    }
+    graph[adjacencyAt + n] = activeAt;
+
+    // the bodies: I, I⁻¹, m, m⁻¹, the island load M_isl/m and ρ (cpu.ts islandMasses, bodyStiffness)
+    const parent = Int32Array.from({ length: n }, (_, i) => i);
+    const find = (i: number): number => {
+      while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+      return i;
+    };
+    for (let k = 0; k < nj; k++) {
+      const a = j.ib0[k], b = j.ib1[k];
+      if (inv[a] === 0 || inv[b] === 0) continue;
+      const ra = find(a), rb = find(b);
+      if (ra !== rb) parent[ra] = rb;
+    }
+    const islandMass = new Float64Array(n);
+    for (let i = 0; i < n; i++) if (inv[i] > 0) islandMass[find(i)] = Math.max(islandMass[find(i)], w.mass[i]);
+    const body = new Float32Array(28 * n);
+    for (let i = 0; i < n; i++) {
+      if (inv[i] === 0) continue;
+      writeMat3Columns(w.inertiaLocal, 9 * i, body, 28 * i);
+      writeMat3Columns(w.inverseInertiaLocal, 9 * i, body, 28 * i + 12);
+      const I = w.inertiaLocal;
+      body[28 * i + 24] = w.mass[i];
+      body[28 * i + 25] = inv[i];
+      body[28 * i + 26] = islandMass[find(i)] * inv[i];
+      body[28 * i + 27] = Math.sqrt(((I[9 * i] + I[9 * i + 4] + I[9 * i + 8]) * inv[i]) / 2);
+    }
+
+    // the joint records (rows.wgsl.ts), their kind and row count in the flags
+    const record = new Float32Array(4 * JOINT_STRIDE * Math.max(1, nj));
+    for (let k = 0; k < nj; k++) writeJointRecord(j, jf.itemFirst[k], k, record, 4 * JOINT_STRIDE * k, (j.kind[k] << AVBD_KIND_SHIFT) | (jf.itemRows[k] << AVBD_ROWS_SHIFT));
+    // the rows: (λ 0, k 0, C0, k_max), (fmin, fmax, stiffness, β), (curvature A, B, β, 0)
+    const f32 = (x: number) => (x === Infinity ? F32_MAX : x === -Infinity ? -F32_MAX : x);
+    const rowData = new Float32Array(12 * Math.max(1, rowCount));
+    for (let k = 0; k < nj; k++) {
+      // §3.5's curvature per unit force (forces.ts JointForces): |a| = |R r_A| = |r_A| on a linear row, 1 on an angular one
+      const ra = Math.hypot(j.r0[3 * k], j.r0[3 * k + 1], j.r0[3 * k + 2]), rb = Math.hypot(j.r1[3 * k], j.r1[3 * k + 1], j.r1[3 * k + 2]);
+      for (let r = jf.itemFirst[k]; r < jf.itemFirst[k] + jf.itemRows[k]; r++) {
+        const angular = jf.rowSet.angular[r] === 1;
+        rowData.set([f32(rows.fmin[r]), f32(rows.fmax[r]), f32(rows.stiffness[r]), rows.beta[r]], 12 * r + 4);
+        rowData.set([angular ? 1 : ra, angular ? 1 : rb, rows.beta[r], 0], 12 * r + 8);
+      }
+    }
+    const { pose, velocity } = packBodyState(w);
+    const frameState = new Float32Array(20 * n);
+    for (let i = 0; i < n; i++) frameState.set(velocity.subarray(8 * i, 8 * i + 4), 20 * i + 16); // the last frame's v: v itself (ŵ = 0)
+    const sizes: Record<AvbdBufferName, number> = {
+      pose: 32 * n,
+      velocity: 32 * n,
+      body: 112 * n,
+      frame_state: 80 * n,
+      body_graph: 4 * Math.max(1, graph.length),
+      joint: record.byteLength,
+      row_jacobian: 48 * Math.max(1, rowCount),
+      row_error: 8 * Math.max(1, rowCount),
+      row_avbd: rowData.byteLength,
+    };
+    this.checkLimits(sizes);
+    const { body_graph: graphBytes, ...others } = sizes;
+    this.createBuffers(others as Record<AvbdBufferName, number>, {
+      pose: pose.buffer,
+      velocity: velocity.buffer,
+      body: body.buffer,
+      frame_state: frameState.buffer,
+      joint: record.buffer,
+      row_avbd: rowData.buffer,
+    });
+    // body_graph is also the colour dispatches' indirect arguments (written by the colouring)
+    const graphBuffer = this.device.createBuffer({ label: 'body_graph', size: graphBytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    this.bufferCreations++;
+    this.device.queue.writeBuffer(graphBuffer, 0, graph);
+    this.buffers.set('body_graph', graphBuffer);
+    this.passInfo = this.device.createBuffer({ label: 'pass_info', size: this.passStride * this.recordCount(), usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.bufferCreations++;
+    this.writeParams();
+    this.writePassInfo();
+  }
+
+  /** Params uniform (kernels.wgsl.ts struct Params). */
+  private writeParams(): void {
+    const o = this.options;
+    const h = o.dt / o.substeps;
+    const relative = o.avbdRelative === 1;
+    const buf = new ArrayBuffer(AVBD_PARAMS_BYTES);
+    const f = new Float32Array(buf), u = new Uint32Array(buf);
+    f.set(this.w.gravity, 0);
+    f[3] = h;
+    f[4] = 1 / (h * h);
+    f[5] = o.postStabilize === 1 ? 1 : o.avbdAlpha * o.avbdGamma; // post-stabilisation keeps λ whole (cpu.ts)
+    f[6] = o.avbdGamma;
+    u[7] = relative ? 1 : 0;
+    f[8] = relative ? o.penaltyMinRelative : o.penaltyMin;
+    f[9] = relative ? o.penaltyMaxRelative : o.penaltyMax;
+    f[10] = o.betaRelative;
+    u[11] = this.w.bodyCount;
+    u[12] = this.joints.constraintCount;
+    u[13] = this.rowWidth();
+    u[14] = this.graphLayout.colourInfo;
+    u[15] = this.graphLayout.order;
+    this.device.queue.writeBuffer(this.params, 0, buf);
+  }
+
+  /** pass_info (colour, 0, α): the colour slot a primal dispatch sweeps (its bodies and count are the colouring's, on the GPU), or every joint for dual */
+  private writePassInfo(): void {
+    const S = this.colourSlots;
+    const alphaIter = this.options.postStabilize === 1 ? 1 : this.options.avbdAlpha;
+    const buf = new ArrayBuffer(this.passStride * this.recordCount());
+    const u = new Uint32Array(buf), f = new Float32Array(buf);
+    const put = (rec: number, start: number, count: number, alpha: number) => {
+      const o = (rec * this.passStride) / 4;
+      u[o] = start;
+      u[o + 1] = count;
+      f[o + 2] = alpha;
+    };
+    for (let c = 0; c < S; c++) {
+      put(2 * c, c, 0, alphaIter);
+      put(2 * c + 1, c, 0, 0);
+    }
+    put(this.recordCount() - 1, 0, this.joints.constraintCount, alphaIter);
+    this.device.queue.writeBuffer(this.passInfo, 0, buf);
+  }
+
+  private bindKernel(spec: AvbdKernelSpec, pipeline: GPUComputePipeline): void {
+    const storage = spec.bindings.map((b) => this.buffers.get(b.name)!);
+    const usesPass = spec.over === 'colour' || spec.name === 'dual';
+    const bindGroups = usesPass
+      ? Array.from({ length: this.recordCount() }, (_, r) => bindBuffers(this.device, pipeline, spec.name, [this.params, { buffer: this.passInfo, offset: r * this.passStride, size: 16 }, ...storage]))
+      : [bindBuffers(this.device, pipeline, spec.name, [this.params, ...storage])];
+    this.kernels.set(spec.name, { spec, pipeline, bindGroups });
+  }
+
+  /** One dispatch of kernel `name` over every body or joint (pass_info record `record` for dual). */
+  private dispatch(pass: GPUComputePassEncoder, name: string, record = 0): void {
+    const k = this.kernels.get(name)!;
+    const [x, y] = this.groupsFor(k.spec.over === 'body' ? this.w.bodyCount : this.joints.constraintCount);
+    if (x === 0) return;
+    pass.setPipeline(k.pipeline);
+    pass.setBindGroup(0, k.bindGroups[k.bindGroups.length === 1 ? 0 : record]);
+    pass.dispatchWorkgroups(x, y);
+  }
+
+  /**
+   * One primal pass, colour by colour (α of the iterations, or 0: post-stabilisation): one indirect
+   * dispatch per colour slot, its workgroups written by the colouring (0 for a colour left empty).
+   */
+  private primal(pass: GPUComputePassEncoder, post: boolean): void {
+    const k = this.kernels.get('primal')!, K = BODY_COLOUR_LIMIT;
+    pass.setPipeline(k.pipeline);
+    for (let c = 0; c < this.colourSlots; c++) {
+      pass.setBindGroup(0, k.bindGroups[2 * c + (post ? 1 : 0)]);
+      pass.dispatchWorkgroupsIndirect(this.buffers.get('body_graph')!, 4 * (this.graphLayout.colourInfo + 2 * K + 3 * c));
+    }
+  }
+
+  protected encodeFrame(at: StagePass): void {
+    const o = this.options;
+    for (let s = 0; s < o.substeps; s++) {
+      // the body colouring on the GPU, whenever the graph changed: a joint scene's is fixed, so before the first frame only
+      const pass = at('colour bodies');
+      if (this.colourPending) {
+        this.colouring.record(pass);
+        this.colourPending = false;
+      }
+      this.dispatch(at('warm start'), 'warm_start');
+      this.dispatch(at('inertial target'), 'inertial_target');
+      for (let it = 0; it < o.iterations; it++) {
+        this.primal(at('primal'), false);
+        this.dispatch(at('dual'), 'dual', this.recordCount() - 1);
+      }
+      this.dispatch(at('update velocities'), 'update_velocities');
+      if (o.postStabilize === 1) this.primal(at('post-stabilise'), true);
+    }
+  }
+
+  cost(): SolverCost {
+    const o = this.options;
+    return {
+      rowSolvesPerFrame: this.rows.count * o.iterations * o.substeps,
+      dispatchesPerFrame: (3 + (this.colourSlots + 1) * o.iterations + (o.postStabilize === 1 ? this.colourSlots : 0)) * o.substeps,
+    };
+  }
+
+  override destroy(): void {
+    this.colouring?.destroy();
+    super.destroy();
+    this.params.destroy();
+    this.passInfo.destroy();
+  }
+}
+
+/**
+ * Why avbd-gpu cannot run a world, or null: a dynamic body jointed to 32 other dynamic bodies or more
+ * (its body colouring's 32 colours, gpu/body-colouring.ts, hold a body of at most 31 neighbours).
+ */
+export function avbdGpuDegreeReason(world: WorldDesc): string | null {
+  const n = world.bodies.length;
+  const dynamic = (i: number | null | undefined) => i !== null && i !== undefined && i < n && !world.bodies[i].fixed;
+  const neighbours = new Map<number, Set<number>>();
+  for (const c of world.constraints) {
+    if (!('bodyA' in c)) continue;
+    const a = c.bodyA, b = c.bodyB;
+    if (!dynamic(a) || !dynamic(b) || a === b) continue;
+    for (const [x, y] of [[a, b!], [b!, a]]) {
+      let set = neighbours.get(x);
+      if (!set) neighbours.set(x, (set = new Set()));
+      set.add(y);
+      if (set.size >= BODY_COLOUR_LIMIT)
+        return `avbd-gpu colours its bodies in ${BODY_COLOUR_LIMIT} colours, so a body may be jointed to at most ${BODY_COLOUR_LIMIT - 1} others; bodies[${x}] is jointed to ${BODY_COLOUR_LIMIT} or more (use avbd-cpu)`;
+    }
+  }
+  return null;
+}
