@@ -37,9 +37,9 @@ joint, block by block). A colour's constraints share no dynamic body,
  *   collide → substeps × (integrate → N × (the joints' colours, then the contacts' colours and overflow set)
  *   → update_velocities → velocity pass), and the store at the frame's end; one submission, no readback.
  * The contacts are swept in colour order (xpbd-cpu's twin in that order: XpbdContacts.colourOrder). Joints
- * and contacts share a world as on the CPU (jointed pairs do not collide). Restitution is Müller's rule in
- * the velocity pass (xpbd/contacts.wgsl.ts); not on the GPU: xpbd-cpu's collision propagation before it
- * (xpbd/contacts.ts collide), sleeping (every body awake), the contact residuals.
+ * and contacts share a world as on the CPU (jointed pairs do not collide). Restitution is xpbd-cpu's: its
+ * collision propagation first in the velocity pass, then Müller's rule (xpbd/contacts.wgsl.ts header); not on
+ * the GPU: sleeping (every body awake), the contact residuals.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
