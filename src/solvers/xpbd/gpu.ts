@@ -108,7 +108,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   private readonly world: WorldDesc;
   /** the contact stages (gpu-contacts.ts), or null: a world without collisions */
   private contacts: XpbdContactStages | null = null;
-  /** the world has collisions and two bodies or more: contacts, and the kernels that keep the substep's Δx (kernels.wgsl.ts pose_prev) */
+  /** the world has collisions and two bodies or more: contacts */
   private readonly takesContacts: boolean;
 
   private constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<XpbdVariant>, gpu: GpuContext) {
@@ -374,7 +374,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     this.kernels.clear();
     await buildKernels(this.device, this.id, () => {
       const anisotropic = anyAnisotropic(this.w.inverseMass, this.w.inverseInertiaLocal, this.w.bodyCount);
-      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0, anisotropic, this.takesContacts)) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
+      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0, anisotropic)) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
     });
   }
 
