@@ -137,15 +137,14 @@ for (const id of WITH_RAPIER) {
 
 /*
  * The same drop under the GPU contact solvers (f32; restitution by gpu-contacts.wgsl.ts cs_restitution, under
- * xpbd-gpu by Müller's rule in its velocity pass, xpbd/contacts.wgsl.ts velocity_manifold), shortened
+ * xpbd-gpu by xpbd-cpu's collision propagation, xpbd/contacts.wgsl.ts xc_collide and xc_apply, the same sweep),
+ * shortened
  * to what the bounce needs on the software adapter: each sphere with e = 0.5, 0.75, 1 reaches e² H within 5 % at
  * its first apex (the last, e = 1, at 2 √(2H/g) = 1.28 s: 80 frames of 1/60 s), and the e = 0 sphere does not
  * bounce (it never rises faster than 1 cm/s after landing). All at h = 1/240 s, as softstep-cpu above:
  * softstep-gpu's and xpbd-gpu's 4 substeps, jacobi-gpu's contact default (⌈8 √(2 cm / L)⌉, at least 4) of the frame.
  */
-// (xpbd-gpu refuses restitution with the reason: Müller's rule is on the GPU, tested against xpbd-cpu in
-// test/xpbd-gpu-contacts.test.ts, but not the collision propagation, without which a cradle comes out wrong)
-for (const id of GPU_CONTACT_SOLVERS.filter((s) => s !== 'xpbd-gpu')) {
+for (const id of GPU_CONTACT_SOLVERS) {
   test(`${id}: spheres with e = 0.5, 0.75, 1 rebound to e² of their drop height (5 %); with e = 0 there is no bounce`, async () => {
     const world = findRigidScene('restitution')!.build({ height: 2, radius: 0.5 });
     const n = world.bodies.length, first = n - 5; // e = 0, 0.25, 0.5, 0.75, 1

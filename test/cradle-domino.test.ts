@@ -49,7 +49,9 @@ const settings = (o: SolverOptions) => `dt 1/${Math.round(1 / o.dt)} s, ${o.subs
  *   the last ball's largest speed / the first ball's largest speed before the strike  within 5 %;
  *   each middle ball's largest distance (3-D) from its rest position (the scene at α = 0)  ≤ 1 mm.
  * jacobi-gpu and gs-gpu (f32, on the software adapter: restitution by gpu-contacts.wgsl.ts cs_restitution, the
- * joints on their rows) take the scene's default cradle only, to keep the test fast; softstep-gpu refuses the joints.
+ * joints on their rows) and xpbd-gpu (10 substeps × 1 iteration: xpbd-cpu's collision propagation by
+ * xpbd/contacts.wgsl.ts xc_collide, on cs_restitution's sweep) take the scene's default cradle only, to keep the
+ * test fast; softstep-gpu refuses the joints.
  * rapier is not here: it refuses the cradle's rigid distance joints (its only distance joint is a rope).
  * Hung on ropes instead (maxLength), measured: last ball 0.53 v₀, middle balls moved 210 mm (its
  * simultaneous solve spreads the strike).
@@ -65,7 +67,10 @@ test('rapier refuses the cradle (rigid distance joints), so it is left out of th
 // the scene's defaults (5 balls, 0.5 rad: struck at 1.55 m/s), and 7 balls struck gently (0.2 rad:
 // 0.63 m/s, below Box2D's 1 m/s restitution threshold, above ours: rows/block-solver.ts)
 const CRADLES = [{ count: 5, angle: 0.5 }, { count: 7, angle: 0.2 }];
-const cradleRuns = [...CRADLE_SOLVERS.flatMap((id) => CRADLES.map((cradle) => ({ id, cradle }))), { id: 'jacobi-gpu', cradle: CRADLES[0] }, { id: 'gs-gpu', cradle: CRADLES[0] }];
+const cradleRuns = [
+  ...CRADLE_SOLVERS.flatMap((id) => CRADLES.map((cradle) => ({ id, cradle }))),
+  ...['jacobi-gpu', 'gs-gpu', 'xpbd-gpu'].map((id) => ({ id, cradle: CRADLES[0] })),
+];
 for (const { id, cradle } of cradleRuns) {
   test(`${id}: Newton's cradle of ${cradle.count} struck from ${cradle.angle} rad — the last ball leaves at the first ball's impact speed (5 %), the middle balls stay within 1 mm`, async () => {
     const scene = findRigidScene('newtons-cradle')!;

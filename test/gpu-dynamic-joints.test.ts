@@ -355,7 +355,7 @@ for (const pair of pairs) {
       const s = await gs.snapshot();
       const t1 = n * pair.options.dt!;
       // f32: per step the velocity rounds at (16 N_it + 4) ε V (the rows' bound, V = g t + 1; CR's N_it its cap);
-      // XPBD's v = (x − x_prev)/h at N B δ / h with δ = 4 ε X (test/xpbd-gpu-rows.test.ts), X the row's length
+      // XPBD's v = Δx/h (the displacement summed beside x) at N B δ / h with δ = 4 ε X (test/xpbd-gpu-rows.test.ts), X the row's length
       const V = g * t1 + 1, X = 2 * radius * n + 2;
       const bound = pair.family === 'xpbd' ? (n * 2 * options.iterations * 4 * eps * X) / pair.options.dt! : n * (16 * options.iterations + 4) * eps * V;
       for (let i = 0; i <= n; i++) assert.ok(Math.abs(s.linearVelocity[3 * i + 1] + g * t1) <= bound, `bead ${i}: v_y ${s.linearVelocity[3 * i + 1]}, −g t ${-g * t1} (bound ${bound.toExponential(2)})`);

@@ -992,17 +992,17 @@ test('sleep=1: a settled pyramid falls asleep, the heads-up line counts 0 of 6 a
 test('every ignored address setting is named even when the solver falls back, and the page gives no command-line advice (issue 22)', async (t) => {
   if (!haveBrowser(t)) return;
   const v = await viewer();
-  // nosuch: no such solver (dropped; xpbd-gpu is then the main one, and it refuses the cradle's restitution:
-  // the page falls back to the default contact solver); count=0 below the cradle's minimum; iterations=abc
+  // nosuch: no such solver (dropped; global-gpu is then the main one, and it refuses the cradle's contacts, its
+  // solve being for equalities: the page falls back to the default contact solver); count=0 below the cradle's minimum; iterations=abc
   // not a number; beta=50 beyond the stable 2; iterations=abc and beta=50 were dropped silently, and the
   // fallback's line replaced the list of what was ignored
-  const { page, consoleErrors } = await openPage(v.origin, '/?scene=newtons-cradle&count=0&solver=nosuch,xpbd-gpu&iterations=abc&beta=50&steps=0');
+  const { page, consoleErrors } = await openPage(v.origin, '/?scene=newtons-cradle&count=0&solver=nosuch,global-gpu&iterations=abc&beta=50&steps=0');
   try {
     await waitForFrames(page, 'softstep-cpu', 2, 90_000);
     const notice = (await page.textContent('#notice')) ?? '';
     t.diagnostic(`banner: ${notice}`);
     assert.match(notice, /Ignored in the address/);
-    for (const what of [/unknown solver 'nosuch'/, /count=0: parameter 'count' must be ≥ 1/, /iterations=abc: not a decimal number/, /beta=50: must be ≤ 2/, /steps=0: must be an integer in \[1, 256\]/, /xpbd-gpu cannot run this scene .*softstep-cpu runs it instead/])
+    for (const what of [/unknown solver 'nosuch'/, /count=0: parameter 'count' must be ≥ 1/, /iterations=abc: not a decimal number/, /beta=50: must be ≤ 2/, /steps=0: must be an integer in \[1, 256\]/, /global-gpu cannot run this scene .*softstep-cpu runs it instead/])
       assert.match(notice, what);
     // no command-line advice inside the page ("--param collisions=0", "--compliance")
     assert.doesNotMatch(notice, /--[a-z]/);

@@ -11,6 +11,11 @@
  * position is rounded once by integrate (x + h v) and once per constraint that moves it (x + Δx, and its
  * orientation q + ½ (0, Δθ) ⊗ q, which moves a point at the lever arm by ≤ ε X), so by
  *   r = (1 + 2M) ε X,  M the most manifolds and joints on one body, X the largest coordinate (≥ 1 m).
+ * Where a body has e > 0, restitution's collisions (xc_collide, xc_apply: xpbd/contacts.ts collide) move the
+ * bodies of each manifold that collided once more, in position and orientation (x += h Q/m, q by h I⁻¹(r × Q n)):
+ * r = (1 + 4M) ε X there. Their impulses are computed on velocities (rounded to ε |v|, |v| ≪ X / h) by a
+ * block that stops at a change ≤ 1e-6 of its largest impulse (one point, a sphere's: exact), ≤ 1e-6 |v| a
+ * collision, below the r / h ≥ ε X / h = 1e-4 m/s of one substep.
  * The velocity is the substep's displacement over h (xpbd/kernels.wgsl.ts: Δx summed from its increments,
  * not x − x_prev of two rounded positions), but the next projection of a contact or joint takes the rounded
  * position back onto the constraint and reads that as velocity: up to r / h a substep. Over F frames of
@@ -50,7 +55,8 @@ const hungBox: WorldDesc = {
 };
 
 /*
- * Bouncing bodies (restitution, Müller et al. 2020 §3.6 in the velocity pass): a sphere (e = 0.5) and a box
+ * Bouncing bodies (restitution: xpbd-cpu's collision propagation, then Müller et al. 2020 §3.6 in the velocity
+ * pass at the points the collisions did not take): a sphere (e = 0.5) and a box
  * (e = 0.75, landing flat) arriving at the ground at 3 and 2 m/s, and two spheres (e = 1) meeting head-on at
  * 2 m/s each, 0.105 m apart, in the air (both fall alike: their normal velocity is the approach alone). They
  * meet 0.02625 s in, mid frame 2 and mid substep: a contact that starts at a substep's boundary (0.1 m apart:
@@ -95,6 +101,11 @@ test('xpbd-gpu solves contacts as xpbd-cpu does in its colour order: positions a
       ['pyramid', { base: 3 }, [1, 3]],
       ['hung box', {}, [1, 3, 10]],
       ['bouncing', {}, [1, 3, 10]],
+      // restitution's scene dropped from 0.3 m (e = 0, 0.25, 0.5, 0.75, 1: they land at 2.4 m/s at frame 15 and
+      // leave at e v); a Newton's cradle on 0.25 m strings (its first ball strikes at 0.77 m/s at frame 15 and the
+      // strike runs down the row by propagation within a substep): each compared after its collisions
+      ['restitution', { height: 0.3 }, [1, 10, 20]],
+      ['newtons-cradle', { length: 0.25 }, [1, 10, 20]],
     ];
     for (const [name, params, frames] of list) {
       const world = name === 'hung box' ? hungBox : name === 'bouncing' ? bouncing : loadRigidScene(name, params).world;
@@ -102,12 +113,13 @@ test('xpbd-gpu solves contacts as xpbd-cpu does in its colour order: positions a
       const cpu = new XpbdCpuSolver(world, opts);
       cpu.collision!.coherence = false;
       cpu.contactSolver!.colourOrder = true;
-      // restitution: Müller's rule alone, as the GPU (xpbd-cpu's collision propagation is not on the GPU)
-      cpu.contactSolver!.collisionPropagation = false;
+      // restitution as on the GPU: the collision propagation (on by default), then Müller's rule
+      assert.equal(cpu.contactSolver!.collisionPropagation, true);
       const gs = await XpbdGpuSolver.create(world, opts, gpu);
       const { dt, substeps: S } = gs.options;
       const h = dt / S;
       const X = Math.max(1, ...world.bodies.flatMap((b) => (b.shape.type === 'plane' ? [] : b.position.map(Math.abs))));
+      const elastic = world.bodies.some((b) => (b.restitution ?? 0) > 0);
       let done = 0, touched = 0, M = 1;
       for (const F of frames) {
         await cpu.step(F - done);
@@ -116,7 +128,7 @@ test('xpbd-gpu solves contacts as xpbd-cpu does in its colour order: positions a
         M = Math.max(M, mostOnOneBody(cpu.contacts, world));
         touched = Math.max(touched, cpu.contacts.count);
         const a = await cpu.snapshot(), b = await gs.snapshot();
-        const r = (1 + 2 * M) * eps * X;
+        const r = (1 + (elastic ? 4 : 2) * M) * eps * X;
         const dvBound = (F * S * r) / h;
         const dxBound = F * S * r + F * dt * dvBound;
         let dx = 0, dv = 0;
@@ -136,6 +148,26 @@ test('xpbd-gpu solves contacts as xpbd-cpu does in its colour order: positions a
         for (const snap of [a, b]) {
           assert.ok(snap.linearVelocity[3 * 1 + 1] > 0 && snap.linearVelocity[3 * 2 + 1] > 0, 'sphere and box rebound');
           assert.ok(snap.linearVelocity[3 * 3] < 0 && snap.linearVelocity[3 * 4] > 0, 'the e = 1 pair swapped velocities');
+        }
+      }
+      if (name === 'restitution') {
+        // frame 20, 0.09 s after landing together at v = √(2 g H): e = 0 rests on the ground, and from e = 0.25 on
+        // (all in flight until frame 22) each step of 0.25 in e left 0.25 v faster (they fall alike since), within 5 %
+        const first = world.bodies.length - 5, v = Math.sqrt(2 * g * 0.3);
+        for (const snap of [await cpu.snapshot(), await gs.snapshot()]) {
+          const vy = (k: number) => snap.linearVelocity[3 * (first + k) + 1];
+          assert.ok(Math.abs(vy(0)) < 0.01, `e = 0 rebounds at ${vy(0)} m/s`);
+          for (let k = 2; k < 5; k++) assert.ok(Math.abs((vy(k) - vy(k - 1)) / (0.25 * v) - 1) < 0.05, `e = ${k / 4}: ${vy(k)} m/s against ${vy(k - 1)} at e = ${(k - 1) / 4}`);
+        }
+      }
+      if (name === 'newtons-cradle') {
+        // frame 20, after the strike: the last ball swings out, the first and middle ones stay (< 1 cm/s)
+        const v0 = Math.sqrt(2 * g * 0.25 * (1 - Math.cos(0.5)));
+        for (const snap of [await cpu.snapshot(), await gs.snapshot()]) {
+          const speed = (i: number) => Math.hypot(snap.linearVelocity[3 * i], snap.linearVelocity[3 * i + 1], snap.linearVelocity[3 * i + 2]);
+          const n = snap.position.length / 3;
+          assert.ok(speed(n - 1) > 0.8 * v0, `the last ball leaves at ${speed(n - 1)} m/s (struck at ${v0})`);
+          for (let i = 0; i < n - 1; i++) assert.ok(speed(i) < 0.01, `ball ${i} moves at ${speed(i)} m/s after the strike`);
         }
       }
       gs.destroy();
@@ -172,13 +204,12 @@ test('xpbd-gpu with contacts records a frame with no readback (collision, colour
   }
 });
 
-test('xpbd-gpu takes the contact scenes and every shape, refuses bouncing bodies until collision propagation is on the GPU (with the reason), and says it does not sleep', () => {
+test('xpbd-gpu takes the contact scenes, bouncing bodies and every shape, and says it does not sleep', () => {
   const info = findSolver('xpbd-gpu')!;
   assert.equal(info.supports!.contacts, true);
   assert.deepEqual([...info.supports!.shapes].sort(), ['box', 'capsule', 'plane', 'sphere']);
-  for (const name of ['single-box', 'pyramid', 'rolling', 'friction-ramp']) assert.equal(info.unsupported?.(loadRigidScene(name, {}).world) ?? null, null, name);
-  // Müller's rule is on the GPU (the twin test above), the propagation that makes a cradle right is not
-  for (const name of ['restitution', 'newtons-cradle']) assert.match(info.unsupported?.(loadRigidScene(name, {}).world) ?? '', /xpbd-gpu has no collision propagation on the GPU yet .*Newton's cradle/, name);
+  // restitution and the cradle too: the collision propagation is on the GPU (the twin test above)
+  for (const name of ['single-box', 'pyramid', 'rolling', 'friction-ramp', 'restitution', 'newtons-cradle']) assert.equal(info.unsupported?.(loadRigidScene(name, {}).world) ?? null, null, name);
   assert.ok(info.reads.includes('restitutionThreshold'), 'xpbd-gpu reads --restitution-threshold');
   assert.equal(info.reads.includes('sleep'), false, 'xpbd-gpu reads no sleep option: every body stays awake');
   assert.match(info.description, /no sleeping/);

@@ -23,7 +23,7 @@ function options(): SolverOptions {
 
 /*
  * Bound, f32 against f64 (ε = 2⁻²⁴), as test/xpbd.test.ts derives it for point joints: a substep rounds
- * each coordinate a few times (x + h v, once per block of each of the body's joints, (x − x_prev)/h):
+ * each coordinate a few times (x + h v, once per block of each of the body's joints, its displacement Δx, v = Δx/h):
  * δ = 4 ε X per substep and block, X the largest coordinate; carried like Verlet, after N substeps
  *   δx(N) ≤ N² B δ,   δv(N) ≤ N B δ / h            (B: the most blocks that move one body in a substep)
  * Rotation: an impulse that moves a body's point at lever ℓ by δ turns it by m ℓ δ / I, i.e. moves

@@ -36,8 +36,8 @@ function registryOptions(id: string, asked: Partial<SolverOptions> = {}): Solver
 
 /*
  * Bound, f32 against f64 (ε = 2⁻²⁴). A substep rounds each coordinate a few times: x + h v in
- * integrate, once per joint in solve_colour (a bead has two joints), and (x − x_prev)/h: δ = 4 ε X
- * per substep, X the largest coordinate. XPBD carries positions like Verlet (x̃ = 2xₙ − xₙ₋₁ + h²g),
+ * integrate, once per joint in solve_colour (a bead has two joints), and its displacement Δx (summed
+ * beside x, v = Δx/h: xpbd/kernels.wgsl.ts pose_prev): δ = 4 ε X per substep, X the largest coordinate. XPBD carries positions like Verlet (x̃ = 2xₙ − xₙ₋₁ + h²g),
  * so a position error δ made at substep n is also a velocity error δ/h that persists; after N
  * substeps
  *   δx(N) ≤ Σₙ n δ ≤ N² δ,        δv(N) ≤ N δ / h.
@@ -125,6 +125,80 @@ test('xpbd-gpu agrees with xpbd-cpu within the f32 bound over the first frames o
   assert.equal(gpuSolver.cost().dispatchesPerFrame, (2 + cpu.colouring.colourCount * opts.iterations) * opts.substeps);
   gpuSolver.destroy();
   gpu.device.destroy();
+});
+
+/*
+ * Far from the origin (issue 23): xpbd-gpu takes v = Δx/h from the substep's displacement, summed beside
+ * the position from its increments (integrate's h v, each joint's correction), not from x − x_prev of two
+ * f32 positions. At X = 10 km f32 stores a coordinate to ulp(X) = 2⁻¹⁰ m ≈ 1 mm, and one substep's motion at
+ * 1/600 s is below that (g h² = 2.7e-5 m from rest; 1 m/s: 1.7e-3 m, 1.7 ulp): x − x_prev read that motion in
+ * whole ulps (a sideways 1 m/s came out 2 ulp/h = 1.17 m/s; a pendulum released from rest never moved in x,
+ * each substep's x − x_prev being 0). One world, joints only (collisions off): a thrown free sphere
+ * (v₀ = (1, 2, 0) m/s) and a pendulum (a sphere on a point joint 1 m below a world anchor, released at
+ * 0.5 rad), built at the origin and 10 km out along x, 60 frames of 10 substeps (N = 600).
+ *   free body    semi-implicit Euler gives v_n = v₀ + n h g exactly; in f32 each substep rounds v + h g, h v
+ *                and Δx · (1/h) (1/h itself rounded once, the same every substep): |δv| ≤ 4 N ε max|v| (1.1e-3
+ *                m/s here), at either X — the position does not enter its velocity. Its position still carries
+ *                f32's storage: each x + h v rounds to ½ ulp(X), ≤ N ½ ulp(X) over the run (0.29 m at 10 km),
+ *                biased where the increment is constant (measured: 0.17 m along x), which no velocity rule
+ *                can take back.
+ *   pendulum     its joint reads the stored (rounded) position: each substep's correction carries up to
+ *                ½ ulp(X) of rounding along the rod into Δx, a velocity error ≤ ½ ulp(X)/h that the next
+ *                substep's projection replaces (it does not add up), and a sideways position error that does,
+ *                ≤ N ½ ulp(X) after N substeps. So far out it swings as at the origin within
+ *                  |δx| ≤ N ½ ulp(X),   |δv| ≤ ½ ulp(X)/h + 4 N ε max|v|.
+ *                (Taken from x − x_prev it stayed at its release x: 0.95 m off after 1 s.)
+ * At the origin (ulp(5 m) = 4.8e-7) the same bounds are µm and µm/s; there the free body's velocity from
+ * x − x_prev was off by 0.025 m/s after 1 s (a 5 m coordinate's ½ ulp / h = 1.4e-4 m/s a substep, biased).
+ */
+test('far from the origin: a joint-only world takes v from the summed displacement, so a free body falls at v₀ + g t to f32 rounding and a pendulum swings 10 km out as at the origin', async (t) => {
+  const gpu = await acquireGpu();
+  const g = 9.81, F = 60, substeps = 10, a = 0.5;
+  const world = (D: number): WorldDesc => ({
+    gravity: [0, -g, 0],
+    collisions: false,
+    bodies: [
+      { shape: { type: 'sphere', radius: 0.1 }, density: 1000, position: [D, 5, 3], linearVelocity: [1, 2, 0] },
+      { shape: { type: 'sphere', radius: 0.1 }, density: 1000, position: [D + Math.sin(a), 5 - Math.cos(a), 0] },
+    ],
+    constraints: [{ type: 'point', bodyA: 1, bodyB: null, anchorA: [-Math.sin(a), Math.cos(a), 0], anchorB: [D, 5, 0] }],
+  });
+  const run = async (D: number) => {
+    const s = await XpbdGpuSolver.create(world(D), { substeps, iterations: 1 }, gpu);
+    await s.step(F);
+    const snap = await s.snapshot();
+    s.destroy();
+    return snap;
+  };
+  try {
+    const h = 1 / 60 / substeps, N = F * substeps, T = F / 60;
+    const vMax = Math.hypot(1, Math.max(2, g * T - 2)); // |v| at its largest, at t = T
+    const dvFree = 4 * N * EPS32 * vMax;
+    const near = await run(0);
+    for (const D of [0, 10000]) {
+      const s = D === 0 ? near : await run(D);
+      const halfUlp = D === 0 ? 2 ** -22 : 2 ** -11; // ½ ulp of the largest coordinate, 5 m or 10 km
+      // the free body: v₀ + n h g, at either distance
+      const v = [s.linearVelocity[0], s.linearVelocity[1], s.linearVelocity[2]];
+      const dv = Math.max(Math.abs(v[0] - 1), Math.abs(v[1] - (2 - g * T)), Math.abs(v[2]));
+      t.diagnostic(`X = ${D} m: free body |δv| ${dv.toExponential(2)} m/s (bound ${dvFree.toExponential(2)}), |δx| ${Math.abs(s.position[0] - D - T).toExponential(2)} m (f32 storage: ≤ ${(N * halfUlp).toExponential(2)})`);
+      assert.ok(dv <= dvFree, `X = ${D} m: the free body's velocity is off by ${dv} m/s from v₀ + g t (bound ${dvFree})`);
+      assert.ok(Math.abs(s.position[0] - D - T) <= N * halfUlp, `X = ${D} m: the free body's x is off by ${s.position[0] - D - T} m`);
+      // the pendulum, against itself at the origin
+      let dx = 0, dvp = 0;
+      for (let k = 0; k < 3; k++) {
+        dx = Math.max(dx, Math.abs(s.position[3 + k] - (k === 0 ? D : 0) - near.position[3 + k]));
+        dvp = Math.max(dvp, Math.abs(s.linearVelocity[3 + k] - near.linearVelocity[3 + k]));
+      }
+      const dxBound = N * halfUlp, dvBound = halfUlp / h + dvFree;
+      t.diagnostic(`X = ${D} m: pendulum against the origin's |δx| ${dx.toExponential(2)} m (bound ${dxBound.toExponential(2)}), |δv| ${dvp.toExponential(2)} m/s (bound ${dvBound.toExponential(2)})`);
+      assert.ok(dx <= dxBound && dvp <= dvBound, `X = ${D} m: the pendulum is ${dx} m, ${dvp} m/s from the one at the origin`);
+    }
+    // and it swung: after 1 s (half its period 2π √(L/g) ≈ 2 s) it is across, near x = −sin 0.5
+    assert.ok(Math.abs(near.position[3] + Math.sin(a)) < 0.05, `the pendulum at x = ${near.position[3]} m after 1 s`);
+  } finally {
+    gpu.device.destroy();
+  }
 });
 
 test('xpbd-gpu agrees with xpbd-cpu on a thrown pair (both forms, a compliant joint): X ≈ 0.1 m makes the bound tight', async (t) => {

@@ -365,6 +365,101 @@ const T = {
   vec4s: 'array<vec4f>',
 };
 
+/** The entry point of a restitution pass (cs_restitution, xpbd-gpu's xc_collide): one workgroup of RESTITUTION_THREADS. */
+export function restitutionEntry(name: string): string {
+  return `@compute @workgroup_size(${RESTITUTION_THREADS}) fn ${name}(@builtin(local_invocation_index) lid: u32)`;
+}
+
+/**
+ * A manifold's collisions (restitution's impulse, shared by cs_restitution and xpbd-gpu's xc_collide; the
+ * header of restitutionKernel): projected Gauss-Seidel on its `count` colliding points,
+ *   P_i ← max(0, P_i + (goal_i − J_n,i V) / A_nn,i),   V_A −= M_A⁻¹ [n; r_A × n] ΔP, V_B += M_B⁻¹ [n; r_B × n] ΔP,
+ * each change applied to V at once, at most `sweeps` sweeps (f32: a sweep changing no P by more than 1e-6 of
+ * the largest stops it; one point is exact after one). The caller fills the private inputs (arms cb_ra, cb_rb,
+ * goals, A_nn in cb_k, P = 0, the two bodies' V in cb_va … cb_wb) and defines turn_a(c), turn_b(c): I⁻¹ c of
+ * each body; the result is P in cb_impulse and V in cb_va … cb_wb.
+ */
+export const collisionBlockWgsl = /* wgsl */ `
+var<private> cb_ra: array<vec3f, 4>;
+var<private> cb_rb: array<vec3f, 4>;
+var<private> cb_goal: array<f32, 4>;
+var<private> cb_k: array<f32, 4>;
+var<private> cb_impulse: array<f32, 4>;
+var<private> cb_va: vec3f;
+var<private> cb_wa: vec3f;
+var<private> cb_vb: vec3f;
+var<private> cb_wb: vec3f;
+fn collision_block(n: vec3f, count: u32, inv_mass_a: f32, inv_mass_b: f32, sweeps: u32) {
+  for (var it = 0u; it < sweeps; it++) {
+    var change = 0.0; var size = 0.0;
+    for (var i = 0u; i < count; i++) {
+      let vn = dot(n, cb_vb + cross(cb_wb, cb_rb[i]) - cb_va - cross(cb_wa, cb_ra[i]));
+      let next = max(0.0, cb_impulse[i] + (cb_goal[i] - vn) / cb_k[i]);
+      let dP = next - cb_impulse[i];
+      if (dP != 0.0) {
+        // V_A −= M_A⁻¹ [n; r_A × n] ΔP, V_B += M_B⁻¹ [n; r_B × n] ΔP
+        let q = dP * n;
+        if (inv_mass_a > 0.0) { cb_va -= inv_mass_a * q; cb_wa -= turn_a(cross(cb_ra[i], q)); }
+        if (inv_mass_b > 0.0) { cb_vb += inv_mass_b * q; cb_wb += turn_b(cross(cb_rb[i], q)); }
+      }
+      cb_impulse[i] = next;
+      change = max(change, abs(dP));
+      size = max(size, next);
+    }
+    if (count == 1u || change <= 1e-6 * size) { break; }
+  }
+}
+`;
+
+/**
+ * The body of a restitution pass in one workgroup (restitutionKernel's header: the colours in order, a colour's
+ * manifolds spread over the workgroup with barriers between colours, the overflow set by one thread, swept
+ * until a sweep finds nothing colliding, at most COLLISION_SWEEPS), shared by cs_restitution and xpbd-gpu's
+ * xc_collide. The kernel binds `offsets` and `order` (the colouring's), a RestitutionSlot `slot` (its colours
+ * K), and defines collide_manifold(k) -> bool (true when a point of manifold k collided).
+ */
+export const restitutionSweepWgsl = /* wgsl */ `
+  // the colours up to the last one with a manifold (the rest are empty: no barriers spent on them)
+  if (lid == 0u) {
+    var used = 0u;
+    for (var c = 0u; c < slot.colours; c++) { if (offsets[c + 1u] > offsets[c]) { used = c + 1u; } }
+    colours_used = used;
+  }
+  let colours = workgroupUniformLoad(&colours_used);
+  for (var sweep = 0u; sweep < ${COLLISION_SWEEPS}u; sweep++) {
+    if (lid == 0u) { atomicStore(&hit, 0u); }
+    workgroupBarrier();
+    // the colours in order, a colour's manifolds spread over the workgroup; a barrier between colours
+    for (var c = 0u; c < colours; c++) {
+      let first = offsets[c];
+      let size = offsets[c + 1u] - first;
+      for (var x = lid; x < size; x += ${RESTITUTION_THREADS}u) {
+        if (collide_manifold(order[first + x])) { atomicStore(&hit, 1u); }
+      }
+      storageBarrier();
+      workgroupBarrier();
+    }
+    // the overflow set, by one thread in index order
+    if (lid == 0u) {
+      let first = offsets[slot.colours];
+      let size = offsets[slot.colours + 1u] - first;
+      for (var x = 0u; x < size; x++) {
+        if (collide_manifold(order[first + x])) { atomicStore(&hit, 1u); }
+      }
+      hit_uniform = atomicLoad(&hit);
+    }
+    storageBarrier();
+    // a sweep that found nothing colliding ends the pass (workgroupUniformLoad: a barrier, then one value for all)
+    if (workgroupUniformLoad(&hit_uniform) == 0u) { break; }
+  }`;
+
+/** The workgroup variables restitutionSweepWgsl uses (module scope). */
+export const restitutionSweepVarsWgsl = /* wgsl */ `
+var<workgroup> hit: atomic<u32>;
+var<workgroup> hit_uniform: u32;
+var<workgroup> colours_used: u32;
+`;
+
 /** The kernels, each with its bindings (≤ 8 storage buffers: WebGPU's default per stage). */
 export const CONTACT_KERNELS: KernelDecl[] = [
   {
@@ -790,113 +885,67 @@ fn solve_manifold(k: u32, use_bias: bool, reverse: bool) {
  * the sweeps' "anything collided" is a workgroup flag, read uniformly; so the pass costs one dispatch,
  * not COLLISION_SWEEPS × (K + 1), and a sweep that finds nothing ends it. The collision impulses are not
  * λ (no warm start). Writes only the velocities of the bodies of a colliding manifold.
+ * The sweep (restitutionSweepWgsl) and the manifold's projected Gauss-Seidel (collisionBlockWgsl) are shared
+ * with xpbd-gpu's xc_collide (xpbd/contacts.wgsl.ts), which differs in its velocities, arms and test.
  */
 function restitutionKernel(): KernelDecl {
   return {
     name: 'cs_restitution',
     slot: 'restitution',
-    entry: `@compute @workgroup_size(${RESTITUTION_THREADS}) fn cs_restitution(@builtin(local_invocation_index) lid: u32)`,
+    entry: restitutionEntry('cs_restitution'),
     bindings: [
       ['offsets', T.u32s, 'read'], ['order', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read'],
       ['velocity', T.vec4s, 'read_write'], ['contact_body', T.bodies, 'read'],
     ],
     helpers: /* wgsl */ `
-var<workgroup> hit: atomic<u32>;
-var<workgroup> hit_uniform: u32;
-var<workgroup> colours_used: u32;
+${restitutionSweepVarsWgsl}${collisionBlockWgsl}
+// I⁻¹ c of the manifold's two bodies (collision_block's hooks): their ContactBody rows
+var<private> cb_body_a: ContactBody;
+var<private> cb_body_b: ContactBody;
+fn turn_a(c: vec3f) -> vec3f { return inertia_times(cb_body_a, c); }
+fn turn_b(c: vec3f) -> vec3f { return inertia_times(cb_body_b, c); }
 // the collisions of manifold k (header); true when a point collided
 fn collide_manifold(k: u32) -> bool {
   let m = manifolds[k];
   if (m.count == 0u || !(m.restitution > 0.0)) { return false; }
   let a = m.body_a; let b = m.body_b;
   let A = contact_body[a]; let B = contact_body[b];
+  cb_body_a = A; cb_body_b = B;
   let n = m.normal;
-  var va = velocity[2u * a].xyz; var wa = velocity[2u * a + 1u].xyz;
-  var vb = velocity[2u * b].xyz; var wb = velocity[2u * b + 1u].xyz;
+  cb_va = velocity[2u * a].xyz; cb_wa = velocity[2u * a + 1u].xyz;
+  cb_vb = velocity[2u * b].xyz; cb_wb = velocity[2u * b + 1u].xyz;
   // g_n = J_n (h g) over the moving bodies
   let ng = dot(n, slot.gravity_step);
   let gn = select(0.0, ng, m.inv_mass_b > 0.0) - select(0.0, ng, m.inv_mass_a > 0.0);
   // (K1) the separation moved with the bodies
   let sLin = dot(n, B.dx - A.dx);
   let ua = cross(n, A.dtheta); let ub = cross(n, B.dtheta);
-  var ra: array<vec3f, 4>; var rb: array<vec3f, 4>;
-  var goal: array<f32, 4>; var kn: array<f32, 4>; var impulse: array<f32, 4>;
   var count = 0u;
   for (var j = 0u; j < m.count; j++) {
     let p = points[4u * k + j];
-    let vn = dot(n, vb + cross(wb, p.arm_b) - va - cross(wa, p.arm_a));
+    let vn = dot(n, cb_vb + cross(cb_wb, p.arm_b) - cb_va - cross(cb_wa, p.arm_a));
     let before = vn - gn;
     let s = p.s0 + sLin + dot(p.arm_b, ub) - dot(p.arm_a, ua);
     if (!(before < -params.restitution_threshold) || !(s + params.h * vn < 0.0)) { continue; }
-    ra[count] = p.arm_a; rb[count] = p.arm_b;
-    goal[count] = -m.restitution * before + gn;
-    impulse[count] = 0.0;
+    cb_ra[count] = p.arm_a; cb_rb[count] = p.arm_b;
+    cb_goal[count] = -m.restitution * before + gn;
+    cb_impulse[count] = 0.0;
     // A_nn = m_A⁻¹ + m_B⁻¹ + (r_A × n)ᵀ I_A⁻¹ (r_A × n) + (r_B × n)ᵀ I_B⁻¹ (r_B × n), the true masses
     // (contact-solver.ts pointMass with S = 1: in jacobi mode the record's mass is the split one)
     var K = m.inv_mass_a + m.inv_mass_b;
     if (m.inv_mass_a > 0.0) { let c = cross(p.arm_a, n); K += dot(c, inertia_times(A, c)); }
     if (m.inv_mass_b > 0.0) { let c = cross(p.arm_b, n); K += dot(c, inertia_times(B, c)); }
-    kn[count] = K;
+    cb_k[count] = K;
     count++;
   }
   if (count == 0u) { return false; }
-  for (var it = 0u; it < ${MANIFOLD_SWEEPS}u; it++) {
-    var change = 0.0; var size = 0.0;
-    for (var i = 0u; i < count; i++) {
-      let vn = dot(n, vb + cross(wb, rb[i]) - va - cross(wa, ra[i]));
-      let next = max(0.0, impulse[i] + (goal[i] - vn) / kn[i]);
-      let dP = next - impulse[i];
-      if (dP != 0.0) {
-        // V_A −= M_A⁻¹ [n; r_A × n] ΔP, V_B += M_B⁻¹ [n; r_B × n] ΔP
-        let q = dP * n;
-        if (m.inv_mass_a > 0.0) { va -= m.inv_mass_a * q; wa -= inertia_times(A, cross(ra[i], q)); }
-        if (m.inv_mass_b > 0.0) { vb += m.inv_mass_b * q; wb += inertia_times(B, cross(rb[i], q)); }
-      }
-      impulse[i] = next;
-      change = max(change, abs(dP));
-      size = max(size, next);
-    }
-    if (count == 1u || change <= 1e-6 * size) { break; }
-  }
-  if (m.inv_mass_a > 0.0) { velocity[2u * a] = vec4f(va, 0.0); velocity[2u * a + 1u] = vec4f(wa, 0.0); }
-  if (m.inv_mass_b > 0.0) { velocity[2u * b] = vec4f(vb, 0.0); velocity[2u * b + 1u] = vec4f(wb, 0.0); }
+  collision_block(n, count, m.inv_mass_a, m.inv_mass_b, ${MANIFOLD_SWEEPS}u);
+  if (m.inv_mass_a > 0.0) { velocity[2u * a] = vec4f(cb_va, 0.0); velocity[2u * a + 1u] = vec4f(cb_wa, 0.0); }
+  if (m.inv_mass_b > 0.0) { velocity[2u * b] = vec4f(cb_vb, 0.0); velocity[2u * b + 1u] = vec4f(cb_wb, 0.0); }
   return true;
 }
 `,
-    body: /* wgsl */ `
-  // the colours up to the last one with a manifold (the rest are empty: no barriers spent on them)
-  if (lid == 0u) {
-    var used = 0u;
-    for (var c = 0u; c < slot.colours; c++) { if (offsets[c + 1u] > offsets[c]) { used = c + 1u; } }
-    colours_used = used;
-  }
-  let colours = workgroupUniformLoad(&colours_used);
-  for (var sweep = 0u; sweep < ${COLLISION_SWEEPS}u; sweep++) {
-    if (lid == 0u) { atomicStore(&hit, 0u); }
-    workgroupBarrier();
-    // the colours in order, a colour's manifolds spread over the workgroup; a barrier between colours
-    for (var c = 0u; c < colours; c++) {
-      let first = offsets[c];
-      let size = offsets[c + 1u] - first;
-      for (var x = lid; x < size; x += ${RESTITUTION_THREADS}u) {
-        if (collide_manifold(order[first + x])) { atomicStore(&hit, 1u); }
-      }
-      storageBarrier();
-      workgroupBarrier();
-    }
-    // the overflow set, by one thread in index order
-    if (lid == 0u) {
-      let first = offsets[slot.colours];
-      let size = offsets[slot.colours + 1u] - first;
-      for (var x = 0u; x < size; x++) {
-        if (collide_manifold(order[first + x])) { atomicStore(&hit, 1u); }
-      }
-      hit_uniform = atomicLoad(&hit);
-    }
-    storageBarrier();
-    // a sweep that found nothing colliding ends the pass (workgroupUniformLoad: a barrier, then one value for all)
-    if (workgroupUniformLoad(&hit_uniform) == 0u) { break; }
-  }`,
+    body: restitutionSweepWgsl,
   };
 }
 

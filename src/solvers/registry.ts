@@ -82,20 +82,6 @@ function firstElastic(world: WorldDesc): number {
 }
 
 /**
- * Why xpbd-gpu refuses a bouncing body: its velocity pass has Müller et al. 2020's restitution rule
- * (v_n → max(−e ṽ_n, 0), xpbd/contacts.wgsl.ts velocity_manifold, tested against xpbd-cpu with its
- * propagation off), but not the collision propagation xpbd-cpu runs before it (xpbd/contacts.ts collide):
- * without it, simultaneous impacts come out wrong — a Newton's cradle spreads its strike over the row
- * (measured at frame 40: the last ball 0.42 m/s with the others moving, where xpbd-cpu sends it off at
- * 1.32 m/s and the others stay). Null when no body has e > 0.
- */
-function xpbdGpuRestitutionReason(world: WorldDesc): string | null {
-  const first = firstElastic(world);
-  if (first < 0) return null;
-  return `xpbd-gpu has no collision propagation on the GPU yet (bodies[${first}]: restitution ${world.bodies[first].restitution}): its velocity pass applies Müller's rule alone, which spreads a simultaneous impact (a Newton's cradle) over the row; use xpbd-cpu or jacobi-gpu, or restitution 0`;
-}
-
-/**
  * Why avbd-cpu refuses a bouncing body: the paper's step is implicit Euler, whose contacts are
  * inelastic, and AVBD has no velocity pass where a coefficient of restitution could act (Giles et al.
  * 2025 has none). Null when no body has e > 0 or the world has no contacts.
@@ -201,11 +187,10 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'xpbd-gpu',
-    description: 'XPBD (Müller et al. 2020, via the Starframe text): substeps of position projection on constraint rows (a point joint C = p₁ − p₂ as one 3×3 block, every other joint block by block), one dispatch per constraint colour and kernel (WGSL, f32); contacts on the GPU as xpbd-cpu\'s (GPU collision and pair table, the manifolds coloured every frame, projected colour by colour after the joints, then the velocity pass with dynamic friction and Müller\'s restitution rule v_n → max(−e ṽ_n, 0); a frame with no readback); no sleeping on the GPU yet; scenes with e > 0 refused until xpbd-cpu\'s collision propagation is on the GPU too (without it a Newton\'s cradle spreads its strike)',
+    description: 'XPBD (Müller et al. 2020, via the Starframe text): substeps of position projection on constraint rows (a point joint C = p₁ − p₂ as one 3×3 block, every other joint block by block), one dispatch per constraint colour and kernel (WGSL, f32); contacts on the GPU as xpbd-cpu\'s (GPU collision and pair table, the manifolds coloured every frame, projected colour by colour after the joints, then the velocity pass: restitution as xpbd-cpu\'s collision propagation (collisions swept colour by colour on the predicted velocities, one workgroup, their impulses replacing the projection\'s: a Newton\'s cradle passes its strike on), Müller\'s rule v_n → max(−e ṽ_n, 0) at the other active points, dynamic friction; a frame with no readback); no sleeping on the GPU yet',
     device: 'gpu',
     reads: [...positionLevel, 'restitutionThreshold'],
     supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
-    unsupported: (world) => xpbdGpuRestitutionReason(world),
     defaults: { iterations: 1, substeps: 10 },
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('xpbd-gpu needs a WebGPU device');

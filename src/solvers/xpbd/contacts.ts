@@ -301,8 +301,8 @@ export class XpbdContacts {
   colourOrder = false;
   /**
    * Restitution's collision propagation first in the velocity pass (collide), where a point has e > 0.
-   * Off: Müller's rule alone (§3.6, v_n → max(−e ṽ_n, 0) at the active points), which is what xpbd-gpu
-   * does on the GPU (xpbd/contacts.wgsl.ts velocity_manifold): its twin tests turn this off. On by default.
+   * Off: Müller's rule alone (§3.6, v_n → max(−e ṽ_n, 0) at the active points). On by default, and on
+   * xpbd-gpu (xpbd/contacts.wgsl.ts xc_collide).
    */
   collisionPropagation = true;
   /** the manifolds' first points in sweep order (colourOrder), else null: list order */

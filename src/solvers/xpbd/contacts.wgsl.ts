@@ -14,9 +14,11 @@
  *                departure 3), the substep's λ (n, t₁, t₂; N·s²), the block's first iterate (warm: the λ of
  *                the substep before, at a frame's start h² × the matched old point's force), μ_d, stuck
  *                (static friction held the point in its last projection), active (λ_n > 0 in the substep),
- *                ṽ_n (the normal velocity at the substep's start: restitution's input)
+ *                ṽ_n and s̃ (the normal velocity and separation at the substep's start: restitution's input), the
+ *                collision impulse P and whether the point collided (xc_collide)
  *   XpbdContactParams, XpbdSlot (the colour a dispatch solves, and whether it is a substep's first iteration)
- * and f32 per body: sphere_radius (a sphere's radius: its point along n is ±r n every substep; −1: not a sphere).
+ * and per body: sphere_radius (f32, a sphere's radius: its point along n is ±r n every substep; −1: not a
+ * sphere), pre_velocity (Ṽ as velocity's [2i] v, [2i+1] ω: collide's velocities, only where a body has e > 0).
  *
  * Order. xpbd-cpu projects its manifolds one after the other; here a colour's manifolds share no moving body
  * (gpu/colouring.ts), so one thread per manifold solves them at once, the colours in order, the overflow set
@@ -24,19 +26,33 @@
  * XpbdContacts.colourOrder. Each thread reads and writes only its own manifold's two bodies' pose (or
  * velocity) and its own points: no atomics, no float scatter.
  *
- * Restitution is Müller's rule in the velocity pass (§3.6: v_n → max(−e ṽ_n, 0) at the active points, e = 0
- * when |ṽ_n| ≤ the threshold; xpbd/contacts.ts velocityPass, its normal rows' targets), ṽ_n kept per point at
- * the substep's start by xc_begin_substep (xpbd/contacts.ts beginSubstep), which runs only where a body has
- * e > 0. Not here: xpbd-cpu's collision propagation before that rule (xpbd/contacts.ts collide: Ṽ swept pair
- * after pair, its impulses replacing the projection's, which a Newton's cradle needs to pass a strike down a
- * row; the twin is xpbd-cpu with XpbdContacts.collisionPropagation off), sleeping, the coherence shortcut
- * (every pair goes through the narrow phase each frame: xpbd-cpu with coherence off is the exact twin), the
- * residual diagnostics.
+ * Restitution is xpbd-cpu's (xpbd/contacts.ts header, "Velocity pass"), only where a body has e > 0: at the
+ * substep's start xc_save_velocity keeps Ṽ (the predicted v, ω) and xc_begin_substep each point's ṽ_n and s̃
+ * (beginSubstep, recordCollisionInput); first in the velocity pass, the collision propagation (collide:
+ * Guendelman, Bridson & Fedkiw 2003), xc_collide sweeping the collisions on Ṽ colour by colour in one
+ * workgroup until none collides (contacts/gpu-contacts.wgsl.ts cs_restitution's sweep and manifold block,
+ * shared: XPBD's own part is its velocities, arms and collision test) and xc_apply_* replacing each collided
+ * point's λ_n / h by the collision's P in v and x (what passes a Newton's cradle's strike down its row); then
+ * Müller's rule at the other active points (§3.6: v_n → max(−e ṽ_n, 0), e = 0 when |ṽ_n| ≤ the threshold;
+ * velocityPass's normal rows' targets). The CPU's collide sweeps its manifolds in list order, the GPU in colour
+ * order (a cradle comes out the same: test/xpbd-gpu-contacts.test.ts). Not here: sleeping, the coherence
+ * shortcut (every pair goes through the narrow phase each frame: xpbd-cpu with coherence off is the exact
+ * twin), the residual diagnostics.
  */
 import { defineRecord } from '../../gpu/layout.js';
 import { THREAD_INDEX_WGSL, kernelEntry } from '../../gpu/dispatch.js';
 import { rigidBodyWgsl } from '../../rigid/body.wgsl.js';
-import { SolverManifoldRecord, SolverPointRecord, MaterialRecord, matchPointWgsl } from '../../contacts/gpu-contacts.wgsl.js';
+import {
+  SolverManifoldRecord,
+  SolverPointRecord,
+  MaterialRecord,
+  RestitutionSlotRecord,
+  matchPointWgsl,
+  collisionBlockWgsl,
+  restitutionEntry,
+  restitutionSweepVarsWgsl,
+  restitutionSweepWgsl,
+} from '../../contacts/gpu-contacts.wgsl.js';
 import { MATCH_DISTANCE } from '../../collision/manifolds.js';
 import { NOT_FOUND } from '../../gpu/pair-table.js';
 
@@ -50,11 +66,11 @@ export const XpbdPointRecord = defineRecord('XpbdPoint', [
   ['ref_b', 'vec3f', 'on B (local)'],
   ['vn_before', 'f32', "ṽ_n: the normal velocity at the substep's start, after the prediction (xc_begin_substep; restitution's input), m/s"],
   ['ref_offset', 'vec3f', 'p_B − p_A of the reference when taken (world), m'],
-  ['pad1', 'f32'],
+  ['predicted_separation', 'f32', "s̃ = (p_B − p_A) · n at the substep's start, after the prediction (xc_begin_substep; collide's input), m"],
   ['lambda', 'vec3f', "the substep's (λ_n, λ₁, λ₂), N·s² (velocity pass: + h P along t)"],
-  ['pad2', 'f32'],
+  ['collision', 'f32', "P: the substep's collision impulse along n (xc_collide, summed over its sweeps), N·s"],
   ['warm', 'vec3f', "the block's first iterate (λ_n, λ₁, λ₂), N·s²"],
-  ['pad3', 'f32'],
+  ['collided', 'u32', '1: the point collided in this substep (xc_collide): its λ_n is h P, the velocity pass leaves its normal row'],
 ] as const);
 
 export const XpbdContactParamsRecord = defineRecord('XpbdContactParams', [
@@ -78,13 +94,16 @@ export const XpbdSlotRecord = defineRecord('XpbdSlot', [
 /** The names of the buffers the kernels bind (XpbdContactStages binds them by these names). */
 export type XpbdContactBufferName =
   | 'counters' | 'found' | 'prev_manifolds' | 'prev_points' | 'manifolds' | 'points' | 'materials' | 'offsets' | 'order'
-  | 'pose' | 'pose_prev' | 'velocity' | 'body_mass' | 'world_inertia' | 'xpbd_points' | 'prev_xpbd_points' | 'sphere_radius';
+  | 'pose' | 'pose_prev' | 'velocity' | 'body_mass' | 'world_inertia' | 'xpbd_points' | 'prev_xpbd_points' | 'sphere_radius' | 'pre_velocity';
 
 type Access = 'read' | 'read_write';
 interface KernelDecl {
   name: string;
-  /** 'pair': one thread per pair slot (indirect, from the pair count); 'body'; 'colour': one per manifold of a colour (XpbdSlot at binding 1) */
-  over: 'pair' | 'body' | 'colour' | 'overflow';
+  /**
+   * 'pair': one thread per pair slot (indirect, from the pair count); 'body'; 'colour': one per manifold of a
+   * colour (XpbdSlot at binding 1); 'restitution': one workgroup over every colour (a RestitutionSlot at binding 1)
+   */
+  over: 'pair' | 'body' | 'colour' | 'overflow' | 'restitution';
   bindings: [XpbdContactBufferName, string, Access][];
   body: string;
   /** WGSL functions the body calls (beside the colour kernels' own) */
@@ -113,8 +132,11 @@ fn rotate_back(q: vec4f, v: vec3f) -> vec3f { return quat_rotate(vec4f(-q.xyz, q
  * arrays: ≤ 12 rows J_i = (−u_i, −(r_A × u_i), u_i, r_B × u_i) of the manifold's two bodies, their masses and
  * world I⁻¹ at the pose now (fixed: m⁻¹ = 0, I⁻¹ = 0, so its columns add exact zeros).
  */
+/** xpbd/contacts.ts BLOCK_SWEEPS: a manifold block's projected Gauss–Seidel sweeps at most. */
+const BLOCK_SWEEPS = 16;
+
 const blockWgsl = /* wgsl */ `
-const BLOCK_SWEEPS = 16;          // xpbd/contacts.ts BLOCK_SWEEPS
+const BLOCK_SWEEPS = ${BLOCK_SWEEPS};          // xpbd/contacts.ts BLOCK_SWEEPS
 const GIVE_UP_SWEEPS = 8u;        // GIVE_UP_SWEEPS, GIVE_UP_CHANGE: a stick test's block still cycling fails it
 const GIVE_UP_CHANGE = 0.1;
 const BLOCK_CONVERGED = 1e-9;     // a sweep changing no λ by more than this fraction of the largest ends it
@@ -361,8 +383,8 @@ fn project_manifold(k: u32, first: bool) {
 `;
 
 /**
- * xpbd/contacts.ts velocityPass for manifold k (its collision propagation aside, header): the active points'
- * normal rows (free sign; target Δv_n = −v_n + max(−e ṽ_n, 0), Müller et al. 2020 §3.6 with e = 0 when
+ * xpbd/contacts.ts velocityPass for manifold k, after its collisions (xc_collide, xc_apply_*): the active points'
+ * normal rows (a point that collided aside) (free sign; target Δv_n = −v_n + max(−e ṽ_n, 0), Müller et al. 2020 §3.6 with e = 0 when
  * |ṽ_n| ≤ the restitution threshold) and tangent pairs in their discs |P_t| ≤ μ_d λ_n / h as
  * one block; kept when it stops the manifold's tangential motion (departure 4), else the normal rows alone and
  * then Müller's dynamic friction per point from the same velocities, P_t = min(μ_d λ_n / h, |v_t| / w_t)
@@ -400,7 +422,8 @@ fn velocity_manifold(k: u32) {
   // attempt 0: the normal rows and the tangent pairs in their discs, kept when the tangential targets are met
   var normals = 0u;
   for (var j = 0u; j < np; j++) {
-    if (!act[j]) { continue; }
+    // a point that collided (xc_collide) has its normal velocity from there: no normal row (xpbd/contacts.ts)
+    if (!act[j] || xpbd_points[4u * k + j].collided == 1u) { continue; }
     // restitution (Müller §3.6): −v_n + max(−e ṽ_n, 0); a pair with e = 0 keeps −v_n exactly, unread ṽ_n and
     // all (a scene with no e > 0 never writes ṽ_n: the same bits as before restitution)
     let vn = dot(rv[j], n);
@@ -460,10 +483,117 @@ fn velocity_manifold(k: u32) {
 }
 `;
 
+/**
+ * xpbd/contacts.ts collide for manifold k (restitution as collision propagation, Guendelman, Bridson & Fedkiw
+ * 2003; rows/block-solver.ts applyRestitution derives it), in xc_collide's one workgroup: the sweep over the
+ * colours and the manifold's projected Gauss-Seidel are cs_restitution's (contacts/gpu-contacts.wgsl.ts
+ * restitutionSweepWgsl, collisionBlockWgsl); what is XPBD's is the velocities and the test. On Ṽ (pre_velocity:
+ * the substep's predicted v, ω, saved by xc_save_velocity), per point with e > 0, the arms and I⁻¹ at the pose
+ * now (after the projection), v_n = J_n Ṽ now and g_n = h n · (g_B − g_A) over the moving bodies:
+ *   collides  iff v_n − g_n < −threshold and s̃ + h (v_n − ṽ_n) < 0 (the gap closes within the substep);
+ *   target    v_n → −e (v_n − g_n) + g_n, by P ≥ 0 along n with w_A(n) + w_B(n) (generalizedInverseMass)
+ * (the block at most BLOCK_SWEEPS sweeps); P is summed on the point over the sweeps and the point marked.
+ */
+const collideWgsl = /* wgsl */ `
+${restitutionSweepVarsWgsl}${collisionBlockWgsl}
+var<private> cb_Wa: mat3x3f;
+var<private> cb_Wb: mat3x3f;
+fn turn_a(c: vec3f) -> vec3f { return cb_Wa * c; }
+fn turn_b(c: vec3f) -> vec3f { return cb_Wb * c; }
+fn collide_manifold(k: u32) -> bool {
+  let m = manifolds[k];
+  if (m.count == 0u || !(m.restitution > 0.0)) { return false; }
+  let a = m.body_a; let b = m.body_b; let n = m.normal;
+  let qa = pose[2u * a + 1u]; let qb = pose[2u * b + 1u];
+  let Ma = body_mass[a]; let Mb = body_mass[b];
+  cb_Wa = mat3x3f(); cb_Wb = mat3x3f();
+  if (Ma.mass > 0.0) { cb_Wa = world_inverse_inertia(qa, Ma.inertia); }
+  if (Mb.mass > 0.0) { cb_Wb = world_inverse_inertia(qb, Mb.inertia); }
+  cb_va = pre_velocity[2u * a].xyz; cb_wa = pre_velocity[2u * a + 1u].xyz;
+  cb_vb = pre_velocity[2u * b].xyz; cb_wb = pre_velocity[2u * b + 1u].xyz;
+  // g_n = h n · g on each moving body, B's minus A's
+  let ng = dot(n, slot.gravity_step);
+  let gn = select(0.0, ng, Mb.mass > 0.0) - select(0.0, ng, Ma.mass > 0.0);
+  let rad_a = sphere_radius[a]; let rad_b = sphere_radius[b];
+  var which: array<u32, 4>;
+  var count = 0u;
+  for (var j = 0u; j < min(m.count, 4u); j++) {
+    let P = xpbd_points[4u * k + j];
+    let ra = arm_a(rad_a, qa, P.anchor_a, n);
+    let rb = arm_b(rad_b, qb, P.anchor_b, n);
+    let vn = dot(n, cb_vb + cross(cb_wb, rb) - cb_va - cross(cb_wa, ra));
+    if (!(vn - gn < -params.restitution_threshold) || !(P.predicted_separation + params.h * (vn - P.vn_before) < 0.0)) { continue; }
+    cb_ra[count] = ra; cb_rb[count] = rb;
+    cb_goal[count] = -m.restitution * (vn - gn) + gn;
+    cb_impulse[count] = 0.0;
+    // w_A(n) + w_B(n) = Σ mᵢ⁻¹ + (rᵢ × n)ᵀ Iᵢ⁻¹ (rᵢ × n) over the moving bodies
+    var K = 0.0;
+    if (Ma.mass > 0.0) { let c = cross(ra, n); K += Ma.mass + dot(c, cb_Wa * c); }
+    if (Mb.mass > 0.0) { let c = cross(rb, n); K += Mb.mass + dot(c, cb_Wb * c); }
+    cb_k[count] = K;
+    which[count] = j;
+    count++;
+  }
+  if (count == 0u) { return false; }
+  collision_block(n, count, Ma.mass, Mb.mass, u32(${BLOCK_SWEEPS}));
+  for (var i = 0u; i < count; i++) {
+    let c = 4u * k + which[i];
+    xpbd_points[c].collision += cb_impulse[i];
+    xpbd_points[c].collided = 1u;
+  }
+  if (Ma.mass > 0.0) { pre_velocity[2u * a] = vec4f(cb_va, 0.0); pre_velocity[2u * a + 1u] = vec4f(cb_wa, 0.0); }
+  if (Mb.mass > 0.0) { pre_velocity[2u * b] = vec4f(cb_vb, 0.0); pre_velocity[2u * b + 1u] = vec4f(cb_wb, 0.0); }
+  return true;
+}
+`;
+
+/**
+ * The end of xpbd/contacts.ts collide for manifold k (colour by colour, after xc_collide): at each point that
+ * collided the projection's λ_n / h is replaced by the collision's P, the bodies taking Q = P − λ_n / h along n
+ * in velocity (Δv = ±m⁻¹ Q n, Δω = ±I⁻¹ (r × Q n), arms and I⁻¹ at the pose now) and, as XPBD's v = Δx / h
+ * asks, in position (x += h Δv, q += ½ h (0, Δω) ⊗ q); λ_n ← h P, the point active.
+ */
+const applyWgsl = /* wgsl */ `
+fn apply_manifold(k: u32) {
+  let m = manifolds[k];
+  if (m.count == 0u) { return; }
+  let np = min(m.count, 4u);
+  var touched = false;
+  for (var j = 0u; j < np; j++) { touched = touched || xpbd_points[4u * k + j].collided == 1u; }
+  if (!touched) { return; }
+  let a = m.body_a; let b = m.body_b; let n = m.normal;
+  let qa = pose[2u * a + 1u]; let qb = pose[2u * b + 1u];
+  let Ma = body_mass[a]; let Mb = body_mass[b];
+  var Wa = mat3x3f(); var Wb = mat3x3f();
+  if (Ma.mass > 0.0) { Wa = world_inverse_inertia(qa, Ma.inertia); }
+  if (Mb.mass > 0.0) { Wb = world_inverse_inertia(qb, Mb.inertia); }
+  let rad_a = sphere_radius[a]; let rad_b = sphere_radius[b];
+  var dva = vec3f(0.0); var dwa = vec3f(0.0); var dvb = vec3f(0.0); var dwb = vec3f(0.0);
+  for (var j = 0u; j < np; j++) {
+    var P = xpbd_points[4u * k + j];
+    if (P.collided == 0u) { continue; }
+    let q = (P.collision - P.lambda.x * params.inv_h) * n;
+    dva -= Ma.mass * q; dwa -= Wa * cross(arm_a(rad_a, qa, P.anchor_a, n), q);
+    dvb += Mb.mass * q; dwb += Wb * cross(arm_b(rad_b, qb, P.anchor_b, n), q);
+    P.lambda.x = params.h * P.collision;
+    P.is_active = 1u;
+    xpbd_points[4u * k + j] = P;
+  }
+  if (Ma.mass > 0.0) {
+    velocity[2u * a] = vec4f(velocity[2u * a].xyz + dva, 0.0); velocity[2u * a + 1u] = vec4f(velocity[2u * a + 1u].xyz + dwa, 0.0);
+    pose[2u * a] = vec4f(pose[2u * a].xyz + params.h * dva, 0.0); pose[2u * a + 1u] = quat_add_rotation(qa, params.h * dwa);
+  }
+  if (Mb.mass > 0.0) {
+    velocity[2u * b] = vec4f(velocity[2u * b].xyz + dvb, 0.0); velocity[2u * b + 1u] = vec4f(velocity[2u * b + 1u].xyz + dwb, 0.0);
+    pose[2u * b] = vec4f(pose[2u * b].xyz + params.h * dvb, 0.0); pose[2u * b + 1u] = quat_add_rotation(qb, params.h * dwb);
+  }
+}
+`;
+
 const T = { u32s: 'array<u32>', f32s: 'array<f32>', vec4s: 'array<vec4f>', manifolds: 'array<SolverManifold>', points: 'array<SolverPoint>', xpoints: 'array<XpbdPoint>' };
-const colourBindings = (v: 'pose' | 'velocity'): [XpbdContactBufferName, string, Access][] => [
+const colourBindings = (v: 'pose' | 'velocity' | 'apply'): [XpbdContactBufferName, string, Access][] => [
   ['offsets', T.u32s, 'read'], ['order', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'],
-  ['pose', T.vec4s, v === 'pose' ? 'read_write' : 'read'],
+  ['pose', T.vec4s, v === 'velocity' ? 'read' : 'read_write'],
   v === 'pose' ? ['pose_prev', T.vec4s, 'read_write'] : ['velocity', T.vec4s, 'read_write'],
   ['body_mass', 'array<BodyMass>', 'read'], ['xpbd_points', T.xpoints, 'read_write'], ['sphere_radius', T.f32s, 'read'],
 ];
@@ -556,8 +686,9 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
   }`,
   },
   {
-    // beginSubstep's ṽ_n (xpbd/contacts.ts): after the prediction, before the substep's projection, each point's
-    // n · ((v_B + ω_B × r_B) − (v_A + ω_A × r_A)) at the predicted pose; dispatched only where a body has e > 0
+    // beginSubstep's ṽ_n and recordCollisionInput's s̃ (xpbd/contacts.ts): after the prediction, before the
+    // substep's projection, each point's n · ((v_B + ω_B × r_B) − (v_A + ω_A × r_A)) and (p_B − p_A) · n at the
+    // predicted pose; collide's P and mark cleared. Dispatched only where a body has e > 0
     name: 'xc_begin_substep',
     over: 'pair',
     bindings: [
@@ -573,14 +704,48 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
   let qa = pose[2u * a + 1u]; let qb = pose[2u * b + 1u];
   let va = velocity[2u * a].xyz; let wa = velocity[2u * a + 1u].xyz;
   let vb = velocity[2u * b].xyz; let wb = velocity[2u * b + 1u].xyz;
+  let xa = pose[2u * a].xyz; let xb = pose[2u * b].xyz;
   let rad_a = sphere_radius[a]; let rad_b = sphere_radius[b];
   for (var j = 0u; j < min(m.count, 4u); j++) {
-    let P = xpbd_points[4u * k + j];
+    var P = xpbd_points[4u * k + j];
     let ra = arm_a(rad_a, qa, P.anchor_a, n);
     let rb = arm_b(rad_b, qb, P.anchor_b, n);
-    xpbd_points[4u * k + j].vn_before = dot((vb + cross(wb, rb)) - (va + cross(wa, ra)), n);
+    P.vn_before = dot((vb + cross(wb, rb)) - (va + cross(wa, ra)), n);
+    // recordCollisionInput: s̃ = (p_B − p_A) · n at the predicted pose; collide's P = 0, none collided
+    P.predicted_separation = dot(xb + rb - xa - ra, n);
+    P.collision = 0.0;
+    P.collided = 0u;
+    xpbd_points[4u * k + j] = P;
   }`,
   },
+  {
+    // collide's input Ṽ (xpbd/contacts.ts recordCollisionInput's preV, preW): the predicted velocities at the
+    // substep's start, kept for xc_collide (only where a body has e > 0)
+    name: 'xc_save_velocity',
+    over: 'body',
+    bindings: [['velocity', T.vec4s, 'read'], ['pre_velocity', T.vec4s, 'read_write']],
+    body: /* wgsl */ `
+  let i = thread_index(gid, nwg);
+  if (i >= params.body_count) { return; }
+  pre_velocity[2u * i] = velocity[2u * i];
+  pre_velocity[2u * i + 1u] = velocity[2u * i + 1u];`,
+  },
+  {
+    // collide (xpbd/contacts.ts), the velocity pass's first part: the collisions on Ṽ, swept colour by colour
+    // in one workgroup until none collides (collideWgsl; cs_restitution's sweep)
+    name: 'xc_collide',
+    over: 'restitution',
+    bindings: [
+      ['offsets', T.u32s, 'read'], ['order', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['pose', T.vec4s, 'read'],
+      ['body_mass', 'array<BodyMass>', 'read'], ['xpbd_points', T.xpoints, 'read_write'], ['sphere_radius', T.f32s, 'read'],
+      ['pre_velocity', T.vec4s, 'read_write'],
+    ],
+    helpers: `${armsWgsl}${collideWgsl}`,
+    body: restitutionSweepWgsl,
+  },
+  // collide's end (applyWgsl), colour by colour: the collisions' impulses replace the projection's
+  { name: 'xc_apply_colour', over: 'colour', bindings: colourBindings('apply'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
+  { name: 'xc_apply_overflow', over: 'overflow', bindings: colourBindings('apply'), body: '' },
   { name: 'xc_project_colour', over: 'colour', bindings: colourBindings('pose'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
   { name: 'xc_project_overflow', over: 'overflow', bindings: colourBindings('pose'), body: '' },
   { name: 'xc_velocity_colour', over: 'colour', bindings: colourBindings('velocity'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
@@ -611,17 +776,18 @@ export function xpbdContactKernelSource(name: string): string {
   const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name);
   if (!k) throw new Error(`xpbd contacts: no kernel ${name}`);
   const sloted = k.over === 'colour' || k.over === 'overflow';
-  const first = sloted ? 2 : 1;
+  const first = sloted || k.over === 'restitution' ? 2 : 1;
   const decls = k.bindings.map(([name, type, access], i) => `@group(0) @binding(${i + first}) var<storage, ${access}> ${name}: ${type};`).join('\n');
-  const velocity = k.name.startsWith('xc_velocity');
+  const stage = k.name.startsWith('xc_velocity') ? 'velocity' : k.name.startsWith('xc_apply') ? 'apply' : 'project';
   let helpers = k.helpers ?? '';
   let body = k.body;
   if (sloted) {
     // one manifold per thread within a colour; the overflow set (colour K) by one thread, in order
-    helpers = `${blockWgsl}${armsWgsl}${velocity ? velocityWgsl : projectWgsl}
+    const call = { velocity: 'velocity_manifold(order[x]);', apply: 'apply_manifold(order[x]);', project: 'project_manifold(order[x], slot.first == 1u);' }[stage];
+    helpers = `${stage === 'apply' ? '' : blockWgsl}${armsWgsl}${{ velocity: velocityWgsl, apply: applyWgsl, project: projectWgsl }[stage]}
 fn solve_one(x: u32) {
   if (x >= offsets[slot.colour + 1u]) { return; }
-  ${velocity ? 'velocity_manifold(order[x]);' : 'project_manifold(order[x], slot.first == 1u);'}
+  ${call}
 }
 `;
     if (k.over === 'overflow')
@@ -629,10 +795,11 @@ fn solve_one(x: u32) {
   if (thread_index(gid, nwg) != 0u) { return; }
   for (var x = offsets[slot.colour]; x < offsets[slot.colour + 1u]; x++) { solve_one(x); }`;
   }
-  return `${header}${sloted ? `${XpbdSlotRecord.wgsl}@group(0) @binding(1) var<uniform> slot: XpbdSlot;\n` : ''}
+  const slot = sloted ? XpbdSlotRecord : k.over === 'restitution' ? RestitutionSlotRecord : null;
+  return `${header}${slot ? `${slot.wgsl}@group(0) @binding(1) var<uniform> slot: ${slot.name};\n` : ''}
 ${decls}
 ${helpers}
-${kernelEntry(k.name)} {
+${k.over === 'restitution' ? restitutionEntry(k.name) : kernelEntry(k.name)} {
 ${body}
 }
 `;

@@ -10,11 +10,12 @@
  *   collide            GpuContacts collide; xc_inertia (I⁻¹ in the world frame for cj_frame_bodies); GpuContacts
  *                      prepare (records, matching, colouring); xc_match, xc_prepare (xpbd/contacts.ts begin)
  *   per substep, after integrate positions
- *     (restitution)      xc_begin_substep (ṽ_n per point; only where a body has e > 0)
+ *     (restitution)      xc_save_velocity (Ṽ), xc_begin_substep (ṽ_n, s̃ per point); only where a body has e > 0
  *   per substep, after each iteration's joints
  *     project contacts   xc_project_colour for colours 0 .. K−1, then xc_project_overflow (one thread)
  *   per substep, after update_velocities
- *     velocity pass      xc_velocity_colour for colours 0 .. K−1, then xc_velocity_overflow
+ *     velocity pass      (where a body has e > 0) xc_collide in one workgroup, xc_apply_colour for colours
+ *                        0 .. K−1, xc_apply_overflow; then xc_velocity_colour for colours 0 .. K−1, xc_velocity_overflow
  *   end of the frame   xc_store (storeImpulses), GpuContacts store (the records kept for the next frame)
  */
 import type { BodyDesc } from '../../model/world.js';
@@ -25,6 +26,7 @@ import { UNIFORM_OFFSET_ALIGNMENT } from '../../gpu/layout.js';
 import { COUNTER_PAIRS } from '../../collision/gpu-broadphase.js';
 import { baumgarteContacts } from '../../rows/block-solver.js';
 import { PUSH_OUT_SPEED } from './contacts.js';
+import { RESTITUTION_THREADS, RestitutionSlotRecord } from '../../contacts/gpu-contacts.wgsl.js';
 import {
   XPBD_CONTACT_KERNELS,
   XpbdContactParamsRecord,
@@ -49,8 +51,10 @@ export class XpbdContactStages {
   private readonly params: GPUBuffer;
   private readonly slots: GPUBuffer;
   private readonly velocityDelta: GPUBuffer;
-  /** a body has e > 0: xc_begin_substep runs (restitution's ṽ_n) */
+  /** a body has e > 0: restitution's stages run (xc_save_velocity, xc_begin_substep, xc_collide, xc_apply_*) */
   private readonly elastic: boolean;
+  /** xc_collide's RestitutionSlot: (h g, K), written by configure; null where no body has e > 0 */
+  private readonly restitutionSlot: GPUBuffer | null = null;
 
   private constructor(
     private readonly device: GPUDevice,
@@ -73,6 +77,8 @@ export class XpbdContactStages {
     };
     make('xpbd_points', 4 * XpbdPointRecord.stride * cap);
     make('prev_xpbd_points', 4 * XpbdPointRecord.stride * cap);
+    // collide's Ṽ (xc_save_velocity), only where something bounces
+    make('pre_velocity', this.elastic ? 32 * bodyCount : 16);
     const radius = new Float32Array(Math.max(4, bodyCount)).fill(-1);
     worldBodies.forEach((b, i) => {
       if (b.shape.type === 'sphere') radius[i] = b.shape.radius;
@@ -99,10 +105,12 @@ export class XpbdContactStages {
         sv.setUint32(o + XpbdSlotRecord.offsets.first, first, true);
       }
     device.queue.writeBuffer(this.slots, 0, sv.buffer);
+    if (this.elastic) this.restitutionSlot = device.createBuffer({ label: 'xpbd contacts restitution slot', size: RestitutionSlotRecord.stride, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     for (const [name, kernel] of kernels) {
       const decl = xpbdContactKernel(name);
       const storageBuffers = decl.bindings.map(([b]) => all.get(b)!);
-      if (decl.over === 'colour' || decl.over === 'overflow') {
+      if (decl.over === 'restitution') this.groups.set(name, kernel.bind([this.params, { buffer: this.restitutionSlot!, size: RestitutionSlotRecord.stride }, ...storageBuffers]));
+      else if (decl.over === 'colour' || decl.over === 'overflow') {
         for (let c = 0; c <= K; c++)
           for (let first = 0; first < 2; first++) {
             const slot = { buffer: this.slots, offset: UNIFORM_OFFSET_ALIGNMENT * (2 * c + first), size: XpbdSlotRecord.stride };
@@ -124,9 +132,14 @@ export class XpbdContactStages {
     // changes buffer its sequential mode binds (cj_fold; no xpbd stage runs it: XPBD has no warm start on V)
     const worldInertia = device.createBuffer({ label: 'xpbd contacts world inertia', size: 64 * Math.max(1, bodyCount), usage: storage });
     const velocityDelta = device.createBuffer({ label: 'xpbd contacts velocity delta', size: 32 * Math.max(1, bodyCount), usage: storage });
+    // restitution's collision kernels only where something bounces (the others compile none of them)
+    const elastic = worldBodies.some((b) => (b.restitution ?? 0) > 0);
+    const collisionKernels = new Set(['xc_save_velocity', 'xc_collide', 'xc_apply_colour', 'xc_apply_overflow']);
     const [contacts, kernels] = await Promise.all([
       GpuContacts.create(device, bodyCount, worldBodies, fixed, capacity, { pose: bodies.pose, velocity: bodies.velocity, velocity_delta: velocityDelta, inverse_mass: worldInertia }, 'sequential'),
-      buildKernels(device, 'xpbd contacts', () => new Map(XPBD_CONTACT_KERNELS.map((k) => [k.name, Kernel.create(device, k.name, xpbdContactKernelSource(k.name))]))),
+      buildKernels(device, 'xpbd contacts', () =>
+        new Map(XPBD_CONTACT_KERNELS.filter((k) => elastic || !collisionKernels.has(k.name)).map((k) => [k.name, Kernel.create(device, k.name, xpbdContactKernelSource(k.name))])),
+      ),
     ]);
     return new XpbdContactStages(device, contacts, kernels, bodies, worldInertia, velocityDelta, worldBodies, bodyCount);
   }
@@ -149,6 +162,13 @@ export class XpbdContactStages {
     R.write(v, 0, 'pair_counter', COUNTER_PAIRS);
     R.write(v, 0, 'restitution_threshold', restitutionThreshold);
     this.device.queue.writeBuffer(this.params, 0, v.buffer);
+    if (this.restitutionSlot) {
+      // xc_collide: g_n's h g (the prediction's gravity in Ṽ), and the colours K (then the overflow set)
+      const S = RestitutionSlotRecord, sv = new DataView(new ArrayBuffer(S.stride));
+      S.write(sv, 0, 'gravity_step', h * gravity[0], h * gravity[1], h * gravity[2]);
+      S.write(sv, 0, 'colours', this.contacts.colouring!.maxColours);
+      this.device.queue.writeBuffer(this.restitutionSlot, 0, sv.buffer);
+    }
   }
 
   /** Jointed pairs never collide (the pipeline's joint list). */
@@ -170,8 +190,8 @@ export class XpbdContactStages {
     this.perPair(pass, 'xc_prepare');
   }
 
-  /** The colours in order, then the overflow set by one thread, of kernel pair `stage` ('project' or 'velocity'). */
-  private sweep(pass: GPUComputePassEncoder, stage: 'project' | 'velocity', first: boolean): void {
+  /** The colours in order, then the overflow set by one thread, of kernel pair `stage` ('project', 'velocity' or 'apply'). */
+  private sweep(pass: GPUComputePassEncoder, stage: 'project' | 'velocity' | 'apply', first: boolean): void {
     const col = this.contacts.colouring!;
     const K = col.maxColours, f = first ? 1 : 0;
     const colour = this.kernels.get(`xc_${stage}_colour`)!, overflow = this.kernels.get(`xc_${stage}_overflow`)!;
@@ -192,11 +212,20 @@ export class XpbdContactStages {
    * e > 0 (their velocity pass reads no ṽ_n: the same dispatches and bits as before restitution).
    */
   recordBeginSubstep(pass: GPUComputePassEncoder): void {
-    if (this.elastic) this.perPair(pass, 'xc_begin_substep');
+    if (!this.elastic) return;
+    this.kernels.get('xc_save_velocity')!.dispatch(pass, this.groups.get('xc_save_velocity')!, this.bodyCount);
+    this.perPair(pass, 'xc_begin_substep');
   }
 
-  /** velocity pass, after update_velocities. */
+  /**
+   * velocity pass, after update_velocities: where a body has e > 0 first collide (xpbd/contacts.ts: xc_collide's
+   * collisions on Ṽ in one workgroup, then xc_apply_* colour by colour), then the velocity sweep.
+   */
   recordVelocityPass(pass: GPUComputePassEncoder): void {
+    if (this.elastic) {
+      this.kernels.get('xc_collide')!.dispatch(pass, this.groups.get('xc_collide')!, RESTITUTION_THREADS, RESTITUTION_THREADS);
+      this.sweep(pass, 'apply', false);
+    }
     this.sweep(pass, 'velocity', false);
   }
 
@@ -211,6 +240,7 @@ export class XpbdContactStages {
     this.velocityDelta.destroy();
     this.params.destroy();
     this.slots.destroy();
+    this.restitutionSlot?.destroy();
     this.contacts.destroy();
   }
 }

@@ -37,9 +37,9 @@ joint, block by block). A colour's constraints share no dynamic body,
  *   collide → substeps × (integrate → N × (the joints' colours, then the contacts' colours and overflow set)
  *   → update_velocities → velocity pass), and the store at the frame's end; one submission, no readback.
  * The contacts are swept in colour order (xpbd-cpu's twin in that order: XpbdContacts.colourOrder). Joints
- * and contacts share a world as on the CPU (jointed pairs do not collide). Restitution is Müller's rule in
- * the velocity pass (xpbd/contacts.wgsl.ts); not on the GPU: xpbd-cpu's collision propagation before it
- * (xpbd/contacts.ts collide), sleeping (every body awake), the contact residuals.
+ * and contacts share a world as on the CPU (jointed pairs do not collide). Restitution is xpbd-cpu's: its
+ * collision propagation first in the velocity pass, then Müller's rule (xpbd/contacts.wgsl.ts header); not on
+ * the GPU: sleeping (every body awake), the contact residuals.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
@@ -108,7 +108,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   private readonly world: WorldDesc;
   /** the contact stages (gpu-contacts.ts), or null: a world without collisions */
   private contacts: XpbdContactStages | null = null;
-  /** the world has collisions and two bodies or more: contacts, and the kernels that keep the substep's Δx (kernels.wgsl.ts pose_prev) */
+  /** the world has collisions and two bodies or more: contacts */
   private readonly takesContacts: boolean;
 
   private constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: Partial<XpbdVariant>, gpu: GpuContext) {
@@ -374,7 +374,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     this.kernels.clear();
     await buildKernels(this.device, this.id, () => {
       const anisotropic = anyAnisotropic(this.w.inverseMass, this.w.inverseInertiaLocal, this.w.bodyCount);
-      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0, anisotropic, this.takesContacts)) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
+      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0, anisotropic)) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
     });
   }
 

@@ -10,18 +10,19 @@
  * NR rows, K colours; a "slot" s is a point joint's position in the colouring's `order`
  * with the other joints left out; a record k likewise for the other joints):
  *   pose[2·NB]            [2i] = (x_i, 0), [2i+1] = q_i = (x, y, z, w)
- *   pose_prev[2·NB]       [2i] = (x_prev, 0), [2i+1] = q_prev of the substep (dynamic bodies only); with contacts
- *                         (`displacement`) [2i] = (Δx, 0) instead: the displacement x − x_prev since the substep's
- *                         start, summed from its increments (integrate's h v, every projection's Δx; 0 for bodies
- *                         that do not move). Why Δx: update_velocities' v = (x − x_prev)/h
- *                         subtracts two f32 positions, each rounded to ½ ulp(|x|), so v carries up to ε|x|/h of
- *                         rounding per substep — 3e-4 m/s at |x| = 8 m and h = 1/600 s, 3.5 % of the μ g h a
- *                         sliding box loses to friction in a substep, and biased where the rounding of a constant
- *                         increment is (measured: a box sliding at 3 m/s, 12 m from the origin, stopped 1.7 % later
- *                         than at the origin; at 140 m, 16 %). The sum of the increments is the same Δx in exact
- *                         arithmetic, rounded relative to its own size (h|v|), not to |x|. A world without
- *                         contacts keeps x_prev (its kernels as before: the same bits, and no Δx traffic in the
- *                         joint kernels, ~15 % of a necklace's step on SwiftShader).
+ *   pose_prev[2·NB]       [2i] = (Δx, 0): the displacement x − x_prev since the substep's start, summed from its
+ *                         increments (integrate's h v, every projection's Δx; 0 for bodies that do not move),
+ *                         [2i+1] = q_prev of the substep (dynamic bodies only). Why Δx: update_velocities'
+ *                         v = (x − x_prev)/h would subtract two f32 positions, each rounded to ½ ulp(|x|), so v
+ *                         would carry up to ε|x|/h of rounding per substep — 3e-4 m/s at |x| = 8 m and h = 1/600 s,
+ *                         3.5 % of the μ g h a sliding box loses to friction in a substep, and biased where the
+ *                         rounding of a constant increment is (measured: a box sliding at 3 m/s, 12 m from the
+ *                         origin, stopped 1.7 % later than at the origin; at 140 m, 16 %; a free body thrown
+ *                         sideways at 1 m/s 10 km out moved at 2 ulp/h = 1.17 m/s, a pendulum released there never
+ *                         moved along x). The sum of the increments is the same Δx in exact arithmetic, rounded
+ *                         relative to its own size (h|v|), not to |x|. Every world keeps it (joint-only ones too,
+ *                         since issue 23: test/xpbd.test.ts "far from the origin"). What it cannot take back is the
+ *                         position's own storage: x + h v still rounds to ½ ulp(|x|) a substep.
  *   velocity[2·NB]        [2i] = (v_i, 0), [2i+1] = (ω_i, 0)
  *   body_mass[NB]         { I_local⁻¹, m⁻¹ } (both 0 for fixed bodies and world anchors)
  *   bodies[NC]            per slot: (body 1, body 2) = (ib0, ib1)
@@ -167,29 +168,28 @@ const jointMass = /* wgsl */ `
   let W1 = world_inverse_inertia(q1, m1.inertia);`;
 
 /** Body 1 takes +p, body 2 −p: x += ±m⁻¹ p, q += ±½ (0, I⁻¹ (r × p)) ⊗ q; fixed bodies are never written. */
-/** With `displacement` (contacts): Δx also onto the substep's displacement in pose_prev[2i] (legend). */
-const addDisplacement = (displacement: boolean, body: string, delta: string) =>
-  displacement ? `\n    pose_prev[2u * ${body}] = vec4f(pose_prev[2u * ${body}].xyz + ${delta}, 0.0);` : '';
-const applyImpulse = (displacement: boolean) => /* wgsl */ `
+/** Δx also onto the substep's displacement in pose_prev[2i] (legend). */
+const addDisplacement = (body: string, delta: string) => `\n    pose_prev[2u * ${body}] = vec4f(pose_prev[2u * ${body}].xyz + ${delta}, 0.0);`;
+const applyImpulse = /* wgsl */ `
   // no other slot of this pass shares a dynamic body with this one (colouring)
   if (m0.mass > 0.0) {
-    pose[2u * b.x] = vec4f(pose[2u * b.x].xyz + m0.mass * p, 0.0);${addDisplacement(displacement, 'b.x', 'm0.mass * p')}
+    pose[2u * b.x] = vec4f(pose[2u * b.x].xyz + m0.mass * p, 0.0);${addDisplacement('b.x', 'm0.mass * p')}
     pose[2u * b.x + 1u] = quat_add_rotation(q0, W0 * cross(r0, p));
   }
   if (m1.mass > 0.0) {
-    pose[2u * b.y] = vec4f(pose[2u * b.y].xyz - m1.mass * p, 0.0);${addDisplacement(displacement, 'b.y', '-(m1.mass * p)')}
+    pose[2u * b.y] = vec4f(pose[2u * b.y].xyz - m1.mass * p, 0.0);${addDisplacement('b.y', '-(m1.mass * p)')}
     pose[2u * b.y + 1u] = quat_add_rotation(q1, -(W1 * cross(r1, p)));
   }`;
 
 /** The solve of one joint in each form (cpu.ts: solvePoint, solveDistance). */
-const solveBody = (displacement: boolean): Record<XpbdVariant['form'], string> => ({
+const solveBody: Record<XpbdVariant['form'], string> = {
   point: /* wgsl */ `${joint}${jointMass}
   // K = A₁ + A₂ + α̃ I₃,  Aᵢ = mᵢ⁻¹ I₃ − [rᵢ]× Iᵢ⁻¹ [rᵢ]×
   let K = point_mobility(m0.mass, W0, r0) + point_mobility(m1.mass, W1, r1) + mat3x3f(alpha_tilde, 0.0, 0.0, 0.0, alpha_tilde, 0.0, 0.0, 0.0, alpha_tilde);
   // Δλ = −K⁻¹ (d + α̃ λ); K⁻¹: rows are (c1×c2, c2×c0, c0×c1) / det for columns c0, c1, c2
   let Kinv = transpose(mat3x3f(cross(K[1], K[2]), cross(K[2], K[0]), cross(K[0], K[1]))) * (1.0 / dot(K[0], cross(K[1], K[2])));
   let p = Kinv * -(d + alpha_tilde * lambda);
-  multiplier[k] = vec4f(lambda + p, 0.0);${applyImpulse(displacement)}`,
+  multiplier[k] = vec4f(lambda + p, 0.0);${applyImpulse}`,
   distance: /* wgsl */ `${joint}
   let C = length(d);
   if (!(C > params.min_distance)) { multiplier[k] = vec4f(lambda, 0.0); return; } // n undefined; skipped correction ≤ C
@@ -200,8 +200,8 @@ const solveBody = (displacement: boolean): Record<XpbdVariant['form'], string> =
   let w = m0.mass + dot(c0, W0 * c0) + m1.mass + dot(c1, W1 * c1);
   let dl = (-C - alpha_tilde * lambda.x) / (w + alpha_tilde);
   multiplier[k] = vec4f(lambda.x + dl, 0.0, 0.0, 0.0);
-  let p = dl * n;${applyImpulse(displacement)}`,
-});
+  let p = dl * n;${applyImpulse}`,
+};
 
 /** |r|², r = (C(x) + α̃ λ)/h² of one joint in each form. */
 const residualBody: Record<XpbdVariant['form'], string> = {
@@ -224,7 +224,7 @@ const residualBody: Record<XpbdVariant['form'], string> = {
  * I⁻¹ = R I_local⁻¹ Rᵀ at the current orientation. λ of the rows in row_lambda, read as 0 in a
  * substep's first iteration.
  */
-const solveRowsBody = (displacement: boolean) => /* wgsl */ `
+const solveRowsBody = /* wgsl */ `
   let o = ${JOINT_STRIDE}u * k;
   let ia = bitcast<u32>(joint[o + 1u].w);
   let ib = bitcast<u32>(joint[o + 2u].w);
@@ -280,11 +280,11 @@ const solveRowsBody = (displacement: boolean) => /* wgsl */ `
     if (moved) {
       // no other joint of this colour shares a dynamic body with this one (colouring)
       if (ma.mass > 0.0) {
-        pose[2u * ia] = vec4f(pose[2u * ia].xyz + ma.mass * lin_a, 0.0);${addDisplacement(displacement, 'ia', 'ma.mass * lin_a')}
+        pose[2u * ia] = vec4f(pose[2u * ia].xyz + ma.mass * lin_a, 0.0);${addDisplacement('ia', 'ma.mass * lin_a')}
         pose[2u * ia + 1u] = quat_add_rotation(qa, Wa * ang_a);
       }
       if (mb.mass > 0.0) {
-        pose[2u * ib] = vec4f(pose[2u * ib].xyz + mb.mass * lin_b, 0.0);${addDisplacement(displacement, 'ib', 'mb.mass * lin_b')}
+        pose[2u * ib] = vec4f(pose[2u * ib].xyz + mb.mass * lin_b, 0.0);${addDisplacement('ib', 'mb.mass * lin_b')}
         pose[2u * ib + 1u] = quat_add_rotation(qb, Wb * ang_b);
       }
     }
@@ -315,7 +315,7 @@ const residualRowsBody = /* wgsl */ `
     r0 += n;
   }`;
 
-const kernels = (form: XpbdVariant['form'], anisotropic: boolean, displacement: boolean): KernelSpec[] => [
+const kernels = (form: XpbdVariant['form'], anisotropic: boolean): KernelSpec[] => [
   {
     name: 'integrate',
     over: 'body',
@@ -328,14 +328,14 @@ const kernels = (form: XpbdVariant['form'], anisotropic: boolean, displacement: 
     ],
     body: /* wgsl */ `
   if (body_mass[ib].mass == 0.0) { return; } // fixed: never moves
-  // x_prev = x (with contacts kept as the displacement Δx = h v: pose_prev legend), q_prev = q; v += h g;
+  // x_prev = x, kept as the displacement Δx = h v (pose_prev legend), q_prev = q; v += h g;
   // x += h v; q += ½ h (0, ω) ⊗ q, normalise
   let x = pose[2u * ib];
   let q = pose[2u * ib + 1u];
   pose_prev[2u * ib + 1u] = q;
   let v = velocity[2u * ib].xyz + params.h * params.gravity;
   velocity[2u * ib] = vec4f(v, 0.0);
-  pose_prev[2u * ib] = ${displacement ? 'vec4f(params.h * v, 0.0)' : 'x'};
+  pose_prev[2u * ib] = vec4f(params.h * v, 0.0);
   pose[2u * ib] = vec4f(x.xyz + params.h * v, 0.0);
 ${
   anisotropic
@@ -362,16 +362,16 @@ ${
       ...jointBindings.map((j) => (j.name === 'pose' ? { name: j.name, access: 'read_write' as const } : j)),
       { name: 'body_mass', access: 'read' },
       { name: 'multiplier', access: 'read_write' },
-      ...(displacement ? ([{ name: 'pose_prev', access: 'read_write' }] as const) : []),
+      { name: 'pose_prev', access: 'read_write' },
     ],
-    body: solveBody(displacement)[form],
+    body: solveBody[form],
   },
   {
     name: 'solve_colour_rows',
     over: 'slot',
     bindings: [
       { name: 'pose', access: 'read_write' },
-      ...(displacement ? ([{ name: 'pose_prev', access: 'read_write' }] as const) : []),
+      { name: 'pose_prev', access: 'read_write' },
       { name: 'body_mass', access: 'read' },
       { name: 'joint', access: 'read' },
       { name: 'row_jacobian', access: 'read_write' },
@@ -380,7 +380,7 @@ ${
       { name: 'row_lambda', access: 'read_write' },
     ],
     helpers: rowEvaluateFunctionsWgsl() + invertBlockWgsl,
-    body: solveRowsBody(displacement),
+    body: solveRowsBody,
   },
   {
     name: 'compute_residual_rows',
@@ -409,9 +409,9 @@ ${
     ],
     body: /* wgsl */ `
   if (body_mass[ib].mass == 0.0) { return; }
-  // v = (x − x_prev)/h (with contacts Δx/h, the substep's displacement: pose_prev legend), damped
+  // v = (x − x_prev)/h as Δx/h, the substep's displacement (pose_prev legend), damped
   let s = params.linear_factor / params.h;
-  velocity[2u * ib] = vec4f(${displacement ? 'pose_prev[2u * ib].xyz' : '(pose[2u * ib].xyz - pose_prev[2u * ib].xyz)'} * s, 0.0);
+  velocity[2u * ib] = vec4f(pose_prev[2u * ib].xyz * s, 0.0);
   // Δq = q q_prev⁻¹: Δq_v = w_p q_v − w q_v,p − q_v × q_v,p, Δq_w = q · q_prev; ω = 2 Δq_v / (h Δq_w), damped
   let q = pose[2u * ib + 1u];
   let p = pose_prev[2u * ib + 1u];
@@ -449,8 +449,8 @@ ${
  * anyAnisotropic) builds integrate and update_velocities without the gyroscopic step and the
  * midpoint turn, the isotropic arithmetic alone.
  */
-export function kernelSpecs(variant: XpbdVariant, rows = true, anisotropic = true, displacement = false): KernelSpec[] {
-  return kernels(variant.form, anisotropic, displacement).filter((k) => rows || !k.name.endsWith('_rows'));
+export function kernelSpecs(variant: XpbdVariant, rows = true, anisotropic = true): KernelSpec[] {
+  return kernels(variant.form, anisotropic).filter((k) => rows || !k.name.endsWith('_rows'));
 }
 
 /** Full WGSL of one kernel: shared header, its bindings, and its entry point. */
