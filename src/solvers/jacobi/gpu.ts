@@ -38,7 +38,8 @@ import {
   type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
-import { bindBuffers, buildKernels, computePipeline, type BufferBinding } from '../../gpu/kernels.js';
+import { buildKernels, type BufferBinding } from '../../gpu/kernels.js';
+import { Kernel } from '../../gpu/dispatch.js';
 import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
 import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
 import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.js';
@@ -52,12 +53,13 @@ import { sceneHasContacts } from '../solver.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { SolverFailure } from '../../model/failure.js';
 
-interface Kernel {
+/** A row or body kernel (gpu/dispatch.ts Kernel) with its bind groups and thread counts. */
+interface RowKernel {
   spec: KernelSpec;
-  pipeline: GPUComputePipeline;
-  /** one bind group and workgroup grid per colour for 'colour' kernels, else one */
+  kernel: Kernel;
+  /** one bind group and thread count per colour for 'colour' kernels, else one */
   bindGroups: GPUBindGroup[];
-  groups: [number, number][];
+  threads: number[];
 }
 
 /** Bytes between the colour ranges in the 'colour' uniform buffer (minUniformBufferOffsetAlignment ≤ 256). */
@@ -88,7 +90,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   private pointBlockCount = 0;
   /** per constraint: 1 for a rigid point joint (the point fast path) */
   private rigidPoint = new Uint8Array(0);
-  private readonly kernels = new Map<string, Kernel>();
+  private readonly kernels = new Map<string, RowKernel>();
   /** the rows' layout: the CPU RowBlockSolver over the same joints, laid out again when they change */
   protected readonly rowSolver: RowBlockSolver;
   /**
@@ -473,7 +475,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
 
   private async buildPipelines(): Promise<void> {
     await buildKernels(this.device, this.id, () => {
-      for (const spec of this.kernelList()) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
+      for (const spec of this.kernelList()) this.bindKernel(spec, Kernel.create(this.device, spec.name, kernelSource(spec)));
     });
   }
 
@@ -482,18 +484,18 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
    * was recreated or the colours changed in number); else the bind groups it has hold the same buffers.
    */
   private bindKernels(rebind: boolean): void {
-    for (const k of [...this.kernels.values()]) this.bindKernel(k.spec, k.pipeline, rebind ? undefined : k.bindGroups);
+    for (const k of [...this.kernels.values()]) this.bindKernel(k.spec, k.kernel, rebind ? undefined : k.bindGroups);
   }
 
-  /** Kernel `spec`'s bind groups (unless `keep`: those it has, its buffers unchanged) and workgroup grids. */
-  private bindKernel(spec: KernelSpec, pipeline: GPUComputePipeline, keep?: GPUBindGroup[]): void {
+  /** Kernel `spec`'s bind groups (unless `keep`: those it has, its buffers unchanged) and thread counts. */
+  private bindKernel(spec: KernelSpec, kernel: Kernel, keep?: GPUBindGroup[]): void {
     // a 'colour' kernel gets one bind group per colour, its range at offset COLOUR_SLOT·c of the 'colour' buffer
     const colour = spec.over === 'colour' || spec.over === 'colour_point';
     const ranges = colour ? this.colourRanges : [null];
     const bindGroups =
       keep ??
       ranges.map((_, c) =>
-        bindBuffers(this.device, pipeline, spec.name, [
+        kernel.bind([
           this.buffers.get('params')!,
           ...spec.bindings.map(
             (b): BufferBinding => (b.name === 'colour' ? { buffer: this.buffers.get('colour')!, offset: COLOUR_SLOT * c, size: 16 } : this.buffers.get(b.name)!),
@@ -501,7 +503,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
         ]),
       );
     const counts = colour ? this.colourRanges.map((r) => (spec.over === 'colour_point' ? r.count : r.generalCount)) : [this.threadCount(spec)];
-    this.kernels.set(spec.name, { spec, pipeline, bindGroups, groups: counts.map((n) => this.groupsFor(n)) });
+    this.kernels.set(spec.name, { spec, kernel, bindGroups, threads: counts });
   }
 
   /** Threads of one dispatch of a kernel that is not a 'colour' one (KernelSpec.over). */
@@ -523,14 +525,10 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     }
   }
 
-  /** One dispatch of kernel `name` (for a 'colour' kernel: over colour `colour`'s constraints). */
+  /** One dispatch of kernel `name` (for a 'colour' kernel: over colour `colour`'s constraints); none with no threads. */
   protected dispatch(pass: GPUComputePassEncoder, name: string, colour = 0): void {
     const k = this.kernels.get(name)!;
-    const [x, y] = k.groups[colour];
-    if (x === 0) return;
-    pass.setPipeline(k.pipeline);
-    pass.setBindGroup(0, k.bindGroups[colour]);
-    pass.dispatchWorkgroups(x, y);
+    k.kernel.dispatch(pass, k.bindGroups[colour], k.threads[colour]);
   }
 
   /** Stages 1–3 of a step and the warm start: everything before the iterations (global-gpu: stages 1–3 with applyWarmStart false). */
