@@ -269,7 +269,7 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
           const result = await runSolver(solver, scene.world, {
             frames: opts.frames,
             sampleEvery: opts.sampleEvery,
-            // where the solver records them on this world (a GPU solver with contacts does not yet: residualsRefusal)
+            // where the solver records them on this world (one that does not says why: residualsRefusal)
             residualFrame: solver.stepRecordingResiduals && !solver.residualsRefusal?.() && opts.frames >= 1 ? Math.min(residualFrame, opts.frames) : undefined,
             stageEvery: opts.stageEvery,
             onProgress: (frame, frames) => opts.onProgress?.({ scene: scene.name, solver: labels[e], run: index, runs: total, frame, frames }),

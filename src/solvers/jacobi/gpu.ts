@@ -41,7 +41,7 @@ import {
 import { buildKernels, type BufferBinding } from '../../gpu/kernels.js';
 import { Kernel } from '../../gpu/dispatch.js';
 import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
-import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
+import { RESIDUAL_QUANTITY, CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL, type JacobiVariant } from './cpu.js';
 import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
@@ -585,8 +585,11 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     const c = this.encodeContactsStart(at);
     for (let s = 0; s < substeps; s++) {
       this.encodeSolveStart(at);
-      const pass = at('solve');
-      for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
+      this.recordPoint(s);
+      for (let k = 0; k < iterations; k++) {
+        this.encodeIteration(at('solve'));
+        this.recordPoint(s);
+      }
       const end = at('integrate positions');
       this.dispatch(end, 'compute_positions');
       c?.recordPose(end);
@@ -594,42 +597,67 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     if (c) c.recordStore(at('store impulses'));
   }
 
-  /** With contacts, no residuals: the GPU contact stages keep none yet (compare then records none; run --residuals says why). */
-  residualsRefusal(): string | null {
-    return this.contacts ? `${this.id}: residuals are not recorded on a scene with contacts (the GPU contact stages keep no residual yet; jacobi-cpu records them)` : null;
+  /** While a frame records residuals (stepRecordingResiduals): what a record point adds to the frame; else null. */
+  private residualProbe: (() => void) | null = null;
+
+  /**
+   * A record point of substep `s` of the frame being recorded (k = 0 after the warm start, then after each solve
+   * sweep: the CPU twins' points): the residual's dispatches, on the first substep of a frame that records them;
+   * nothing in an ordinary frame. It may end the pass and begin another: a frame encoder takes its pass from
+   * `at` again after it.
+   */
+  protected recordPoint(s: number): void {
+    if (s === 0 && this.residualProbe) this.residualProbe();
   }
 
   /**
-   * One frame, as step(1), with compute_residual after the warm start and after
-   * each iteration of the first substep; each result is copied out between
-   * passes and the per-constraint |r_ℓ|² are summed in f64 here. Not timed.
+   * One frame, as step(1) (encodeFrame), recording the residual of its first substep after the warm start and
+   * after each solve sweep (iterations + 1 record points), not timed:
+   *   joints     compute_residual's per-row ρ² copied out at each point (the pass ended there), summed per
+   *              joint kind in f64 here (rowResidualChannels);
+   *   contacts   cj_residual and cj_residual_sum (contacts/gpu-contacts.wgsl.ts): the projected residual of the
+   *              contact rows (contact-solver.ts solve with `residual`, the CPU twins' definition), summed on the
+   *              GPU per record point into one buffer, read back once when the frame is done;
+   *              channels 'contact normal' and 'friction', √(Σ ρ²) / h as the CPU's.
+   * Only this frame reads back; an ordinary frame records none of it (recordPoint).
    */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
-    const refusal = this.residualsRefusal();
-    if (refusal) throw new Error(refusal);
     await this.beforeStep();
-    const { substeps, iterations } = this.options;
-    const slot = this.buffers.get('residual')!.size;
-    const readback = this.device.createBuffer({ size: slot * (iterations + 1), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const records = this.options.iterations + 1;
+    const h = this.options.dt / this.options.substeps;
+    const residual = this.buffers.get('residual')!;
+    const slot = residual.size;
+    const contacts = this.contacts;
+    if (contacts) await contacts.beginResiduals(records);
+    const readback = this.rowSolver.rows.count > 0 ? this.device.createBuffer({ size: slot * records, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }) : null;
     const encoder = this.device.createCommandEncoder();
-    const record = (k: number, body: (pass: GPUComputePassEncoder) => void) => {
-      const pass = encoder.beginComputePass();
-      body(pass);
-      this.dispatch(pass, 'compute_residual');
-      pass.end();
-      encoder.copyBufferToBuffer(this.buffers.get('residual')!, 0, readback, k * slot, slot);
+    let pass = encoder.beginComputePass();
+    let recorded = 0;
+    this.residualProbe = () => {
+      contacts?.recordResidual(pass);
+      if (readback) {
+        this.dispatch(pass, 'compute_residual');
+        pass.end();
+        encoder.copyBufferToBuffer(residual, 0, readback, recorded * slot, slot);
+        pass = encoder.beginComputePass();
+      }
+      recorded++;
     };
-    record(0, (pass) => this.encodeSolveStart(() => pass));
-    for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass));
-    const pass = encoder.beginComputePass();
-    this.dispatch(pass, 'compute_positions');
-    for (let s = 1; s < substeps; s++) {
-      this.encodeSolveStart(() => pass);
-      for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
-      this.dispatch(pass, 'compute_positions');
+    try {
+      this.encodeFrame(() => pass);
+    } finally {
+      this.residualProbe = null;
     }
     pass.end();
-    const channels = await this.rowResidualChannels(encoder, readback, slot, iterations + 1);
+    if (recorded !== records && (readback || contacts)) throw new Error(`${this.id}: ${recorded} residual record points in a frame, ${records} expected`);
+    let channels: Record<string, number[]> = {};
+    if (readback) channels = await this.rowResidualChannels(encoder, readback, slot, records);
+    else this.device.queue.submit([encoder.finish()]);
+    const sums = contacts ? await contacts.readResiduals(records) : null;
+    if (sums) {
+      channels[CONTACT_NORMAL_CHANNEL] = sums.normal.map((x) => Math.sqrt(x) / h);
+      channels[FRICTION_CHANNEL] = sums.friction.map((x) => Math.sqrt(x) / h);
+    }
     this.frame++;
     return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
   }
