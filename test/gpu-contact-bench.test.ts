@@ -107,14 +107,17 @@ for (const id of ['softstep-gpu', 'jacobi-gpu']) {
   });
 }
 
-test('compare runs a GPU contact solver (it records no residuals there) and keeps its contact figures', async () => {
+test('compare runs a GPU contact solver, records its contact residual and keeps its contact figures', async () => {
   // before: compare asked every solver with stepRecordingResiduals for a residual frame, which a GPU
-  // solver with contacts refuses, so every GPU contact run was skipped ("failed while running")
+  // solver with contacts refused, so every GPU contact run was skipped ("failed while running"); the GPU
+  // contact stages now record the contact rows' residual (test/gpu-contact-residuals.test.ts checks its values)
   const r = await runCompare({ scenes: ['pyramid'], params: { base: 3 }, solvers: ['jacobi-gpu'], frames: 2 });
   const run = r.runs[0];
   assert.ok(!isSkipped(run), isSkipped(run) ? run.skipped : '');
   if (isSkipped(run)) return;
-  assert.equal(run.residuals, null);
+  // the pile touches from its first frame: both contact channels, one value per record point (k = 0..8)
+  assert.deepEqual(Object.keys(run.residuals!.channels).sort(), ['contact normal', 'friction']);
+  for (const curve of Object.values(run.residuals!.channels)) assert.equal(curve.length, 9);
   assert.equal(run.frames, 2);
   // 6 boxes: 3 on the ground, 2 on those, 1 on top: each resting pair a manifold with points
   assert.ok(run.solverContacts!.final.manifolds >= 3 + 2 * 2 + 2, `${run.solverContacts!.final.manifolds} manifolds`);

@@ -283,7 +283,7 @@ export async function runCompare(opts: CompareOptions & { loaded?: LoadedScene[]
             sampleEvery: opts.sampleEvery,
             // the sampled frames: snapshots the metrics take anyway, no extra readback
             ...(drift ? { observe: { every: Math.max(1, Math.floor(opts.sampleEvery ?? 1)), onSnapshot: (snap) => drift.observe(snap) } } : {}),
-            // where the solver records them on this world (a GPU solver with contacts does not yet: residualsRefusal)
+            // where the solver records them on this world (one that does not says why: residualsRefusal)
             residualFrame: opts.residuals !== false && solver.stepRecordingResiduals && !solver.residualsRefusal?.() && frames >= 1 ? Math.min(residualFrame, frames) : undefined,
             stageEvery: opts.stageEvery,
             onProgress: (frame, frames) => opts.onProgress?.({ scene: scene.name, solver: labels[e], run: index, runs: total, frame, frames }),

@@ -26,8 +26,9 @@
  *                      integrate positions: cj_pose (Δx, Δθ since the frame's start: K1) after compute_positions
  *   store impulses     cj_keep: the records and the pair count kept as last frame's (λ lives in the records)
  *
- * What it does not do (yet): sleeping (every body is awake), the coherence shortcut of the CPU pipeline (every pair goes through the narrow phase
- * each frame: jacobi-cpu with coherence off is its exact twin), and the residual diagnostics.
+ * What it does not do (yet): sleeping (every body is awake) and the coherence shortcut of the CPU pipeline (every pair goes through
+ * the narrow phase each frame: jacobi-cpu with coherence off is its exact twin). The residual diagnostics (beginResiduals,
+ * recordResidual, readResiduals) are recorded only into a frame that asks for them.
  *
  * Capacity: `pairCapacity` pair slots. A frame that finds more pairs drops the rest (the broad phase
  * counts them); overflow() reads the count, and the solver checks it at every snapshot and throws.
@@ -48,6 +49,7 @@ import { softness } from '../rows/softness.js';
 import type { ContactRule } from '../rows/block-solver.js';
 import {
   CONTACT_KERNELS,
+  RESIDUAL_SUM_THREADS,
   ContactBodyRecord,
   ContactParamsRecord,
   ColourSlotRecord,
@@ -484,6 +486,55 @@ export class GpuContacts {
     const b = this.buffers.get(name);
     if (!b) throw new Error(`contacts: no buffer ${name}`);
     return b;
+  }
+
+  /** the residual diagnostics' kernels and bind groups (made by the first frame that records residuals), and the record points their sums hold */
+  private residuals: { point: Kernel; sum: Kernel; pointGroup: GPUBindGroup; sumGroup: GPUBindGroup; records: number } | null = null;
+
+  /**
+   * Readies a frame that records the contacts' residual at `records` record points (ResidualCurve; the solvers'
+   * stepRecordingResiduals): the kernels cj_residual and cj_residual_sum (gpu-contacts.wgsl.ts), built here, at
+   * the first such frame, so an ordinary solver never compiles them; per manifold squares and the sums' buffer
+   * (grown to `records`), its record counter set to 0 for the next submission. Nothing of an ordinary frame.
+   */
+  async beginResiduals(records: number): Promise<void> {
+    const r = this.residuals;
+    if (!r || r.records < records) {
+      const [point, sum] = r
+        ? [r.point, r.sum]
+        : await buildKernels(this.device, 'gpu contacts residual', () => ['cj_residual', 'cj_residual_sum'].map((name) => Kernel.create(this.device, name, contactKernelSource(name))));
+      const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+      if (!this.buffers.has('residual')) this.buffers.set('residual', this.device.createBuffer({ label: 'contacts residual', size: Math.max(16, 8 * this.collision.broad.pairCapacity), usage: storage }));
+      this.buffers.get('residual_sums')?.destroy();
+      // ResidualSums: the record counter (u32) and a pad, then (Σ ρ_n², Σ |ρ_t|²) per record point
+      this.buffers.set('residual_sums', this.device.createBuffer({ label: 'contacts residual sums', size: 8 + 8 * records, usage: storage }));
+      const group = (k: Kernel) => k.bind([this.params, ...contactKernelBindings(k.name).map((b) => this.buffers.get(b)!)]);
+      this.residuals = { point, sum, pointGroup: group(point), sumGroup: group(sum), records };
+    }
+    this.device.queue.writeBuffer(this.buffers.get('residual_sums')!, 0, new Uint32Array(2));
+  }
+
+  /** One record point of the contacts' residual (after beginResiduals): per manifold, then the sum appended (one workgroup). */
+  recordResidual(pass: GPUComputePassEncoder): void {
+    const r = this.residuals;
+    if (!r) throw new Error('contacts: recordResidual before beginResiduals');
+    const args = this.collision.broad.pairArgs;
+    r.point.dispatchIndirect(pass, r.pointGroup, args.buffer, args.offset);
+    r.sum.dispatch(pass, r.sumGroup, 1, RESIDUAL_SUM_THREADS);
+  }
+
+  /**
+   * The sums of the `records` record points of the frame just submitted (one readback: the sums and the frame's
+   * point count): Σ ρ_n² and Σ |ρ_t|² (m²/s², f32 sums) per record point, or null when the frame had no contact
+   * point (the CPU solvers then give no contact channel).
+   */
+  async readResiduals(records: number): Promise<{ normal: number[]; friction: number[] } | null> {
+    const [sums, st] = await readBuffers(this.device, [this.buffers.get('residual_sums')!, this.buffers.get('stats')!]);
+    if (new Uint32Array(st)[0] === 0) return null;
+    const written = new Uint32Array(sums, 0, 1)[0];
+    if (written !== records) throw new Error(`contacts: ${written} residual record points written, ${records} expected`);
+    const f = new Float32Array(sums, 8, 2 * records);
+    return { normal: Array.from({ length: records }, (_, k) => f[2 * k]), friction: Array.from({ length: records }, (_, k) => f[2 * k + 1]) };
   }
 
   /** The manifolds with points of the last frame recorded, as the solver's records (tests and tools; a readback). */

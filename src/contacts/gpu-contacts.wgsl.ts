@@ -354,7 +354,7 @@ ${k.body}
 export type ContactBufferName =
   | 'counters' | 'narrow_manifolds' | 'narrow_points' | 'found' | 'prev_manifolds' | 'prev_points' | 'prev_count'
   | 'manifolds' | 'points' | 'pose' | 'velocity' | 'velocity_delta' | 'inverse_mass' | 'contact_body' | 'materials'
-  | 'body_count' | 'cursor' | 'entries' | 'joint_share' | 'totals' | 'offsets' | 'order' | 'stats';
+  | 'body_count' | 'cursor' | 'entries' | 'joint_share' | 'totals' | 'offsets' | 'order' | 'stats' | 'residual' | 'residual_sums';
 
 const T = {
   u32s: 'array<u32>',
@@ -989,9 +989,143 @@ function solveKernel(name: string, reverse: boolean): KernelDecl {
   };
 }
 
+/** Threads of cj_residual_sum's one workgroup (a power of two: its tree reduction halves it). */
+export const RESIDUAL_SUM_THREADS = 256;
+
+/**
+ * Relative slack of the residual's test "λ_t on the disc's rim": |λ_t|² ≥ (μ λ_n)² (1 − RIM_SLACK). The CPU's is
+ * 1e-12 (f64 rounding); here 64 ε (ε = 2⁻²⁴): friction_disc puts λ_t on the rim through about six f32 roundings
+ * (the scaling by 1/F, r/|u|, the product, F back), so |λ_t| = r (1 ± 6ε) and its square r² (1 ± 12ε), with the
+ * dot product and r² a few ε more; 64 ε holds that with room, and is still far below any friction a sweep leaves
+ * inside the disc on purpose.
+ */
+export const RIM_SLACK = 64 * 2 ** -24;
+
+/**
+ * The residual diagnostics (ResidualCurve; gpu-contacts.ts recordResidual), a frame that records them only:
+ *   cj_residual       one thread per manifold: contact-solver.ts solve with `residual` for each of its points at
+ *                     V = V* + ΔV now (the jacobi mode's sweep start; the sequential mode's V, its ΔV folded: 0),
+ *                     changing nothing. Per point, with the bias of the solve (use_bias) and the TRUE effective
+ *                     masses A = J M⁻¹ Jᵀ (S = 1: in jacobi mode the record's are split; the CPU's residual pass
+ *                     uses the true ones in both variants):
+ *                       ρ_n = J_n V + bias + h γ λ_n,  γ = A_nn · impulseScale / massScale   (rows/softness.ts S1)
+ *                       counted unless λ_n ≤ 0 and ρ_n > 0 (at the bound λ_n = 0, pushed outward: 0)
+ *                       ρ_t = J_t V, counted unless the stick solution λ_t − h⁻¹ A_tt⁻¹ ρ_t leaves the static disc
+ *                       and λ_t sits on the rim |λ_t| = μ λ_n with ρ_t·λ_t < 0 (Δλ ∝ −ρ pushes outward), or the
+ *                       disc has radius 0 (issue 21 item 6: a row at its bound pushed outward counts 0)
+ *                     and writes the manifold's (Σ ρ_n², Σ |ρ_t|²) (m²/s²) to residual[k].
+ *   cj_residual_sum   one workgroup: residual[0 .. pairs) summed (strided partial sums, then a tree), appended to
+ *                     residual_sums at its record counter (one record per call, so the record points of a
+ *                     frame need no host-side index and no readback until the frame is done).
+ * f32 sums of n non-negative terms: relative error ≤ (n / 256 + 8) ε.
+ */
+function residualKernels(): KernelDecl[] {
+  return [
+    {
+      name: 'cj_residual',
+      helpers: '',
+      bindings: [
+        ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['points', T.points, 'read'], ['velocity', T.vec4s, 'read'],
+        ['velocity_delta', T.vec4s, 'read'], ['contact_body', T.bodies, 'read'], ['residual', 'array<vec2f>', 'read_write'],
+      ],
+      body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  var sums = vec2f(0.0);
+  if (m.count == 0u) { residual[k] = sums; return; }
+  let a = m.body_a; let b = m.body_b;
+  let A = contact_body[a]; let B = contact_body[b];
+  let va = velocity[2u * a].xyz + velocity_delta[2u * a].xyz;
+  let wa = velocity[2u * a + 1u].xyz + velocity_delta[2u * a + 1u].xyz;
+  let vb = velocity[2u * b].xyz + velocity_delta[2u * b].xyz;
+  let wb = velocity[2u * b + 1u].xyz + velocity_delta[2u * b + 1u].xyz;
+  let n = m.normal; let t1 = m.tangent1; let t2 = m.tangent2;
+  // (K1) s = s₀ + n·(Δx_B − Δx_A) + r_B·(n × Δθ_B) − r_A·(n × Δθ_A)
+  let sLin = dot(n, B.dx - A.dx);
+  let ua = cross(n, A.dtheta); let ub = cross(n, B.dtheta);
+  for (var j = 0u; j < m.count; j++) {
+    let p = points[4u * k + j];
+    let ra = p.arm_a; let rb = p.arm_b;
+    let s = p.s0 + sLin + dot(rb, ub) - dot(ra, ua);
+    // the solve's bias (use_bias): speculative s/h; beyond the slop the rule's spring, capped at the push-out speed
+    var bias = 0.0; var ms = 1.0; var is = 0.0;
+    if (s > 0.0) { bias = s * params.inv_h; }
+    else if (s + m.slop < 0.0) {
+      bias = max(m.bias_rate * (s + m.slop), -params.max_pushout);
+      ms = m.mass_scale;
+      is = m.impulse_scale;
+    }
+    let dv = vb + cross(wb, rb) - va - cross(wa, ra);
+    let vn = dot(n, dv);
+    let vt = vec2f(dot(t1, dv), dot(t2, dv));
+    // the true A_nn and A_tt (contact-solver.ts pointMass with S = 1)
+    var kNN = m.inv_mass_a + m.inv_mass_b; var k11 = kNN; var k12 = 0.0; var k22 = kNN;
+    if (m.inv_mass_a > 0.0) {
+      let cn = cross(ra, n); let c1 = cross(ra, t1); let c2 = cross(ra, t2);
+      let g1 = inertia_times(A, c1); let g2 = inertia_times(A, c2);
+      kNN += dot(cn, inertia_times(A, cn)); k11 += dot(c1, g1); k12 += dot(c1, g2); k22 += dot(c2, g2);
+    }
+    if (m.inv_mass_b > 0.0) {
+      let cn = cross(rb, n); let c1 = cross(rb, t1); let c2 = cross(rb, t2);
+      let g1 = inertia_times(B, c1); let g2 = inertia_times(B, c2);
+      kNN += dot(cn, inertia_times(B, cn)); k11 += dot(c1, g1); k12 += dot(c1, g2); k22 += dot(c2, g2);
+    }
+    // normal: ρ = J V + bias + h γ λ (S1); at its bound λ_n = 0 with ρ > 0 (pushing it out) it counts 0
+    let oldN = p.lambda.x;
+    var r = vn + bias;
+    if (is > 0.0) { r += (params.h * kNN * is * oldN) / ms; }
+    if (!(oldN <= 0.0 && r > 0.0)) { sums.x += r * r; }
+    // friction: the stick solution f = λ_t − h⁻¹ A_tt⁻¹ v_t; beyond the static disc, with λ_t on the rim and
+    // v_t·λ_t < 0 (the step pushes it further out), or a disc of radius 0, complementarity holds: 0
+    let old = p.lambda.yz;
+    let det = k11 * k22 - k12 * k12;
+    let f = old - params.inv_h * vec2f(k22 * vt.x - k12 * vt.y, k11 * vt.y - k12 * vt.x) / det;
+    let radius = p.mu * oldN;
+    let staticRadius = m.mu_static * oldN;
+    let sliding = dot(f, f) > staticRadius * staticRadius;
+    let rim = dot(old, old) >= radius * radius * (1.0 - ${RIM_SLACK}) && dot(old, vt) < 0.0;
+    if (!(sliding && (radius <= 0.0 || rim))) { sums.y += dot(vt, vt); }
+  }
+  residual[k] = sums;`,
+    },
+    {
+      name: 'cj_residual_sum',
+      entry: `@compute @workgroup_size(${RESIDUAL_SUM_THREADS}) fn cj_residual_sum(@builtin(local_invocation_index) lid: u32)`,
+      helpers: /* wgsl */ `
+struct ResidualSums {
+  records: u32, // record points written so far (the host sets 0 before the frame)
+  pad: u32,
+  sums: array<vec2f>, // per record point: (Σ ρ_n², Σ |ρ_t|²) over every contact point
+};
+var<workgroup> partial: array<vec2f, ${RESIDUAL_SUM_THREADS}>;
+`,
+      bindings: [['counters', T.u32s, 'read'], ['residual', 'array<vec2f>', 'read'], ['residual_sums', 'ResidualSums', 'read_write']],
+      body: /* wgsl */ `
+  let n = pair_count(counters[params.pair_counter]);
+  var s = vec2f(0.0);
+  for (var x = lid; x < n; x += ${RESIDUAL_SUM_THREADS}u) { s += residual[x]; }
+  partial[lid] = s;
+  workgroupBarrier();
+  for (var w = ${RESIDUAL_SUM_THREADS / 2}u; w > 0u; w >>= 1u) {
+    if (lid < w) { partial[lid] += partial[lid + w]; }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    let r = residual_sums.records;
+    residual_sums.sums[r] = partial[0];
+    residual_sums.records = r + 1u;
+  }`,
+    },
+  ];
+}
+
+/** The residual kernels (built only when a frame records residuals: gpu-contacts.ts). */
+export const RESIDUAL_KERNELS: KernelDecl[] = residualKernels();
+
 /** The WGSL module of kernel `name` (its header, helpers and bindings). */
 export function contactKernelSource(name: string): string {
-  const k = CONTACT_KERNELS.find((x) => x.name === name);
+  const k = CONTACT_KERNELS.find((x) => x.name === name) ?? RESIDUAL_KERNELS.find((x) => x.name === name);
   if (!k) throw new Error(`gpu-contacts: no kernel ${name}`);
   return source(k);
 }
@@ -1003,7 +1137,7 @@ export function contactKernelSlotted(name: string): boolean {
 
 /** The storage binding names of kernel `name`, in order (after the params uniform and its slot, if any). */
 export function contactKernelBindings(name: string): ContactBufferName[] {
-  const k = CONTACT_KERNELS.find((x) => x.name === name);
+  const k = CONTACT_KERNELS.find((x) => x.name === name) ?? RESIDUAL_KERNELS.find((x) => x.name === name);
   if (!k) throw new Error(`gpu-contacts: no kernel ${name}`);
   return k.bindings.map(([n]) => n as ContactBufferName);
 }

@@ -22,8 +22,8 @@
  * Dispatch: one workgroup per block, in a 2-D grid beyond 65 535 blocks (block = wid.y · nwg.x + wid.x).
  */
 import { defineRecord, UNIFORM_OFFSET_ALIGNMENT } from './layout.js';
-import { groups2d } from './dispatch.js';
-import { buildKernels, computePipeline, bindBuffers } from './kernels.js';
+import { Kernel } from './dispatch.js';
+import { buildKernels } from './kernels.js';
 
 /** Elements per scanned block (256 threads × 4). */
 export const SCAN_BLOCK = 1024;
@@ -101,12 +101,12 @@ fn add_block_offsets(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups)
 export class PrefixScan {
   private constructor(
     private readonly device: GPUDevice,
-    readonly scanPipeline: GPUComputePipeline,
-    readonly addPipeline: GPUComputePipeline,
+    readonly scanKernel: Kernel,
+    readonly addKernel: Kernel,
   ) {}
 
   static async create(device: GPUDevice): Promise<PrefixScan> {
-    const [scan, add] = await buildKernels(device, 'prefix scan', () => [computePipeline(device, 'scan_blocks', scanWgsl), computePipeline(device, 'add_block_offsets', scanWgsl)]);
+    const [scan, add] = await buildKernels(device, 'prefix scan', () => [Kernel.create(device, 'scan_blocks', scanWgsl), Kernel.create(device, 'add_block_offsets', scanWgsl)]);
     return new PrefixScan(device, scan, add);
   }
 
@@ -156,8 +156,8 @@ export class ScanPlan {
         this.arrays[l],
         this.arrays[l + 1],
       ];
-      this.scanGroups.push(bindBuffers(device, kernels.scanPipeline, `scan level ${l}`, entries));
-      this.addGroups.push(bindBuffers(device, kernels.addPipeline, `scan add level ${l}`, entries));
+      this.scanGroups.push(kernels.scanKernel.bind(entries, `scan level ${l}`));
+      this.addGroups.push(kernels.addKernel.bind(entries, `scan add level ${l}`));
     }
   }
 
@@ -168,20 +168,10 @@ export class ScanPlan {
 
   /** Records the scan into `pass`: the levels upwards, then the offsets downwards. */
   record(pass: GPUComputePassEncoder): void {
-    const maxX = this.device.limits.maxComputeWorkgroupsPerDimension;
+    // a workgroup per block of SCAN_BLOCK entries (gpu/dispatch.ts Kernel: 2-D past 65 535 workgroups)
     const L = this.counts.length;
-    for (let l = 0; l < L; l++) {
-      const [x, y] = groups2d(this.counts[l], maxX, SCAN_BLOCK);
-      pass.setPipeline(this.kernels.scanPipeline);
-      pass.setBindGroup(0, this.scanGroups[l]);
-      pass.dispatchWorkgroups(x, y);
-    }
-    for (let l = L - 2; l >= 0; l--) {
-      const [x, y] = groups2d(this.counts[l], maxX, SCAN_BLOCK);
-      pass.setPipeline(this.kernels.addPipeline);
-      pass.setBindGroup(0, this.addGroups[l]);
-      pass.dispatchWorkgroups(x, y);
-    }
+    for (let l = 0; l < L; l++) this.kernels.scanKernel.dispatch(pass, this.scanGroups[l], this.counts[l], SCAN_BLOCK);
+    for (let l = L - 2; l >= 0; l--) this.kernels.addKernel.dispatch(pass, this.addGroups[l], this.counts[l], SCAN_BLOCK);
   }
 
   destroy(): void {

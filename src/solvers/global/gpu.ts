@@ -25,7 +25,8 @@ import type { ResidualCurve, Solver, SolverCost, SolverOptions, Snapshot } from 
 import { JacobiGpuSolver } from '../jacobi/gpu.js';
 import { RESIDUAL_QUANTITY, type JacobiVariant } from '../jacobi/cpu.js';
 import { readBuffers, type StagePass } from '../../gpu/frames.js';
-import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js';
+import { buildKernels } from '../../gpu/kernels.js';
+import { Kernel } from '../../gpu/dispatch.js';
 import { cgKernelSpecs, cgKernelSource, cgCounter, cgIndirectOffset, CG_PARAMS_BYTES, CG_SCALARS_BYTES, type CgBufferName, type CgKernelSpec } from './kernels.wgsl.js';
 
 /**
@@ -52,11 +53,12 @@ export const gpuProjectChange = 1e-3;
 /** the CG iterations dispatched per step by default (the `iterations` option) */
 export const defaultGpuCgIterations = 64;
 
+/** A CG kernel (gpu/dispatch.ts Kernel) with its bind group and the threads of a direct dispatch. */
 interface CgKernel {
   spec: CgKernelSpec;
-  pipeline: GPUComputePipeline;
+  kernel: Kernel;
   bindGroup: GPUBindGroup;
-  groups: [number, number];
+  threads: number;
 }
 
 export interface GpuCgStats {
@@ -172,8 +174,8 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
     }
     this.writeCgParams();
     for (const k of this.cgKernels.values()) {
-      if (grew) k.bindGroup = this.cgBindGroup(k.spec, k.pipeline);
-      k.groups = this.cgGroups(k.spec);
+      if (grew) k.bindGroup = this.cgBindGroup(k.spec, k.kernel);
+      k.threads = this.cgThreads(k.spec);
     }
   }
 
@@ -187,29 +189,30 @@ export class GlobalGpuSolver extends JacobiGpuSolver implements Solver {
   private async buildCgPipelines(): Promise<void> {
     await buildKernels(this.device, this.id, () => {
       for (const spec of cgKernelSpecs()) {
-        const pipeline = computePipeline(this.device, spec.name, cgKernelSource(spec));
-        this.cgKernels.set(spec.name, { spec, pipeline, bindGroup: this.cgBindGroup(spec, pipeline), groups: this.cgGroups(spec) });
+        const kernel = Kernel.create(this.device, spec.name, cgKernelSource(spec));
+        this.cgKernels.set(spec.name, { spec, kernel, bindGroup: this.cgBindGroup(spec, kernel), threads: this.cgThreads(spec) });
       }
     });
   }
 
-  private cgBindGroup(spec: CgKernelSpec, pipeline: GPUComputePipeline): GPUBindGroup {
-    return bindBuffers(this.device, pipeline, spec.name, [this.bufferOf('cg'), ...spec.bindings.map((b) => this.bufferOf(b.name))]);
+  private cgBindGroup(spec: CgKernelSpec, kernel: Kernel): GPUBindGroup {
+    return kernel.bind([this.bufferOf('cg'), ...spec.bindings.map((b) => this.bufferOf(b.name))]);
   }
 
-  private cgGroups(spec: CgKernelSpec): [number, number] {
-    return spec.over === 'single' ? [1, 1] : this.groupsFor(spec.over === 'body' ? this.w.bodyCount : this.rowSolver.rows.blockCount);
+  /** Threads of a direct dispatch: one workgroup for a 'single' kernel, else one per body or per block. */
+  private cgThreads(spec: CgKernelSpec): number {
+    return spec.over === 'single' ? 1 : spec.over === 'body' ? this.w.bodyCount : this.rowSolver.rows.blockCount;
   }
 
-  /** One dispatch of a CG kernel; `indirect`: with the workgroup counts of cg_indirect (none once the solve is done). */
+  /**
+   * One dispatch of a CG kernel; `indirect`: with the workgroup counts of cg_indirect (none once the solve is
+   * done). Nothing where the kernel has no threads (no blocks: cg_indirect's counts are then never written).
+   */
   private cgDispatch(pass: GPUComputePassEncoder, name: string, indirect = false): void {
     const k = this.cgKernels.get(name)!;
-    const [x, y] = k.groups;
-    if (x === 0) return;
-    pass.setPipeline(k.pipeline);
-    pass.setBindGroup(0, k.bindGroup);
-    if (indirect) pass.dispatchWorkgroupsIndirect(this.bufferOf('cg_indirect'), cgIndirectOffset[k.spec.over]);
-    else pass.dispatchWorkgroups(x, y);
+    if (k.threads === 0) return;
+    if (indirect) k.kernel.dispatchIndirect(pass, k.bindGroup, this.bufferOf('cg_indirect'), cgIndirectOffset[k.spec.over]);
+    else k.kernel.dispatch(pass, k.bindGroup, k.threads);
   }
 
   /** Stages 1–3 and the warm start (jacobi-gpu's row kernels), then the solve's start: D, r = b − Aλ⁰, ξ, λ₀ = ξ λ⁰, r₀, z₀. */

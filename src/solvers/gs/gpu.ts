@@ -79,8 +79,9 @@ export class GaussSeidelGpuSolver extends JacobiGpuSolver {
       // integrate velocities, prepare joints, restitution, warm start (into ΔV), then ΔV folded into V
       this.encodeSolveStart(at);
       c.recordFold(at('warm start'));
-      const pass = at('solve');
+      this.recordPoint(s); // (a frame that records residuals: after the warm start, then after each sweep)
       for (let k = 0; k < iterations; k++) {
+        const pass = at('solve');
         const reverse = (this.sweeps++ & 1) === 1;
         const K = this.colourRanges.length;
         for (let x = 0; x < K; x++) {
@@ -91,6 +92,7 @@ export class GaussSeidelGpuSolver extends JacobiGpuSolver {
         // the joints' ΔV into V, so the contacts see them (gs-cpu's foldVelocities), then the contacts
         c.recordFold(pass);
         c.recordSequentialSweep(pass, false, reverse);
+        this.recordPoint(s);
       }
       const end = at('integrate positions');
       this.dispatch(end, 'compute_positions');

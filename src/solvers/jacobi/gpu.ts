@@ -38,9 +38,10 @@ import {
   type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
-import { bindBuffers, buildKernels, computePipeline, type BufferBinding } from '../../gpu/kernels.js';
+import { buildKernels, type BufferBinding } from '../../gpu/kernels.js';
+import { Kernel } from '../../gpu/dispatch.js';
 import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
-import { RESIDUAL_QUANTITY, type JacobiVariant } from './cpu.js';
+import { RESIDUAL_QUANTITY, CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL, type JacobiVariant } from './cpu.js';
 import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
@@ -52,12 +53,13 @@ import { sceneHasContacts } from '../solver.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { SolverFailure } from '../../model/failure.js';
 
-interface Kernel {
+/** A row or body kernel (gpu/dispatch.ts Kernel) with its bind groups and thread counts. */
+interface RowKernel {
   spec: KernelSpec;
-  pipeline: GPUComputePipeline;
-  /** one bind group and workgroup grid per colour for 'colour' kernels, else one */
+  kernel: Kernel;
+  /** one bind group and thread count per colour for 'colour' kernels, else one */
   bindGroups: GPUBindGroup[];
-  groups: [number, number][];
+  threads: number[];
 }
 
 /** Bytes between the colour ranges in the 'colour' uniform buffer (minUniformBufferOffsetAlignment ≤ 256). */
@@ -88,7 +90,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   private pointBlockCount = 0;
   /** per constraint: 1 for a rigid point joint (the point fast path) */
   private rigidPoint = new Uint8Array(0);
-  private readonly kernels = new Map<string, Kernel>();
+  private readonly kernels = new Map<string, RowKernel>();
   /** the rows' layout: the CPU RowBlockSolver over the same joints, laid out again when they change */
   protected readonly rowSolver: RowBlockSolver;
   /**
@@ -473,7 +475,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
 
   private async buildPipelines(): Promise<void> {
     await buildKernels(this.device, this.id, () => {
-      for (const spec of this.kernelList()) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
+      for (const spec of this.kernelList()) this.bindKernel(spec, Kernel.create(this.device, spec.name, kernelSource(spec)));
     });
   }
 
@@ -482,18 +484,18 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
    * was recreated or the colours changed in number); else the bind groups it has hold the same buffers.
    */
   private bindKernels(rebind: boolean): void {
-    for (const k of [...this.kernels.values()]) this.bindKernel(k.spec, k.pipeline, rebind ? undefined : k.bindGroups);
+    for (const k of [...this.kernels.values()]) this.bindKernel(k.spec, k.kernel, rebind ? undefined : k.bindGroups);
   }
 
-  /** Kernel `spec`'s bind groups (unless `keep`: those it has, its buffers unchanged) and workgroup grids. */
-  private bindKernel(spec: KernelSpec, pipeline: GPUComputePipeline, keep?: GPUBindGroup[]): void {
+  /** Kernel `spec`'s bind groups (unless `keep`: those it has, its buffers unchanged) and thread counts. */
+  private bindKernel(spec: KernelSpec, kernel: Kernel, keep?: GPUBindGroup[]): void {
     // a 'colour' kernel gets one bind group per colour, its range at offset COLOUR_SLOT·c of the 'colour' buffer
     const colour = spec.over === 'colour' || spec.over === 'colour_point';
     const ranges = colour ? this.colourRanges : [null];
     const bindGroups =
       keep ??
       ranges.map((_, c) =>
-        bindBuffers(this.device, pipeline, spec.name, [
+        kernel.bind([
           this.buffers.get('params')!,
           ...spec.bindings.map(
             (b): BufferBinding => (b.name === 'colour' ? { buffer: this.buffers.get('colour')!, offset: COLOUR_SLOT * c, size: 16 } : this.buffers.get(b.name)!),
@@ -501,7 +503,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
         ]),
       );
     const counts = colour ? this.colourRanges.map((r) => (spec.over === 'colour_point' ? r.count : r.generalCount)) : [this.threadCount(spec)];
-    this.kernels.set(spec.name, { spec, pipeline, bindGroups, groups: counts.map((n) => this.groupsFor(n)) });
+    this.kernels.set(spec.name, { spec, kernel, bindGroups, threads: counts });
   }
 
   /** Threads of one dispatch of a kernel that is not a 'colour' one (KernelSpec.over). */
@@ -523,14 +525,10 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     }
   }
 
-  /** One dispatch of kernel `name` (for a 'colour' kernel: over colour `colour`'s constraints). */
+  /** One dispatch of kernel `name` (for a 'colour' kernel: over colour `colour`'s constraints); none with no threads. */
   protected dispatch(pass: GPUComputePassEncoder, name: string, colour = 0): void {
     const k = this.kernels.get(name)!;
-    const [x, y] = k.groups[colour];
-    if (x === 0) return;
-    pass.setPipeline(k.pipeline);
-    pass.setBindGroup(0, k.bindGroups[colour]);
-    pass.dispatchWorkgroups(x, y);
+    k.kernel.dispatch(pass, k.bindGroups[colour], k.threads[colour]);
   }
 
   /** Stages 1–3 of a step and the warm start: everything before the iterations (global-gpu: stages 1–3 with applyWarmStart false). */
@@ -587,8 +585,11 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     const c = this.encodeContactsStart(at);
     for (let s = 0; s < substeps; s++) {
       this.encodeSolveStart(at);
-      const pass = at('solve');
-      for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
+      this.recordPoint(s);
+      for (let k = 0; k < iterations; k++) {
+        this.encodeIteration(at('solve'));
+        this.recordPoint(s);
+      }
       const end = at('integrate positions');
       this.dispatch(end, 'compute_positions');
       c?.recordPose(end);
@@ -596,42 +597,67 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     if (c) c.recordStore(at('store impulses'));
   }
 
-  /** With contacts, no residuals: the GPU contact stages keep none yet (compare then records none; run --residuals says why). */
-  residualsRefusal(): string | null {
-    return this.contacts ? `${this.id}: residuals are not recorded on a scene with contacts (the GPU contact stages keep no residual yet; jacobi-cpu records them)` : null;
+  /** While a frame records residuals (stepRecordingResiduals): what a record point adds to the frame; else null. */
+  private residualProbe: (() => void) | null = null;
+
+  /**
+   * A record point of substep `s` of the frame being recorded (k = 0 after the warm start, then after each solve
+   * sweep: the CPU twins' points): the residual's dispatches, on the first substep of a frame that records them;
+   * nothing in an ordinary frame. It may end the pass and begin another: a frame encoder takes its pass from
+   * `at` again after it.
+   */
+  protected recordPoint(s: number): void {
+    if (s === 0 && this.residualProbe) this.residualProbe();
   }
 
   /**
-   * One frame, as step(1), with compute_residual after the warm start and after
-   * each iteration of the first substep; each result is copied out between
-   * passes and the per-constraint |r_ℓ|² are summed in f64 here. Not timed.
+   * One frame, as step(1) (encodeFrame), recording the residual of its first substep after the warm start and
+   * after each solve sweep (iterations + 1 record points), not timed:
+   *   joints     compute_residual's per-row ρ² copied out at each point (the pass ended there), summed per
+   *              joint kind in f64 here (rowResidualChannels);
+   *   contacts   cj_residual and cj_residual_sum (contacts/gpu-contacts.wgsl.ts): the projected residual of the
+   *              contact rows (contact-solver.ts solve with `residual`, the CPU twins' definition), summed on the
+   *              GPU per record point into one buffer, read back once when the frame is done;
+   *              channels 'contact normal' and 'friction', √(Σ ρ²) / h as the CPU's.
+   * Only this frame reads back; an ordinary frame records none of it (recordPoint).
    */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
-    const refusal = this.residualsRefusal();
-    if (refusal) throw new Error(refusal);
     await this.beforeStep();
-    const { substeps, iterations } = this.options;
-    const slot = this.buffers.get('residual')!.size;
-    const readback = this.device.createBuffer({ size: slot * (iterations + 1), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const records = this.options.iterations + 1;
+    const h = this.options.dt / this.options.substeps;
+    const residual = this.buffers.get('residual')!;
+    const slot = residual.size;
+    const contacts = this.contacts;
+    if (contacts) await contacts.beginResiduals(records);
+    const readback = this.rowSolver.rows.count > 0 ? this.device.createBuffer({ size: slot * records, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }) : null;
     const encoder = this.device.createCommandEncoder();
-    const record = (k: number, body: (pass: GPUComputePassEncoder) => void) => {
-      const pass = encoder.beginComputePass();
-      body(pass);
-      this.dispatch(pass, 'compute_residual');
-      pass.end();
-      encoder.copyBufferToBuffer(this.buffers.get('residual')!, 0, readback, k * slot, slot);
+    let pass = encoder.beginComputePass();
+    let recorded = 0;
+    this.residualProbe = () => {
+      contacts?.recordResidual(pass);
+      if (readback) {
+        this.dispatch(pass, 'compute_residual');
+        pass.end();
+        encoder.copyBufferToBuffer(residual, 0, readback, recorded * slot, slot);
+        pass = encoder.beginComputePass();
+      }
+      recorded++;
     };
-    record(0, (pass) => this.encodeSolveStart(() => pass));
-    for (let k = 0; k < iterations; k++) record(k + 1, (pass) => this.encodeIteration(pass));
-    const pass = encoder.beginComputePass();
-    this.dispatch(pass, 'compute_positions');
-    for (let s = 1; s < substeps; s++) {
-      this.encodeSolveStart(() => pass);
-      for (let k = 0; k < iterations; k++) this.encodeIteration(pass);
-      this.dispatch(pass, 'compute_positions');
+    try {
+      this.encodeFrame(() => pass);
+    } finally {
+      this.residualProbe = null;
     }
     pass.end();
-    const channels = await this.rowResidualChannels(encoder, readback, slot, iterations + 1);
+    if (recorded !== records && (readback || contacts)) throw new Error(`${this.id}: ${recorded} residual record points in a frame, ${records} expected`);
+    let channels: Record<string, number[]> = {};
+    if (readback) channels = await this.rowResidualChannels(encoder, readback, slot, records);
+    else this.device.queue.submit([encoder.finish()]);
+    const sums = contacts ? await contacts.readResiduals(records) : null;
+    if (sums) {
+      channels[CONTACT_NORMAL_CHANNEL] = sums.normal.map((x) => Math.sqrt(x) / h);
+      channels[FRICTION_CHANNEL] = sums.friction.map((x) => Math.sqrt(x) / h);
+    }
     this.frame++;
     return { frame: this.frame, substep: 0, quantity: RESIDUAL_QUANTITY, channels };
   }

@@ -26,7 +26,8 @@
  * The order of a sweep is the colours' (colour 0's manifolds, then colour 1's, …), not softstep-cpu's
  * manifold order: a Gauss-Seidel sweep's result depends on its order, so the twin test runs softstep-cpu
  * in the same colour order (contacts/contact-solver.ts colourOrder; its restitution too). Not on the GPU
- * yet: joints (refused with the reason), sleeping (every body awake), the residual diagnostics.
+ * yet: joints (refused with the reason), sleeping (every body awake). The residual diagnostics (run --residuals)
+ * are softstep-cpu's: jacobi-gpu's stepRecordingResiduals over this frame, the contacts' on the GPU.
  */
 import type { WorldDesc } from '../../model/world.js';
 import type { GpuContext } from '../../gpu/device.js';
@@ -76,8 +77,12 @@ export class SoftStepGpuSolver extends JacobiGpuSolver {
         c.recordFold(pass);
       }
       if (c) {
-        const pass = at('solve');
-        for (let k = 0; k < iterations; k++) c.recordSequentialSweep(pass, false, (k & 1) === 1);
+        // (a frame that records residuals: after the warm start, then after each solve sweep; not the relax's)
+        this.recordPoint(s);
+        for (let k = 0; k < iterations; k++) {
+          c.recordSequentialSweep(at('solve'), false, (k & 1) === 1);
+          this.recordPoint(s);
+        }
       }
       const end = at('integrate positions');
       this.dispatch(end, 'compute_positions');
