@@ -1,13 +1,15 @@
 /**
  * jacobi-cpu's and jacobi-gpu's contact substeps (solvers/jacobi/substeps.ts): the support graph it
  * reads at the start pose is the scene's geometry, exactly, and the rule gives a deeper pile more
- * substeps. (Whether a pile then holds is test/brick-wall.test.ts's and test/piles.test.ts's.)
+ * substeps; and the sequential solvers' column rule (solvers/pgs/substeps.ts). (Whether a pile then holds is
+ * test/brick-wall.test.ts's and test/piles.test.ts's.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findRigidScene } from '../src/scenes/registry.js';
 import { supportGraph, jacobiContactSubsteps } from '../src/solvers/jacobi/substeps.js';
 import { sizeSubsteps } from '../src/solvers/softstep/cpu.js';
+import { columnSubsteps, columnHertz } from '../src/solvers/pgs/substeps.js';
 import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';
 
@@ -42,5 +44,40 @@ test('jacobi substeps: a deeper pile takes more, never fewer than the former siz
     const cpu = resolveOptions(findSolver('jacobi-cpu')!, {}, world).substeps, gpu = resolveOptions(findSolver('jacobi-gpu')!, {}, world).substeps;
     assert.equal(cpu, jacobiContactSubsteps(world));
     assert.equal(gpu, cpu);
+  }
+});
+
+test('the single-file column C of the support graph: a stack of n boxes is n; a pyramid, a bonded wall and a rain, whose bodies rest on two or on nothing, at most 2', () => {
+  for (const n of [1, 2, 5, 15]) assert.equal(supportGraph(build('vertical-stack', { boxes: n })).column, n);
+  for (const base of [3, 10, 20]) assert.equal(supportGraph(build('pyramid', { base })).column, 1);
+  for (const rows of [4, 10, 20]) assert.ok(supportGraph(build('brick-wall', { rows, speed: 0 })).column <= 2);
+  assert.equal(supportGraph(build('rain', { count: 200 })).column, 0);
+});
+
+/*
+ * The Gauss-Seidel column rule (solvers/pgs/substeps.ts): max(4, ⌈C²/8 · √(2 cm / L)⌉) substeps and, for the soft
+ * solvers, a spring of 4 × the column's Greenhill stiffness, ω² = 4 · 8 g C³ / (7.837 · 2L). Exact values of the
+ * formula on the measured columns; a pyramid, a wall and a rain keep 4 substeps and --contact-hertz's 30 Hz (the
+ * speed benchmarks run those: their defaults must not move).
+ */
+test('column substeps and spring: the stacks of piles.test.ts get theirs, braced piles and the rain keep the plain defaults, under every sequential contact solver', () => {
+  const stack15 = build('vertical-stack', {}), small = build('vertical-stack', { boxes: 10, size: 0.025, offset: 0.0005 });
+  assert.equal(columnSubsteps(stack15), 6); // ⌈225/8 · 0.2⌉ = ⌈5.63⌉
+  assert.equal(columnSubsteps(small), 12); // ⌈100/8 · √0.8⌉ = ⌈11.2⌉
+  const hertz = (C: number, L: number) => Math.sqrt((4 * 8 * 9.81 * C ** 3) / (7.837 * 2 * L)) / (2 * Math.PI);
+  assert.ok(Math.abs(columnHertz(stack15) - hertz(15, 0.5)) < 1e-9 && Math.abs(columnHertz(stack15) - 58.5) < 0.1);
+  for (const id of ['pgs-cpu', 'gs-cpu', 'gs-gpu', 'si-soft-cpu', 'softstep-cpu', 'softstep-gpu']) {
+    const o = resolveOptions(findSolver(id)!, {}, stack15);
+    assert.equal(o.substeps, 6, id);
+    assert.equal(o.contactHertz, id.startsWith('s') ? columnHertz(stack15) : 30, id);
+    assert.equal(resolveOptions(findSolver(id)!, {}, small).substeps, 12, id);
+    for (const [name, p] of [['pyramid', {}], ['pyramid', { base: 10 }], ['brick-wall', { speed: 0 }], ['rain', { count: 200 }]] as const) {
+      const world = build(name, p);
+      const plain = resolveOptions(findSolver(id)!, {}, world);
+      assert.equal(plain.contactHertz, 30, `${id} ${name}`);
+      assert.equal(plain.substeps, id.startsWith('softstep') ? sizeSubsteps(world, 4) : 4, `${id} ${name}`);
+    }
+    // asked for, an option wins over the rule
+    assert.equal(resolveOptions(findSolver(id)!, { substeps: 4, contactHertz: 30 }, stack15).substeps, 4);
   }
 });

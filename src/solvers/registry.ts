@@ -18,6 +18,7 @@ import { PgsCpuSolver } from './pgs/cpu.js';
 import { SiSoftCpuSolver } from './si-soft/cpu.js';
 import { SoftStepCpuSolver, softStepContactDefaults } from './softstep/cpu.js';
 import { jacobiContactSubsteps } from './jacobi/substeps.js';
+import { gaussSeidelContactDefaults, softColumnDefaults } from './pgs/substeps.js';
 import { XpbdGpuSolver } from './xpbd/gpu.js';
 import { SoftStepGpuSolver } from './softstep/gpu.js';
 import { AvbdCpuSolver, avbdContactSubsteps } from './avbd/cpu.js';
@@ -142,11 +143,11 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'gs-gpu',
-    description: 'coloured block Gauss-Seidel: the Jacobi equations, one dispatch per constraint colour (the Jacobi text\'s next step; f32); contacts as gs-cpu\'s (its rule, Baumgarte β with slop, no relax), collision and restitution included, swept colour by colour over manifolds coloured every frame on the GPU, a frame with no readback, 4 substeps by default there (as gs-cpu); no sleeping on the GPU yet',
+    description: 'coloured block Gauss-Seidel: the Jacobi equations, one dispatch per constraint colour (the Jacobi text\'s next step; f32); contacts as gs-cpu\'s (its rule, Baumgarte β with slop, no relax), collision and restitution included, swept colour by colour over manifolds coloured every frame on the GPU, a frame with no readback, gs-cpu\'s substeps by default there; no sleeping on the GPU yet',
     device: 'gpu',
     reads: velocityLevelBouncing,
     supports: { constraints: ['point', 'distance', 'hinge', 'fixed'], shapes: everyShape, contacts: true },
-    contactDefaults: { substeps: 4 },
+    contactDefaults: gaussSeidelContactDefaults,
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('gs-gpu needs a WebGPU device');
       return GaussSeidelGpuSolver.create(world, options, gpu);
@@ -154,11 +155,11 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'gs-cpu',
-    description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order); on a scene with contacts, the joints so, then the contacts one after the other on the contact solver, 4 substeps by default there (at one step a 10-box stack awake creeps 88 mm over 9 s; at 4 × 8, 2.4 mm)',
+    description: 'coloured block Gauss-Seidel, f64 CPU reference of gs-gpu (same colours, same order); on a scene with contacts, the joints so, then the contacts one after the other on the contact solver, by default there pgs-cpu\'s substeps (at one step a 10-box stack awake creeps 88 mm over 9 s; at 4 × 8, 2.4 mm)',
     device: 'cpu',
     reads: velocityLevelSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
-    contactDefaults: { substeps: 4 },
+    contactDefaults: gaussSeidelContactDefaults,
     create: async (world, options) => (sceneHasContacts(world) ? new GaussSeidelContactCpuSolver(world, options) : new GaussSeidelCpuSolver(world, options)),
   },
   {
@@ -208,25 +209,27 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'pgs-cpu',
-    description: 'projected Gauss-Seidel of the Starframe text: every row in turn, clamped to its bounds, Baumgarte β with 5 mm slop, restitution, warm start (f64); 4 substeps of 8 sweeps by default (Rapier’s and Box2D’s 4 substeps): a 10-box stack awake creeps 62 mm over 9 s at 1 step of 10 sweeps, 12 mm at 2 × 10, 6.8 mm at 2 × 16, 2.4 mm at 4 × 8 (test/piles.test.ts)',
+    description: 'projected Gauss-Seidel of the Starframe text: every row in turn, clamped to its bounds, Baumgarte β with 5 mm slop, restitution, warm start (f64); 4 substeps of 8 sweeps by default (Rapier’s and Box2D’s 4 substeps): a 10-box stack awake creeps 62 mm over 9 s at 1 step of 10 sweeps, 12 mm at 2 × 10, 6.8 mm at 2 × 16, 2.4 mm at 4 × 8 (test/piles.test.ts); on an unbraced column (C bodies single file, from the support graph at the start) max(4, ⌈C²/8 · √(2 cm / L)⌉) substeps: 6 for fifteen 1 m boxes (17.9 mm at 4), 12 for ten 5 cm boxes (8.6 mm at 4), 4 on a pyramid or a wall (pgs/substeps.ts)',
     device: 'cpu',
     reads: velocityLevelSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     defaults: { iterations: 8, substeps: 4 },
+    contactDefaults: gaussSeidelContactDefaults,
     create: async (world, options) => new PgsCpuSolver(world, options),
   },
   {
     id: 'si-soft-cpu',
-    description: 'sequential impulses with soft constraints (the Starframe text, Catto 2011): β and γ from a spring frequency and damping ratio per row (f64); 4 substeps of 8 sweeps by default: at one step the contact spring is capped at 15 Hz and a 10-box stack sinks 16 cm and topples; from two it has its 30 Hz; awake over 9 s the stack creeps 12 mm at 2 × 10, 2.4 mm at 4 × 8, and a stack of three 1 cm cubes stands (test/piles.test.ts)',
+    description: 'sequential impulses with soft constraints (the Starframe text, Catto 2011): β and γ from a spring frequency and damping ratio per row (f64); 4 substeps of 8 sweeps by default: at one step the contact spring is capped at 15 Hz and a 10-box stack sinks 16 cm and topples; from two it has its 30 Hz; awake over 9 s the stack creeps 12 mm at 2 × 10, 2.4 mm at 4 × 8, and a stack of three 1 cm cubes stands (test/piles.test.ts); on an unbraced column pgs-cpu\'s substeps, and a contact spring of at least √(4 · 8 g C³ / (7.837 · 2L)) / 2π (a quarter of the column\'s self-weight buckling load: 59 Hz for fifteen 1 m boxes, 142 Hz for ten 5 cm boxes)',
     device: 'cpu',
     reads: softReadsSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
     defaults: { iterations: 8, substeps: 4 },
+    contactDefaults: softColumnDefaults,
     create: async (world, options) => new SiSoftCpuSolver(world, options),
   },
   {
     id: 'softstep-cpu',
-    description: 'Box2D v3 soft step: substeps of integrate, restitution by collision propagation, warm start, soft solve, integrate positions, relax (f64); on contact scenes 4 substeps, more for bodies under 2 cm half size (⌈4 √(2 cm / L)⌉: 1 cm cubes 8)',
+    description: 'Box2D v3 soft step: substeps of integrate, restitution by collision propagation, warm start, soft solve, integrate positions, relax (f64); on contact scenes 4 substeps, more for bodies under 2 cm half size (⌈4 √(2 cm / L)⌉: 1 cm cubes 8), and on an unbraced column si-soft-cpu\'s column substeps and spring (fifteen 1 m boxes: 6 and 59 Hz, leaning 6.7 mm where 4 and 30 Hz leaned 124 mm; ten 5 cm boxes: 12 and 142 Hz, where they fell)',
     device: 'cpu',
     reads: softReadsSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },

@@ -11,7 +11,8 @@
  *
  * Its defaults on a contact scene are 4 substeps (SolverInfo.contactDefaults; its 8 sweeps stay): at
  * gs-gpu's one step a 10-box stack awake creeps 88 mm over 9 s and a yawed one 847 mm (a sweep of 8
- * does not carry a column of ten), at 4 × 8 it holds (test/piles.test.ts). Its joint scenes keep
+ * does not carry a column of ten), at 4 × 8 it holds (test/piles.test.ts); on an unbraced column more, by
+ * pgs-cpu's column rule (pgs/substeps.ts: fifteen 1 m boxes 6). Its joint scenes keep
  * gs-gpu's defaults (gs/cpu.ts, the GPU's reference).
  */
 import type { WorldDesc } from '../../model/world.js';

@@ -74,6 +74,14 @@ export interface SupportGraph {
   share: number;
   /** L: the least half size of the smallest moving body, m (Infinity: none) */
   size: number;
+  /**
+   * C: the longest single-file column, in bodies: a chain of moving bodies each resting on exactly one
+   * support (a touching body one contact nearer the ground), that support the one below it in the chain
+   * (a body on the ground or on two or more supports starts a chain of 1). A stack of n boxes: n; a
+   * pyramid or a bonded wall, whose bodies above the bottom course rest on two: 1 (0: none). The
+   * Gauss-Seidel rule reads it (solvers/pgs/substeps.ts): an unbraced column rocks, a braced pile does not.
+   */
+  column: number;
 }
 
 /**
@@ -103,7 +111,7 @@ function findSupportGraph(world: WorldDesc): SupportGraph {
     for (let k = 0; k < 4; k++) orientation[4 * i + k] = q ? q[qAt + k] : k === 3 ? 1 : 0;
     if (!proto.fixed) (inverseMass[i] = 1), (size = Math.min(size, leastHalfSize(proto.shape)));
   });
-  if (world.collisions === false || n < 2) return { depth: 0, meanDepth: 0, share: 0, size };
+  if (world.collisions === false || n < 2) return { depth: 0, meanDepth: 0, share: 0, size, column: 0 };
   const w = { inverseMass };
   const still = new Float64Array(3 * n);
   const pipeline = new CollisionPipeline(world.bodies, w.inverseMass);
@@ -146,7 +154,18 @@ function findSupportGraph(world: WorldDesc): SupportGraph {
       queue[tail++] = j;
     }
   }
-  return { depth, meanDepth: reached > 0 ? depthSum / reached : 0, share: touched > 0 ? sum / touched : 0, size };
+  // the single-file columns (SupportGraph.column), in the search's order (a body's supports come first)
+  const chain = new Int32Array(n);
+  let column = 0;
+  for (let q = 0; q < tail; q++) {
+    const i = queue[q];
+    if (w.inverseMass[i] === 0) continue;
+    let supports = 0, below = -1;
+    for (let k = start[i]; k < start[i + 1]; k++) if (dist[adj[k]] === dist[i] - 1) (supports++, (below = adj[k]));
+    chain[i] = supports === 1 && w.inverseMass[below] > 0 ? chain[below] + 1 : 1;
+    column = Math.max(column, chain[i]);
+  }
+  return { depth, meanDepth: reached > 0 ? depthSum / reached : 0, share: touched > 0 ? sum / touched : 0, size, column };
 }
 
 /** substeps = max(4, ⌈max(k, LOAD_FACTOR · N̄^1.5) · √(SUBSTEP_SIZE / L)⌉), k = K_PILE on a pile, else K_SIZE (header). */

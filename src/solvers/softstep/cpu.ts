@@ -40,6 +40,7 @@ import type { SolverOptions } from '../solver.js';
 import type { ContactRule } from '../../rows/block-solver.js';
 import { SequentialCpuSolver } from '../sequential-cpu.js';
 import { softContactRule, softJointSpring } from '../si-soft/cpu.js';
+import { softColumnDefaults } from '../pgs/substeps.js';
 
 /**
  * The soft step's contact rule: si-soft-cpu's spring, with Box2D v3's two choices: no slop (the soft
@@ -54,12 +55,17 @@ import { softContactRule, softJointSpring } from '../si-soft/cpu.js';
  * 2.8 %, 5 cm 0.005 and 1.1 %), and 0.0066 rad and 1.3 % at 8. The time a body of least half size L takes
  * to fall its own size goes as √(L / g), so the substep follows √L: on a scene with contacts the default
  * is ⌈4 √(SUBSTEP_SIZE / L)⌉ substeps, at least 4, L the smallest moving body's (1 cm cubes: 8, 2 cm: 6,
- * from 4 cm: 4). --substeps sets it.
+ * from 4 cm: 4). --substeps sets it. On an unbraced column, at least the column's substeps, and its
+ * contact spring stiff enough that the column does not buckle on it (pgs/substeps.ts: fifteen 1 m boxes
+ * 6 substeps and 59 Hz, leaning 6.7 mm against 124 mm at 4 and 30 Hz; ten 5 cm boxes 12 and 142 Hz, 0.10 mm,
+ * where they fell).
  */
 export const SUBSTEP_SIZE = 0.02;
 
 export function softStepContactDefaults(world: WorldDesc): Partial<SolverOptions> {
-  return { substeps: sizeSubsteps(world, 4) };
+  // an unbraced column: the Gauss-Seidel column's substeps and a spring it does not buckle on (pgs/substeps.ts)
+  const column = softColumnDefaults(world);
+  return { ...column, substeps: Math.max(sizeSubsteps(world, 4), column.substeps!) };
 }
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * The sequential (Gauss-Seidel) contact solvers' substeps on a scene with contacts, and the soft ones'
+ * contact spring, for an unbraced column (issue 21, item 4: a stack of 15 boxes of 1 m and a stack of ten
+ * 5 cm boxes crept or fell awake under pgs-cpu, gs-cpu, si-soft-cpu and softstep-cpu at 4 substeps).
+ *
+ * What was measured (test/piles.test.ts's two stacks, sleeping off, the peak move of any box from 1 s to
+ * 10 s; pgs-cpu at 4 × 8 unless said):
+ *   warm-start matching   every point of both stacks takes its impulses from the last frame's from frame 2
+ *                         on (ManifoldStore.origin): not the cause;
+ *   friction              μ 0.2, 0.6, 2, 10: 14.6, 17.9, 17.0, 17.0 mm on the 15-stack: not the cause (the
+ *                         boxes do not slide on one another, 0.01–0.1 mm; the column rocks: each box
+ *                         tilts ~1.4 mrad, the interfaces turning most at the bottom);
+ *   sweep order           the list is already bottom-up (support order); top-down 17.2 mm, shuffled 31 mm;
+ *                         one direction only (not symmetric) 100–157 mm: the alternating sweep is right;
+ *   Baumgarte             β 0.1–0.8: 17.9 mm (nothing overlaps past the 5 mm slop); no slop: 188 mm;
+ *   convergence           12, 16, 32 sweeps: 8.9, 4.1, 3.5 mm; 6, 8, 16 substeps: 4.8, 3.8, 0.7 mm.
+ * So the column is not solved to rest per substep: settled at 100 sweeps and then run at 8, the ten 5 cm
+ * boxes rocked with a growing amplitude and fell within 5 s (the velocity error a substep leaves in the
+ * rocking mode is not fed back by position within the slop, and the stale warm start feeds it).
+ * Solving each manifold's points twice in a row per sweep held both stacks at 4 × 8 (1.5 and 0.16 mm),
+ * but costs 1.7× on the base-20 pyramid, which does not need it; substeps only where a column stands.
+ *
+ * Why a column and not the pile's depth (jacobi/substeps.ts's N̄): a body resting on two supports (a
+ * pyramid's, a bonded wall's) is braced; a single-file column has a rocking mode that runs through all
+ * of it. Gauss-Seidel on a chain of C bodies damps its slowest mode by about π² / C² per sweep (the
+ * chain's Laplacian), so the sweeps a substep needs grow as C² (measured: between C = 6 and 14 the
+ * substeps needed went as C^1.4–2); and a smaller body needs more for the same column (the dimensionless
+ * step g h² / L, softstep/cpu.ts SUBSTEP_SIZE: substeps ∝ √(1 / L)). Measured with pgs-cpu at 8 sweeps,
+ * the substeps that held (creep below 1 % of the edge, with its figure as a fraction of the limit):
+ *
+ *   column                  L        held at                    failed at              S / (C² √(2 cm / L))
+ *   10 boxes of 1 m         0.5      4 (0.31)                                          ≥ 0.2 (4 is the floor)
+ *   15 boxes of 1 m         0.5      6 (0.48), 5 (0.83)         4 (1.79)               0.11–0.13
+ *   20 boxes of 1 m         0.5      8 (0.92)                   6 (1.90), 7 (1.39)     0.10
+ *   10 boxes of 20 cm       0.1      6 (0.48)                   5 (1.35)               0.13
+ *   15 boxes of 20 cm       0.1                                 8 (2.19)               > 0.08
+ *   6 boxes of 5 cm         0.025    5 (0.31), 4 (0.61)                                0.12–0.14
+ *   10 boxes of 5 cm        0.025    12 (0.65), 16 (0.23)       7 (2.57), 8 (0.74)¹    0.13
+ *   14 boxes of 5 cm        0.025                               16 (1.28)              > 0.09
+ *   (¹ 8 held by the test's bound, 10 gave 0.98: the figure is not monotonic near the bound)
+ *
+ * and the rule, the top of those ratios taken:
+ *
+ *   substeps = max(4, ⌈COLUMN_FACTOR · C² · √(SUBSTEP_SIZE / L)⌉),   COLUMN_FACTOR = 1/8
+ *
+ * C from the support graph at the start (jacobi/substeps.ts supportGraph: the same search, read here),
+ * L the smallest moving body's least half size. A pyramid or a wall (C = 1 or 2) keeps 4; a stack of 10
+ * boxes of 1 m 4, of 15 6, of ten 5 cm boxes 12. --substeps sets any count.
+ *
+ * The soft contact's spring (si-soft-cpu, softstep-cpu) adds a second limit: a column on springs buckles
+ * under its own weight (Greenhill's self-weight column: q ℓ³ / EI < 7.837). For cubes of edge a = 2L face
+ * on face, each point's spring is k = m_eff ω² with m_eff = m / 8 (A_nn = 2/m + 2 · (a²/2) · 6/(m a²) per
+ * point at the corners), so an interface resists a tilt with k_θ = 4 k (a/2)² = m ω² a² / 8, and a column
+ * of C cubes is EI = k_θ a, q = m g / a, ℓ = C a:
+ *   q ℓ³ / EI = 8 g C³ / (ω² a) < 7.837   ⇔   ω² > 8 g C³ / (7.837 · 2L)
+ * At 30 Hz a column of fifteen 1 m cubes stands at 0.95 of its buckling load (it leaned 124 mm under
+ * softstep-cpu), ten 5 cm cubes at 5.6 × it (they fell). The spring is raised to COLUMN_MARGIN = 4 times
+ * the critical stiffness (the load a quarter of the buckling load):
+ *   ω_C² = COLUMN_MARGIN · 8 g C³ / (7.837 · 2L)        (15 × 1 m: 59 Hz; 10 × 5 cm: 142 Hz)
+ * where it is above --contact-hertz, within the quarter of the substep rate the rule leaves (90 and 180 Hz).
+ */
+import type { WorldDesc } from '../../model/world.js';
+import { defaultSolverOptions, type SolverOptions } from '../solver.js';
+import { supportGraph } from '../jacobi/substeps.js';
+import { SUBSTEP_SIZE } from '../softstep/cpu.js';
+
+/** substeps per C² at L = SUBSTEP_SIZE (header: the measured columns gave 0.10–0.14) */
+export const COLUMN_FACTOR = 1 / 8;
+/** Greenhill's self-weight buckling constant, q ℓ³ / EI at the critical load */
+export const GREENHILL = 7.837;
+/** the column's spring is this many times its critical stiffness (its load a quarter of the buckling load) */
+export const COLUMN_MARGIN = 4;
+
+/** substeps = max(4, ⌈COLUMN_FACTOR · C² · √(SUBSTEP_SIZE / L)⌉) (header); 4 without a moving body. */
+export function columnSubsteps(world: WorldDesc): number {
+  const { column, size } = supportGraph(world);
+  if (!(Number.isFinite(size) && size > 0)) return 4;
+  return Math.max(4, Math.ceil(COLUMN_FACTOR * column * column * Math.sqrt(SUBSTEP_SIZE / size)));
+}
+
+/** ω_C / 2π = √(COLUMN_MARGIN · 8 g C³ / (GREENHILL · 2L)) / 2π, Hz: the spring a column of C cubes of half size L stands on (header); 0 without one. */
+export function columnHertz(world: WorldDesc): number {
+  const { column, size } = supportGraph(world);
+  if (!(Number.isFinite(size) && size > 0) || column < 2) return 0;
+  const g = world.gravity ?? [0, 0, 0];
+  const gravity = Math.hypot(g[0], g[1], g[2]);
+  return Math.sqrt((COLUMN_MARGIN * 8 * gravity * column ** 3) / (GREENHILL * 2 * size)) / (2 * Math.PI);
+}
+
+/** pgs-cpu's, gs-cpu's and gs-gpu's defaults on a scene with contacts: the column's substeps. */
+export function gaussSeidelContactDefaults(world: WorldDesc): Partial<SolverOptions> {
+  return { substeps: columnSubsteps(world) };
+}
+
+/**
+ * si-soft-cpu's defaults on a scene with contacts: the column's substeps, and its spring where a column
+ * needs a stiffer one than --contact-hertz's default (header); nothing else changes elsewhere.
+ */
+export function softColumnDefaults(world: WorldDesc): Partial<SolverOptions> {
+  const hertz = columnHertz(world);
+  return hertz > defaultSolverOptions.contactHertz ? { substeps: columnSubsteps(world), contactHertz: hertz } : { substeps: columnSubsteps(world) };
+}
