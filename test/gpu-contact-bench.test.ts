@@ -123,6 +123,19 @@ test('compare runs a GPU contact solver, records its contact residual and keeps 
   assert.ok(run.solverContacts!.final.manifolds >= 3 + 2 * 2 + 2, `${run.solverContacts!.final.manifolds} manifolds`);
 });
 
+test('compare runs xpbd-gpu on a pile: its contact residual not recorded, said up front, the run kept', async () => {
+  // before: xpbd-gpu's residual frame failed once the frame had contact points, so compare skipped it on
+  // every pile ("failed while running"); it now declares the refusal (residualsRefusal) and the run stands
+  const r = await runCompare({ scenes: ['pyramid'], params: { base: 2 }, solvers: ['xpbd-gpu'], frames: 2 });
+  const run = r.runs[0];
+  assert.ok(!isSkipped(run), isSkipped(run) ? run.skipped : '');
+  if (isSkipped(run)) return;
+  assert.equal(run.residuals ?? null, null);
+  assert.equal(run.frames, 2);
+  // 3 boxes: 2 on the ground, 1 on those: at least 2 + 2 manifolds
+  assert.ok(run.solverContacts!.final.manifolds >= 4, `${run.solverContacts!.final.manifolds} manifolds`);
+});
+
 test('bench --contacts: a solver that is not a GPU contact solver, or a flag of another benchmark, is one line and exit 2', () => {
   const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: root, encoding: 'utf8' });
   let r = cli('bench', '--contacts', '--solvers', 'softstep-cpu');

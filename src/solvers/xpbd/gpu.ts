@@ -62,7 +62,7 @@ import { kernelSpecs, kernelSource, type BufferName, type KernelSpec } from './k
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { F32_MAX, JOINT_KIND_SHIFT, JOINT_STRIDE, writeJointRecord } from '../../rows/rows.wgsl.js';
-import { sceneHasContacts } from '../solver.js';
+import { sceneHasContacts, type SolverContactStats } from '../solver.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { SolverFailure } from '../../model/failure.js';
 import { XpbdContactStages } from './gpu-contacts.js';
@@ -442,6 +442,20 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     for (let s = 0; s < this.options.substeps; s++) this.encodeSubstep(at);
     // store impulses (xpbd-cpu: after the last substep, timed with its velocity pass)
     c?.recordStore(at('velocity pass'));
+  }
+
+  /** The contacts' figures read with the last snapshot (pairs, manifolds, points, colours), or null: as jacobi-gpu's. */
+  contactStats(): SolverContactStats | null {
+    return this.contacts?.contacts.stats ?? null;
+  }
+
+  /**
+   * With contacts, no residuals: xpbd-gpu's contact rows keep none on the GPU yet, so a world with
+   * collisions says so up front (compare then records none and runs the scene; run --residuals names
+   * the reason) rather than failing at the first recorded frame that has contact points.
+   */
+  residualsRefusal(): string | null {
+    return this.contacts ? `${this.id}: residuals are not recorded on a scene with contacts (xpbd-gpu's contact stages keep no residual yet; xpbd-cpu records them)` : null;
   }
 
   /**
