@@ -34,7 +34,8 @@ import { JointSet } from '../../rows/joint-set.js';
 import type { GpuContext } from '../../gpu/device.js';
 import { type Solver, type SolverOptions, type SolverCost, defaultSolverOptions } from '../solver.js';
 import { GpuSolverBase } from '../gpu-base.js';
-import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js';
+import { buildKernels } from '../../gpu/kernels.js';
+import { Kernel } from '../../gpu/dispatch.js';
 import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
 import { F32_MAX, JOINT_STRIDE, writeJointRecord } from '../../rows/rows.wgsl.js';
 import { AvbdRows, JointForces } from './forces.js';
@@ -43,9 +44,10 @@ import { GpuBodyColouring, type BodyGraphLayout } from '../../gpu/body-colouring
 import { InputError } from '../../model/input-error.js';
 import { AVBD_KIND_SHIFT, AVBD_PARAMS_BYTES, AVBD_ROWS_SHIFT, avbdKernelSource, avbdKernelSpecs, type AvbdBufferName, type AvbdKernelSpec } from './kernels.wgsl.js';
 
-interface Kernel {
+/** A body, joint or colour kernel (gpu/dispatch.ts Kernel) with its bind groups. */
+interface AvbdKernel {
   spec: AvbdKernelSpec;
-  pipeline: GPUComputePipeline;
+  kernel: Kernel;
   /** one bind group, or one per pass_info record (primal, dual) */
   bindGroups: GPUBindGroup[];
 }
@@ -67,7 +69,7 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   private readonly params: GPUBuffer;
   private passInfo!: GPUBuffer;
   private readonly passStride: number;
-  private readonly kernels = new Map<string, Kernel>();
+  private readonly kernels = new Map<string, AvbdKernel>();
 
   private constructor(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext) {
     super({ ...defaultSolverOptions, ...options, sleep: 0 }, gpu);
@@ -86,7 +88,7 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     s.upload();
     s.colouring = await GpuBodyColouring.create(s.device, s.buffers.get('body_graph')!, s.graphLayout);
     await buildKernels(s.device, s.id, () => {
-      for (const spec of avbdKernelSpecs()) s.bindKernel(spec, computePipeline(s.device, spec.name, avbdKernelSource(spec)));
+      for (const spec of avbdKernelSpecs()) s.bindKernel(spec, Kernel.create(s.device, spec.name, avbdKernelSource(spec)));
     });
     return s;
   }
@@ -282,23 +284,19 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     this.device.queue.writeBuffer(this.passInfo, 0, buf);
   }
 
-  private bindKernel(spec: AvbdKernelSpec, pipeline: GPUComputePipeline): void {
+  private bindKernel(spec: AvbdKernelSpec, kernel: Kernel): void {
     const storage = spec.bindings.map((b) => this.buffers.get(b.name)!);
     const usesPass = spec.over === 'colour' || spec.name === 'dual';
     const bindGroups = usesPass
-      ? Array.from({ length: this.recordCount() }, (_, r) => bindBuffers(this.device, pipeline, spec.name, [this.params, { buffer: this.passInfo, offset: r * this.passStride, size: 16 }, ...storage]))
-      : [bindBuffers(this.device, pipeline, spec.name, [this.params, ...storage])];
-    this.kernels.set(spec.name, { spec, pipeline, bindGroups });
+      ? Array.from({ length: this.recordCount() }, (_, r) => kernel.bind([this.params, { buffer: this.passInfo, offset: r * this.passStride, size: 16 }, ...storage]))
+      : [kernel.bind([this.params, ...storage])];
+    this.kernels.set(spec.name, { spec, kernel, bindGroups });
   }
 
   /** One dispatch of kernel `name` over every body or joint (pass_info record `record` for dual). */
   private dispatch(pass: GPUComputePassEncoder, name: string, record = 0): void {
     const k = this.kernels.get(name)!;
-    const [x, y] = this.groupsFor(k.spec.over === 'body' ? this.w.bodyCount : this.joints.constraintCount);
-    if (x === 0) return;
-    pass.setPipeline(k.pipeline);
-    pass.setBindGroup(0, k.bindGroups[k.bindGroups.length === 1 ? 0 : record]);
-    pass.dispatchWorkgroups(x, y);
+    k.kernel.dispatch(pass, k.bindGroups[k.bindGroups.length === 1 ? 0 : record], k.spec.over === 'body' ? this.w.bodyCount : this.joints.constraintCount);
   }
 
   /**
@@ -307,11 +305,8 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
    */
   private primal(pass: GPUComputePassEncoder, post: boolean): void {
     const k = this.kernels.get('primal')!, K = BODY_COLOUR_LIMIT;
-    pass.setPipeline(k.pipeline);
-    for (let c = 0; c < this.colourSlots; c++) {
-      pass.setBindGroup(0, k.bindGroups[2 * c + (post ? 1 : 0)]);
-      pass.dispatchWorkgroupsIndirect(this.buffers.get('body_graph')!, 4 * (this.graphLayout.colourInfo + 2 * K + 3 * c));
-    }
+    for (let c = 0; c < this.colourSlots; c++)
+      k.kernel.dispatchIndirect(pass, k.bindGroups[2 * c + (post ? 1 : 0)], this.buffers.get('body_graph')!, 4 * (this.graphLayout.colourInfo + 2 * K + 3 * c));
   }
 
   protected encodeFrame(at: StagePass): void {

@@ -54,7 +54,8 @@ import {
   type ResidualCurve,
   defaultSolverOptions,
 } from '../solver.js';
-import { bindBuffers, buildKernels, computePipeline } from '../../gpu/kernels.js';
+import { buildKernels } from '../../gpu/kernels.js';
+import { Kernel } from '../../gpu/dispatch.js';
 import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
 import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.js';
 import { XPBD_MIN_DISTANCE, XPBD_RESIDUAL_QUANTITY, defaultXpbdVariant, xpbdRows, type XpbdVariant } from './cpu.js';
@@ -75,9 +76,10 @@ const LAYOUT_BUFFERS: BufferName[] = [
   'bodies', 'anchors', 'compliance', 'multiplier', 'residual', 'joint', 'row_jacobian', 'row_error', 'row_params', 'row_lambda', 'row_residual',
 ];
 
-interface Kernel {
+/** A body or slot kernel (gpu/dispatch.ts Kernel) with its bind groups. */
+interface SlotKernel {
   spec: KernelSpec;
-  pipeline: GPUComputePipeline;
+  kernel: Kernel;
   /** body kernels: one; slot kernels: one per pass_info record (see writePassInfo) */
   bindGroups: GPUBindGroup[];
 }
@@ -95,7 +97,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   private readonly params: GPUBuffer;
   private passInfo: GPUBuffer;
   private readonly passStride: number;
-  private readonly kernels = new Map<string, Kernel>();
+  private readonly kernels = new Map<string, SlotKernel>();
   /** the rows of every joint (rows/), laid out on the CPU; the non-point joints' are solved on the GPU */
   protected readonly rowSolver: RowBlockSolver;
   /** point joints (solve_colour's slots) in colour order, and the start of each colour's (K + 1 entries) */
@@ -374,36 +376,30 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     this.kernels.clear();
     await buildKernels(this.device, this.id, () => {
       const anisotropic = anyAnisotropic(this.w.inverseMass, this.w.inverseInertiaLocal, this.w.bodyCount);
-      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0, anisotropic)) this.bindKernel(spec, computePipeline(this.device, spec.name, kernelSource(spec)));
+      for (const spec of kernelSpecs(this.variant, this.rowOrder.length > 0, anisotropic)) this.bindKernel(spec, Kernel.create(this.device, spec.name, kernelSource(spec)));
     });
   }
 
   /** Every kernel's bind groups again (a buffer was recreated, or the pass_info records changed in number). */
   private bindKernels(): void {
-    for (const k of [...this.kernels.values()]) this.bindKernel(k.spec, k.pipeline);
+    for (const k of [...this.kernels.values()]) this.bindKernel(k.spec, k.kernel);
   }
 
   /** Kernel `spec`'s bind groups: one for a body kernel, one per pass_info record (the record at binding 1) for a slot kernel. */
-  private bindKernel(spec: KernelSpec, pipeline: GPUComputePipeline): void {
+  private bindKernel(spec: KernelSpec, kernel: Kernel): void {
     const storage = spec.bindings.map((b) => this.buffers.get(b.name)!);
     const bindGroups =
       spec.over === 'body'
-        ? [bindBuffers(this.device, pipeline, spec.name, [this.params, ...storage])]
-        : Array.from({ length: this.recordCount() }, (_, r) =>
-            bindBuffers(this.device, pipeline, spec.name, [this.params, { buffer: this.passInfo, offset: r * this.passStride, size: 16 }, ...storage]),
-          );
-    this.kernels.set(spec.name, { spec, pipeline, bindGroups });
+        ? [kernel.bind([this.params, ...storage])]
+        : Array.from({ length: this.recordCount() }, (_, r) => kernel.bind([this.params, { buffer: this.passInfo, offset: r * this.passStride, size: 16 }, ...storage]));
+    this.kernels.set(spec.name, { spec, kernel, bindGroups });
   }
 
   /** One dispatch of kernel `name`, over every body or over the slots of pass_info record `record`. */
   private dispatch(pass: GPUComputePassEncoder, name: string, record = 0): void {
     const k = this.kernels.get(name);
     if (!k) return; // the *_rows kernels where every joint is a point joint
-    const [x, y] = this.groupsFor(this.passCount(k.spec, record));
-    if (x === 0) return;
-    pass.setPipeline(k.pipeline);
-    pass.setBindGroup(0, k.bindGroups[k.spec.over === 'body' ? 0 : record]);
-    pass.dispatchWorkgroups(x, y);
+    k.kernel.dispatch(pass, k.bindGroups[k.spec.over === 'body' ? 0 : record], this.passCount(k.spec, record));
   }
 
   /** Iteration k of a substep: every colour in order (record 2c + 1 − first: λ read as 0 when k = 0). */
