@@ -563,6 +563,16 @@ export class RowBlockSolver {
       } else this.solveBlocks(h, zero, zero, pLin, pAng, inverseInertia, true, 0, blocks, true, null, false, order === 'symmetric' && (k & 1) === 1, true);
     }
   }
+  /**
+   * Sweeps of the position pass for `iterations` velocity sweeps: half, rounded up. It starts from λ_p = 0
+   * each step and removes only the fraction β of C, so an unconverged pass is a slightly smaller β, not a
+   * carried error (Box2D v2 likewise runs 3 position iterations to 8 velocity ones). Measured, pgs-cpu on
+   * the 20-chain necklace: worst violation 4.6 / 3.9 / 4.2 cm at 2 / 4 / 8 sweeps (the old biased rows: 5.7 cm).
+   */
+  static positionSweeps(iterations: number): number {
+    return Math.ceil(iterations / 2);
+  }
+
   /** zeros: the pseudo-velocities' base (P = 0 + ΔP) */
   private pseudoZero = new Float64Array(0);
 

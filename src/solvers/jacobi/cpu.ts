@@ -260,7 +260,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       if (reference) lambdaError!.push(relativeError(this.multiplier, reference));
       // split impulse: the joints' Baumgarte feedback as a position pass of its own, timed with the solve
       const split = this.rowSolver.splitPositionBias && this.rowSolver.jointBlocks > 0;
-      if (split) this.rowSolver.solvePositions(h, this.angMassInv, iterations, this.positionOrder(), this.pseudoLin, this.pseudoAng);
+      if (split) this.rowSolver.solvePositions(h, this.angMassInv, RowBlockSolver.positionSweeps(iterations), this.positionOrder(), this.pseudoLin, this.pseudoAng);
       t = clock.lap('solve', t);
       // integrate positions (stage 5: compute_positions); the contacts' separations follow the bodies (K1)
       if (split) this.rigid.computePositionsSplit(h, this.linVelDelta, this.angVelDelta, this.pseudoLin, this.pseudoAng);
