@@ -328,6 +328,29 @@ export class RigidBodyCore {
   }
 
   /**
+   * 5 with a split impulse (rows/block-solver.ts solvePositions): V = V* + ΔV as computePositions, but the
+   * pose moves by V + P, P the position pass's pseudo-velocities (pLin, pAng), which V does not keep:
+   *   x += h (v + p),  q ← Cay(h (ω + p_ω)) q
+   * P is 0 on a body no rigid joint touches, so a free body turns as integrateBodyOrientation says.
+   */
+  computePositionsSplit(h: number, dv: Float64Array, dw: Float64Array, pLin: Float64Array, pAng: Float64Array): void {
+    const { position: x, orientation: q, linearVelocity: v, angularVelocity: w, inverseMass, bodyCount } = this.b;
+    const iso = this.isotropicScale, free = this.free, asleep = this.asleep;
+    for (let ib = 0; ib < bodyCount; ib++) {
+      if (inverseMass[ib] === 0) continue;
+      if (asleep !== null && asleep[ib]) continue;
+      const o = 3 * ib;
+      const vx = (v[o] += dv[o]), vy = (v[o + 1] += dv[o + 1]), vz = (v[o + 2] += dv[o + 2]);
+      const wx = (w[o] += dw[o]), wy = (w[o + 1] += dw[o + 1]), wz = (w[o + 2] += dw[o + 2]);
+      x[o] += h * (vx + pLin[o]);
+      x[o + 1] += h * (vy + pLin[o + 1]);
+      x[o + 2] += h * (vz + pLin[o + 2]);
+      if (iso[ib] === iso[ib] || free[ib] === 0) integrateOrientation(q, 4 * ib, wx + pAng[o], wy + pAng[o + 1], wz + pAng[o + 2], h);
+      else this.integrateBodyOrientation(ib, h);
+    }
+  }
+
+  /**
    * q ← Cay(h ω_orient) q with ω_orient = ω + midpointOffset (E4) and ω ← Cay(h ω_orient) ω
    * (carried with the body, header) for a free non-isotropic body; ω_orient = ω otherwise.
    */

@@ -209,7 +209,7 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'pgs-cpu',
-    description: 'projected Gauss-Seidel of the Starframe text: every row in turn, clamped to its bounds, Baumgarte β with 5 mm slop, restitution, warm start (f64); 4 substeps of 8 sweeps by default (Rapier’s and Box2D’s 4 substeps): a 10-box stack awake creeps 62 mm over 9 s at 1 step of 10 sweeps, 12 mm at 2 × 10, 6.8 mm at 2 × 16, 2.4 mm at 4 × 8 (test/piles.test.ts); on an unbraced column (C bodies single file, from the support graph at the start) max(4, ⌈C²/8 · √(2 cm / L)⌉) substeps: 6 for fifteen 1 m boxes (17.9 mm at 4), 12 for ten 5 cm boxes (8.6 mm at 4), 4 on a pyramid or a wall (pgs/substeps.ts)',
+    description: 'projected Gauss-Seidel of the Starframe text: every row in turn, clamped to its bounds, Baumgarte β with 5 mm slop (the joints\' by split impulses: a position pass that the warm start never carries), restitution, warm start (f64); 4 substeps of 8 sweeps by default (Rapier’s and Box2D’s 4 substeps): a 10-box stack awake creeps 62 mm over 9 s at 1 step of 10 sweeps, 12 mm at 2 × 10, 6.8 mm at 2 × 16, 2.4 mm at 4 × 8 (test/piles.test.ts); on an unbraced column (C bodies single file, from the support graph at the start) max(4, ⌈C²/8 · √(2 cm / L)⌉) substeps: 6 for fifteen 1 m boxes (17.9 mm at 4), 12 for ten 5 cm boxes (8.6 mm at 4), 4 on a pyramid or a wall (pgs/substeps.ts)',
     device: 'cpu',
     reads: velocityLevelSleeping,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },

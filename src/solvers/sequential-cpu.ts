@@ -21,7 +21,9 @@
  *         warm start             apply h M⁻¹ Jᵀ λ of the accumulated λ (joints, then contacts)
  *         solve                  --iterations sequential sweeps with the bias: joints, then contacts,
  *                                each contact's separation moved by the bodies' motion (K1)
- *         integrate positions    x ← x + h v, q ← q ⊕ h ω
+ *         (split impulse: pgs-cpu, gs-cpu) the joints' Baumgarte feedback as a position pass of its own on
+ *                                pseudo-velocities P, timed with the solve (rows/block-solver.ts solvePositions)
+ *         integrate positions    x ← x + h v, q ← q ⊕ h ω  (with a split impulse: by v + P, ω + P_ω)
  *         relax (soft step only) --iterations sweeps, rigid and without bias (but a speculative
  *                                contact's s/h), at the new pose: removes the velocity the soft bias
  *                                added, so push-out does not become bounce; restitution runs once more
@@ -52,6 +54,11 @@ export interface SequentialVariant {
   jointSpring: ((options: SolverOptions, h: number) => SoftnessSpec) | null;
   /** 'substep': the k-th sweep of a substep goes backwards when k is odd; 'run': every other sweep of the run */
   sweepParity: 'substep' | 'run';
+  /**
+   * Rigid joints (jointSpring null, no relax) by split impulses (rows/block-solver.ts solvePositions):
+   * the velocity solve unbiased and warm-started, the Baumgarte feedback a position pass of its own
+   */
+  splitImpulse?: boolean;
 }
 
 const RELAX_STAGES = ['collide', 'prepare joints', 'prepare contacts', 'integrate velocities', 'restitution', 'warm start', 'solve', 'integrate positions', 'relax', 'store impulses'] as const;
@@ -73,6 +80,9 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
   private readonly linVelDelta: Float64Array;
   private readonly angVelDelta: Float64Array;
   private readonly gravityStep = new Float64Array(3);
+  /** the position pass's pseudo-velocities (split impulse), 3 per body */
+  private readonly pseudoLin: Float64Array;
+  private readonly pseudoAng: Float64Array;
 
   constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: SequentialVariant) {
     super(world, options);
@@ -85,6 +95,10 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
     this.rigid = new RigidBodyCore(this.w, this.w);
     this.rowSolver = new RowBlockSolver(this.joints, nb, this.w.inverseMass, this.options.compliance);
     this.rowSolver.rows.pointJacobian = variant.jointSpring !== null; // soft joints are solved through J (γ ≠ 0 on their rows)
+    this.rowSolver.splitPositionBias = variant.splitImpulse === true && variant.jointSpring === null && !variant.relax;
+    const split = this.rowSolver.splitPositionBias;
+    this.pseudoLin = new Float64Array(split ? 3 * nb : 0);
+    this.pseudoAng = new Float64Array(split ? 3 * nb : 0);
     if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
     if (this.collision) {
       this.collision.coherence = true; // the manifolds' points carried while a pair barely moves (collision/manifolds.ts refresh)
@@ -210,9 +224,14 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
         this.sweep(h, false, reverse);
       }
       if (record) this.recordResidual(h, residual);
+      // split impulse: the joints' Baumgarte feedback as a position pass of its own (rows/block-solver.ts
+      // solvePositions), timed with the solve
+      const split = joints && rs.splitPositionBias;
+      if (split) rs.solvePositions(h, I, RowBlockSolver.positionSweeps(iterations), 'symmetric', this.pseudoLin, this.pseudoAng);
       lap('solve');
       // integrate positions
-      this.rigid.computePositions(h, this.linVelDelta, this.angVelDelta); // (ΔV is 0: folded)
+      if (split) this.rigid.computePositionsSplit(h, this.linVelDelta, this.angVelDelta, this.pseudoLin, this.pseudoAng);
+      else this.rigid.computePositions(h, this.linVelDelta, this.angVelDelta); // (ΔV is 0: folded)
       if (contacts) cs.updatePose(w.position, w.orientation);
       lap('integrate positions');
       if (!variant.relax) continue;

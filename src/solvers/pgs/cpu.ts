@@ -18,6 +18,10 @@
  *                         clamped to the disc |λ_t| ≤ μ λ_n (the text's −μλ_n ≤ λ ≤ μλ_n, isotropic)
  *   restitution           the bias −e J V₁ ("Other uses for bias"), as a velocity pass after the solve
  *   finishing steps       V₂ = V_{1+f} + h M⁻¹ Jᵀ λ;  x₂ = x₁ + h V₂ (semi-implicit Euler)
+ *   split impulse         the joints' −β C / h is not in that solve: a position pass of its own on
+ *                         pseudo-velocities P (from 0, never stored), x₂ = x₁ + h (V₂ + P)
+ *                         (rows/block-solver.ts header: the warm start carried the bias's push into the next
+ *                         step, which diverged joint chains; test/joint-split.test.ts)
  *
  * Its joints are rows (rows/block-solver.ts), its contacts the contact solver's records
  * (contacts/contact-solver.ts: a point's normal row, then its friction pair); what makes it the text's
@@ -34,11 +38,12 @@ export class PgsCpuSolver extends SequentialCpuSolver {
 
   /**
    * Projected Gauss-Seidel (header) as the sequential stage list (solvers/sequential-cpu.ts): rigid rows
-   * with Baumgarte β and the 5 mm slop (rows/block-solver.ts baumgarteContacts), no relax; the sweeps
+   * with Baumgarte β and the 5 mm slop (rows/block-solver.ts baumgarteContacts), the joints' β by split
+   * impulses, no relax; the sweeps
    * alternate direction over the run (symmetric Gauss-Seidel), which converges to the same λ and has no
    * preferred sense of rotation.
    */
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}) {
-    super(world, options, { relax: false, contactRule: (o) => baumgarteContacts(o.beta, o.restitutionThreshold), jointSpring: null, sweepParity: 'run' });
+    super(world, options, { relax: false, contactRule: (o) => baumgarteContacts(o.beta, o.restitutionThreshold), jointSpring: null, sweepParity: 'run', splitImpulse: true });
   }
 }
