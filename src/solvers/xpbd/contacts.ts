@@ -571,8 +571,13 @@ export class XpbdContacts {
       W[j + 3] = 0; W[j + 4] = 0; W[j + 5] = 0;
     }
     this.bDiag[i] = d;
-    this.bInverse[i] = 1 / d;
     this.bTarget[i] = b;
+    // the sweeps' copies, scaled by 1 / K_ii (solveBlock: Δλ_i = (b_i − J_i Δ) / K_ii in one product less)
+    const inv = 1 / d, Cs = this.bCScaled;
+    Cs[j] = ax * inv; Cs[j + 1] = ay * inv; Cs[j + 2] = az * inv;
+    Cs[j + 3] = bx * inv; Cs[j + 4] = by * inv; Cs[j + 5] = bz * inv;
+    this.bLinScaled[i] = (mA + mB) * inv;
+    this.bTargetScaled[i] = b * inv;
     this.bLambda[i] = 0;
   }
 
@@ -626,11 +631,10 @@ export class XpbdContacts {
    * to rounding (profile, 10k rain: the K form's solveBlock was 37 % of the frame).
    */
   private solveBlock(rows: number, oneSided: boolean, stickTest = false): boolean {
-    const lam = this.bLambda, kind = this.bKind, C = this.bC, W = this.bW, inv = this.bInverse;
-    const diag = this.bDiag, target = this.bTarget, mu = this.bMu, bound = this.bBound, point = this.bPoint;
+    const lam = this.bLambda, kind = this.bKind, W = this.bW, Cs = this.bCScaled, Q = this.bLinScaled, G = this.bTargetScaled;
+    const diag = this.bDiag, mu = this.bMu, bound = this.bBound, point = this.bPoint;
     // one point (its normal row, or its normal and tangent pair): solved exactly, not swept
     if (rows === 1 || (rows === 3 && kind[1] === 1 && kind[2] === 2)) return this.solvePoint(rows, oneSided);
-    const lin = this.bMassA + this.bMassB;
     // Δ of the first iterate (0, or the warm start's λ)
     this.sumsOf(rows);
     const S = this.bSum;
@@ -645,11 +649,14 @@ export class XpbdContacts {
       for (let i = 0; i < normals; i++) {
         if (!(diag[i] > 0)) continue;
         const j = 6 * i;
-        const jd = lin * L0 + (C[j] * ax + C[j + 1] * ay + C[j + 2] * az) + (C[j + 3] * bx + C[j + 4] * by + C[j + 5] * bz);
+        // (b_i − J_i Δ) / K_ii from the row's scaled copies (bScaled: c / K_ii, b / K_ii, (m_A⁻¹ + m_B⁻¹) / K_ii)
         const old = lam[i];
-        let next = old + (target[i] - jd) * inv[i];
-        if (oneSided && next < 0) next = 0;
-        const dl = next - old;
+        let dl = G[i] - (Q[i] * L0 + (Cs[j] * ax + Cs[j + 1] * ay + Cs[j + 2] * az) + (Cs[j + 3] * bx + Cs[j + 4] * by + Cs[j + 5] * bz));
+        let next = old + dl;
+        if (oneSided && next < 0) {
+          next = 0;
+          dl = -old;
+        }
         if (Math.abs(next) > size) size = Math.abs(next);
         if (dl === 0) continue;
         if (Math.abs(dl) > change) change = Math.abs(dl);
@@ -662,10 +669,9 @@ export class XpbdContacts {
         // the pair (i, i + 1): t₁ free, then t₂ and the pair held in the disc of radius bound
         let j = 6 * i;
         if (diag[i] > 0) {
-          const jd = lin * L1 + (C[j] * ax + C[j + 1] * ay + C[j + 2] * az) + (C[j + 3] * bx + C[j + 4] * by + C[j + 5] * bz);
           const old = lam[i];
-          const next = old + (target[i] - jd) * inv[i];
-          const dl = next - old;
+          const dl = G[i] - (Q[i] * L1 + (Cs[j] * ax + Cs[j + 1] * ay + Cs[j + 2] * az) + (Cs[j + 3] * bx + Cs[j + 4] * by + Cs[j + 5] * bz));
+          const next = old + dl;
           if (Math.abs(next) > size) size = Math.abs(next);
           if (dl !== 0) {
             if (Math.abs(dl) > change) change = Math.abs(dl);
@@ -678,9 +684,9 @@ export class XpbdContacts {
         const i2 = i + 1;
         if (!(diag[i2] > 0)) continue;
         j += 6;
-        const jd = lin * L2 + (C[j] * ax + C[j + 1] * ay + C[j + 2] * az) + (C[j + 3] * bx + C[j + 4] * by + C[j + 5] * bz);
         const old = lam[i2];
-        let next = old + (target[i2] - jd) * inv[i2];
+        let dl = G[i2] - (Q[i2] * L2 + (Cs[j] * ax + Cs[j + 1] * ay + Cs[j + 2] * az) + (Cs[j + 3] * bx + Cs[j + 4] * by + Cs[j + 5] * bz));
+        let next = old + dl;
         const r = mu[i2] > 0 ? mu[i2] * lam[point[i2]] : bound[i2];
         if (r >= 0) {
           const t1 = lam[i], l = Math.sqrt(t1 * t1 + next * next);
@@ -696,9 +702,9 @@ export class XpbdContacts {
               bx += W[k + 3] * d1; by += W[k + 4] * d1; bz += W[k + 5] * d1;
             }
             next *= f;
+            dl = next - old;
           }
         }
-        const dl = next - old;
         if (Math.abs(next) > size) size = Math.abs(next);
         if (dl === 0) continue;
         if (Math.abs(dl) > change) change = Math.abs(dl);
@@ -769,8 +775,10 @@ export class XpbdContacts {
   private readonly bC = new Float64Array(6 * 12);
   private readonly bW = new Float64Array(6 * 12);
   private readonly bDiag = new Float64Array(12);
-  /** 1 / K_ii (the sweeps multiply) */
-  private readonly bInverse = new Float64Array(12);
+  /** the sweeps' copies of c_A, c_B (6 a row), m_A⁻¹ + m_B⁻¹ and b, each divided by K_ii (row) */
+  private readonly bCScaled = new Float64Array(6 * 12);
+  private readonly bLinScaled = new Float64Array(12);
+  private readonly bTargetScaled = new Float64Array(12);
   private readonly bTarget = new Float64Array(12);
   private readonly bLambda = new Float64Array(12);
   private readonly bBound = new Float64Array(12);
@@ -828,8 +836,6 @@ export class XpbdContacts {
       const np = Math.min(m1 - m0, 4);
       const a = list.bodyA[m0], b = list.bodyB[m0], ao = 3 * a, bo = 3 * b, o3 = 3 * m0;
       const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
-      this.inertias(m0); // the same two bodies for the whole manifold
-      this.beginBlock(m0);
       // penetrations d = −(p_B − p_A) · n and tangential motions Δp_t at the pose now
       let deepest = 0;
       const dp = this.dp;
@@ -848,6 +854,9 @@ export class XpbdContacts {
         continue;
       }
       if (deepest > this.deepest) this.deepest = deepest;
+      // the bodies' I⁻¹ at the pose now (the same two bodies for the whole manifold; measuring reads none)
+      this.inertias(m0);
+      this.beginBlock(m0);
       let blockRows = np;
       for (let attempt = 0; attempt < 2; attempt++) {
         // lay the block out: normals first, then the tangent pairs of the points allowed to stick
