@@ -117,6 +117,17 @@
  * unconverged after the substep's one iteration, which test/xpbd-contacts.test.ts's residual check and
  * departures 1 and 4 (creep, rocking) rule out; the blocks' slow sweeps (the residual falls ~×0.56 per
  * sweep on a box face: 12 rows of rank 6) are what the rain's frame still spends most in.
+ * The block's layout (row, solveBlock): no 12-wide J, no K. A row keeps its lever-arm products
+ * c = r × u and W = I⁻¹ c of each body; the block's Δ = M⁻¹ Jᵀ λ is kept in 9 numbers (Λ per direction
+ * n, t₁, t₂ and θ_A, θ_B: sumsOf), so a row's J_i Δ is 7 products and its update 7 more, where the K
+ * form formed K (66 sums of 6 products for 12 rows) and read a row of it per update; the iterates are
+ * the same in exact arithmetic (f64 rounding apart). Per frame the manifolds' ends are found once
+ * (begin); per substep a manifold's I⁻¹ is loaded only when one of its points touches, Δp only where a
+ * tangent pair reads it, ṽ_n only where e > 0. Measured (CPU ms a frame, process time, main's K form
+ * → this, alternating on one loaded 2-core VM): rain 3k 100 frames 96 → 74 (sleep on), 93 → 65 (sleep
+ * off), softstep-cpu 30 / 24 there; pyramid base 20 sleep off 57.5 → 31.9. What is left is mostly the
+ * sweeps themselves (~1.3 M row updates a frame on the 3k rain, most in blocks that run all 16) and the
+ * 10 substeps against softstep's 4: per substep the contacts cost ~1.4× softstep's.
  *
  * Bounded push-out. The projection moves the bodies by d and XPBD reads the move as velocity,
  * v = (x − x̄)/h: an overlap d̄ that the bodies already have at a substep's start, taken out at once,
