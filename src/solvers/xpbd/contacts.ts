@@ -125,7 +125,8 @@
  * (begin); per substep a manifold's I⁻¹ is loaded only when one of its points touches, Δp only where a
  * tangent pair reads it, ṽ_n only where e > 0. Measured (CPU ms a frame, process time, main's K form
  * → this, alternating on one loaded 2-core VM): rain 3k 100 frames 96 → 74 (sleep on), 93 → 65 (sleep
- * off), softstep-cpu 30 / 24 there; pyramid base 20 sleep off 57.5 → 31.9. What is left is mostly the
+ * off), softstep-cpu 30 / 24 there; pyramid base 20 sleep off 57.5 → 31.9; rain 10k 200 frames 429 →
+ * 274 (softstep-cpu 79: 5.4× → 3.5×, not yet the 2× of issue 21). What is left is mostly the
  * sweeps themselves (~1.3 M row updates a frame on the 3k rain, most in blocks that run all 16) and the
  * 10 substeps against softstep's 4: per substep the contacts cost ~1.4× softstep's.
  *
