@@ -117,6 +117,18 @@
  * unconverged after the substep's one iteration, which test/xpbd-contacts.test.ts's residual check and
  * departures 1 and 4 (creep, rocking) rule out; the blocks' slow sweeps (the residual falls ~×0.56 per
  * sweep on a box face: 12 rows of rank 6) are what the rain's frame still spends most in.
+ * The block's layout (row, solveBlock): no 12-wide J, no K. A row keeps its lever-arm products
+ * c = r × u and W = I⁻¹ c of each body; the block's Δ = M⁻¹ Jᵀ λ is kept in 9 numbers (Λ per direction
+ * n, t₁, t₂ and θ_A, θ_B: sumsOf), so a row's J_i Δ is 7 products and its update 7 more, where the K
+ * form formed K (66 sums of 6 products for 12 rows) and read a row of it per update; the iterates are
+ * the same in exact arithmetic (f64 rounding apart). Per frame the manifolds' ends are found once
+ * (begin); per substep a manifold's I⁻¹ is loaded only when one of its points touches, Δp only where a
+ * tangent pair reads it, ṽ_n only where e > 0. Measured (CPU ms a frame, process time, main's K form
+ * → this, alternating on one loaded 2-core VM): rain 3k 100 frames 96 → 74 (sleep on), 93 → 65 (sleep
+ * off), softstep-cpu 30 / 24 there; pyramid base 20 sleep off 57.5 → 31.9; rain 10k 200 frames 429 →
+ * 274 (softstep-cpu 79: 5.4× → 3.5×, not yet the 2× of issue 21). What is left is mostly the
+ * sweeps themselves (~1.3 M row updates a frame on the 3k rain, most in blocks that run all 16) and the
+ * 10 substeps against softstep's 4: per substep the contacts cost ~1.4× softstep's.
  *
  * Bounded push-out. The projection moves the bodies by d and XPBD reads the move as velocity,
  * v = (x − x̄)/h: an overlap d̄ that the bodies already have at a substep's start, taken out at once,
@@ -281,6 +293,13 @@ export class XpbdContacts {
         }
       }
     }
+    // each point's manifold end, once per frame (manifoldEnd reads it; the list does not change in the frame)
+    if (this.endOf.length < n) this.endOf = new Int32Array(this.lambdaN.length);
+    for (let m0 = 0; m0 < n; ) {
+      const m1 = this.manifoldEndOf(list, m0);
+      for (let c = m0; c < m1; c++) this.endOf[c] = m1;
+      m0 = m1;
+    }
     // marked seen after every point read its origin (a slot's points share one stamp)
     for (let c = 0; c < n; c++) {
       const slot = list.manifoldPoint[c] >> 2;
@@ -369,7 +388,10 @@ export class XpbdContacts {
     this.lambdaT2.fill(0, 0, n);
     this.active.fill(0, 0, n);
     this.deepest = 0;
+    // ṽ_n is read only where e > 0 (the velocity pass's restitution target, collide): elsewhere −e ṽ_n = 0
+    const e = list.restitution;
     for (let c = 0; c < n; c++) {
+      if (!(e[c] > 0)) continue;
       this.arms(c);
       this.normalVelocityBefore[c] = this.relativeNormalVelocity(c);
     }
@@ -508,137 +530,212 @@ export class XpbdContacts {
   }
   private readonly acc = new Float64Array(12);
 
-  /** The end of the manifold that starts at point c (its points are consecutive: one pair, one n). */
+  /** The end of the manifold that starts at point c (its points are consecutive: one pair, one n; begin finds them once a frame). */
   private manifoldEnd(c: number): number {
-    const list = this.list!;
-    const a = list.bodyA[c], b = list.bodyB[c];
-    let e = c + 1;
-    while (e < list.count && list.bodyA[e] === a && list.bodyB[e] === b) e++;
-    return e;
+    return this.endOf[c];
   }
+  /** per point of the frame: the end of its manifold (begin) */
+  private endOf = new Int32Array(0);
 
   /**
-   * Row i of the manifold block: J_i = (−u, −(r_A × u), u, r_B × u) for point c along unit u (arms
-   * and I⁻¹ in s), with M⁻¹J_iᵀ and K_ii = J_i M⁻¹ J_iᵀ = w_A(u) + w_B(u); target b, bounds by kind.
+   * The manifold whose block is laid out next (its first point m0): its two bodies' inverse masses and
+   * its basis n, t₁, t₂ (one per manifold: collision/pipeline.ts), which the block's rows and its Δ read.
    */
-  private row(i: number, c: number, ux: number, uy: number, uz: number, b: number): void {
-    const list = this.list!, s = this.s, m = this.w.inverseMass, J = this.bJ, MJ = this.bMJ;
-    const j = 12 * i;
-    for (let side = 0; side < 2; side++) {
-      const body = side === 0 ? list.bodyA[c] : list.bodyB[c];
-      const sign = side === 0 ? -1 : 1, ro = 3 * side, io = 6 + 9 * side, o = j + 6 * side;
-      const rx = s[ro], ry = s[ro + 1], rz = s[ro + 2];
-      J[o] = sign * ux; J[o + 1] = sign * uy; J[o + 2] = sign * uz;
-      J[o + 3] = sign * (ry * uz - rz * uy); J[o + 4] = sign * (rz * ux - rx * uz); J[o + 5] = sign * (rx * uy - ry * ux);
-      const mi = m[body];
-      if (mi === 0) {
-        for (let k = 0; k < 6; k++) MJ[o + k] = 0;
-        continue;
-      }
-      MJ[o] = mi * J[o]; MJ[o + 1] = mi * J[o + 1]; MJ[o + 2] = mi * J[o + 2];
-      for (let k = 0; k < 3; k++) MJ[o + 3 + k] = s[io + 3 * k] * J[o + 3] + s[io + 3 * k + 1] * J[o + 4] + s[io + 3 * k + 2] * J[o + 5];
+  private beginBlock(m0: number): void {
+    const list = this.list!, m = this.w.inverseMass, o3 = 3 * m0, u = this.bBasis;
+    this.bMassA = m[list.bodyA[m0]];
+    this.bMassB = m[list.bodyB[m0]];
+    u[0] = list.normal[o3]; u[1] = list.normal[o3 + 1]; u[2] = list.normal[o3 + 2];
+    u[3] = list.tangent1[o3]; u[4] = list.tangent1[o3 + 1]; u[5] = list.tangent1[o3 + 2];
+    u[6] = list.tangent2[o3]; u[7] = list.tangent2[o3 + 1]; u[8] = list.tangent2[o3 + 2];
+  }
+  private bMassA = 0;
+  private bMassB = 0;
+  /** the block's manifold basis: n, t₁, t₂ (the directions of row kinds 0, 1, 2) */
+  private readonly bBasis = new Float64Array(9);
+
+  /**
+   * Row i of the manifold block: J_i = (−u, −(r_A × u), u, r_B × u) for a point along unit u (arms and
+   * I⁻¹ in s). Kept in the lever-arm form, no 12-wide J: c_A = r_A × u, c_B = r_B × u, their images
+   * W_A = I_A⁻¹ c_A, W_B = I_B⁻¹ c_B (0 on a fixed body), and K_ii = J_i M⁻¹ J_iᵀ = w_A(u) + w_B(u) =
+   * (m_A⁻¹ + m_B⁻¹)|u|² + c_A · W_A + c_B · W_B; target b, λ = 0; bounds by kind (the caller's).
+   */
+  private row(i: number, ux: number, uy: number, uz: number, b: number): void {
+    const s = this.s, C = this.bC, W = this.bW, j = 6 * i;
+    const mA = this.bMassA, mB = this.bMassB;
+    const ax = s[1] * uz - s[2] * uy, ay = s[2] * ux - s[0] * uz, az = s[0] * uy - s[1] * ux;
+    const bx = s[4] * uz - s[5] * uy, by = s[5] * ux - s[3] * uz, bz = s[3] * uy - s[4] * ux;
+    C[j] = ax; C[j + 1] = ay; C[j + 2] = az;
+    C[j + 3] = bx; C[j + 4] = by; C[j + 5] = bz;
+    let d = (mA + mB) * (ux * ux + uy * uy + uz * uz);
+    if (mA !== 0) {
+      const wx = s[6] * ax + s[7] * ay + s[8] * az, wy = s[9] * ax + s[10] * ay + s[11] * az, wz = s[12] * ax + s[13] * ay + s[14] * az;
+      W[j] = wx; W[j + 1] = wy; W[j + 2] = wz;
+      d += ax * wx + ay * wy + az * wz;
+    } else {
+      W[j] = 0; W[j + 1] = 0; W[j + 2] = 0;
     }
-    let d = 0;
-    for (let k = 0; k < 12; k++) d += J[j + k] * MJ[j + k];
+    if (mB !== 0) {
+      const wx = s[15] * bx + s[16] * by + s[17] * bz, wy = s[18] * bx + s[19] * by + s[20] * bz, wz = s[21] * bx + s[22] * by + s[23] * bz;
+      W[j + 3] = wx; W[j + 4] = wy; W[j + 5] = wz;
+      d += bx * wx + by * wy + bz * wz;
+    } else {
+      W[j + 3] = 0; W[j + 4] = 0; W[j + 5] = 0;
+    }
     this.bDiag[i] = d;
     this.bTarget[i] = b;
+    // the sweeps' copies, scaled by 1 / K_ii (solveBlock: Δλ_i = (b_i − J_i Δ) / K_ii in one product less)
+    const inv = 1 / d, Cs = this.bCScaled;
+    Cs[j] = ax * inv; Cs[j + 1] = ay * inv; Cs[j + 2] = az * inv;
+    Cs[j + 3] = bx * inv; Cs[j + 4] = by * inv; Cs[j + 5] = bz * inv;
+    this.bLinScaled[i] = (mA + mB) * inv;
+    this.bTargetScaled[i] = b * inv;
     this.bLambda[i] = 0;
   }
 
   /**
-   * Projected Gauss–Seidel on the manifold's block of `rows` rows (K λ = b, K = J M⁻¹ Jᵀ, to
-   * convergence: up to BLOCK_SWEEPS sweeps over ≤ 12 rows, fewer once converged): rows kind 0 normal
-   * (λ ≥ 0 when `oneSided`, else free), then per point a pair of tangent rows (kind 1 and 2: free when `bound` < 0, else the pair held
-   * in the disc |λ_t| ≤ bound[pair]). The result Δ = M⁻¹ Jᵀ λ (12: Δx_A, Δθ_A, Δx_B, Δθ_B) in bDelta.
+   * The block's Δ = M⁻¹ Jᵀ λ held in 9 numbers (bSum), from which every J_i Δ follows without K:
+   *   Λ_k = Σ_{rows j of kind k} λ_j (k = 0, 1, 2: n, t₁, t₂),  θ_A = Σ_j W_A,j λ_j,  θ_B = Σ_j W_B,j λ_j
+   *   Δx_A = −m_A⁻¹ (Λ₀ n + Λ₁ t₁ + Λ₂ t₂),  Δθ_A = −θ_A,  Δx_B = m_B⁻¹ (…),  Δθ_B = θ_B
+   *   J_i Δ = (m_A⁻¹ + m_B⁻¹) Λ_kind(i) + c_A,i · θ_A + c_B,i · θ_B
+   * (n, t₁, t₂ orthonormal: u_i · u_j is 1 for rows of one kind, 0 otherwise, as K's linear part).
+   * Sets bSum from bLambda over `rows` rows.
    */
+  private sumsOf(rows: number): void {
+    const W = this.bW, lam = this.bLambda, kind = this.bKind, S = this.bSum;
+    S.fill(0);
+    for (let i = 0; i < rows; i++) {
+      const l = lam[i];
+      if (l === 0) continue;
+      const j = 6 * i;
+      S[kind[i]] += l;
+      S[3] += W[j] * l; S[4] += W[j + 1] * l; S[5] += W[j + 2] * l;
+      S[6] += W[j + 3] * l; S[7] += W[j + 4] * l; S[8] += W[j + 5] * l;
+    }
+  }
+  /** Λ₀, Λ₁, Λ₂, θ_A (3), θ_B (3) of the last block solved (sumsOf) */
+  private readonly bSum = new Float64Array(9);
+
   /**
    * Whether the last block solve met the targets of rows [from, to) (the tangent rows) to
    * STICK_TOLERANCE of their norm: |target − J Δ| ≤ tol |target| (the stick tests).
    */
   private targetsMet(from: number, to: number): boolean {
+    const C = this.bC, S = this.bSum, kind = this.bKind, lin = this.bMassA + this.bMassB;
     let r2 = 0, b2 = 0;
     for (let i = from; i < to; i++) {
-      let jd = 0;
-      for (let k = 0; k < 12; k++) jd += this.bJ[12 * i + k] * this.bDelta[k];
+      const j = 6 * i;
+      const jd = lin * S[kind[i]] + (C[j] * S[3] + C[j + 1] * S[4] + C[j + 2] * S[5]) + (C[j + 3] * S[6] + C[j + 4] * S[7] + C[j + 5] * S[8]);
       r2 += (this.bTarget[i] - jd) ** 2;
       b2 += this.bTarget[i] ** 2;
     }
     return r2 <= STICK_TOLERANCE * STICK_TOLERANCE * b2;
   }
 
-  private solveBlock(rows: number, oneSided: boolean, a: number, b: number, stickTest = false): boolean {
-    const J = this.bJ, MJ = this.bMJ, D = this.bDelta, lam = this.bLambda, kind = this.bKind, K = this.bK;
-    const diag = this.bDiag, target = this.bTarget, mu = this.bMu, bound = this.bBound, point = this.bPoint;
-    // the columns of a body that moves: M⁻¹Jᵀ is 0 on a fixed body's six (row), so K's sums and Δ
-    // skip them (the terms left out are exact zeros)
-    const m = this.w.inverseMass;
-    const k0 = m[a] === 0 ? 6 : 0, k1 = m[b] === 0 ? 6 : 12;
+  /**
+   * Projected Gauss–Seidel on the manifold's block of `rows` rows (K λ = b, K = J M⁻¹ Jᵀ, to
+   * convergence: up to BLOCK_SWEEPS sweeps over ≤ 12 rows, fewer once converged): rows kind 0 normal
+   * (λ ≥ 0 when `oneSided`, else free), then per point a pair of tangent rows (kind 1 and 2: free when
+   * `bound` < 0, else the pair held in the disc |λ_t| ≤ bound[pair]). The result Δ = M⁻¹ Jᵀ λ in bSum.
+   * A row's update reads J_i M⁻¹ Jᵀ λ = J_i Δ from Δ kept up to date in its 9 numbers (sumsOf: 7 terms
+   * to read and 7 to write a row, with a fixed body 4 and 4) instead of forming K (66 sums of 6
+   * products a 12-row block) and reading rows terms of it: the same iteration in exact arithmetic, up
+   * to rounding (profile, 10k rain: the K form's solveBlock was 37 % of the frame).
+   */
+  private solveBlock(rows: number, oneSided: boolean, stickTest = false): boolean {
+    const lam = this.bLambda, kind = this.bKind, W = this.bW, Cs = this.bCScaled, Q = this.bLinScaled, G = this.bTargetScaled;
+    const diag = this.bDiag, mu = this.bMu, bound = this.bBound, point = this.bPoint;
     // one point (its normal row, or its normal and tangent pair): solved exactly, not swept
-    if (rows === 1 || (rows === 3 && kind[1] === 1 && kind[2] === 2)) return this.solvePoint(rows, oneSided, k0, k1);
-    // K = J M⁻¹ Jᵀ once (symmetric), so a row's update reads J_i M⁻¹ Jᵀ λ = Σ_j K_ij λ_j (rows terms)
-    // instead of keeping Δ = M⁻¹ Jᵀ λ up to date (12 terms to read, 12 to write per row); the same
-    // iteration in exact arithmetic, up to rounding (profile: this loop was ~65 % of a base-20
-    // pyramid's frame, most of its 12-row blocks running all BLOCK_SWEEPS; measured 3.5 → 2.5 s of
-    // it in 60 frames, the frame 72 → 58 ms CPU, sleep off)
-    // K_ij = (m_A⁻¹ + m_B⁻¹) u_i · u_j + Σ_bodies (r × u_i)ᵀ I⁻¹ (r × u_j): the rows' directions are the
-    // manifold's n, t₁, t₂ (one per kind, orthonormal), so u_i · u_j is 1 for two rows of one kind and 0
-    // otherwise; only the angular thirds of J and M⁻¹Jᵀ are summed (3 terms a moving body, not 6)
-    const linear = m[a] + m[b], angA = m[a] !== 0, angB = m[b] !== 0;
-    for (let i = 0; i < rows; i++) {
-      const ji = 12 * i, ki = kind[i];
-      K[13 * i] = diag[i];
-      for (let j = i + 1; j < rows; j++) {
-        const jj = 12 * j;
-        let v = kind[j] === ki ? linear : 0;
-        if (angA) v += J[ji + 3] * MJ[jj + 3] + J[ji + 4] * MJ[jj + 4] + J[ji + 5] * MJ[jj + 5];
-        if (angB) v += J[ji + 9] * MJ[jj + 9] + J[ji + 10] * MJ[jj + 10] + J[ji + 11] * MJ[jj + 11];
-        K[12 * i + j] = v;
-        K[12 * j + i] = v;
-      }
-    }
+    if (rows === 1 || (rows === 3 && kind[1] === 1 && kind[2] === 2)) return this.solvePoint(rows, oneSided);
+    // Δ of the first iterate (0, or the warm start's λ)
+    this.sumsOf(rows);
+    const S = this.bSum;
+    let L0 = S[0], L1 = S[1], L2 = S[2];
+    let ax = S[3], ay = S[4], az = S[5], bx = S[6], by = S[7], bz = S[8];
+    // the rows are laid out normals first (kind 0), then the tangent pairs (kinds 1, 2): swept in two runs
+    let normals = 0;
+    while (normals < rows && kind[normals] === 0) normals++;
+    let done = true;
     for (let sweep = 0; sweep < BLOCK_SWEEPS; sweep++) {
       let change = 0, size = 0;
-      for (let i = 0; i < rows; i++) {
-        const Kii = diag[i];
-        if (!(Kii > 0)) continue;
-        const ki = 12 * i;
-        let jd = 0;
-        for (let j = 0; j < rows; j++) jd += K[ki + j] * lam[j];
+      for (let i = 0; i < normals; i++) {
+        if (!(diag[i] > 0)) continue;
+        const j = 6 * i;
+        // (b_i − J_i Δ) / K_ii from the row's scaled copies (bScaled: c / K_ii, b / K_ii, (m_A⁻¹ + m_B⁻¹) / K_ii)
         const old = lam[i];
-        let next = old + (target[i] - jd) / Kii;
-        const kd = kind[i];
-        if (kd === 0) {
-          if (oneSided && next < 0) next = 0;
-        } else if (kd === 2) {
-          // the pair (i − 1, i) in the disc of radius bound
-          const r = mu[i] > 0 ? mu[i] * lam[point[i]] : bound[i];
-          if (r >= 0) {
-            const t1 = lam[i - 1], l = Math.sqrt(t1 * t1 + next * next);
-            if (l > r) {
-              const f = l > 0 ? r / l : 0;
-              lam[i - 1] = t1 * f;
-              next *= f;
-            }
-          }
+        let dl = G[i] - (Q[i] * L0 + (Cs[j] * ax + Cs[j + 1] * ay + Cs[j + 2] * az) + (Cs[j + 3] * bx + Cs[j + 4] * by + Cs[j + 5] * bz));
+        let next = old + dl;
+        if (oneSided && next < 0) {
+          next = 0;
+          dl = -old;
         }
-        const dl = next - old;
         if (Math.abs(next) > size) size = Math.abs(next);
         if (dl === 0) continue;
         if (Math.abs(dl) > change) change = Math.abs(dl);
         lam[i] = next;
+        L0 += dl;
+        ax += W[j] * dl; ay += W[j + 1] * dl; az += W[j + 2] * dl;
+        bx += W[j + 3] * dl; by += W[j + 4] * dl; bz += W[j + 5] * dl;
+      }
+      for (let i = normals; i < rows; i += 2) {
+        // the pair (i, i + 1): t₁ free, then t₂ and the pair held in the disc of radius bound
+        let j = 6 * i;
+        if (diag[i] > 0) {
+          const old = lam[i];
+          const dl = G[i] - (Q[i] * L1 + (Cs[j] * ax + Cs[j + 1] * ay + Cs[j + 2] * az) + (Cs[j + 3] * bx + Cs[j + 4] * by + Cs[j + 5] * bz));
+          const next = old + dl;
+          if (Math.abs(next) > size) size = Math.abs(next);
+          if (dl !== 0) {
+            if (Math.abs(dl) > change) change = Math.abs(dl);
+            lam[i] = next;
+            L1 += dl;
+            ax += W[j] * dl; ay += W[j + 1] * dl; az += W[j + 2] * dl;
+            bx += W[j + 3] * dl; by += W[j + 4] * dl; bz += W[j + 5] * dl;
+          }
+        }
+        const i2 = i + 1;
+        if (!(diag[i2] > 0)) continue;
+        j += 6;
+        const old = lam[i2];
+        let dl = G[i2] - (Q[i2] * L2 + (Cs[j] * ax + Cs[j + 1] * ay + Cs[j + 2] * az) + (Cs[j + 3] * bx + Cs[j + 4] * by + Cs[j + 5] * bz));
+        let next = old + dl;
+        const r = mu[i2] > 0 ? mu[i2] * lam[point[i2]] : bound[i2];
+        if (r >= 0) {
+          const t1 = lam[i], l = Math.sqrt(t1 * t1 + next * next);
+          if (l > r) {
+            const f = l > 0 ? r / l : 0;
+            const scaled = t1 * f, d1 = scaled - t1;
+            lam[i] = scaled;
+            if (d1 !== 0) {
+              // the pair's first row scaled too: its share of Δ follows
+              const k = j - 6;
+              L1 += d1;
+              ax += W[k] * d1; ay += W[k + 1] * d1; az += W[k + 2] * d1;
+              bx += W[k + 3] * d1; by += W[k + 4] * d1; bz += W[k + 5] * d1;
+            }
+            next *= f;
+            dl = next - old;
+          }
+        }
+        if (Math.abs(next) > size) size = Math.abs(next);
+        if (dl === 0) continue;
+        if (Math.abs(dl) > change) change = Math.abs(dl);
+        lam[i2] = next;
+        L2 += dl;
+        ax += W[j] * dl; ay += W[j + 1] * dl; az += W[j + 2] * dl;
+        bx += W[j + 3] * dl; by += W[j + 4] * dl; bz += W[j + 5] * dl;
       }
       if (change <= BLOCK_CONVERGED * size) break; // converged: a sweep changed no λ by more than this fraction
       // a stick test's block still cycling after GIVE_UP_SWEEPS (its discs clamping back and forth: it
       // slides) fails the test: stopped here, its Δ unused (GIVE_UP_CHANGE says what that changes)
-      if (stickTest && sweep === GIVE_UP_SWEEPS - 1 && change > GIVE_UP_CHANGE * size) return false;
+      if (stickTest && sweep === GIVE_UP_SWEEPS - 1 && change > GIVE_UP_CHANGE * size) {
+        done = false;
+        break;
+      }
     }
-    // Δ = M⁻¹ Jᵀ λ
-    D.fill(0);
-    for (let i = 0; i < rows; i++) {
-      const l = lam[i], j = 12 * i;
-      if (l !== 0) for (let k = k0; k < k1; k++) D[k] += MJ[j + k] * l;
-    }
-    return true;
+    S[0] = L0; S[1] = L1; S[2] = L2;
+    S[3] = ax; S[4] = ay; S[5] = az; S[6] = bx; S[7] = by; S[8] = bz;
+    return done;
   }
   /**
    * solveBlock for a manifold of one point: the projection of Müller et al. 2020 §3.5 at that point, in
@@ -650,9 +747,10 @@ export class XpbdContacts {
    * Outside it, the point slides: false (the caller solves the normal row alone, as for a block that fails
    * its stick test). The swept block reached the same answer to BLOCK_CONVERGED, or gave up (measured
    * on the 10k rain: 1.2 M one-point blocks of 3 rows gave up after 8 sweeps, 0.9 M ran 2).
+   * K's off-diagonal terms K_ij = c_A,i · W_A,j + c_B,i · W_B,j (the linear part is 0: u_i ⊥ u_j).
    */
-  private solvePoint(rows: number, oneSided: boolean, k0: number, k1: number): boolean {
-    const J = this.bJ, MJ = this.bMJ, D = this.bDelta, lam = this.bLambda, target = this.bTarget;
+  private solvePoint(rows: number, oneSided: boolean): boolean {
+    const C = this.bC, W = this.bW, lam = this.bLambda, target = this.bTarget;
     const k00 = this.bDiag[0];
     if (!(k00 > 0)) return false;
     if (rows === 1) {
@@ -660,12 +758,9 @@ export class XpbdContacts {
       if (oneSided && l < 0) l = 0;
       lam[0] = l;
     } else {
-      let k01 = 0, k02 = 0, k12 = 0;
-      for (let k = k0; k < k1; k++) {
-        k01 += J[k] * MJ[12 + k];
-        k02 += J[k] * MJ[24 + k];
-        k12 += J[12 + k] * MJ[24 + k];
-      }
+      const k01 = C[0] * W[6] + C[1] * W[7] + C[2] * W[8] + (C[3] * W[9] + C[4] * W[10] + C[5] * W[11]);
+      const k02 = C[0] * W[12] + C[1] * W[13] + C[2] * W[14] + (C[3] * W[15] + C[4] * W[16] + C[5] * W[17]);
+      const k12 = C[6] * W[12] + C[7] * W[13] + C[8] * W[14] + (C[9] * W[15] + C[10] * W[16] + C[11] * W[17]);
       const k11 = this.bDiag[1], k22 = this.bDiag[2];
       // λ = K⁻¹ b by the adjugate of the symmetric K
       const c00 = k11 * k22 - k12 * k12, c01 = k02 * k12 - k01 * k22, c02 = k01 * k12 - k02 * k11;
@@ -684,19 +779,18 @@ export class XpbdContacts {
       lam[1] = l1;
       lam[2] = l2;
     }
-    D.fill(0);
-    for (let i = 0; i < rows; i++) {
-      const l = lam[i], j = 12 * i;
-      if (l !== 0) for (let k = k0; k < k1; k++) D[k] += MJ[j + k] * l;
-    }
+    this.sumsOf(rows);
     return true;
   }
 
-  /** the block's K = J M⁻¹ Jᵀ (row-major, stride 12) */
-  private readonly bK = new Float64Array(12 * 12);
-  private readonly bJ = new Float64Array(12 * 12);
-  private readonly bMJ = new Float64Array(12 * 12);
+  /** per row of the block (≤ 12): c_A, c_B (6; row), W_A, W_B (6), K_ii, target, λ, bound, kind, μ, point */
+  private readonly bC = new Float64Array(6 * 12);
+  private readonly bW = new Float64Array(6 * 12);
   private readonly bDiag = new Float64Array(12);
+  /** the sweeps' copies of c_A, c_B (6 a row), m_A⁻¹ + m_B⁻¹ and b, each divided by K_ii (row) */
+  private readonly bCScaled = new Float64Array(6 * 12);
+  private readonly bLinScaled = new Float64Array(12);
+  private readonly bTargetScaled = new Float64Array(12);
   private readonly bTarget = new Float64Array(12);
   private readonly bLambda = new Float64Array(12);
   private readonly bBound = new Float64Array(12);
@@ -704,23 +798,34 @@ export class XpbdContacts {
   /** μ of a tangent row whose disc follows its point's λ_n in the block (bPoint = the normal row); 0: bBound */
   private readonly bMu = new Float64Array(12);
   private readonly bPoint = new Int32Array(12);
-  private readonly bDelta = new Float64Array(12);
   private readonly stick = new Uint8Array(4);
 
-  /** Applies bDelta to the manifold's two bodies: positions (x += Δx, q += ½ (0, Δθ) ⊗ q) or velocities. */
+  /** Applies the block's Δ (bSum) to the manifold's two bodies: positions (x += Δx, q += ½ (0, Δθ) ⊗ q) or velocities. */
   private applyDelta(a: number, b: number, velocity: boolean): void {
-    const D = this.bDelta, m = this.w.inverseMass;
-    for (let side = 0; side < 2; side++) {
-      const body = side === 0 ? a : b;
-      if (m[body] === 0) continue;
-      const o = 6 * side, bo = 3 * body;
-      const lin = velocity ? this.w.linearVelocity : this.w.position;
-      lin[bo] += D[o]; lin[bo + 1] += D[o + 1]; lin[bo + 2] += D[o + 2];
+    const S = this.bSum, u = this.bBasis;
+    const px = S[0] * u[0] + S[1] * u[3] + S[2] * u[6];
+    const py = S[0] * u[1] + S[1] * u[4] + S[2] * u[7];
+    const pz = S[0] * u[2] + S[1] * u[5] + S[2] * u[8];
+    const lin = velocity ? this.w.linearVelocity : this.w.position;
+    const mA = this.bMassA, mB = this.bMassB;
+    if (mA !== 0) {
+      const bo = 3 * a;
+      lin[bo] -= mA * px; lin[bo + 1] -= mA * py; lin[bo + 2] -= mA * pz;
       if (velocity) {
         const om = this.w.angularVelocity;
-        om[bo] += D[o + 3]; om[bo + 1] += D[o + 4]; om[bo + 2] += D[o + 5];
+        om[bo] -= S[3]; om[bo + 1] -= S[4]; om[bo + 2] -= S[5];
       } else {
-        integrateOrientation(this.w.orientation, 4 * body, D[o + 3], D[o + 4], D[o + 5], 1);
+        integrateOrientation(this.w.orientation, 4 * a, -S[3], -S[4], -S[5], 1);
+      }
+    }
+    if (mB !== 0) {
+      const bo = 3 * b;
+      lin[bo] += mB * px; lin[bo + 1] += mB * py; lin[bo + 2] += mB * pz;
+      if (velocity) {
+        const om = this.w.angularVelocity;
+        om[bo] += S[6]; om[bo + 1] += S[7]; om[bo + 2] += S[8];
+      } else {
+        integrateOrientation(this.w.orientation, 4 * b, S[6], S[7], S[8], 1);
       }
     }
   }
@@ -743,22 +848,27 @@ export class XpbdContacts {
       const np = Math.min(m1 - m0, 4);
       const a = list.bodyA[m0], b = list.bodyB[m0], ao = 3 * a, bo = 3 * b, o3 = 3 * m0;
       const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
-      this.inertias(m0); // the same two bodies for the whole manifold
       // penetrations d = −(p_B − p_A) · n and tangential motions Δp_t at the pose now
       let deepest = 0;
       const dp = this.dp;
       for (let k = 0; k < np; k++) {
         const c = m0 + k;
-        const d = this.measure(c, o3, positionPrev, orientationPrev, dp, 4 * k);
+        const d = this.penetration(c, o3, positionPrev, orientationPrev, dp, 4 * k);
+        // Δp_t only where a tangent pair will read it (a point allowed to stick)
+        const stick = d > 0 && list.staticFriction[c] > 0 ? 1 : 0;
+        if (stick) this.tangentialMotion(c, positionPrev, orientationPrev, dp, 4 * k);
         this.saveArms(k); // the pose does not change until the manifold's Δ is applied
         if (d > deepest) deepest = d;
-        this.stick[k] = d > 0 && list.staticFriction[c] > 0 ? 1 : 0;
+        this.stick[k] = stick;
       }
       if (!(deepest > 0)) {
         m0 = m1;
         continue;
       }
       if (deepest > this.deepest) this.deepest = deepest;
+      // the bodies' I⁻¹ at the pose now (the same two bodies for the whole manifold; measuring reads none)
+      this.inertias(m0);
+      this.beginBlock(m0);
       let blockRows = np;
       for (let attempt = 0; attempt < 2; attempt++) {
         // lay the block out: normals first, then the tangent pairs of the points allowed to stick
@@ -770,7 +880,7 @@ export class XpbdContacts {
             this.loadArms(k);
             this.bKind[rows] = 0;
             this.bPoint[rows] = k;
-            this.row(rows++, c, nx, ny, nz, dp[4 * k + 3]);
+            this.row(rows++, nx, ny, nz, dp[4 * k + 3]);
           }
         } else {
           rows = np;
@@ -787,7 +897,7 @@ export class XpbdContacts {
             this.bPoint[rows] = k;
             this.bBound[rows] = -1;
             this.bMu[rows] = list.staticFriction[c]; // the static disc |λ_t| ≤ μ_s λ_n, λ_n of the same block
-            this.row(rows++, c, tx, ty, tz, -(dp[4 * k] * tx + dp[4 * k + 1] * ty + dp[4 * k + 2] * tz));
+            this.row(rows++, tx, ty, tz, -(dp[4 * k] * tx + dp[4 * k + 1] * ty + dp[4 * k + 2] * tz));
           }
         }
         blockRows = rows;
@@ -798,7 +908,7 @@ export class XpbdContacts {
             this.bLambda[i] = kd === 0 ? this.warmN[c] : kd === 1 ? this.warmT1[c] : this.warmT2[c];
           }
         }
-        const solved = this.solveBlock(rows, true, a, b, rows > np);
+        const solved = this.solveBlock(rows, true, rows > np);
         // static friction holds when a force distribution inside every point's cone undoes the
         // tangential motion: the block solve with the discs met its tangent targets (to STICK_TOLERANCE
         // of their norm). Else the manifold slides: solved again with its normal rows alone, and
@@ -842,13 +952,26 @@ export class XpbdContacts {
    * into out[o..o+3).
    */
   private measure(c: number, n3: number, positionPrev: Float64Array, orientationPrev: Float64Array, out: Float64Array, o: number): number {
+    const d = this.penetration(c, n3, positionPrev, orientationPrev, out, o);
+    this.tangentialMotion(c, positionPrev, orientationPrev, out, o);
+    return d;
+  }
+  /** measure's first half: the arms into s[0..6), d (returned) and the normal row's target into out[o + 3]. */
+  private penetration(c: number, n3: number, positionPrev: Float64Array, orientationPrev: Float64Array, out: Float64Array, o: number): number {
     const list = this.list!, s = this.s;
-    const { position: x, orientation: q } = this.w;
-    const a = list.bodyA[c], b = list.bodyB[c], ao = 3 * a, bo = 3 * b, c3 = 3 * c;
+    const x = this.w.position;
+    const ao = 3 * list.bodyA[c], bo = 3 * list.bodyB[c];
     const nx = list.normal[n3], ny = list.normal[n3 + 1], nz = list.normal[n3 + 2]; // the manifold's n (n3: its first point)
     this.arms(c);
     const d = -((x[bo] + s[3] - x[ao] - s[0]) * nx + (x[bo + 1] + s[4] - x[ao + 1] - s[1]) * ny + (x[bo + 2] + s[5] - x[ao + 2] - s[2]) * nz);
     out[o + 3] = d > 0 ? d - this.overlapLeft(c, positionPrev, orientationPrev) : d;
+    return d;
+  }
+  /** measure's second half: Δp of point c (arms in s[0..6), from penetration) into out[o..o+3). */
+  private tangentialMotion(c: number, positionPrev: Float64Array, orientationPrev: Float64Array, out: Float64Array, o: number): void {
+    const list = this.list!, s = this.s;
+    const { position: x, orientation: q } = this.w;
+    const a = list.bodyA[c], b = list.bodyB[c], ao = 3 * a, bo = 3 * b, c3 = 3 * c;
     let dx = 0, dy = 0, dz = 0;
     if (this.sphereRadius[a] !== this.sphereRadius[a] && this.sphereRadius[b] !== this.sphereRadius[b]) {
       // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair: its relative motion since taken
@@ -867,7 +990,6 @@ export class XpbdContacts {
       dz += sign * (x[p + 2] + s[ro + 2] - positionPrev[p + 2] - s[29]);
     }
     out[o] = dx; out[o + 1] = dy; out[o + 2] = dz;
-    return d;
   }
 
   /**
@@ -1167,6 +1289,7 @@ export class XpbdContacts {
         continue;
       }
       this.inertias(m0);
+      this.beginBlock(m0);
       // attempt 0: the normal rows and the tangent pairs in one block, each pair in its Coulomb disc
       // |P_t| ≤ μ_d λ_n / h; kept when it meets the tangential targets (the manifold stops sliding
       // within its cones). Attempt 1 (it does not: the manifold slides): the normal rows alone, then
@@ -1194,7 +1317,7 @@ export class XpbdContacts {
             const e = Math.abs(before) > this.restitutionThreshold ? list.restitution[c] : 0;
             this.bKind[rows] = 0;
             this.bPoint[rows] = c - m0;
-            this.row(rows++, c, nx, ny, nz, -vn + Math.max(-e * before, 0));
+            this.row(rows++, nx, ny, nz, -vn + Math.max(-e * before, 0));
           }
           normals = rows;
         } else {
@@ -1215,12 +1338,12 @@ export class XpbdContacts {
               this.bPoint[rows] = c - m0;
               this.bMu[rows] = 0;
               this.bBound[rows] = (mu * this.lambdaN[c]) / h;
-              this.row(rows++, c, tx, ty, tz, -(s[42] * tx + s[43] * ty + s[44] * tz));
+              this.row(rows++, tx, ty, tz, -(s[42] * tx + s[43] * ty + s[44] * tz));
             }
           }
           if (rows === normals) continue; // no friction: attempt 1 is the normal block
         }
-        const solved = rows > 0 && this.solveBlock(rows, false, a, b, attempt === 0);
+        const solved = rows > 0 && this.solveBlock(rows, false, attempt === 0);
         if (attempt === 0) {
           // the tangential targets met to STICK_TOLERANCE of their norm, as the position pass's test
           if (!solved || !this.targetsMet(normals, rows)) continue;
