@@ -156,6 +156,33 @@ for (const pile of PILES) {
   }
 }
 
+/*
+ * A house of cards holds awake under xpbd-cpu: card-house levels=2 (7 cards of 1 × 70 × 50 cm, μ 0.7:
+ * two A-frames, a flat card on their apexes, an A-frame on it), sleeping off. Once settled (frame 60,
+ * the scene's restsAfter), no card's centre moves 1 cm (CREEP_LIMIT, 1.4 % of a card's length) up to
+ * frame 240 (4 s). Statics allow it: the apexes need |T|/N ≈ 0.37 (pgs-cpu's stored forces) inside
+ * μ 0.7, and every other contact solver holds it (< 0.1 mm). xpbd-cpu let an apex that slid for one
+ * substep keep the frame's static-friction reference, so it failed every later stick test of the
+ * frame (xpbd/contacts.ts retakeReference): the cards leaned, 29 mm by frame 150 from frame 60, and
+ * the house fell by frame 200 (energy −95.6 %). Now measured: 0.04 mm. 240 frames, ~1 s.
+ */
+test('xpbd-cpu: a 2-level card house holds awake: no card moves 10 mm from 1 s to 4 s (sleeping off)', async () => {
+  const world = findRigidScene('card-house')!.build({ levels: 2 });
+  const n = world.bodies.length;
+  let settled: Float64Array | null = null;
+  let peak = 0, peakBody = -1;
+  await run(await make('xpbd-cpu', world), 240, (f, s) => {
+    if (f === SETTLE) settled = Float64Array.from(s.position);
+    if (f <= SETTLE) return;
+    const p = s.position, p0 = settled!;
+    for (let i = 1; i < n; i++) {
+      const d = Math.hypot(p[3 * i] - p0[3 * i], p[3 * i + 1] - p0[3 * i + 1], p[3 * i + 2] - p0[3 * i + 2]);
+      if (!(d <= peak)) (peak = d), (peakBody = i);
+    }
+  });
+  assert.ok(peak < CREEP_LIMIT, `card ${peakBody} moved ${(peak * 1000).toFixed(2)} mm after settling (limit ${CREEP_LIMIT * 1000} mm)`);
+});
+
 // --- a rolling sphere keeps 5/7 v₀ -------------------------------------------------------------------
 
 /*

@@ -52,7 +52,8 @@
  *   3. Δp_t is measured from a reference that a resting contact keeps: for two non-spheres the
  *      anchor pair's offset when it was taken, (p_B − p_A) − (p_B − p_A)_ref, the reference being the
  *      detection's, or, for a point that persists (the store's match: same key, or nearest anchor) and was stuck at the end of the last frame,
- *      the one it had. The text's Δp since the substep's start lets the corrections of the manifolds
+ *      the one it had; a point whose manifold slid in a substep takes a new one there (retakeReference).
+ *      The text's Δp since the substep's start lets the corrections of the manifolds
  *      above ratchet a stack sideways a little every substep (measured: a 10-box stack collapsed;
  *      measured from the frame's detection: the top crept 13 cm in 9 s; kept while stuck: 33 µm).
  *      A sphere's contact point is no material point (it rolls), so for a pair with a sphere Δp_t is the
@@ -869,7 +870,7 @@ export class XpbdContacts {
       // the bodies' I⁻¹ at the pose now (the same two bodies for the whole manifold; measuring reads none)
       this.inertias(m0);
       this.beginBlock(m0);
-      let blockRows = np;
+      let blockRows = np, slid = false;
       for (let attempt = 0; attempt < 2; attempt++) {
         // lay the block out: normals first, then the tangent pairs of the points allowed to stick
         // (attempt 1: the same normal rows, λ from 0 again)
@@ -915,6 +916,7 @@ export class XpbdContacts {
         // dynamic friction (velocity pass) takes the tangential motion
         if (rows === np || (solved && this.targetsMet(np, rows))) break;
         for (let k = 0; k < np; k++) this.stick[k] = 0;
+        slid = true;
       }
       for (let k = 0; k < np; k++) {
         const c = m0 + k;
@@ -940,10 +942,40 @@ export class XpbdContacts {
         else this.warmT2[m0 + k] = this.bLambda[i];
       }
       this.applyDelta(a, b, false);
+      // a manifold that slid takes new references where it is now (retakeReference)
+      if (slid) for (let k = 0; k < np; k++) this.retakeReference(m0 + k, a, b);
       m0 = m1;
     }
   }
   private readonly dp = new Float64Array(16);
+
+  /**
+   * Static friction's reference for point c re-taken at the pose now (its anchors and their offset
+   * p_B − p_A), after its manifold failed the stick test in this substep and slid. The slide is
+   * dynamic friction's (Müller et al. 2020 §3.5: static friction undoes Δp only when |λ_t| ≤ μ_s λ_n
+   * can; otherwise the motion is left to the velocity pass), so the next substep measures Δp from where
+   * the point is, as the text's Δp since the substep's start does, and can hold it again. Kept instead
+   * (the frame's reference), every later substep of the frame had the whole slide so far as its target,
+   * which one substep's disc cannot undo: one slip cost the point static friction for the rest of the
+   * frame. Measured on card-house levels=2, sleep off: an apex (a card's top edge on its partner's
+   * face, 5.6 N normal, needing |T|/N ≈ 0.37 of μ 0.7) slid one substep per frame on its neighbours'
+   * corrections (Δp_t 5·10⁻⁵ m against d 3.7·10⁻⁵ m), then failed every later stick test of the frame with
+   * targets of ~10⁻⁴ m while it moved ~3·10⁻⁶ m a substep: the house leaned and fell (energy −95.6 % in
+   * 240 frames). A point that holds keeps its reference across substeps and frames (departure 3).
+   * A pair with a sphere has no reference (measure: the text's Δp since the substep's start).
+   */
+  private retakeReference(c: number, a: number, b: number): void {
+    if (this.sphereRadius[a] === this.sphereRadius[a] || this.sphereRadius[b] === this.sphereRadius[b]) return;
+    const { position: x, orientation: q } = this.w;
+    const s = this.s, c3 = 3 * c, ao = 3 * a, bo = 3 * b;
+    rotateByQuat(q, 4 * a, this.anchorA, c3, s, 24);
+    rotateByQuat(q, 4 * b, this.anchorB, c3, s, 27);
+    for (let k = 0; k < 3; k++) {
+      this.refA[c3 + k] = this.anchorA[c3 + k];
+      this.refB[c3 + k] = this.anchorB[c3 + k];
+      this.refOffset[c3 + k] = x[bo + k] + s[27 + k] - x[ao + k] - s[24 + k];
+    }
+  }
 
   /**
    * Point c of the manifold whose normal is at list.normal[n3..], at the pose now (arms into s[0..6)): its penetration d = −(p_B − p_A) · n (returned),

@@ -327,6 +327,7 @@ fn project_manifold(k: u32, first: bool) {
   if (!(deepest > 0.0)) { return; }
   var rows = 0u;
   var block_rows = np;
+  var slid = false;
   for (var attempt = 0u; attempt < 2u; attempt++) {
     // normals first, then the tangent pairs of the points allowed to stick (attempt 1: the normals, λ from 0)
     if (attempt == 0u) {
@@ -355,6 +356,7 @@ fn project_manifold(k: u32, first: bool) {
     let solved = b_solve(rows, true, rows > np);
     if (rows == np || (solved && b_targets_met(np, rows))) { break; }
     for (var j = 0u; j < np; j++) { stick[j] = false; }
+    slid = true;
   }
   for (var j = 0u; j < np; j++) {
     var P = xpbd_points[4u * k + j];
@@ -379,6 +381,18 @@ fn project_manifold(k: u32, first: bool) {
   // applyDelta (positions); no other manifold of this colour shares a moving body with this one
   if (b_ma > 0.0) { pose[2u * a] = vec4f(xa + d_xa, 0.0); pose_prev[2u * a] = vec4f(dxa + d_xa, 0.0); pose[2u * a + 1u] = quat_add_rotation(qa, d_ta); }
   if (b_mb > 0.0) { pose[2u * b] = vec4f(xb + d_xb, 0.0); pose_prev[2u * b] = vec4f(dxb + d_xb, 0.0); pose[2u * b + 1u] = quat_add_rotation(qb, d_tb); }
+  // retakeReference: a manifold that slid takes static friction's references where it is now (two non-spheres)
+  if (slid && rad_a < 0.0 && rad_b < 0.0) {
+    let nxa = pose[2u * a].xyz; let nqa = pose[2u * a + 1u];
+    let nxb = pose[2u * b].xyz; let nqb = pose[2u * b + 1u];
+    for (var j = 0u; j < np; j++) {
+      var P = xpbd_points[4u * k + j];
+      P.ref_a = P.anchor_a;
+      P.ref_b = P.anchor_b;
+      P.ref_offset = nxb + quat_rotate(nqb, P.anchor_b) - nxa - quat_rotate(nqa, P.anchor_a);
+      xpbd_points[4u * k + j] = P;
+    }
+  }
 }
 `;
 
