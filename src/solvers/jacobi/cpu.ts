@@ -243,7 +243,8 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       const record = residual !== null && s === 0;
       // λ* of this step's system, before the iterations; diagnostics only (reads, changes nothing)
       // (not with contacts: their bounded rows make it a complementarity problem, which CG does not solve)
-      const reference = record && lambdaError !== null && !this.rowSolver.contacts && !contacts ? this.convergedMultipliers(h) : null;
+      // (nor with split impulses: the velocity rows then carry no β C/h, and λ* is the biased system's)
+      const reference = record && lambdaError !== null && !this.rowSolver.contacts && !contacts && !this.rowSolver.splitPositionBias ? this.convergedMultipliers(h) : null;
       if (this.variant.applyWarmStart && warmStart > 0) {
         if (contacts) cs!.totals(h);
         this.updateVelocities(h);
