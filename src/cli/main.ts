@@ -33,7 +33,7 @@ import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
 import { runTradeoff, tradeoffTable, parseSettings } from '../bench/tradeoff.js';
 import { formatSummary } from './report.js';
-import { runRecord, isSkipped, runLabel, type CompareResults } from '../bench/results.js';
+import { runRecord, isSkipped, runLabel, type CompareResults, type RunRecord, type SkippedRun } from '../bench/results.js';
 import { parseSolverEntry } from './solver-entries.js';
 import { runCompare, prepareCompare } from '../bench/compare.js';
 import { DEFAULT_HOLD_TOLERANCES } from '../bench/holds.js';
@@ -551,14 +551,7 @@ async function cmdContactBench(flags: Map<string, string[]>, argv: string[]): Pr
   checkRunRecords('bench --contacts', { frames: Math.max(frames, bigFrames), sampleEvery: sampleEvery ?? 1, runs: GPU_CONTACT_SCENES.length * (ids.length + 2), json: true });
   findUplot();
   const quiet = flags.has('quiet');
-  const write = (results: CompareResults) => {
-    mkdirSync(outDir, { recursive: true });
-    writeAtomic(join(outDir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
-    writeAtomic(join(outDir, 'results.csv'), compareCsv(results));
-    writeAtomic(join(outDir, 'report.html'), renderReport(results));
-    writeAtomic(join(outDir, 'summary.csv'), gpuContactCsv(results));
-    writeAtomic(join(outDir, 'summary.md'), gpuContactTable(results) + '\n');
-  };
+  const write = benchFolderWriter(outDir, gpuContactCsv, gpuContactTable);
   setWhere(() => 'during the GPU contact benchmark', `what was done is in ${outDir}`);
   const results = await runGpuContactBench({
     frames,
@@ -568,11 +561,7 @@ async function cmdContactBench(flags: Map<string, string[]>, argv: string[]): Pr
     scenes: scenesGiven,
     sampleEvery,
     command: ['solverlab', ...argv].join(' '),
-    onRun: (r) => {
-      if (quiet) return;
-      const what = isSkipped(r) ? `skipped (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : `${countText(r.frames, 'frame')}, mean ${formatNumber(r.timing.meanMs ?? NaN)} ms`;
-      process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
-    },
+    onRun: benchRunLine(quiet),
     onWarning: (line) => process.stderr.write(`solverlab: warning: ${line}\n`),
     onScene: write, // after each scene: a benchmark stopped by a time bound keeps its finished scenes
   });
@@ -580,6 +569,27 @@ async function cmdContactBench(flags: Map<string, string[]>, argv: string[]): Pr
   process.stdout.write(gpuContactTable(results) + '\n');
   process.stderr.write(`written: ${join(outDir, 'summary.md')}, summary.csv, results.json, results.csv, report.html\n`);
   return 0;
+}
+
+/** A benchmark's folder writer (as compare writes one, with the benchmark's own summary.csv and summary.md). */
+function benchFolderWriter(outDir: string, summaryCsv: (r: CompareResults) => string, summaryMd: (r: CompareResults) => string): (results: CompareResults) => void {
+  return (results) => {
+    mkdirSync(outDir, { recursive: true });
+    writeAtomic(join(outDir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
+    writeAtomic(join(outDir, 'results.csv'), compareCsv(results));
+    writeAtomic(join(outDir, 'report.html'), renderReport(results));
+    writeAtomic(join(outDir, 'summary.csv'), summaryCsv(results));
+    writeAtomic(join(outDir, 'summary.md'), summaryMd(results) + '\n');
+  };
+}
+
+/** A benchmark's line per finished run on stderr: refused or skipped (why), diverged, or its frames and mean ms. */
+function benchRunLine(quiet: boolean): (r: RunRecord | SkippedRun) => void {
+  return (r) => {
+    if (quiet) return;
+    const what = isSkipped(r) ? `${r.refused ? 'refused' : 'skipped'} (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : `${countText(r.frames, 'frame')}, mean ${formatNumber(r.timing.meanMs ?? NaN)} ms`;
+    process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
+  };
 }
 
 /** `bench --avbd`: the AVBD benchmark (bench/avbd-bench.ts) into a folder, as compare writes one, with its summary. */
@@ -610,14 +620,7 @@ async function cmdAvbdBench(flags: Map<string, string[]>, argv: string[]): Promi
   const note = avbdGpuNote(plan, only);
   if (note) process.stderr.write(`solverlab: note: ${note}\n`);
   const quiet = flags.has('quiet');
-  const write = (results: CompareResults) => {
-    mkdirSync(outDir, { recursive: true });
-    writeAtomic(join(outDir, 'results.json'), JSON.stringify(results, null, 1) + '\n');
-    writeAtomic(join(outDir, 'results.csv'), compareCsv(results));
-    writeAtomic(join(outDir, 'report.html'), renderReport(results));
-    writeAtomic(join(outDir, 'summary.csv'), avbdBenchCsv(results));
-    writeAtomic(join(outDir, 'summary.md'), avbdBenchTable(results, note) + '\n');
-  };
+  const write = benchFolderWriter(outDir, avbdBenchCsv, (r) => avbdBenchTable(r, note));
   setWhere(() => 'during the AVBD benchmark', `what was done is in ${outDir}`);
   const results = await runAvbdBench({
     frames,
@@ -626,11 +629,7 @@ async function cmdAvbdBench(flags: Map<string, string[]>, argv: string[]): Promi
     scenes: scenesGiven,
     sampleEvery,
     command: ['solverlab', ...argv].join(' '),
-    onRun: (r) => {
-      if (quiet) return;
-      const what = isSkipped(r) ? `${r.refused ? 'refused' : 'skipped'} (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : `${countText(r.frames, 'frame')}, mean ${formatNumber(r.timing.meanMs ?? NaN)} ms`;
-      process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
-    },
+    onRun: benchRunLine(quiet),
     onWarning: (line) => process.stderr.write(`solverlab: warning: ${line}\n`),
     onScene: write,
   });
