@@ -542,13 +542,12 @@ export class RowBlockSolver {
   /**
    * The position pass of a split impulse over the joints' blocks (not contacts): λ_p = 0 and pseudo-
    * velocities P = 0, then `sweeps` sweeps of the projected block update on P alone, biased by the
-   * Baumgarte term only:  Δλ_p = −h⁻¹ A_bb⁻¹ (J_b P + β C_b / h). `order`: 'forward' and 'symmetric'
-   * apply each block's impulse to P at once (Gauss-Seidel; 'symmetric' walks every other sweep
-   * backwards, as the sequential solvers' velocity sweeps do); 'jacobi' updates every block from the
-   * same P, then P = h M⁻¹ Jᵀ λ_p (34). P is left in (pLin, pAng), 3 per body; the caller moves the
-   * positions by V + P and forgets P.
+   * Baumgarte term only:  Δλ_p = −h⁻¹ A_bb⁻¹ (J_b P + β C_b / h), each block's impulse applied to P at
+   * once (Gauss-Seidel), every other sweep backwards, as the sequential solvers' velocity sweeps do
+   * (pgs-cpu's; a Jacobi order for jacobi-cpu waits on a WGSL twin). P is left in (pLin, pAng), 3 per
+   * body; the caller moves the positions by V + P and forgets P.
    */
-  solvePositions(h: number, inverseInertia: Float64Array, sweeps: number, order: 'forward' | 'symmetric' | 'jacobi', pLin: Float64Array, pAng: Float64Array): void {
+  solvePositions(h: number, inverseInertia: Float64Array, sweeps: number, pLin: Float64Array, pAng: Float64Array): void {
     const n = 3 * this.bodyCount;
     if (this.pseudoZero.length < n) this.pseudoZero = new Float64Array(n);
     const zero = this.pseudoZero;
@@ -556,12 +555,7 @@ export class RowBlockSolver {
     pAng.fill(0, 0, n);
     this.pseudoLambda.fill(0, 0, this.rows.count);
     const blocks = this.jointBlocks;
-    for (let k = 0; k < sweeps; k++) {
-      if (order === 'jacobi') {
-        this.solveBlocks(h, zero, zero, pLin, pAng, inverseInertia, true, 0, blocks, false, null, false, false, true);
-        this.gather(h, inverseInertia, pLin, pAng, this.pseudoLambda);
-      } else this.solveBlocks(h, zero, zero, pLin, pAng, inverseInertia, true, 0, blocks, true, null, false, order === 'symmetric' && (k & 1) === 1, true);
-    }
+    for (let k = 0; k < sweeps; k++) this.solveBlocks(h, zero, zero, pLin, pAng, inverseInertia, true, 0, blocks, true, null, false, (k & 1) === 1, true);
   }
   /**
    * Sweeps of the position pass for `iterations` velocity sweeps: half, rounded up. It starts from λ_p = 0

@@ -227,7 +227,7 @@ export abstract class SequentialCpuSolver extends CpuSolverBase implements Solve
       // split impulse: the joints' Baumgarte feedback as a position pass of its own (rows/block-solver.ts
       // solvePositions), timed with the solve
       const split = joints && rs.splitPositionBias;
-      if (split) rs.solvePositions(h, I, RowBlockSolver.positionSweeps(iterations), 'symmetric', this.pseudoLin, this.pseudoAng);
+      if (split) rs.solvePositions(h, I, RowBlockSolver.positionSweeps(iterations), this.pseudoLin, this.pseudoAng);
       lap('solve');
       // integrate positions
       if (split) this.rigid.computePositionsSplit(h, this.linVelDelta, this.angVelDelta, this.pseudoLin, this.pseudoAng);

@@ -35,11 +35,6 @@ export class GaussSeidelCpuSolver extends JacobiCpuSolver {
     return true;
   }
 
-  /** A split impulse's position pass (off on joint scenes: gs-gpu has none yet) sweeps as iterate does: colour by colour, in order. */
-  protected override positionOrder(): 'forward' | 'jacobi' {
-    return 'forward';
-  }
-
   /** The joints changed: colour them again and lay the rows out colour by colour. */
   protected override relayout(): void {
     this.colouring = recolourJointRows(this);

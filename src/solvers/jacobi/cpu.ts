@@ -106,37 +106,10 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     this.rowSolver.rows.pointJacobian = this.needsPointJacobian();
     if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
     this.contactSolver = this.collision && !this.contactsOnRows() ? new JacobiContactSolver() : null;
-    // split impulses for the rigid joints on a contact scene (splitsImpulses): the position pass's pseudo-velocities
-    this.rowSolver.splitPositionBias = this.splitsImpulses();
-    this.pseudoLin = new Float64Array(this.rowSolver.splitPositionBias ? 3 * nb : 0);
-    this.pseudoAng = new Float64Array(this.rowSolver.splitPositionBias ? 3 * nb : 0);
     if (this.collision && this.contactSolver) {
       this.collision.coherence = true; // the manifolds' points carried while a pair barely moves (collision/manifolds.ts refresh)
       this.collision.rowFields = false; // the contact solver reads the manifolds, not contact rows' fields
     }
-  }
-
-  /** the position pass's pseudo-velocities (split impulse), 3 per body */
-  private readonly pseudoLin: Float64Array;
-  private readonly pseudoAng: Float64Array;
-
-  /**
-   * Whether the rigid joints' Baumgarte feedback is a position pass of its own (split impulse,
-   * rows/block-solver.ts solvePositions) rather than a bias in the warm-started velocity solve: on a
-   * contact scene (the contact solver's Jacobi variant), where contacts knock a jointed chain out of its
-   * plane. The velocity solve then carries no position feedback into the next step's warm start, which
-   * with an unconverged solve feeds energy in (measured, test/joint-split.test.ts). Joint scenes keep the
-   * Jacobi text's biased rows, as jacobi-gpu's WGSL (its twin) has them.
-   */
-  protected splitsImpulses(): boolean {
-    // off until jacobi-gpu's WGSL has the position pass: the GPU twin is tested against this solver on
-    // every scene (test/rows-gpu.test.ts), and a stage only one of the two has parts them from frame 1
-    return false;
-  }
-
-  /** The position pass's sweep order: Jacobi (every block from the same pseudo-velocities). */
-  protected positionOrder(): 'forward' | 'jacobi' {
-    return 'jacobi';
   }
 
   /**
@@ -245,8 +218,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       const record = residual !== null && s === 0;
       // λ* of this step's system, before the iterations; diagnostics only (reads, changes nothing)
       // (not with contacts: their bounded rows make it a complementarity problem, which CG does not solve)
-      // (nor with split impulses: the velocity rows then carry no β C/h, and λ* is the biased system's)
-      const reference = record && lambdaError !== null && !this.rowSolver.contacts && !contacts && !this.rowSolver.splitPositionBias ? this.convergedMultipliers(h) : null;
+      const reference = record && lambdaError !== null && !this.rowSolver.contacts && !contacts ? this.convergedMultipliers(h) : null;
       if (this.variant.applyWarmStart && warmStart > 0) {
         if (contacts) cs!.totals(h);
         this.updateVelocities(h);
@@ -261,13 +233,9 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       }
       if (record) this.recordResidual(h, residual);
       if (reference) lambdaError!.push(relativeError(this.multiplier, reference));
-      // split impulse: the joints' Baumgarte feedback as a position pass of its own, timed with the solve
-      const split = this.rowSolver.splitPositionBias && this.rowSolver.jointBlocks > 0;
-      if (split) this.rowSolver.solvePositions(h, this.angMassInv, RowBlockSolver.positionSweeps(iterations), this.positionOrder(), this.pseudoLin, this.pseudoAng);
       t = clock.lap('solve', t);
       // integrate positions (stage 5: compute_positions); the contacts' separations follow the bodies (K1)
-      if (split) this.rigid.computePositionsSplit(h, this.linVelDelta, this.angVelDelta, this.pseudoLin, this.pseudoAng);
-      else this.computePositions(h);
+      this.computePositions(h);
       if (contacts) cs!.updatePose(this.w.position, this.w.orientation);
       t = clock.lap('integrate positions', t);
     }
