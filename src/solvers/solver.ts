@@ -167,7 +167,9 @@ export const solverOptionSpecs: Record<keyof SolverOptions, SolverOptionSpec> = 
  */
 export function resolveOptions(info: Pick<SolverInfo, 'defaults' | 'contactDefaults'>, asked: Partial<SolverOptions> = {}, scene?: SceneDesc): SolverOptions {
   const given = scene !== undefined && info.contactDefaults !== undefined && sceneHasContacts(scene) ? info.contactDefaults : undefined;
-  const contact = typeof given === 'function' ? given(scene as WorldDesc) : given;
+  // the frame step the run will take (asked, else the solver's own default, else the shared one): a rule may depend on it
+  const dt = asked.dt ?? info.defaults?.dt ?? defaultSolverOptions.dt;
+  const contact = typeof given === 'function' ? given(scene as WorldDesc, dt) : given;
   return { ...defaultSolverOptions, ...info.defaults, ...contact, ...asked };
 }
 
@@ -347,9 +349,10 @@ export interface SolverInfo {
   /**
    * options where its defaults differ again on a scene with contacts (resolveOptions given the scene):
    * gs-cpu keeps gs-gpu's one step on joints, and takes the substeps a pile needs on contacts; a
-   * function of the world where they depend on it (softstep-cpu: more substeps for small bodies)
+   * function of the world (and of the frame step dt the run takes) where they depend on it (softstep-cpu:
+   * more substeps for small bodies; the sequential solvers: a column's substeps, pgs/substeps.ts)
    */
-  contactDefaults?: Partial<SolverOptions> | ((world: WorldDesc) => Partial<SolverOptions>);
+  contactDefaults?: Partial<SolverOptions> | ((world: WorldDesc, dt: number) => Partial<SolverOptions>);
   /** what `iterations` means for it (default 'sweeps'; see IterationMode) */
   iterationMode?: IterationMode;
   /**

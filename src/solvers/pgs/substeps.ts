@@ -47,6 +47,22 @@
  * L the smallest moving body's least half size. A pyramid or a wall (C = 1 or 2) keeps 4; a stack of 10
  * boxes of 1 m 4, of 15 6, of ten 5 cm boxes 12. --substeps sets any count.
  *
+ * The frame step. Every figure above is at dt = 1/60 s (REFERENCE_DT), and what the column feels is the
+ * substep h = dt / substeps (the dimensionless step g h² / L; the sweeps per substep are fixed), so the
+ * count the rule gives at 1/60 s, S₆₀, stands for a largest substep h_C = REFERENCE_DT / S₆₀ and at
+ * another frame step the column takes
+ *
+ *   substeps = max(4, ⌈S₆₀ · dt / REFERENCE_DT⌉)        (h ≤ h_C: the substep measured to hold)
+ *
+ * Measured before this (the rule blind to dt, every solver of the four at its defaults, top box's move from
+ * 1 s to 10 s over 1 % of its edge): at dt = 1/30 fifteen 1 m boxes 31 mm (pgs-cpu) and 70 mm
+ * (softstep-cpu) at 6 substeps, ten 5 cm boxes 1.5 and 20 mm at 12; at dt = 0.05 59 and 150 mm, and the
+ * 5 cm column fell under si-soft-cpu and softstep-cpu. With h held: 12 and 23–24 substeps at 1/30, 18 and
+ * 36 at 0.05 hold them (4.1–9.4 mm, 0.09–0.3 mm). The threshold is h, not the count: softstep-cpu's 5 cm
+ * column fails alike at 11 substeps of 1/60 s, 22 of 1/30 s and 34 of 0.05 s (3.6–4.1 % of an edge), and
+ * holds at 12, 24, 36 (so ⌈C²/8 · √(2 cm / L) · dt / REFERENCE_DT⌉, without the ceiling at 1/60 s, is not
+ * enough: 34 at 0.05 s). At a smaller dt the count falls with it, never below 4.
+ *
  * The soft contact's spring (si-soft-cpu, softstep-cpu) adds a second limit: a column on springs buckles
  * under its own weight (Greenhill's self-weight column: q ℓ³ / EI < 7.837). For cubes of edge a = 2L face
  * on face, each point's spring is k = m_eff ω² with m_eff = m / 8 (A_nn = 2/m + 2 · (a²/2) · 6/(m a²) per
@@ -71,11 +87,19 @@ export const GREENHILL = 7.837;
 /** the column's spring is this many times its critical stiffness (its load a quarter of the buckling load) */
 export const COLUMN_MARGIN = 4;
 
-/** substeps = max(4, ⌈COLUMN_FACTOR · C² · √(SUBSTEP_SIZE / L)⌉) (header); 4 without a moving body. */
-export function columnSubsteps(world: WorldDesc): number {
+/** the frame step the column figures of the header were measured at, s */
+export const REFERENCE_DT = 1 / 60;
+
+/**
+ * substeps = max(4, ⌈S₆₀ · dt / REFERENCE_DT⌉), S₆₀ = ⌈COLUMN_FACTOR · C² · √(SUBSTEP_SIZE / L)⌉ (header: the
+ * substep h = dt / substeps never above the one measured to hold at 1/60 s); 4 without a moving body.
+ */
+export function columnSubsteps(world: WorldDesc, dt: number = REFERENCE_DT): number {
   const { column, size } = supportGraph(world);
   if (!(Number.isFinite(size) && size > 0)) return 4;
-  return Math.max(4, Math.ceil(COLUMN_FACTOR * column * column * Math.sqrt(SUBSTEP_SIZE / size)));
+  const atReference = Math.ceil(COLUMN_FACTOR * column * column * Math.sqrt(SUBSTEP_SIZE / size));
+  // the 1e-9 keeps ⌈12 · 1⌉ at 12 where dt / REFERENCE_DT rounds a hair above 1
+  return Math.max(4, Math.ceil(atReference * (dt / REFERENCE_DT) - 1e-9));
 }
 
 /** ω_C / 2π = √(COLUMN_MARGIN · 8 g C³ / (GREENHILL · 2L)) / 2π, Hz: the spring a column of C cubes of half size L stands on (header); 0 without one. */
@@ -87,16 +111,18 @@ export function columnHertz(world: WorldDesc): number {
   return Math.sqrt((COLUMN_MARGIN * 8 * gravity * column ** 3) / (GREENHILL * 2 * size)) / (2 * Math.PI);
 }
 
-/** pgs-cpu's, gs-cpu's and gs-gpu's defaults on a scene with contacts: the column's substeps. */
-export function gaussSeidelContactDefaults(world: WorldDesc): Partial<SolverOptions> {
-  return { substeps: columnSubsteps(world) };
+/** pgs-cpu's, gs-cpu's and gs-gpu's defaults on a scene with contacts, at frame step dt: the column's substeps. */
+export function gaussSeidelContactDefaults(world: WorldDesc, dt: number = REFERENCE_DT): Partial<SolverOptions> {
+  return { substeps: columnSubsteps(world, dt) };
 }
 
 /**
  * si-soft-cpu's defaults on a scene with contacts: the column's substeps, and its spring where a column
  * needs a stiffer one than --contact-hertz's default (header); nothing else changes elsewhere.
  */
-export function softColumnDefaults(world: WorldDesc): Partial<SolverOptions> {
-  const hertz = columnHertz(world);
-  return hertz > defaultSolverOptions.contactHertz ? { substeps: columnSubsteps(world), contactHertz: hertz } : { substeps: columnSubsteps(world) };
+export function softColumnDefaults(world: WorldDesc, dt: number = REFERENCE_DT): Partial<SolverOptions> {
+  // the spring is static (no dt in it); its cap, a quarter of the substep rate, does not fall with a larger dt,
+  // since the substep rate substeps / dt does not
+  const hertz = columnHertz(world), substeps = columnSubsteps(world, dt);
+  return hertz > defaultSolverOptions.contactHertz ? { substeps, contactHertz: hertz } : { substeps };
 }

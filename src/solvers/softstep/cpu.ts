@@ -62,9 +62,9 @@ import { softColumnDefaults } from '../pgs/substeps.js';
  */
 export const SUBSTEP_SIZE = 0.02;
 
-export function softStepContactDefaults(world: WorldDesc): Partial<SolverOptions> {
-  // an unbraced column: the Gauss-Seidel column's substeps and a spring it does not buckle on (pgs/substeps.ts)
-  const column = softColumnDefaults(world);
+export function softStepContactDefaults(world: WorldDesc, dt?: number): Partial<SolverOptions> {
+  // an unbraced column: the Gauss-Seidel column's substeps at this frame step and a spring it does not buckle on (pgs/substeps.ts)
+  const column = softColumnDefaults(world, dt);
   return { ...column, substeps: Math.max(sizeSubsteps(world, 4), column.substeps!) };
 }
 
