@@ -188,3 +188,50 @@ test('compare on a joint-only scene: no contact column, no penetration plot, any
   assert.doesNotMatch(html, /penetration:|worst penetration/);
   assert.ok(!plotSpecs(results).some((p) => p.kind === 'penetration'));
 });
+
+/*
+ * The touching count at poses where it is known exactly (metrics.ts header: a point touches when its
+ * separation s is within the pair's slop, pairSlop: 5 mm, 2 % of the smaller body's least half size below
+ * 25 cm). Bodies placed, not simulated, so the gaps are exact:
+ *   - a cube of half size L resting flat on the ground touches with its 4 bottom corners: at a gap of half
+ *     a slop 4 points, at two slops none, at every size from 1 cm to 4 m (the fact is relative: the same
+ *     pose scaled). The old fixed 5 mm counted the 10 cm cube 2 mm up (two slops) as touching, and the 1 m
+ *     cube 10 mm up (two slops) not;
+ *   - a plank (4 cm thick, 1.2 m) lying across two blocks on the ground: each block's base 4 points, each
+ *     face the plank rests on 4 (their overlap is a rectangle, its corners): 16; the plank lifted 1 mm (2.5
+ *     of its slops of 0.4 mm, inside the 1.6 mm detection margin) the blocks' 8 only (the old count: 16).
+ * Exact counts: no tolerance.
+ */
+function placed(bodies: WorldDesc['bodies']): { world: WorldDesc; snapshot: Snapshot } {
+  const world: WorldDesc = { gravity: [0, -9.81, 0], collisions: true, bodies, constraints: [] };
+  const n = bodies.length;
+  const snapshot: Snapshot = {
+    frame: 0, time: 0, bodyCount: n,
+    position: Float64Array.from(bodies.flatMap((b) => b.position)),
+    orientation: Float64Array.from(bodies.flatMap((b) => b.orientation ?? [0, 0, 0, 1])),
+    linearVelocity: new Float64Array(3 * n), angularVelocity: new Float64Array(3 * n),
+  };
+  return { world, snapshot };
+}
+const groundPlane = { shape: { type: 'plane' as const }, fixed: true, position: [0, 0, 0] as [number, number, number] };
+
+test('touching points: a cube resting flat touches with 4 corners at every size, within half a slop; two slops up, none', () => {
+  for (const L of [0.005, 0.01, 0.05, 0.1, 0.5, 2]) {
+    const slop = Math.min(0.005, 0.02 * L);
+    for (const [gap, expected] of [[0, 4], [0.5 * slop, 4], [2 * slop, 0]] as const) {
+      const { world, snapshot } = placed([groundPlane, { shape: { type: 'box', halfExtents: [L, L, L] }, position: [0, L + gap, 0] }]);
+      const c = new MetricsContext(world).contactsOf(snapshot)!;
+      assert.equal(c.contacts, expected, `cube of half size ${L} m, ${gap * 1000} mm up: ${c.contacts} touching points`);
+      assert.equal(c.maxPenetration, 0);
+    }
+  }
+});
+
+test('touching points: a plank across two blocks on the ground touches at 4 + 4 points and the blocks at 4 + 4; lifted 2.5 slops, the blocks only', () => {
+  for (const [gap, expected] of [[0, 16], [0.0002, 16], [0.001, 8]] as const) {
+    const block = (x: number) => ({ shape: { type: 'box' as const, halfExtents: [0.1, 0.1, 0.5] as [number, number, number] }, position: [x, 0.1, 0] as [number, number, number] });
+    const { world, snapshot } = placed([groundPlane, block(-0.4), block(0.4), { shape: { type: 'box', halfExtents: [0.6, 0.02, 0.1] }, position: [0, 0.22 + gap, 0] }]);
+    const c = new MetricsContext(world).contactsOf(snapshot)!;
+    assert.equal(c.contacts, expected, `plank ${gap * 1000} mm above the blocks: ${c.contacts} touching points`);
+  }
+});

@@ -101,7 +101,7 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
 
 /**
  * Scenes with collisions on: the deepest penetration over the contact points (m) at the last frame and the
- * worst over the sampled frames, and the touching points (separation ≤ the 5 mm slop) at the last frame and
+ * worst over the sampled frames, and the touching points (separation ≤ the pair's slop: 5 mm, less on bodies under 25 cm) at the last frame and
  * on average; all recomputed from the snapshots by collision detection (metrics/metrics.ts).
  */
 function contactsLine(r: RunResult): string {

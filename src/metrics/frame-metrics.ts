@@ -20,7 +20,7 @@ export interface FrameMetrics {
   angularMomentum: [number, number, number];
   /** worlds with collisions on: the deepest penetration over the contact points, m (metrics.ts) */
   maxPenetration?: number;
-  /** worlds with collisions on: contact points that touch (separation ≤ 5 mm) */
+  /** worlds with collisions on: contact points that touch (separation ≤ the pair's slop, collision/pipeline.ts pairSlop) */
   contacts?: number;
   /**
    * rigid worlds: the dynamic (not fixed) bodies awake at this frame, Snapshot.asleep's zeros among them;

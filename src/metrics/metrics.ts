@@ -17,8 +17,14 @@
  *   momentum    p = Σ m v;  angular momentum L = Σ x × m v + I_world ω  (about the origin)
  *   contacts    (worlds with collisions on) collision detection run afresh on the snapshot's pose
  *               (collision/pipeline.ts, not the solver's contact list): the deepest penetration
- *               max(0, −s) over every contact point (m), and the number of points that touch
- *               (separation s ≤ 5 mm, the velocity solvers' slop)
+ *               max(0, −s) over every contact point (m), and the number of points that touch:
+ *               separation s ≤ the pair's slop (collision/pipeline.ts pairSlop, the solvers' own: 5 mm,
+ *               2 % of the smaller body's least half size below 25 cm), the tolerance within which a
+ *               resting contact sits; detection at rest finds every point out to 4 slops, so none
+ *               within the slop is missed. (It was a fixed 5 mm, the slop before it followed the
+ *               bodies' size: on bodies under 6.25 cm the detection margin 4 slops fell short of it,
+ *               so the count was "s ≤ 4 slops", not what it said, and it grew with a body's size at
+ *               the same relative gap: a 10 cm cube 2 mm above the ground touched, a 1 m cube 2 cm not.)
  *   awake       the dynamic bodies not asleep (Snapshot.asleep, awakeBodies), out of all dynamic ones:
  *               a count of state, read from the snapshot's mask (which bodies the solver froze), not a
  *               physical figure recomputed — every dynamic body when the snapshot has no mask
@@ -30,9 +36,8 @@ import { awakeBodies, type Snapshot } from '../model/snapshot.js';
 import { isParticleSystem, type SceneDesc } from '../model/scene-desc.js';
 import { ParticleMetricsContext } from '../particles/metrics.js';
 import type { FrameMetrics } from './frame-metrics.js';
-import { CollisionPipeline } from '../collision/pipeline.js';
+import { CollisionPipeline, pairSlop } from '../collision/pipeline.js';
 import { ContactList } from '../rows/contact.js';
-import { CONTACT_SLOP } from '../rows/block-solver.js';
 
 export type { FrameMetrics };
 
@@ -134,11 +139,12 @@ export class MetricsContext {
     const zeros = this.restVelocity.length === 3 * n ? this.restVelocity : (this.restVelocity = new Float64Array(3 * n));
     this.collision.detect(s.position.subarray(0, 3 * n) as Float64Array, s.orientation.subarray(0, 4 * n) as Float64Array, zeros, zeros, 0, this.contactList);
     const list = this.contactList;
+    const size = this.collision.size;
     let deepest = 0, touching = 0;
     for (let c = 0; c < list.count; c++) {
       const sep = list.separation[c];
       if (-sep > deepest) deepest = -sep;
-      if (sep <= CONTACT_SLOP) touching++;
+      if (sep <= pairSlop(size[list.bodyA[c]], size[list.bodyB[c]])) touching++; // within the pair's slop (header)
     }
     return { maxPenetration: deepest, contacts: touching };
   }
