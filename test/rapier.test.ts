@@ -21,6 +21,7 @@ import { resolveParams } from '../src/scenes/scene.js';
 import { pendulum } from '../src/scenes/pendulum.js';
 import { hangingChain } from '../src/scenes/hanging-chain.js';
 import { necklace } from '../src/scenes/necklace.js';
+import { massRatioPendulum } from '../src/scenes/mass-ratio-pendulum.js';
 
 const U32 = 2 ** -24; // f32 unit roundoff
 const KINDS = ['rapier', 'rapier-multibody'] as const;
@@ -695,4 +696,44 @@ test('refusals: rapier has no rigid distance (length, minLength), rapier-multibo
   const solver = await create('rapier', mixed, { iterations: 3, substeps: 2 });
   assert.equal(solver.cost().rowSolvesPerFrame, (6 + 6 + 1 + 3) * 3 * 2);
   solver.destroy();
+});
+
+/*
+ * rapier-multibody on the mass-ratio pendulum (a light chain of 5 beads, 0.52 kg, radius r = 5 cm, holding a
+ * ball `ratio` times a bead's mass): where does it hold, and is a failure ours? Rapier steps a multibody
+ * with symplectic Euler at h_s = dt / (substeps · iterations), explicit in the joint forces, so it is stable
+ * only while ω_max h_s < 2, ω_max the chain's stiffest mode. The ball's weight T ≈ ratio · m g pulls the
+ * chain taut: beads of mass m a link l = 2r apart under T have ω_max ≈ 2 √(T / (m l)) = 2 √(ratio g / 2r):
+ *   ratio 1000: 626 rad/s, ω_max h_s = 1.30 at 8 × 1/60 s (stable);  ratio 2000: 1.85;  2600: 2.06;
+ *   ratio 3000: 2.26 (unstable) and 0.57 at 4 substeps.
+ * Measured (10 s): 1000 −0.12 %, 2000 −0.49 % (Rapier's joint damping takes energy out), 2600 runaway at
+ * 20.5 s, 3000 +75 % in 10 s and NaN at 28 s, but −0.04 % at 4 substeps: the limit is the step's, where
+ * the formula puts it. Our set-up (anchors, masses, frames) is the same at every ratio and step: the energy
+ * here is ours (metrics with our masses, from Rapier's poses and velocities), so it is kept only if Rapier
+ * moves the bodies we gave it. (Beyond ~10⁴, no step helps: at 16 substeps, ω_max h_s ≤ 0.6, ratio 10⁴
+ * gains 41 % and 2·10⁴ is NaN by frame 33, 5·10⁴ at frame 1: Rapier's f32 reduced-coordinate solve;
+ * its runaway is reported at frame 1: test/run-behaviour.test.ts.)
+ * Bound: energy never above E₀ by 0.5 % over 5 s (the stable runs rise at most 0.11 %: symplectic
+ * Euler's bounded energy error; the damping only removes energy), |C| at f32 rounding scale (≤ 1e-5 m).
+ */
+test('rapier-multibody: the heavy-ball chain keeps its energy where Rapier\'s step is stable (ω_max h_s < 2), and gains it past that', async (t) => {
+  const swing = async (ratio: number, substeps: number) => {
+    const world = massRatioPendulum.build(resolveParams(massRatioPendulum, { ratio }));
+    let e0 = NaN, rise = -Infinity, worst = 0;
+    await stepWith('rapier-multibody', world, 300, (_s, m) => {
+      if (Number.isNaN(e0)) e0 = m.energy; // frame 1's (the start is at rest: E(1) = E₀ to the first step's work ≈ 0)
+      rise = Math.max(rise, (m.energy - e0) / Math.abs(e0));
+      worst = Math.max(worst, m.maxViolation);
+    }, { substeps });
+    return { rise, worst };
+  };
+  for (const [ratio, substeps] of [[1000, 1], [3000, 4]] as const) {
+    const r = await swing(ratio, substeps);
+    t.diagnostic(`ratio ${ratio}, ${substeps} substep(s): energy rise at most ${(100 * r.rise).toFixed(3)} %, worst |C| ${r.worst.toExponential(2)} m`);
+    assert.ok(r.rise < 0.005, `ratio ${ratio} at ${substeps} substeps: energy rose ${(100 * r.rise).toFixed(2)} %`);
+    assert.ok(r.worst < 1e-5, `ratio ${ratio}: |C| ${r.worst} m`);
+  }
+  const past = await swing(3000, 1);
+  t.diagnostic(`ratio 3000, 1 substep (ω_max h_s = 2.26): energy rise ${(100 * past.rise).toFixed(1)} %`);
+  assert.ok(!(past.rise < 0.05), `ratio 3000 at 1 substep: Rapier's step is past its limit, yet energy rose only ${(100 * past.rise).toFixed(2)} %`);
 });

@@ -156,6 +156,46 @@ test('DivergenceWatch: a jump that stays (energy conserved after it) is no diver
   assert.match(off.check({ ...metricsAt(2, 1), finite: false }, 2)!, /not finite/);
 });
 
+/*
+ * (d) holds for an f32 solver too (run.ts RELEASE_FREE_VIOLATION): an exact start read back in f32 has joint
+ * errors of a few 2⁻²⁴ of the scene's size, no correction to release (closed in one step of h = 1/480 s, an
+ * error of 1e-7 of a 2 m scene leaves 4e-4 m/s, against the √(20 |g| extent) ≈ 6 m/s it would take to pass
+ * the bound); a start open by 1e-4 of the scene (0.2 mm) may still release, as before.
+ */
+test('DivergenceWatch: a start exact to f32 rounding has nothing to release: energy beyond the bound is divergence at once; a start open by 1e-4 of the scene still releases', () => {
+  const { world } = loadRigidScene('pendulum');
+  const extent = sceneExtent(world);
+  const scale = energyScale(world, metricsAt(0, 1));
+  const jumpAt = (violation: number) => {
+    const watch = new DivergenceWatch(world, metricsAt(0, 1, violation * extent));
+    let reason: string | null = null, frame = 0;
+    for (let f = 1; f <= 10 && !reason; f++) (reason = watch.check(metricsAt(f / 60, 1 + (f < 3 ? 0 : 50 * scale)), f)), (frame = f);
+    return { reason, frame, jumps: watch.jumps() };
+  };
+  for (const rounding of [6e-8, 3e-7]) {
+    const r = jumpAt(rounding);
+    assert.equal(r.frame, 3, `start off by ${rounding} of the scene: stopped at frame ${r.frame}`);
+    assert.match(r.reason ?? '', /from a start with every joint satisfied and nothing touching/);
+  }
+  const opened = jumpAt(1e-4);
+  assert.equal(opened.reason, null);
+  assert.equal(opened.jumps.length, 1);
+});
+
+/*
+ * rapier-multibody on the 50,000 : 1 pendulum (Rapier's own limit, docs/solvers.md): E rises ×1000 in the
+ * first frame from a start with every joint satisfied (its f32 read-back: 7.3e-8 m). The watch stops it
+ * there with (d)'s reason and reports no one-time jump (it had called frame 1 a correction's release,
+ * "not divergence", then stopped the run at frame 4 by the ceiling). Two frames.
+ */
+test('rapier-multibody: the mass-ratio pendulum\'s blow-up is divergence at frame 1, not a release', async () => {
+  const { result } = await run('mass-ratio-pendulum', {}, 'rapier-multibody', {}, 10);
+  assert.ok(result.initial.maxViolation < 1e-6 * sceneExtent(loadRigidScene('mass-ratio-pendulum').world), `start |C| ${result.initial.maxViolation} m`);
+  assert.equal(result.diverged?.frame, 1, JSON.stringify(result.diverged));
+  assert.match(result.diverged!.reason, /^runaway energy: .* from a start with every joint satisfied and nothing touching/);
+  assert.deepEqual(result.jumps, []);
+});
+
 test('formatCompared: the numbers shown compare as the numbers do (never "5.477e+1 m beyond 5.48e+1 m")', () => {
   assert.equal(formatCompared(54.77, 54.75), '54.77');
   assert.equal(formatCompared(54.75, 54.77), '54.75');

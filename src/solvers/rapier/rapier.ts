@@ -19,7 +19,11 @@
  *                     and energy is not conserved; (b) joint rotations are not renormalised, so
  *                     link quaternions drift off unit norm (≈ 3e-5 /s on a swinging 40-bead chain)
  *                     and |C| measured from the poses creeps up with it (≈ 6e-6 m/s there),
- *                     still orders below the impulse joints. Cost: a dense mass matrix per
+ *                     still orders below the impulse joints; (c) its step is symplectic Euler at
+ *                     h_s, explicit in the joint forces, so stable only while ω_max h_s < 2: a light
+ *                     chain pulled taut by a heavy body (ω_max ≈ 2 √(T / (m l))) runs away past it
+ *                     (mass-ratio-pendulum from a ratio of ~2,600 at 8 × 1/60 s), and beyond ~10⁴ no
+ *                     step helps (its f32 solve): docs/solvers.md, test/rapier.test.ts. Cost: a dense mass matrix per
  *                     multibody (3 dofs per joint), ≈ 30 ms a step for one 40-bead chain.
  *
  * Building the Rapier world from a WorldDesc:
