@@ -256,6 +256,44 @@ test('far from the origin: f32 solvers warn that positions are stored to 1 mm (2
   assert.throws(() => checkRanges(tiny, 'jacobi-gpu', opts), /bodies\[0\]\.position: at 10000 m from the origin jacobi-gpu \(f32\) stores positions to 9\.77e-4 m, not below the body's size of 1e-4 m/);
 });
 
+/*
+ * Every f32 GPU solver of the registry, xpbd-gpu and avbd-gpu among them, at its own defaults (resolveOptions,
+ * given the scene: its substeps set h), on a scene 10 km out that it runs: far-from-origin for the joint
+ * solvers, a box resting on the ground at x = 10 km for the contact-only ones. f32 stores a coordinate there to
+ * ulp(10⁴) = 2⁻¹⁰ m = 9.77e-4 m (2^(⌊log₂ 10⁴⌋ − 23)), 1.95 % of a 5 cm bead: each gets that one-line warning,
+ * named with its precision, and the one on the substep's fall where g h² < ulp/2, h = (1/60 s)/substeps:
+ * h < √(ulp / 2g) = 7.06e-3 s, from 3 substeps (xpbd-gpu's 10: g h² = 2.72e-5 m). The f64 CPU twins raise
+ * nothing. Preflight only: no GPU needed.
+ */
+test('far from the origin: every GPU solver (xpbd-gpu and avbd-gpu too) warns that f32 stores positions there to 9.77e-4 m, and of the substep fall below half of it', async () => {
+  const { solvers } = await import('../src/solvers/registry.js');
+  const { resolveOptions } = await import('../src/solvers/solver.js');
+  const joints = findRigidScene('far-from-origin')!.build({ chains: 2 });
+  const box: WorldDesc = {
+    gravity: [0, -9.81, 0],
+    bodies: [
+      { shape: { type: 'plane' }, fixed: true, position: [1e4, 0, 0] },
+      { shape: { type: 'box', halfExtents: [0.05, 0.05, 0.05] }, density: 1000, position: [1e4, 0.05, 0] },
+    ],
+    constraints: [],
+  };
+  const gpu = solvers.filter((s) => s.device === 'gpu');
+  for (const id of ['xpbd-gpu', 'avbd-gpu', 'jacobi-gpu']) assert.ok(gpu.some((s) => s.id === id), id);
+  for (const info of gpu) {
+    const world = info.unsupported?.(joints) == null ? joints : box;
+    assert.equal(info.unsupported?.(world) ?? null, null, `${info.id} runs neither scene`);
+    const options = resolveOptions(info, {}, world);
+    const warnings = checkRanges(world, info.id, options);
+    assert.ok(warnings.some((w) => w.includes(`at 10000 m from the origin ${info.id} (f32) stores positions to 9.77e-4 m`)), `${info.id}: ${warnings.join(' | ')}`);
+    const h = options.dt / options.substeps;
+    const fall = 9.81 * h * h < 2 ** -10 / 2;
+    assert.equal(warnings.some((w) => w.includes(`${info.id} (f32) stores positions to 9.77e-4 m, more than twice the g·h²`)), fall, `${info.id} at ${options.substeps} substeps: ${warnings.join(' | ')}`);
+    for (const w of warnings) assert.ok(!w.includes('\n'), 'one line each');
+    const twin = info.id.replace(/-gpu$/, '-cpu');
+    if (solvers.some((s) => s.id === twin)) assert.deepEqual(checkRanges(world, twin, resolveOptions(solvers.find((s) => s.id === twin)!, {}, world)), [], twin);
+  }
+});
+
 test('far-from-origin still runs under jacobi-gpu, with its f32 warning on one line', () => {
   const r = cli('run', '--scene', 'far-from-origin', '--param', 'chains=1', '--param', 'beads=5', '--solver', 'jacobi-gpu', '--frames', '5', '--quiet');
   assert.equal(r.status, 0, r.stderr);
