@@ -100,6 +100,11 @@ test('column substeps follow the frame step: h = dt / substeps never above the 1
   }
   // a smaller step needs fewer, never below 4; 1/60 s gives the rule's own count exactly
   assert.equal(columnSubsteps(stack15, 1 / 120), 4);
+  // where the floor set the count at 1/60 s, its substep 1/240 s is kept on a column: ten 1 m boxes (own need
+  // C²/8 · √(2 cm / L) = 2.5) 4, 8, 12; a single box, a pyramid or a wall (C ≤ 2, braced) keeps 4 even at dt = 0.5 s
+  const stack10 = build('vertical-stack', { boxes: 10 });
+  assert.deepEqual([1 / 60, 1 / 30, 0.05].map((dt) => columnSubsteps(stack10, dt)), [4, 8, 12]);
+  for (const [name, p] of [['single-box', {}], ['pyramid', { base: 10 }], ['brick-wall', { speed: 0 }]] as const) assert.equal(columnSubsteps(build(name, p), 0.5), 4, name);
   assert.equal(columnSubsteps(small, 1 / 120), 6);
   assert.equal(columnSubsteps(small, 1 / 60), 12);
 });

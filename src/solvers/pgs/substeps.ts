@@ -54,6 +54,13 @@
  *
  *   substeps = max(4, ⌈S₆₀ · dt / REFERENCE_DT⌉)        (h ≤ h_C: the substep measured to hold)
  *
+ * for a column, C ≥ 3, with S₆₀ the whole count at 1/60 s, its floor of 4 included: where the floor set it,
+ * the substep 1/240 s is what held, not the column's own smaller need (ten 1 m boxes need C²/8 · √(2 cm / L)
+ * = 2.5; scaled from that, 5 substeps at 1/30 s and 8 at 0.05 s, softstep-cpu's top box moved 25 and 14 mm;
+ * at 8 and 12, 5.4 mm; three 1 m boxes under softstep-cpu at 1/30 s: 55 mm at 4, 0.01 mm at 8). A braced
+ * pile (C ≤ 2: a box, a pyramid, a wall) is no column and keeps 4 at any dt (a box at dt = 0.5 s:
+ * test/large-step.test.ts).
+ *
  * Measured before this (the rule blind to dt, every solver of the four at its defaults, top box's move from
  * 1 s to 10 s over 1 % of its edge): at dt = 1/30 fifteen 1 m boxes 31 mm (pgs-cpu) and 70 mm
  * (softstep-cpu) at 6 substeps, ten 5 cm boxes 1.5 and 20 mm at 12; at dt = 0.05 59 and 150 mm, and the
@@ -91,14 +98,18 @@ export const COLUMN_MARGIN = 4;
 export const REFERENCE_DT = 1 / 60;
 
 /**
- * substeps = max(4, ⌈S₆₀ · dt / REFERENCE_DT⌉), S₆₀ = ⌈COLUMN_FACTOR · C² · √(SUBSTEP_SIZE / L)⌉ (header: the
- * substep h = dt / substeps never above the one measured to hold at 1/60 s); 4 without a moving body.
+ * substeps at 1/60 s S₆₀ = max(4, ⌈COLUMN_FACTOR · C² · √(SUBSTEP_SIZE / L)⌉), and on a column (C ≥ 3) at frame
+ * step dt max(4, ⌈S₆₀ · dt / REFERENCE_DT⌉) (header: the substep h = dt / substeps never above the one measured
+ * to hold at 1/60 s); 4 without a moving body.
  */
 export function columnSubsteps(world: WorldDesc, dt: number = REFERENCE_DT): number {
   const { column, size } = supportGraph(world);
   if (!(Number.isFinite(size) && size > 0)) return 4;
-  const atReference = Math.ceil(COLUMN_FACTOR * column * column * Math.sqrt(SUBSTEP_SIZE / size));
-  // the 1e-9 keeps ⌈12 · 1⌉ at 12 where dt / REFERENCE_DT rounds a hair above 1
+  const atReference = Math.max(4, Math.ceil(COLUMN_FACTOR * column * column * Math.sqrt(SUBSTEP_SIZE / size)));
+  // a braced pile (C ≤ 2: a box, a pyramid, a wall) is no column: 4 at any dt (header)
+  if (column < 3) return atReference;
+  // a column keeps the substep the rule measured to hold at 1/60 s; the 1e-9 keeps ⌈12 · 1⌉ at 12 where
+  // dt / REFERENCE_DT rounds a hair above 1
   return Math.max(4, Math.ceil(atReference * (dt / REFERENCE_DT) - 1e-9));
 }
 
