@@ -171,6 +171,23 @@ test("--json - writes the record to standard output (valid JSON) and the summary
   assert.equal(existsSync(join(cwd, '-')), false);
 });
 
+test('--json - into a pipe carries a record larger than the pipe buffer whole (the process waits for standard output before it exits)', () => {
+  // 600 frames of 80 beads: a record of about 110 kB, above Linux's 64 KiB pipe buffer; exiting at once cut it there
+  const q = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
+  // through the clone's launcher into a shell pipe, as a user runs it (spawnSync's own pipe, or node without the
+  // launcher's heap flag, happened to drain in time)
+  const command = [join(process.cwd(), 'solverlab'), 'run', '--scene', 'necklace', '--param', 'chains=2', '--solver', 'jacobi-cpu', '--frames', '600', '--json', '-', '--quiet'].map(q).join(' ');
+  // the cut depended on timing (about one run in two on this machine before the fix): four runs
+  for (let run = 0; run < 4; run++) {
+    const r = spawnSync('bash', ['-c', `set -o pipefail; ${command} | cat`], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.stdout.length > 65536, `${r.stdout.length} characters: the record is cut at the pipe buffer, or the case no longer exceeds it`);
+    const j = JSON.parse(r.stdout);
+    assert.equal(j.frames, 600);
+    assert.equal(j.series.length, 601);
+  }
+});
+
 test("a run shows only the options its solver reads; options it does not read are noted, not silently taken", () => {
   const optionsLine = (out: string) => out.split('\n').find((l) => l.startsWith('options '))!;
   const multibody = cli('run', '--scene', 'pendulum', '--solver', 'rapier-multibody', '--frames', '2', '--quiet', '--beta', '0.5');

@@ -12,5 +12,19 @@ const child = bundled || process.env.SOLVERLAB_HEAP_REEXEC === '1' ? await reexe
 if (child !== null) process.exit(child);
 else {
   const { main } = await import('./main.js');
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  main(process.argv.slice(2)).then(exitAfterFlush);
+}
+
+/**
+ * Exit once standard output and standard error have reached the OS: on a pipe Node writes them
+ * asynchronously, and process.exit at once cut `run --json - | …` at the pipe's 64 KiB buffer. A
+ * write's callback runs after everything queued before it has been handed over.
+ */
+function exitAfterFlush(code: number): void {
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
 }
