@@ -38,7 +38,8 @@ import type { GpuContext } from '../../gpu/device.js';
 import type { SolverOptions } from '../solver.js';
 import { JacobiGpuSolver } from '../jacobi/gpu.js';
 import type { JacobiVariant } from '../jacobi/cpu.js';
-import { solveColourKernels, type RowKernelSpec } from '../../rows/rows.wgsl.js';
+import { colourPositionKernels, solveColourKernels, type RowKernelSpec } from '../../rows/rows.wgsl.js';
+import { RowBlockSolver } from '../../rows/block-solver.js';
 import type { StagePass } from '../../gpu/frames.js';
 import type { ContactMode } from '../../contacts/gpu-contacts.js';
 
@@ -94,8 +95,10 @@ export class GaussSeidelGpuSolver extends JacobiGpuSolver {
         c.recordSequentialSweep(pass, false, reverse);
         this.recordPoint(s);
       }
+      // split impulse: the joints' Baumgarte feedback as a position pass of its own (gs-cpu's, in the solve)
+      this.encodePositionPass(at('solve'));
       const end = at('integrate positions');
-      this.dispatch(end, 'compute_positions');
+      this.dispatch(end, this.positionsKernel());
       c.recordPose(end);
     }
     c.recordStore(at('store impulses'));
@@ -123,6 +126,28 @@ export class GaussSeidelGpuSolver extends JacobiGpuSolver {
 
   protected override extraRowKernels(): RowKernelSpec[] {
     return solveColourKernels;
+  }
+
+  /** The position pass's kernels: a colour's joints on P at once (rows/rows.wgsl.ts solve_colour_positions*). */
+  protected override positionKernels(): RowKernelSpec[] {
+    return colourPositionKernels;
+  }
+
+  /**
+   * The split impulse's position pass (gs-cpu's solvePositions, order 'symmetric', over its colour-ordered
+   * blocks): ⌈N/2⌉ sweeps colour by colour on the pseudo-velocities, every other sweep of the pass backwards.
+   */
+  protected override encodePositionPass(pass: GPUComputePassEncoder): void {
+    if (!this.split) return;
+    const K = this.colourRanges.length;
+    for (let k = 0; k < RowBlockSolver.positionSweeps(this.options.iterations); k++) {
+      const reverse = (k & 1) === 1;
+      for (let x = 0; x < K; x++) {
+        const colour = reverse ? K - 1 - x : x;
+        this.dispatch(pass, 'solve_colour_positions_point', colour);
+        this.dispatch(pass, 'solve_colour_positions', colour);
+      }
+    }
   }
 
   /** 4. One Gauss-Seidel sweep: colour by colour (its point joints, then its others; independent within the colour). */
