@@ -27,8 +27,11 @@
  *         solve                  --iterations sweeps, each: the joints colour by colour (their ΔV), folded
  *                                into V, then the contacts colour by colour on V in place; every other
  *                                sweep of the run backwards, joints' colours and contacts alike (gs-cpu's
- *                                sweepParity 'run': its joints' blocks and its contacts reversed)
- *         integrate positions    compute_positions; the separations follow the bodies (K1) )
+ *                                sweepParity 'run': its joints' blocks and its contacts reversed); then the
+ *                                joints' split impulse: ⌈N/2⌉ position sweeps colour by colour on the
+ *                                pseudo-velocities, every other one backwards (solve_colour_positions*,
+ *                                gs-cpu's solvePositions over its colour-ordered blocks)
+ *         integrate positions    compute_positions_split (x += h (v + P)); the separations follow the bodies (K1) )
  *   store impulses
  * Its CPU twin is gs-cpu sweeping its manifolds in the same colour order (ContactSolver.colourOrder).
  */

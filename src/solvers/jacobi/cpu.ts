@@ -37,7 +37,11 @@
  * separations follow the bodies through the substeps (K1). Stages as solvers/stages.ts names them:
  * collide · prepare contacts · integrate velocities (1, 2) · prepare joints (3) · restitution ·
  * warm start · solve (4) · integrate positions (5) · store impulses. A world without collisions steps
- * exactly as before (the same arithmetic in the same order).
+ * exactly as before (the same arithmetic in the same order). On a contact scene the joints' Baumgarte term
+ * is a split impulse (splitsImpulses): the velocity sweeps unbiased, then, timed with the solve, the position
+ * pass of ⌈N/2⌉ Jacobi sweeps on pseudo-velocities P (rows/block-solver.ts solvePositions, order 'jacobi'),
+ * and stage 5 moves the pose by V + P (computePositionsSplit); jacobi-gpu's WGSL has the same stage
+ * (solve_positions_point, solve_positions, update_pseudo_velocities, compute_positions_split).
  *
  * The reference text starts the iterations from V⁰ = V* even when λ⁰ ≠ 0; its
  * first multiplier update then adds the whole correction on top of λ⁰. Option

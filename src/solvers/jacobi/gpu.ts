@@ -12,7 +12,9 @@
  *        (A_bb + γ)⁻¹ per block, warm start λ ← f λ)
  *   → [update_velocities: apply the warm start]
  *   → 4. N × (update_multipliers_point, update_multipliers, update_velocities)   (37), (34)
- *   → 5. compute_positions
+ *   → [split impulse, on a contact scene (splitsImpulses): ⌈N/2⌉ × (solve_positions_point, solve_positions,
+ *        update_pseudo_velocities) on the pseudo-velocities, jacobi-cpu's solvePositions in the Jacobi order]
+ *   → 5. compute_positions (with the split: compute_positions_split, x += h (v + P))
  * A rigid point joint (the Jacobi text's 3×3 block) takes the *_point kernels, the fast path; every
  * other block the general ones (rows/rows.wgsl.ts). A kernel with nothing to do is not dispatched.
  * The rows' layout (bodies, bounds, compliance, blocks, the body → row CSR) comes from the CPU
