@@ -191,11 +191,15 @@ for (const [id, create, stages] of [
 test(`${id} with contacts records a frame with no readback (collision, colouring, restitution, warm start, solve and store on the GPU)`, async () => {
   const gpu = await acquireGpu();
   try {
-    // bouncing boxes: the restitution pass is recorded too
+    // bouncing boxes: the restitution pass is recorded too; jacobi-gpu and gs-gpu with the top box hung by a
+    // point joint at its place, so the joints' split impulse (its position pass) is recorded too
     const pyramid = loadRigidScene('pyramid', { base: 3 }).world;
-    const world: WorldDesc = { ...pyramid, bodies: pyramid.bodies.map((b) => ({ ...b, restitution: 0.3 })) };
+    const top = pyramid.bodies.length - 1;
+    const hang = id === 'softstep-gpu' ? [] : [{ type: 'point' as const, bodyA: top, bodyB: null, anchorA: [0, 0, 0] as [number, number, number], anchorB: [...pyramid.bodies[top].position] as [number, number, number] }];
+    const world: WorldDesc = { ...pyramid, bodies: pyramid.bodies.map((b) => ({ ...b, restitution: 0.3 })), constraints: [...pyramid.constraints, ...hang] };
     const s = await create(world, { substeps: 4, sleep: 0 }, gpu);
     assert.ok((s as unknown as { contacts: { elastic: boolean } }).contacts.elastic, 'the restitution pass is not recorded');
+    assert.equal((s as unknown as { split: boolean }).split, hang.length > 0, 'the position pass is recorded where there are joints');
     await s.step(2); // a warm-started frame follows: the pair table is in use
     const encoder = gpu.device.createCommandEncoder();
     let recorded: unknown;

@@ -20,6 +20,10 @@
  * Angular velocities are compared through the speed they give a point at the body's size ℓ (ℓ |Δω|),
  * orientations through ℓ |Δq|. A wrong row (a sign, a missing term, a wrong clamp) is off by g h² ≈
  * 2e-4 m within a step and centimetres within the run, far above this bound.
+ * The cantilever and the rod have two bodies and collisions on (a contact scene, though no pair can touch):
+ * jacobi-cpu and jacobi-gpu both split their joints' β there (the position pass, rows/rows.wgsl.ts
+ * solve_positions*), so these two compare that stage too; gs-gpu takes no contacts where every pair is joined,
+ * and its twin here (gs/cpu.ts, contacts on rows) does not split either.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -24,7 +24,7 @@
  * Warm start follows the rows' keys: `layout` keeps λ of every row whose key the previous
  * layout had, and a new row starts at 0.
  *
- * Split impulse (splitPositionBias; pgs-cpu, and gs-cpu and jacobi-cpu on contact scenes): a rigid joint
+ * Split impulse (splitPositionBias; pgs-cpu, and gs-cpu and jacobi-cpu and their GPU twins on contact scenes): a rigid joint
  * row's Baumgarte term leaves the velocity solve, which then solves J V = 0 with the warm-started λ, and
  * goes to a position pass of its own (solvePositions) on pseudo-velocities P from λ_p = 0:
  *   J P = −β C / h,   x ← x + h (V + P),  P then forgotten, λ_p never stored
@@ -542,12 +542,16 @@ export class RowBlockSolver {
   /**
    * The position pass of a split impulse over the joints' blocks (not contacts): λ_p = 0 and pseudo-
    * velocities P = 0, then `sweeps` sweeps of the projected block update on P alone, biased by the
-   * Baumgarte term only:  Δλ_p = −h⁻¹ A_bb⁻¹ (J_b P + β C_b / h), each block's impulse applied to P at
-   * once (Gauss-Seidel), every other sweep backwards, as the sequential solvers' velocity sweeps do
-   * (pgs-cpu's; a Jacobi order for jacobi-cpu waits on a WGSL twin). P is left in (pLin, pAng), 3 per
-   * body; the caller moves the positions by V + P and forgets P.
+   * Baumgarte term only:  Δλ_p = −h⁻¹ A_bb⁻¹ (J_b P + β C_b / h + h γ_b λ_p).  `order`:
+   *   'symmetric'  each block's impulse applied to P at once (Gauss-Seidel), every other sweep backwards, as
+   *                the sequential solvers' velocity sweeps do (pgs-cpu; gs-cpu, whose joints' blocks are laid
+   *                out colour by colour, so a sweep is its colours in order, or reversed: gs-gpu's
+   *                solve_colour_positions*, rows/rows.wgsl.ts);
+   *   'jacobi'     every block from the same P, then P = h M⁻¹ Jᵀ λ_p   (37), (34) on P: jacobi-cpu, whose twin
+   *                is jacobi-gpu's solve_positions* and update_pseudo_velocities.
+   * P is left in (pLin, pAng), 3 per body; the caller moves the positions by V + P and forgets P.
    */
-  solvePositions(h: number, inverseInertia: Float64Array, sweeps: number, pLin: Float64Array, pAng: Float64Array): void {
+  solvePositions(h: number, inverseInertia: Float64Array, sweeps: number, pLin: Float64Array, pAng: Float64Array, order: 'symmetric' | 'jacobi' = 'symmetric'): void {
     const n = 3 * this.bodyCount;
     if (this.pseudoZero.length < n) this.pseudoZero = new Float64Array(n);
     const zero = this.pseudoZero;
@@ -555,7 +559,12 @@ export class RowBlockSolver {
     pAng.fill(0, 0, n);
     this.pseudoLambda.fill(0, 0, this.rows.count);
     const blocks = this.jointBlocks;
-    for (let k = 0; k < sweeps; k++) this.solveBlocks(h, zero, zero, pLin, pAng, inverseInertia, true, 0, blocks, true, null, false, (k & 1) === 1, true);
+    for (let k = 0; k < sweeps; k++) {
+      if (order === 'jacobi') {
+        this.solveBlocks(h, zero, zero, pLin, pAng, inverseInertia, true, 0, blocks, false, null, false, false, true);
+        this.gather(h, inverseInertia, pLin, pAng, this.pseudoLambda);
+      } else this.solveBlocks(h, zero, zero, pLin, pAng, inverseInertia, true, 0, blocks, true, null, false, (k & 1) === 1, true);
+    }
   }
   /**
    * Sweeps of the position pass for `iterations` velocity sweeps: half, rounded up. It starts from λ_p = 0

@@ -17,6 +17,10 @@
  *   update_velocities   per body: ΔV_i = h M_i⁻¹ Σ_{r ∋ i} J_r,iᵀ λ_r (rows.ts gatherImpulse, R1)
  *   compute_residual    per block: each row's projected ρ² (diagnostics)
  *   solve_colour(_point)  gs-gpu: the update of a colour's joints with their ΔV applied at once
+ *   solve_positions(_point), update_pseudo_velocities   jacobi-gpu's split impulse (block-solver.ts
+ *                       solvePositions, order 'jacobi'): the same update and gather on the pseudo-velocities
+ *                       P (pseudo_velocity) and λ_p (row_pseudo), biased by β C/h alone
+ *   solve_colour_positions(_point)   gs-gpu's (order 'symmetric' over its colours): a colour's joints on P at once
  *
  * Buffers (f32 unless said; legend: NR rows, NK blocks, NB bodies, NJ joints), laid out on the
  * host from the CPU RowBlockSolver.layout() once per topology; everything per step is written here:
@@ -52,6 +56,9 @@
  *                       [6] (upperAngle, 0, 0, 0); flags: which of length, min, max, lower, upper
  *                       are given (JOINT_FLAG), instead of the CPU's NaN (WGSL need not keep NaN)
  *   residual[NR]        f32: the row's projected ρ² (m²/s², diagnostics)
+ *   row_pseudo[NR]      f32: λ_p of the split impulse's position pass (solve_positions*), 0 at each prepare,
+ *                       never warm-started; with the split, row_solve[3r].w holds the row's position bias
+ *                       β C/h (its velocity bias .x then 0), else .w = 0
  * and the solver's body buffers (jacobi/kernels.wgsl.ts): pose, velocity (V*), velocity_delta (ΔV),
  * inverse_mass (world I⁻¹ and m⁻¹).
  *
@@ -95,7 +102,8 @@ export type RowBufferName =
   | 'body_rows'
   | 'row_entries'
   | 'joint'
-  | 'residual';
+  | 'residual'
+  | 'row_pseudo';
 
 export const rowElementType: Record<RowBufferName, string> = {
   row_jacobian: 'array<vec4f>',
@@ -110,10 +118,11 @@ export const rowElementType: Record<RowBufferName, string> = {
   row_entries: 'array<u32>',
   joint: 'array<vec4f>',
   residual: 'array<f32>',
+  row_pseudo: 'array<f32>',
 };
 
 /** The body buffers of the solver that the row kernels bind (jacobi/kernels.wgsl.ts's layout). */
-export type BodyBufferName = 'pose' | 'velocity' | 'velocity_delta' | 'inverse_mass';
+export type BodyBufferName = 'pose' | 'velocity' | 'velocity_delta' | 'inverse_mass' | 'pseudo_velocity';
 
 type Access = 'read' | 'read_write' | 'uniform';
 export interface RowKernelSpec {
@@ -145,16 +154,22 @@ fn row_jvb(r: u32) -> vec3f { let p = row_jacobian[3u * r + 1u]; let q = row_jac
 fn row_jwb(r: u32) -> vec3f { return row_jacobian[3u * r + 2u].yzw; }
 `;
 
-/** J·V of a block (rows.ts blockVelocity, R2): needs row_jacobian, velocity, velocity_delta. */
-const blockVelocityWgsl = /* wgsl */ `
-// V + ΔV of the block's bodies a, b packed as the 12 entries of a row (v_A, ω_A, v_B, ω_B), so that
-// J_r V (R2) is three dot products with row r's three vec4f
+/**
+ * WGSL: the velocity that a block's update reads of body slot `k` (2i: linear, 2i + 1: angular): V + ΔV of
+ * the velocity solve, or the position pass's pseudo-velocity P alone (block-solver.ts solvePositions: v = 0, Δv = P).
+ */
+const bodyVelocity = (position: boolean, k: string): string => (position ? `pseudo_velocity[${k}].xyz` : `velocity[${k}].xyz + velocity_delta[${k}].xyz`);
+
+/** J·V of a block (rows.ts blockVelocity, R2): needs row_jacobian, velocity, velocity_delta (the position pass: pseudo_velocity). */
+const blockVelocityOf = (position: boolean) => /* wgsl */ `
+// V + ΔV (position pass: P) of the block's bodies a, b packed as the 12 entries of a row (v_A, ω_A, v_B, ω_B),
+// so that J_r V (R2) is three dot products with row r's three vec4f
 struct PackedVelocity { u0: vec4f, u1: vec4f, u2: vec4f, };
 fn block_velocity(a: u32, b: u32) -> PackedVelocity {
-  let va = velocity[2u * a].xyz + velocity_delta[2u * a].xyz;
-  let wa = velocity[2u * a + 1u].xyz + velocity_delta[2u * a + 1u].xyz;
-  let vb = velocity[2u * b].xyz + velocity_delta[2u * b].xyz;
-  let wb = velocity[2u * b + 1u].xyz + velocity_delta[2u * b + 1u].xyz;
+  let va = ${bodyVelocity(position, '2u * a')};
+  let wa = ${bodyVelocity(position, '2u * a + 1u')};
+  let vb = ${bodyVelocity(position, '2u * b')};
+  let wb = ${bodyVelocity(position, '2u * b + 1u')};
   return PackedVelocity(vec4f(va, wa.x), vec4f(wa.yz, vb.xy), vec4f(vb.z, wb));
 }
 // J_r V = J_vA·v_A + J_ωA·ω_A + J_vB·v_B + J_ωB·ω_B   (R2)
@@ -162,6 +177,7 @@ fn row_velocity(r: u32, u: PackedVelocity) -> f32 {
   return dot(row_jacobian[3u * r], u.u0) + dot(row_jacobian[3u * r + 1u], u.u1) + dot(row_jacobian[3u * r + 2u], u.u2);
 }
 `;
+const blockVelocityWgsl = blockVelocityOf(false);
 
 /**
  * WGSL statements: lin, ang = Σ_{r ∋ ib} J_r,ibᵀ s_r over body `ib`'s rows (CSR body_rows /
@@ -408,32 +424,48 @@ export function evaluateKernels(): RowKernelSpec[] {
  */
 export const GPU_DEPENDENT_PIVOT = 2 ** -17;
 
-/** Per row r of a block: biasRate, γ (block-solver.ts prepare) into row_error.y and row_solve[3r]; the warm start λ ← f λ. */
-const rowSoftness = /* wgsl */ `
+/**
+ * Per row r of a block: biasRate, γ (block-solver.ts prepare) into row_error.y and row_solve[3r]; the warm
+ * start λ ← f λ. With `split` (a split impulse, block-solver.ts prepare with splitPositionBias) a rigid row fed
+ * back by Baumgarte (α = 0, not a speculative row) has its bias β C/h in row_solve[3r].w, for the position
+ * pass, and none in the velocity solve (.x = 0); every other row keeps its bias in .x (a spring's is a force,
+ * a speculative row's a velocity bound); λ_p (row_pseudo) starts at 0.
+ */
+const rowSoftnessOf = (split: boolean) => /* wgsl */ `
 // a one-sided row apart (C > 0): the speculative 1/h, γ = 0; else rows/softness.ts (S2) of its
 // compliance (α = 0: Baumgarte β/h). Returns γ.
 fn prepare_row(r: u32) -> f32 {
   let bounds = row_params[r];
   let c = row_error[r].x;
   var soft = row_softness(bounds.z, 0.0, params.h, params.baumgarte);
-  if (bounds.x == 0.0 && bounds.y >= 1e38 && c > 0.0) { soft = vec2f(1.0 / params.h, 0.0); }
+  let speculative = bounds.x == 0.0 && bounds.y >= 1e38 && c > 0.0;
+  if (speculative) { soft = vec2f(1.0 / params.h, 0.0); }
   row_error[r] = vec2f(c, soft.x);
-  row_solve[3u * r] = vec4f(soft.x * c, soft.y, params.warm_start * row_solve[3u * r].z, 0.0);
+${
+  split
+    ? `  // split impulse: a Baumgarte row's β C/h goes to the position pass (.w), the velocity solve is unbiased
+  let bias = soft.x * c;
+  let baumgarte = bounds.z == 0.0 && !speculative;
+  row_solve[3u * r] = vec4f(select(bias, 0.0, baumgarte), soft.y, params.warm_start * row_solve[3u * r].z, select(0.0, bias, baumgarte));
+  row_pseudo[r] = 0.0;`
+    : `  row_solve[3u * r] = vec4f(soft.x * c, soft.y, params.warm_start * row_solve[3u * r].z, 0.0);`
+}
   return soft.y;
 }
 `;
 
-const prepareBindings: RowKernelSpec['bindings'] = [
+const prepareBindings = (split: boolean): RowKernelSpec['bindings'] => [
   { name: 'prepare_list', access: 'read' },
   { name: 'row_block', access: 'read' },
   { name: 'row_params', access: 'read' },
   { name: 'inverse_mass', access: 'read' },
   { name: 'row_error', access: 'read_write' },
   { name: 'row_solve', access: 'read_write' },
+  ...(split ? [{ name: 'row_pseudo' as const, access: 'read_write' as const }] : []),
 ];
 
 /** prepare of a rigid point joint's block: A = (m_A⁻¹ + m_B⁻¹) I₃ − [a]× I_A⁻¹ [a]× − [b]× I_B⁻¹ [b]× (the Jacobi text's A_ℓℓ, = J M⁻¹ Jᵀ of point.ts's rows), A⁻¹ by the adjugate */
-const preparePoint: RowKernelSpec = {
+const preparePoint = (split: boolean): RowKernelSpec => ({
   name: 'prepare_point_blocks',
   over: 'point_block',
   list: 'prepare_list',
@@ -444,6 +476,7 @@ const preparePoint: RowKernelSpec = {
     { name: 'point_arm', access: 'read' },
     { name: 'row_error', access: 'read_write' },
     { name: 'row_solve', access: 'read_write' },
+    ...(split ? [{ name: 'row_pseudo' as const, access: 'read_write' as const }] : []),
   ],
   helpers: softnessWgsl,
   body: /* wgsl */ `
@@ -455,7 +488,13 @@ const preparePoint: RowKernelSpec = {
     let r = r0 + p;
     let c = row_error[r].x;
     row_error[r] = vec2f(c, soft.x);
-    row_solve[3u * r] = vec4f(soft.x * c, soft.y, params.warm_start * row_solve[3u * r].z, 0.0);
+${
+    split
+      ? `    // split impulse (prepare_row): β C/h for the position pass only, λ_p = 0
+    row_solve[3u * r] = vec4f(0.0, soft.y, params.warm_start * row_solve[3u * r].z, soft.x * c);
+    row_pseudo[r] = 0.0;`
+      : `    row_solve[3u * r] = vec4f(soft.x * c, soft.y, params.warm_start * row_solve[3u * r].z, 0.0);`
+  }
   }
   let ma = inverse_mass[blk.z];
   let mb = inverse_mass[blk.w];
@@ -471,7 +510,7 @@ const preparePoint: RowKernelSpec = {
   row_solve[3u * r0 + 1u] = vec4f(inv[0], 0.0);
   row_solve[3u * r0 + 4u] = vec4f(inv[1], 0.0);
   row_solve[3u * r0 + 7u] = vec4f(inv[2], 0.0);`,
-};
+});
 
 /**
  * Module-scope WGSL: fn invert_block(A, n) -> A⁻¹ of an n×n block (row-major, n ≤ 6) by rows.ts
@@ -517,12 +556,12 @@ fn invert_block(A_in: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>, n:
 }
 `;
 
-const prepareGeneral: RowKernelSpec = {
+const prepareGeneral = (split: boolean): RowKernelSpec => ({
   name: 'prepare_blocks',
   over: 'general_block',
   list: 'prepare_list',
-  bindings: [...prepareBindings, { name: 'row_jacobian', access: 'read' }],
-  helpers: jacobianAccess + softnessWgsl + rowSoftness + invertBlockWgsl,
+  bindings: [...prepareBindings(split), { name: 'row_jacobian', access: 'read' }],
+  helpers: jacobianAccess + softnessWgsl + rowSoftnessOf(split) + invertBlockWgsl,
   body: /* wgsl */ `
   let blk = row_block[ib_block];
   let r0 = blk.x;
@@ -552,53 +591,64 @@ const prepareGeneral: RowKernelSpec = {
     row_solve[3u * (r0 + p) + 1u] = vec4f(line[0], line[1], line[2], line[3]);
     row_solve[3u * (r0 + p) + 2u] = vec4f(line[4], line[5], line[6], line[7]);
   }`,
-};
+});
 
 /**
  * (R1) at once for Gauss-Seidel: Δv_A += h m_A⁻¹ lin_a, Δω_A += h I_A⁻¹ ang_a, the same for B, from
- * the block's summed J_bᵀ Δλ (fixed bodies never written).
+ * the block's summed J_bᵀ Δλ (fixed bodies never written); into ΔV (velocity_delta), or in the position
+ * pass into P (pseudo_velocity).
  */
-const applyImmediate = /* wgsl */ `
+const applyImmediateTo = (target: 'velocity_delta' | 'pseudo_velocity') => /* wgsl */ `
     let ma = inverse_mass[blk.z];
     if (ma.mass > 0.0) {
-      velocity_delta[2u * blk.z] = vec4f(velocity_delta[2u * blk.z].xyz + params.h * ma.mass * lin_a, 0.0);
-      velocity_delta[2u * blk.z + 1u] = vec4f(velocity_delta[2u * blk.z + 1u].xyz + params.h * (ma.inertia * ang_a), 0.0);
+      ${target}[2u * blk.z] = vec4f(${target}[2u * blk.z].xyz + params.h * ma.mass * lin_a, 0.0);
+      ${target}[2u * blk.z + 1u] = vec4f(${target}[2u * blk.z + 1u].xyz + params.h * (ma.inertia * ang_a), 0.0);
     }
     let mb = inverse_mass[blk.w];
     if (mb.mass > 0.0) {
-      velocity_delta[2u * blk.w] = vec4f(velocity_delta[2u * blk.w].xyz + params.h * mb.mass * lin_b, 0.0);
-      velocity_delta[2u * blk.w + 1u] = vec4f(velocity_delta[2u * blk.w + 1u].xyz + params.h * (mb.inertia * ang_b), 0.0);
+      ${target}[2u * blk.w] = vec4f(${target}[2u * blk.w].xyz + params.h * mb.mass * lin_b, 0.0);
+      ${target}[2u * blk.w + 1u] = vec4f(${target}[2u * blk.w + 1u].xyz + params.h * (mb.inertia * ang_b), 0.0);
     }`;
+const applyImmediate = applyImmediateTo('velocity_delta');
 
 /**
  * The point fast path of block `blk` (block-solver.ts solveBlocks' rigid equality 3-block), as WGSL
  * statements: ρ = J V + β C with J V = v_B + ω_B × b − v_A − ω_A × a (point.ts's rows),
  * Δλ = −h⁻¹ A⁻¹ ρ, no bounds, no γ. With `immediate`, J_bᵀ Δλ = (−Δλ, −a × Δλ; Δλ, b × Δλ) into ΔV at once.
+ * With `position` (the split impulse's position pass, block-solver.ts solvePositions) the same on the
+ * pseudo-velocities: ρ = J P + β C/h (row_solve[3r].w), λ_p (row_pseudo) += Δλ, P instead of ΔV.
  */
-function pointUpdate(immediate: boolean): string {
+function pointUpdate(immediate: boolean, position = false): string {
+  const bias = position ? 'w' : 'x';
+  const store = position
+    ? `
+    row_pseudo[r0] += dl.x;
+    row_pseudo[r0 + 1u] += dl.y;
+    row_pseudo[r0 + 2u] += dl.z;`
+    : `
+    row_solve[3u * r0] = vec4f(s0.xy, s0.z + dl.x, s0.w);
+    row_solve[3u * r0 + 3u] = vec4f(s1.xy, s1.z + dl.y, s1.w);
+    row_solve[3u * r0 + 6u] = vec4f(s2.xy, s2.z + dl.z, s2.w);`;
   return /* wgsl */ `
   {
     let r0 = blk.x;
     let a = point_arm[2u * r0].xyz;
     let b = point_arm[2u * r0 + 1u].xyz;
-    let va = velocity[2u * blk.z].xyz + velocity_delta[2u * blk.z].xyz;
-    let wa = velocity[2u * blk.z + 1u].xyz + velocity_delta[2u * blk.z + 1u].xyz;
-    let vb = velocity[2u * blk.w].xyz + velocity_delta[2u * blk.w].xyz;
-    let wb = velocity[2u * blk.w + 1u].xyz + velocity_delta[2u * blk.w + 1u].xyz;
+    let va = ${bodyVelocity(position, '2u * blk.z')};
+    let wa = ${bodyVelocity(position, '2u * blk.z + 1u')};
+    let vb = ${bodyVelocity(position, '2u * blk.w')};
+    let wb = ${bodyVelocity(position, '2u * blk.w + 1u')};
     let s0 = row_solve[3u * r0];
     let s1 = row_solve[3u * r0 + 3u];
     let s2 = row_solve[3u * r0 + 6u];
-    let rho = vb + cross(wb, b) - va - cross(wa, a) + vec3f(s0.x, s1.x, s2.x);
-    let dl = (-1.0 / params.h) * vec3f(dot(row_solve[3u * r0 + 1u].xyz, rho), dot(row_solve[3u * r0 + 4u].xyz, rho), dot(row_solve[3u * r0 + 7u].xyz, rho));
-    row_solve[3u * r0] = vec4f(s0.xy, s0.z + dl.x, 0.0);
-    row_solve[3u * r0 + 3u] = vec4f(s1.xy, s1.z + dl.y, 0.0);
-    row_solve[3u * r0 + 6u] = vec4f(s2.xy, s2.z + dl.z, 0.0);${
+    let rho = vb + cross(wb, b) - va - cross(wa, a) + vec3f(s0.${bias}, s1.${bias}, s2.${bias});
+    let dl = (-1.0 / params.h) * vec3f(dot(row_solve[3u * r0 + 1u].xyz, rho), dot(row_solve[3u * r0 + 4u].xyz, rho), dot(row_solve[3u * r0 + 7u].xyz, rho));${store}${
       immediate
         ? `
     let lin_a = -dl;
     let ang_a = -cross(a, dl);
     let lin_b = dl;
-    let ang_b = cross(b, dl);${applyImmediate}`
+    let ang_b = cross(b, dl);${applyImmediateTo(position ? 'pseudo_velocity' : 'velocity_delta')}`
         : ''
     }
   }`;
@@ -608,10 +658,13 @@ function pointUpdate(immediate: boolean): string {
  * The projected update of a general block `blk` (block-solver.ts solveBlocks), as WGSL statements;
  * with `immediate` (Gauss-Seidel) its J_bᵀ Δλ also goes into ΔV at once (R1).
  *   ρ_p = J_p V + biasRate_p C_p + h γ_p λ_p;  λ_p ← clamp(λ_p − h⁻¹ Σ_q (A + γ)⁻¹_pq ρ_q, lower_p, upper_p)
+ * With `position` (the split impulse's position pass): V = P (block_velocity of blockVelocityOf(true)), the
+ * bias β C/h of row_solve[3r].w, λ_p of row_pseudo, and P instead of ΔV (block-solver.ts solvePositions).
  */
-function generalUpdate(immediate: boolean): string {
+function generalUpdate(immediate: boolean, position = false): string {
   const sum = (dl: string, r: string) =>
     immediate ? `lin_a += ${dl} * row_jva(${r}); ang_a += ${dl} * row_jwa(${r}); lin_b += ${dl} * row_jvb(${r}); ang_b += ${dl} * row_jwb(${r});` : '';
+  const lambda = (r: string, s: string) => (position ? `row_pseudo[${r}]` : `${s}.z`);
   return /* wgsl */ `
   {
     let r0 = blk.x;
@@ -621,17 +674,18 @@ function generalUpdate(immediate: boolean): string {
     var rho: array<f32, 8>;
     for (var p = 0u; p < n; p++) {
       let s = row_solve[3u * (r0 + p)];
-      rho[p] = row_velocity(r0 + p, u) + s.x + params.h * s.y * s.z;
+      rho[p] = row_velocity(r0 + p, u) + s.${position ? 'w' : 'x'} + params.h * s.y * ${lambda('r0 + p', 's')};
     }
     for (var p = 0u; p < n; p++) {
       let r = r0 + p;
       let m = dot(row_solve[3u * r + 1u], vec4f(rho[0], rho[1], rho[2], rho[3])) + dot(row_solve[3u * r + 2u], vec4f(rho[4], rho[5], rho[6], rho[7]));
       let state = row_solve[3u * r];
       let bounds = row_params[r];
-      let next = clamp(state.z - m / params.h, bounds.x, bounds.y);
-      row_solve[3u * r] = vec4f(state.xy, next, 0.0);
-      ${sum('(next - state.z)', 'r')}
-    }${immediate ? applyImmediate : ''}
+      let old = ${lambda('r', 'state')};
+      let next = clamp(old - m / params.h, bounds.x, bounds.y);
+      ${position ? 'row_pseudo[r] = next;' : 'row_solve[3u * r] = vec4f(state.xy, next, state.w);'}
+      ${sum('(next - old)', 'r')}
+    }${immediate ? applyImmediateTo(position ? 'pseudo_velocity' : 'velocity_delta') : ''}
   }`;
 }
 
@@ -762,10 +816,116 @@ const updateVelocities: RowKernelSpec = {
   velocity_delta[2u * ib + 1u] = vec4f(params.h * (m.inertia * ang), 0.0);`,
 };
 
-/** The row kernels of a Jacobi step (stage 3 and the iteration), in RowBlockSolver's order. */
-export function rowKernels(): RowKernelSpec[] {
-  return [...evaluateKernels(), preparePoint, prepareGeneral, updateMultipliersPoint, updateMultipliers, updateVelocities, computeResidual];
+/**
+ * The row kernels of a Jacobi step (stage 3 and the iteration), in RowBlockSolver's order; with `split`,
+ * prepare leaves a Baumgarte row's β C/h to the position pass (rowSoftnessOf) and zeroes λ_p.
+ */
+export function rowKernels(split = false): RowKernelSpec[] {
+  return [...evaluateKernels(), preparePoint(split), prepareGeneral(split), updateMultipliersPoint, updateMultipliers, updateVelocities, computeResidual];
 }
+
+// ---------------------------------------------------------------- the split impulse's position pass
+/*
+ * block-solver.ts solvePositions in WGSL: after the velocity sweeps, ⌈N/2⌉ sweeps of the projected block
+ * update on the pseudo-velocities P (pseudo_velocity, zeroed by compute_free_velocity each step) from
+ * λ_p = 0 (row_pseudo, zeroed by prepare), biased by β C/h alone (row_solve[3r].w):
+ *   Δλ_p = −h⁻¹ (A_bb + γ)⁻¹ (J_b P + β C_b / h + h γ λ_p),  λ_p clamped to the rows' bounds
+ * then x ← x + h (v + P), q ← Cay(h (ω + P_ω)) q (compute_positions_split), P forgotten, λ_p never read by
+ * the velocity solve. jacobi-gpu sweeps it as its velocity solve (order 'jacobi': every block from the same
+ * P, then the gather P = h M⁻¹ Jᵀ λ_p), gs-gpu colour by colour with the impulses applied to P at once,
+ * every other sweep of the pass backwards (order 'symmetric' over its colour-ordered blocks).
+ * Invariants as the velocity kernels': solve_positions* write only their block's λ_p; update_pseudo_velocities
+ * only its body's P; solve_colour_positions* their joint's λ_p and P of its two bodies.
+ */
+
+/** jacobi-gpu's position pass (order 'jacobi'): the point and general blocks' update from P, then the gather. */
+export const jacobiPositionKernels: RowKernelSpec[] = [
+  {
+    name: 'solve_positions_point',
+    over: 'point_block',
+    list: 'block_list',
+    bindings: [
+      { name: 'block_list', access: 'read' },
+      { name: 'row_block', access: 'read' },
+      { name: 'pseudo_velocity', access: 'read' },
+      { name: 'point_arm', access: 'read' },
+      { name: 'row_solve', access: 'read' },
+      { name: 'row_pseudo', access: 'read_write' },
+    ],
+    helpers: '',
+    body: /* wgsl */ `
+  // λ_p ← λ_p − h⁻¹ A⁻¹ (J P + β C/h)   (37) on the pseudo-velocities
+  let blk = row_block[ib_block];${pointUpdate(false, true)}`,
+  },
+  {
+    name: 'solve_positions',
+    over: 'general_block',
+    list: 'block_list',
+    bindings: [
+      { name: 'block_list', access: 'read' },
+      { name: 'row_block', access: 'read' },
+      { name: 'pseudo_velocity', access: 'read' },
+      { name: 'row_jacobian', access: 'read' },
+      { name: 'row_params', access: 'read' },
+      { name: 'row_solve', access: 'read' },
+      { name: 'row_pseudo', access: 'read_write' },
+    ],
+    helpers: blockVelocityOf(true),
+    body: /* wgsl */ `
+  // λ_p ← clamp(λ_p − h⁻¹ (A_bb + γ)⁻¹ (J_b P + β C_b/h + h γ λ_p))   (37), projected, on the pseudo-velocities
+  let blk = row_block[ib_block];${generalUpdate(false, true)}`,
+  },
+  {
+    name: 'update_pseudo_velocities',
+    over: 'body',
+    bindings: [
+      { name: 'body_rows', access: 'read' },
+      { name: 'row_entries', access: 'read' },
+      { name: 'row_jacobian', access: 'read' },
+      { name: 'point_arm', access: 'read' },
+      { name: 'row_pseudo', access: 'read' },
+      { name: 'inverse_mass', access: 'read' },
+      { name: 'pseudo_velocity', access: 'read_write' },
+    ],
+    helpers: '',
+    body: /* wgsl */ `
+  // P_i = h M_i⁻¹ Σ_{r ∋ i} J_r,iᵀ λ_p,r   (34) on λ_p${rowGather((r) => `row_pseudo[${r}]`)}
+  let m = inverse_mass[ib];
+  pseudo_velocity[2u * ib] = vec4f(params.h * m.mass * lin, 0.0);
+  pseudo_velocity[2u * ib + 1u] = vec4f(params.h * (m.inertia * ang), 0.0);`,
+  },
+];
+
+const colourPositionBindings: RowKernelSpec['bindings'] = [
+  { name: 'colour', access: 'uniform' },
+  { name: 'block_list', access: 'read' },
+  { name: 'row_block', access: 'read' },
+  { name: 'pseudo_velocity', access: 'read_write' },
+  { name: 'inverse_mass', access: 'read' },
+];
+
+/** gs-gpu's position pass, one colour (solve_colour's twin on P; order 'symmetric': the host reverses the colours on odd sweeps). */
+export const colourPositionKernels: RowKernelSpec[] = [
+  {
+    name: 'solve_colour_positions_point',
+    over: 'colour_point',
+    bindings: [...colourPositionBindings, { name: 'point_arm', access: 'read' }, { name: 'row_solve', access: 'read' }, { name: 'row_pseudo', access: 'read_write' }],
+    helpers: '',
+    body: /* wgsl */ `
+  let blk = row_block[ib_block];${pointUpdate(true, true)}`,
+  },
+  {
+    name: 'solve_colour_positions',
+    over: 'colour',
+    bindings: [...colourPositionBindings, { name: 'row_jacobian', access: 'read' }, { name: 'row_params', access: 'read' }, { name: 'row_solve', access: 'read' }, { name: 'row_pseudo', access: 'read_write' }],
+    helpers: jacobianAccess + blockVelocityOf(true),
+    body: /* wgsl */ `
+  let blocks = row_block[ib_block].y >> 8u;
+  for (var k = 0u; k < blocks; k++) {
+    let blk = row_block[ib_block + k];${generalUpdate(true, true)}
+  }`,
+  },
+];
 
 // ---------------------------------------------------------------- position-level pieces (xpbd-gpu)
 /*

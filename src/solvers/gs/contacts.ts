@@ -2,8 +2,9 @@
  * gs-cpu on a scene with contacts: coloured block Gauss-Seidel on the joints' rows, then the contacts
  * one after the other on the contact solver (contacts/contact-solver.ts), as the sequential stage list
  * (solvers/sequential-cpu.ts) with pgs-cpu's rule: rigid rows, Baumgarte β with the slop, no relax; the
- * joints' β stays in their velocity rows (pgs-cpu splits it off: rows/block-solver.ts), as gs-gpu's WGSL,
- * its twin, has them: it has no position pass yet.
+ * joints' β by pgs-cpu's split impulses (rows/block-solver.ts solvePositions: symmetric sweeps over the
+ * joints' blocks, which are laid out colour by colour), as gs-gpu's WGSL twin (solve_colour_positions*:
+ * its colours in order, every other sweep reversed).
  *
  * Invariant: the joints' rows are laid out colour by colour (model/colouring.ts, as gs/cpu.ts and
  * gs-gpu), and a sweep walks them in that order (every other sweep backwards: symmetric Gauss-Seidel);
@@ -30,7 +31,7 @@ export class GaussSeidelContactCpuSolver extends SequentialCpuSolver {
 
   constructor(world: WorldDesc, options: Partial<SolverOptions> = {}) {
     const ordered = colourOrderedWorld(world);
-    super(ordered.world, options, { relax: false, contactRule: (o) => baumgarteContacts(o.beta, o.restitutionThreshold), jointSpring: null, sweepParity: 'run', splitImpulse: false });
+    super(ordered.world, options, { relax: false, contactRule: (o) => baumgarteContacts(o.beta, o.restitutionThreshold), jointSpring: null, sweepParity: 'run', splitImpulse: true });
     this.colouring = ordered.colouring;
   }
 

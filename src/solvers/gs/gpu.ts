@@ -27,8 +27,11 @@
  *         solve                  --iterations sweeps, each: the joints colour by colour (their ΔV), folded
  *                                into V, then the contacts colour by colour on V in place; every other
  *                                sweep of the run backwards, joints' colours and contacts alike (gs-cpu's
- *                                sweepParity 'run': its joints' blocks and its contacts reversed)
- *         integrate positions    compute_positions; the separations follow the bodies (K1) )
+ *                                sweepParity 'run': its joints' blocks and its contacts reversed); then the
+ *                                joints' split impulse: ⌈N/2⌉ position sweeps colour by colour on the
+ *                                pseudo-velocities, every other one backwards (solve_colour_positions*,
+ *                                gs-cpu's solvePositions over its colour-ordered blocks)
+ *         integrate positions    compute_positions_split (x += h (v + P)); the separations follow the bodies (K1) )
  *   store impulses
  * Its CPU twin is gs-cpu sweeping its manifolds in the same colour order (ContactSolver.colourOrder).
  */
@@ -38,7 +41,8 @@ import type { GpuContext } from '../../gpu/device.js';
 import type { SolverOptions } from '../solver.js';
 import { JacobiGpuSolver } from '../jacobi/gpu.js';
 import type { JacobiVariant } from '../jacobi/cpu.js';
-import { solveColourKernels, type RowKernelSpec } from '../../rows/rows.wgsl.js';
+import { colourPositionKernels, solveColourKernels, type RowKernelSpec } from '../../rows/rows.wgsl.js';
+import { RowBlockSolver } from '../../rows/block-solver.js';
 import type { StagePass } from '../../gpu/frames.js';
 import type { ContactMode } from '../../contacts/gpu-contacts.js';
 
@@ -94,8 +98,10 @@ export class GaussSeidelGpuSolver extends JacobiGpuSolver {
         c.recordSequentialSweep(pass, false, reverse);
         this.recordPoint(s);
       }
+      // split impulse: the joints' Baumgarte feedback as a position pass of its own (gs-cpu's, in the solve)
+      this.encodePositionPass(at('solve'));
       const end = at('integrate positions');
-      this.dispatch(end, 'compute_positions');
+      this.dispatch(end, this.positionsKernel());
       c.recordPose(end);
     }
     c.recordStore(at('store impulses'));
@@ -123,6 +129,28 @@ export class GaussSeidelGpuSolver extends JacobiGpuSolver {
 
   protected override extraRowKernels(): RowKernelSpec[] {
     return solveColourKernels;
+  }
+
+  /** The position pass's kernels: a colour's joints on P at once (rows/rows.wgsl.ts solve_colour_positions*). */
+  protected override positionKernels(): RowKernelSpec[] {
+    return colourPositionKernels;
+  }
+
+  /**
+   * The split impulse's position pass (gs-cpu's solvePositions, order 'symmetric', over its colour-ordered
+   * blocks): ⌈N/2⌉ sweeps colour by colour on the pseudo-velocities, every other sweep of the pass backwards.
+   */
+  protected override encodePositionPass(pass: GPUComputePassEncoder): void {
+    if (!this.split) return;
+    const K = this.colourRanges.length;
+    for (let k = 0; k < RowBlockSolver.positionSweeps(this.options.iterations); k++) {
+      const reverse = (k & 1) === 1;
+      for (let x = 0; x < K; x++) {
+        const colour = reverse ? K - 1 - x : x;
+        this.dispatch(pass, 'solve_colour_positions_point', colour);
+        this.dispatch(pass, 'solve_colour_positions', colour);
+      }
+    }
   }
 
   /** 4. One Gauss-Seidel sweep: colour by colour (its point joints, then its others; independent within the colour). */

@@ -37,7 +37,11 @@
  * separations follow the bodies through the substeps (K1). Stages as solvers/stages.ts names them:
  * collide · prepare contacts · integrate velocities (1, 2) · prepare joints (3) · restitution ·
  * warm start · solve (4) · integrate positions (5) · store impulses. A world without collisions steps
- * exactly as before (the same arithmetic in the same order).
+ * exactly as before (the same arithmetic in the same order). On a contact scene the joints' Baumgarte term
+ * is a split impulse (splitsImpulses): the velocity sweeps unbiased, then, timed with the solve, the position
+ * pass of ⌈N/2⌉ Jacobi sweeps on pseudo-velocities P (rows/block-solver.ts solvePositions, order 'jacobi'),
+ * and stage 5 moves the pose by V + P (computePositionsSplit); jacobi-gpu's WGSL has the same stage
+ * (solve_positions_point, solve_positions, update_pseudo_velocities, compute_positions_split).
  *
  * The reference text starts the iterations from V⁰ = V* even when λ⁰ ≠ 0; its
  * first multiplier update then adds the whole correction on top of λ⁰. Option
@@ -106,10 +110,32 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     this.rowSolver.rows.pointJacobian = this.needsPointJacobian();
     if (this.sleeping) this.rigid.asleep = this.sleeping.asleep;
     this.contactSolver = this.collision && !this.contactsOnRows() ? new JacobiContactSolver() : null;
+    // split impulses for the rigid joints on a contact scene (splitsImpulses): the position pass's pseudo-velocities
+    this.rowSolver.splitPositionBias = this.splitsImpulses();
+    this.pseudoLin = new Float64Array(this.rowSolver.splitPositionBias ? 3 * nb : 0);
+    this.pseudoAng = new Float64Array(this.rowSolver.splitPositionBias ? 3 * nb : 0);
     if (this.collision && this.contactSolver) {
       this.collision.coherence = true; // the manifolds' points carried while a pair barely moves (collision/manifolds.ts refresh)
       this.collision.rowFields = false; // the contact solver reads the manifolds, not contact rows' fields
     }
+  }
+
+  /** the position pass's pseudo-velocities (split impulse), 3 per body */
+  private readonly pseudoLin: Float64Array;
+  private readonly pseudoAng: Float64Array;
+
+  /**
+   * Whether the rigid joints' Baumgarte feedback is a position pass of its own (split impulse,
+   * rows/block-solver.ts solvePositions, in the Jacobi order) rather than a bias in the warm-started velocity
+   * solve: on a contact scene (the contact solver's Jacobi variant), as jacobi-gpu's WGSL twin does
+   * (solve_positions*, update_pseudo_velocities, compute_positions_split: rows/rows.wgsl.ts, kernels.wgsl.ts).
+   * With the bias in the warm-started λ an unconverged mode feeds energy in (block-solver.ts header; measured
+   * on hinge-chain with collisions: it diverged at frame 125, test/joint-split.test.ts). Joint scenes keep
+   * the Jacobi text's biased rows (8), (37): there jacobi-cpu reproduces the text, and its λ-error channel
+   * measures the text's biased system against global-cpu.
+   */
+  protected splitsImpulses(): boolean {
+    return this.contactSolver !== null;
   }
 
   /**
@@ -218,7 +244,8 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       const record = residual !== null && s === 0;
       // λ* of this step's system, before the iterations; diagnostics only (reads, changes nothing)
       // (not with contacts: their bounded rows make it a complementarity problem, which CG does not solve)
-      const reference = record && lambdaError !== null && !this.rowSolver.contacts && !contacts ? this.convergedMultipliers(h) : null;
+      // (nor with split impulses: the velocity rows then carry no β C/h, and λ* is the biased system's)
+      const reference = record && lambdaError !== null && !this.rowSolver.contacts && !contacts && !this.rowSolver.splitPositionBias ? this.convergedMultipliers(h) : null;
       if (this.variant.applyWarmStart && warmStart > 0) {
         if (contacts) cs!.totals(h);
         this.updateVelocities(h);
@@ -233,9 +260,15 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       }
       if (record) this.recordResidual(h, residual);
       if (reference) lambdaError!.push(relativeError(this.multiplier, reference));
+      // split impulse: the joints' Baumgarte feedback as a position pass of its own (solve positions:
+      // ⌈N/2⌉ Jacobi sweeps on pseudo-velocities, jacobi-gpu's solve_positions*), timed with the solve
+      const split = this.rowSolver.splitPositionBias && this.rowSolver.jointBlocks > 0;
+      if (split) this.rowSolver.solvePositions(h, this.angMassInv, RowBlockSolver.positionSweeps(iterations), this.pseudoLin, this.pseudoAng, 'jacobi');
       t = clock.lap('solve', t);
-      // integrate positions (stage 5: compute_positions); the contacts' separations follow the bodies (K1)
-      this.computePositions(h);
+      // integrate positions (stage 5: compute_positions; with the split compute_positions_split, x += h (v + P));
+      // the contacts' separations follow the bodies (K1)
+      if (split) this.rigid.computePositionsSplit(h, this.linVelDelta, this.angVelDelta, this.pseudoLin, this.pseudoAng);
+      else this.computePositions(h);
       if (contacts) cs!.updatePose(this.w.position, this.w.orientation);
       t = clock.lap('integrate positions', t);
     }

@@ -12,7 +12,9 @@
  *        (A_bb + γ)⁻¹ per block, warm start λ ← f λ)
  *   → [update_velocities: apply the warm start]
  *   → 4. N × (update_multipliers_point, update_multipliers, update_velocities)   (37), (34)
- *   → 5. compute_positions
+ *   → [split impulse, on a contact scene (splitsImpulses): ⌈N/2⌉ × (solve_positions_point, solve_positions,
+ *        update_pseudo_velocities) on the pseudo-velocities, jacobi-cpu's solvePositions in the Jacobi order]
+ *   → 5. compute_positions (with the split: compute_positions_split, x += h (v + P))
  * A rigid point joint (the Jacobi text's 3×3 block) takes the *_point kernels, the fast path; every
  * other block the general ones (rows/rows.wgsl.ts). A kernel with nothing to do is not dispatched.
  * The rows' layout (bodies, bounds, compliance, blocks, the body → row CSR) comes from the CPU
@@ -46,7 +48,7 @@ import { anyAnisotropic, dampingFactor, freeBodyFlags } from '../../rigid/body.j
 import { kernelSource, rowKernelSpecs, type BufferName, type KernelSpec } from './kernels.wgsl.js';
 import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../model/joint-data.js';
-import { F32_MAX, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, writeJointRecord, type RowKernelSpec } from '../../rows/rows.wgsl.js';
+import { F32_MAX, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, jacobiPositionKernels, writeJointRecord, type RowKernelSpec } from '../../rows/rows.wgsl.js';
 import { GpuContacts, contactPairCapacity, type ContactMode } from '../../contacts/gpu-contacts.js';
 import { baumgarteContacts, type ContactRule } from '../../rows/block-solver.js';
 import { sceneHasContacts } from '../solver.js';
@@ -190,12 +192,25 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   }
 
   protected async init(): Promise<void> {
+    this.split = this.splitsImpulses();
     this.buildLists();
     this.checkLimits(this.sizes());
     this.upload();
     await this.buildPipelines();
     if (this.takesContacts() && sceneHasContacts(this.world) && this.world.bodies.length >= 2) await this.createContacts();
   }
+
+  /**
+   * Whether the rigid joints' Baumgarte feedback is the split impulse's position pass (rows/rows.wgsl.ts
+   * solve_positions*, compute_positions_split) rather than a bias in the warm-started velocity solve: where
+   * this solver takes contacts (a contact scene), as its CPU twin (jacobi/cpu.ts splitsImpulses; gs-gpu: gs-cpu's
+   * contact solver, gs/contacts.ts). Decided once, at creation (init), before the kernels are built.
+   */
+  protected splitsImpulses(): boolean {
+    return this.takesContacts() && sceneHasContacts(this.world) && this.world.bodies.length >= 2;
+  }
+  /** whether this solver splits (splitsImpulses, at init) */
+  protected split = false;
 
   /** Whether this solver solves contacts on a world with collisions (jacobi-gpu; its subclasses do not yet). */
   protected takesContacts(): boolean {
@@ -251,7 +266,31 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
 
   /** The kernels this solver builds: the body stages of kernels.wgsl.ts and the row kernels of rows/rows.wgsl.ts. */
   protected kernelList(): KernelSpec[] {
-    return rowKernelSpecs(this.extraRowKernels(), anyAnisotropic(this.w.inverseMass, this.w.inverseInertiaLocal, this.w.bodyCount));
+    const extra = [...this.extraRowKernels(), ...(this.split ? this.positionKernels() : [])];
+    return rowKernelSpecs(extra, anyAnisotropic(this.w.inverseMass, this.w.inverseInertiaLocal, this.w.bodyCount), this.split);
+  }
+
+  /** The split impulse's position-pass kernels (rows/rows.wgsl.ts): jacobi-gpu's Jacobi sweep (gs-gpu: its colours'). */
+  protected positionKernels(): RowKernelSpec[] {
+    return jacobiPositionKernels;
+  }
+
+  /**
+   * The split impulse's position pass (rows/rows.wgsl.ts; jacobi-cpu's solvePositions with order 'jacobi'):
+   * ⌈N/2⌉ Jacobi sweeps on the pseudo-velocities P, each every block's update from the same P, then the gather.
+   */
+  protected encodePositionPass(pass: GPUComputePassEncoder): void {
+    if (!this.split) return;
+    for (let k = 0; k < RowBlockSolver.positionSweeps(this.options.iterations); k++) {
+      this.dispatch(pass, 'solve_positions_point');
+      this.dispatch(pass, 'solve_positions');
+      this.dispatch(pass, 'update_pseudo_velocities');
+    }
+  }
+
+  /** Stage 5's kernel: compute_positions, or with the split compute_positions_split (x += h (v + P)). */
+  protected positionsKernel(): string {
+    return this.split ? 'compute_positions_split' : 'compute_positions';
   }
 
   /** Row kernels a subclass adds (gs-gpu: solve_colour). */
@@ -273,6 +312,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
       inverse_inertia_local: 48 * nb,
       colour: COLOUR_SLOT * Math.max(1, this.colourRanges.length),
       midpoint_offset: 16 * nb, // (g, free): g = 0 until a free non-isotropic body's gyroscopic step writes it
+      pseudo_velocity: this.split ? 32 * nb : 16, // the split impulse's P (only where it splits)
       row_jacobian: 48 * nr,
       row_error: 8 * nr,
       row_params: 16 * nr,
@@ -285,6 +325,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
       row_entries: 4 * Math.max(1, 2 * rows.count),
       joint: 16 * JOINT_STRIDE * nc,
       residual: 4 * nr,
+      row_pseudo: this.split ? 4 * nr : 4, // λ_p of the position pass (only where it splits)
     };
   }
 
@@ -590,8 +631,10 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
         this.encodeIteration(at('solve'));
         this.recordPoint(s);
       }
+      // split impulse: the joints' Baumgarte feedback as a position pass of its own, in the solve (jacobi-cpu's)
+      this.encodePositionPass(at('solve'));
       const end = at('integrate positions');
-      this.dispatch(end, 'compute_positions');
+      this.dispatch(end, this.positionsKernel());
       c?.recordPose(end);
     }
     if (c) c.recordStore(at('store impulses'));
@@ -739,7 +782,7 @@ const PARAMS_BYTES = 96;
 
 /** The buffers whose size follows the joints' layout (sizes()): kept by capacity, grown at a relayout. */
 const LAYOUT_BUFFERS: BufferName[] = [
-  'colour', 'row_jacobian', 'row_error', 'row_params', 'row_solve', 'point_arm', 'row_block', 'prepare_list', 'block_list', 'row_entries', 'joint', 'residual',
+  'colour', 'row_jacobian', 'row_error', 'row_params', 'row_solve', 'point_arm', 'row_block', 'prepare_list', 'block_list', 'row_entries', 'joint', 'residual', 'row_pseudo',
 ];
 
 /** A copy with at least one entry (no zero-size buffers). */

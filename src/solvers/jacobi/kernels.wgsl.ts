@@ -16,6 +16,9 @@
  *   colour (uniform)        ColourRange of one colour, 256-byte slots (gs-gpu)
  *   midpoint_offset[NB]     (g, free): g = ω_m − ω* of a free body's gyroscopic step (rigid/body.wgsl.ts;
  *                           0 for spheres and jointed bodies), free = 1 where no constraint touches the body
+ *   pseudo_velocity[2·NB]   P = (p, p_ω) of the split impulse's position pass (rows/rows.wgsl.ts solve_positions*),
+ *                           zeroed by compute_free_velocity each step, read by compute_positions_split; only
+ *                           where the solver splits (jacobi-gpu, gs-gpu on a contact scene)
  */
 
 import { WORKGROUP_SIZE } from '../../gpu/frames.js';
@@ -51,6 +54,7 @@ export type BufferName =
   | 'inverse_inertia_local'
   | 'colour'
   | 'midpoint_offset'
+  | 'pseudo_velocity'
   | RowBufferName;
 
 const elementType: Record<BufferName, string> = {
@@ -62,6 +66,7 @@ const elementType: Record<BufferName, string> = {
   inverse_inertia_local: 'array<mat3x3f>',
   colour: 'ColourRange',
   midpoint_offset: 'array<vec4f>',
+  pseudo_velocity: 'array<vec4f>',
   ...rowElementType,
 };
 
@@ -102,7 +107,7 @@ ${rigidBodyWgsl}`;
  * `anisotropic` = false (every moving body isotropic: rigid/body.ts anyAnisotropic) leaves the
  * gyroscopic step and the midpoint turn out: the isotropic arithmetic alone, bit for bit that branch.
  */
-const bodyKernels = (anisotropic: boolean): KernelSpec[] => [
+const bodyKernels = (anisotropic: boolean, split: boolean): KernelSpec[] => [
   {
     name: 'compute_inertia',
     over: 'body',
@@ -129,6 +134,7 @@ const bodyKernels = (anisotropic: boolean): KernelSpec[] => [
             { name: 'midpoint_offset', access: 'read_write' },
           ] as const)
         : []),
+      ...(split ? ([{ name: 'pseudo_velocity', access: 'read_write' }] as const) : []),
     ],
     body: /* wgsl */ `
   // V* = d V + h M⁻¹ F: gravity on every body that can move; d = damping factor; then the
@@ -150,7 +156,14 @@ ${
     }
   }
   velocity_delta[2u * ib] = vec4f(0.0);
-  velocity_delta[2u * ib + 1u] = vec4f(0.0);`,
+  velocity_delta[2u * ib + 1u] = vec4f(0.0);${
+    split
+      ? `
+  // the position pass starts from P = 0 (block-solver.ts solvePositions)
+  pseudo_velocity[2u * ib] = vec4f(0.0);
+  pseudo_velocity[2u * ib + 1u] = vec4f(0.0);`
+      : ''
+  }`,
   },
   {
     name: 'compute_positions',
@@ -178,15 +191,59 @@ ${
   pose[2u * ib + 1u] = quat_integrate(pose[2u * ib + 1u], w, params.h);`
   }`,
   },
+  ...(split ? [computePositionsSplit(anisotropic)] : []),
 ];
+
+/**
+ * 5 with a split impulse (rigid/body.ts computePositionsSplit): V = V* + ΔV as compute_positions, but the pose
+ * moves by V + P, P the position pass's pseudo-velocities, which V does not keep:
+ *   x += h (v + p),  q ← Cay(h (ω + p_ω)) q
+ * for a body whose turn is plain (isotropic, or jointed: g = 0); a free non-isotropic body (P = 0 there: no
+ * joint touches it) turns by its gyroscopic midpoint as in compute_positions.
+ */
+function computePositionsSplit(anisotropic: boolean): KernelSpec {
+  return {
+    name: 'compute_positions_split',
+    over: 'body',
+    bindings: [
+      { name: 'pose', access: 'read_write' },
+      { name: 'velocity', access: 'read_write' },
+      { name: 'velocity_delta', access: 'read' },
+      { name: 'inverse_mass', access: 'read' },
+      { name: 'pseudo_velocity', access: 'read' },
+      ...(anisotropic ? ([{ name: 'midpoint_offset', access: 'read' }] as const) : []),
+    ],
+    body: /* wgsl */ `
+  if (inverse_mass[ib].mass == 0.0) { return; } // fixed: never moves
+  let v = velocity[2u * ib].xyz + velocity_delta[2u * ib].xyz;
+  let w = velocity[2u * ib + 1u].xyz + velocity_delta[2u * ib + 1u].xyz;
+  velocity[2u * ib] = vec4f(v, 0.0);
+  pose[2u * ib] = vec4f(pose[2u * ib].xyz + params.h * (v + pseudo_velocity[2u * ib].xyz), 0.0);
+${
+      anisotropic
+        ? `  let g = midpoint_offset[ib].xyz;
+  if (all(g == vec3f(0.0))) {
+    velocity[2u * ib + 1u] = vec4f(w, 0.0);
+    pose[2u * ib + 1u] = quat_integrate(pose[2u * ib + 1u], w + pseudo_velocity[2u * ib + 1u].xyz, params.h);
+  } else {
+    let turn = integrate_body_orientation(pose[2u * ib + 1u], w, g, params.h);
+    velocity[2u * ib + 1u] = vec4f(turn.w, 0.0);
+    pose[2u * ib + 1u] = turn.q;
+  }`
+        : `  velocity[2u * ib + 1u] = vec4f(w, 0.0);
+  pose[2u * ib + 1u] = quat_integrate(pose[2u * ib + 1u], w + pseudo_velocity[2u * ib + 1u].xyz, params.h);`
+    }`,
+  };
+}
 
 /**
  * jacobi-gpu's kernels: the body stages 1, 2, 5 above and the row kernels of rows/rows.wgsl.ts
  * (evaluate_<type>, prepare_blocks, update_multipliers, update_velocities, compute_residual),
- * plus `extra` (gs-gpu's solve_colour).
+ * plus `extra` (gs-gpu's solve_colour; the position pass's kernels); `split`: the split impulse's
+ * prepare (rows/rows.wgsl.ts rowSoftnessOf), P zeroed in compute_free_velocity, compute_positions_split.
  */
-export function rowKernelSpecs(extra: RowKernelSpec[] = [], anisotropic = true): KernelSpec[] {
-  return [...bodyKernels(anisotropic), ...([...rowKernels(), ...extra] as KernelSpec[])];
+export function rowKernelSpecs(extra: RowKernelSpec[] = [], anisotropic = true, split = false): KernelSpec[] {
+  return [...bodyKernels(anisotropic, split), ...([...rowKernels(split), ...extra] as KernelSpec[])];
 }
 
 /** Full WGSL of one kernel: shared header, its bindings, and its entry point. */

@@ -52,6 +52,11 @@ export class SoftStepGpuSolver extends JacobiGpuSolver {
     return 'sequential';
   }
 
+  /** No split impulse: no joints here (refused at creation), so no position pass. */
+  protected override splitsImpulses(): boolean {
+    return false;
+  }
+
   /** softstep-cpu's rule for substep h: the soft spring, no slop, twice the frequency against a fixed body, the small-body spring. */
   protected override gpuContactRule(h: number): ContactRule {
     const rule = softStepContactRule(this.options, h);
