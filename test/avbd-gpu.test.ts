@@ -17,8 +17,8 @@ import { AvbdCpuSolver } from '../src/solvers/avbd/cpu.js';
 import { AvbdGpuSolver } from '../src/solvers/avbd/gpu.js';
 import { mapReadBuffersCreatedBy } from './support/gpu.js';
 import { mulberry32 } from './support/random.js';
-import { GpuBodyColouring, BODY_INACTIVE } from '../src/gpu/body-colouring.js';
-import { BODY_COLOUR_LIMIT, bodyColoursJonesPlassmann } from '../src/model/body-colouring.js';
+import { GpuBodyColouring, BODY_INACTIVE, BODY_LEFT, BODY_SUMMARY_WORDS } from '../src/gpu/body-colouring.js';
+import { BODY_COLOUR_LIMIT, bodyColoursParallel } from '../src/model/body-colouring.js';
 import { readBuffers } from '../src/gpu/frames.js';
 
 const EPS32 = 2 ** -24;
@@ -61,8 +61,8 @@ async function compare(t: { diagnostic(message: string): void }, gpu: GpuContext
   const info = findSolver('avbd-gpu')!;
   assert.equal(info.unsupported?.(world, resolveOptions(info, {}, world)) ?? null, null, name);
   const opts = resolveOptions(info, {}, world);
-  // avbd-cpu with avbd-gpu's body colouring (Jones–Plassmann, its CPU twin): the same colours, the same order of updates
-  const cpu = new AvbdCpuSolver(world, opts, { colouring: 'jones-plassmann' });
+  // avbd-cpu with avbd-gpu's body colouring (its CPU twin): the same colours, the same order of updates
+  const cpu = new AvbdCpuSolver(world, opts, { colouring: 'parallel' });
   const gpuSolver = await AvbdGpuSolver.create(world, opts, gpu);
   const h = opts.dt / opts.substeps, n = opts.iterations;
   const X = Math.max(...world.bodies.flatMap((b) => b.position.map(Math.abs)), ...world.constraints.flatMap((c) => c.anchorB.map(Math.abs)), 0.1);
@@ -229,36 +229,56 @@ function pathGraph(n: number): { active: Uint8Array; offsets: Int32Array; neighb
   return { active: new Uint8Array(n).fill(1), offsets, neighbours: Int32Array.from(neighbours), pairs };
 }
 
+/** The body graph of a contact pile: avbd-cpu's body → item CSR (joints and contact points) after `frames` frames, as neighbour lists. */
+async function pileGraph(world: WorldDesc, frames: number): Promise<{ active: Uint8Array; offsets: Int32Array; neighbours: Int32Array; pairs: [number, number][] }> {
+  const cpu = new AvbdCpuSolver(world, { sleep: 0 });
+  await cpu.step(frames);
+  const g = cpu as unknown as { first: Int32Array; flatEntries: Int32Array; flatA: Int32Array; flatB: Int32Array; w: { bodyCount: number; inverseMass: Float64Array } };
+  const n = g.w.bodyCount;
+  const offsets = g.first.slice(0, n + 1), neighbours = new Int32Array(offsets[n]), pairs: [number, number][] = [];
+  for (let b = 0; b < n; b++)
+    for (let e = offsets[b]; e < offsets[b + 1]; e++) {
+      const k = g.flatEntries[e];
+      neighbours[e] = g.flatA[k] === b ? g.flatB[k] : g.flatA[k];
+      pairs.push([b, neighbours[e]]);
+    }
+  return { active: Uint8Array.from({ length: n }, (_, i) => (g.w.inverseMass[i] > 0 ? 1 : 0)), offsets, neighbours, pairs };
+}
+
 /*
- * The body colouring on the GPU (gpu/body-colouring.ts) on random graphs against its CPU twin
- * (model/body-colouring.ts bodyColoursJonesPlassmann): the same colour for every body, bit for bit (same
- * hashed priorities, same rounds, same clean-up), and no clash — no edge joins two active bodies of one
- * colour (the three-avbd finding: a leftover clash made a hard joint grid explode) — while fixed bodies
- * are never coloured and may touch any colour; every active body appears once in the colour-grouped
- * order, under its colour's (start, count). Graphs: sparse and dense random ones (degree up to 31, the
- * 32-colour limit), 20 % fixed; a long path (long chains of decreasing priorities: the clean-up's case
- * at R = 2 rounds).
+ * The body colouring on the GPU (gpu/body-colouring.ts) against its CPU twin (model/body-colouring.ts
+ * bodyColoursParallel): the same colour for every body, bit for bit (same hashed priorities, same rounds),
+ * and the facts a per-body Gauss–Seidel needs, each of which fails when the colouring is wrong: no clash
+ * (no edge joins two active bodies of one colour: the three-avbd finding, a leftover clash made a hard
+ * joint grid explode), every active body coloured (none left: no serial pass exists to catch it) and
+ * listed once in the colour-grouped order under its colour's (start, count), fixed bodies never coloured
+ * and free to touch any colour, at most Δ + 1 colours (a greedy choice). Graphs: random ones of degree up
+ * to 31 (the 32-colour limit) with 400 and 4000 bodies, 20 % fixed; a long path; the contact graph of a
+ * brick wall (6 × 8 × 2, 90 bricks and the sphere on the ground: each brick touches up to 7 others), after
+ * the frame the sphere hits it. The rounds are the bound R = 48; each graph's rounds used are reported.
  */
-test('the GPU body colouring matches its CPU twin colour for colour on random graphs, with zero clashes; fixed bodies never conflict', async (t) => {
+test('the GPU body colouring matches its CPU twin colour for colour, every dynamic body coloured, zero clashes, no serial pass', async (t) => {
   const gpu = await acquireGpu();
   try {
+    const wall = loadRigidScene('brick-wall', { rows: 6, columns: 8, layers: 2, distance: 0.05 }).world;
     const cases = [
-      { name: 'sparse', ...randomGraph(1, 2000, 3000, 0.2, 31), rounds: 16 },
-      { name: 'dense', ...randomGraph(2, 400, 6000, 0.2, 31), rounds: 16 },
-      { name: 'path, 2 rounds', ...pathGraph(300), rounds: 2 },
+      { name: 'random, degree 31, 400 bodies', ...randomGraph(2, 400, 12000, 0.2, 31) },
+      { name: 'random, degree 31, 4000 bodies', ...randomGraph(3, 4000, 120000, 0.2, 31) },
+      { name: 'path', ...pathGraph(300) },
+      { name: 'brick wall 6 × 8 × 2 contact graph', ...(await pileGraph(wall, 3)) },
     ];
     for (const c of cases) {
       const n = c.active.length, K = BODY_COLOUR_LIMIT;
-      const cpu = bodyColoursJonesPlassmann(n, c.active, c.offsets, c.neighbours, c.rounds);
+      const cpu = bodyColoursParallel(n, c.active, c.offsets, c.neighbours);
       // the graph buffer: adjacency (absolute offsets), active flags, colour info, order, summary
       const adjacency = 0, lists = n + 1, active = lists + c.neighbours.length, colourInfo = active + n, order = colourInfo + 5 * K, summary = order + n;
-      const words = new Uint32Array(summary + 2);
+      const words = new Uint32Array(summary + BODY_SUMMARY_WORDS);
       for (let i = 0; i <= n; i++) words[adjacency + i] = lists + c.offsets[i];
       words.set(c.neighbours, lists);
       words.set(c.active, active);
       const graph = gpu.device.createBuffer({ size: words.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
       gpu.device.queue.writeBuffer(graph, 0, words);
-      const colouring = await GpuBodyColouring.create(gpu.device, graph, { bodyCount: n, adjacency, active, colourInfo, order, summary }, c.rounds);
+      const colouring = await GpuBodyColouring.create(gpu.device, graph, { bodyCount: n, adjacency, active, colourInfo, order, summary });
       const encoder = gpu.device.createCommandEncoder();
       const pass = encoder.beginComputePass();
       colouring.record(pass);
@@ -267,13 +287,15 @@ test('the GPU body colouring matches its CPU twin colour for colour on random gr
       const [wordsBack, colourBack] = (await readBuffers(gpu.device, [graph, colouring.colourBuffer])).map((b) => new Uint32Array(b));
       colouring.destroy();
       graph.destroy();
-      const colour = Array.from(colourBack, (w) => (w === BODY_INACTIVE ? -1 : w & 255));
-      assert.deepEqual(colour, Array.from(cpu), `${c.name}: the GPU's colours are the CPU twin's`);
+      const colour = Array.from(colourBack, (w) => (w === BODY_INACTIVE ? -1 : w >= BODY_LEFT ? -2 : w & 255));
+      assert.deepEqual(colour, Array.from(cpu.colour), `${c.name}: the GPU's colours are the CPU twin's`);
       let clashes = 0;
-      for (const [a, b] of c.pairs) if (c.active[a] && c.active[b] && colour[a] === colour[b]) clashes++;
+      for (const [a, b] of c.pairs) if (a !== b && c.active[a] && c.active[b] && colour[a] === colour[b]) clashes++;
       assert.equal(clashes, 0, `${c.name}: edges joining two active bodies of one colour`);
-      const colours = wordsBack[summary], left = wordsBack[summary + 1];
-      assert.equal(colours, Math.max(...cpu) + 1, `${c.name}: colour count`);
+      const colours = wordsBack[summary], left = wordsBack[summary + 1], rounds = wordsBack[summary + 2];
+      assert.equal(left, 0, `${c.name}: bodies left uncoloured`);
+      assert.equal(rounds, cpu.rounds, `${c.name}: rounds used`);
+      assert.equal(colours, Math.max(...cpu.colour) + 1, `${c.name}: colour count`);
       const seen = new Uint8Array(n);
       for (let k = 0; k < colours; k++) {
         const start = wordsBack[colourInfo + 2 * k], count = wordsBack[colourInfo + 2 * k + 1];
@@ -286,10 +308,50 @@ test('the GPU body colouring matches its CPU twin colour for colour on random gr
       }
       for (let b = 0; b < n; b++) assert.equal(seen[b], c.active[b], `${c.name}: body ${b} listed ${seen[b]} times`);
       let maxDegree = 0;
-      for (let b = 0; b < n; b++) maxDegree = Math.max(maxDegree, c.offsets[b + 1] - c.offsets[b]);
-      assert.ok(colours <= maxDegree + 1, `${c.name}: ${colours} colours for degree ${maxDegree} (greedy in priority order: at most Δ + 1)`);
-      t.diagnostic(`${c.name}: ${n} bodies (${n - c.active.reduce((s, x) => s + x, 0)} fixed), degree ≤ ${maxDegree}: ${colours} colours, ${left} left to the serial clean-up after ${c.rounds} rounds, no clash`);
+      for (let b = 0; b < n; b++) maxDegree = Math.max(maxDegree, new Set(c.neighbours.subarray(c.offsets[b], c.offsets[b + 1]).filter((j) => c.active[j] && j !== b)).size);
+      assert.ok(colours <= maxDegree + 1, `${c.name}: ${colours} colours for degree ${maxDegree} (greedy: at most Δ + 1)`);
+      t.diagnostic(`${c.name}: ${n} bodies (${n - c.active.reduce((s, x) => s + x, 0)} fixed), degree ≤ ${maxDegree}: ${colours} colours in ${rounds} rounds (of at most ${colouring.rounds}), none left, no clash`);
     }
+  } finally {
+    gpu.device.destroy();
+  }
+});
+
+/*
+ * A body whose neighbours already hold all 32 colours cannot be coloured: it is left (counted in the
+ * summary, in no colour: the solver reports it), and the others are still coloured without a clash. A
+ * star of 33 bodies fully joined (the complete graph K33: every body has 32 neighbours) needs 33 colours.
+ */
+test('the GPU body colouring leaves and counts a body that finds no colour of 32, as its CPU twin does', async () => {
+  const gpu = await acquireGpu();
+  try {
+    const n = 33, offsets = new Int32Array(n + 1), neighbours: number[] = [];
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) if (j !== i) neighbours.push(j);
+      offsets[i + 1] = neighbours.length;
+    }
+    const activeFlags = new Uint8Array(n).fill(1);
+    const cpu = bodyColoursParallel(n, activeFlags, offsets, Int32Array.from(neighbours));
+    assert.equal(cpu.left, 1, 'K33 in 32 colours: one body left');
+    const K = BODY_COLOUR_LIMIT, adjacency = 0, lists = n + 1, active = lists + neighbours.length, colourInfo = active + n, order = colourInfo + 5 * K, summary = order + n;
+    const words = new Uint32Array(summary + BODY_SUMMARY_WORDS);
+    for (let i = 0; i <= n; i++) words[i] = lists + offsets[i];
+    words.set(neighbours, lists);
+    words.set(activeFlags, active);
+    const graph = gpu.device.createBuffer({ size: words.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    gpu.device.queue.writeBuffer(graph, 0, words);
+    const colouring = await GpuBodyColouring.create(gpu.device, graph, { bodyCount: n, adjacency, active, colourInfo, order, summary });
+    const encoder = gpu.device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    colouring.record(pass);
+    pass.end();
+    gpu.device.queue.submit([encoder.finish()]);
+    const [back, colourBack] = (await readBuffers(gpu.device, [graph, colouring.colourBuffer])).map((b) => new Uint32Array(b));
+    colouring.destroy();
+    graph.destroy();
+    assert.deepEqual(Array.from(colourBack, (w) => (w >= BODY_LEFT ? -2 : w & 255)), Array.from(cpu.colour));
+    assert.equal(back[summary], 32, 'colours');
+    assert.equal(back[summary + 1], 1, 'bodies left');
   } finally {
     gpu.device.destroy();
   }
@@ -315,7 +377,7 @@ test('avbd-gpu colours a joint grid on the GPU with zero clashes, as its CPU twi
       if (c.bodyB === null || c.bodyB === undefined) continue;
       assert.notEqual(colour[c.bodyA], colour[c.bodyB], `constraints[${k}] joins bodies ${c.bodyA} and ${c.bodyB} of colour ${colour[c.bodyA]}`);
     }
-    const cpu = new AvbdCpuSolver(world, {}, { colouring: 'jones-plassmann' });
+    const cpu = new AvbdCpuSolver(world, {}, { colouring: 'parallel' });
     await cpu.step(1);
     assert.deepEqual(colour, Array.from((cpu as unknown as { colouring: { colour: Int32Array } }).colouring.colour.subarray(0, n)));
     s.destroy();

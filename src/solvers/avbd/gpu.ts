@@ -16,14 +16,14 @@
  * of the scale-free schedule (cpu.ts islandMasses: on a joint scene the islands are the joint graph's,
  * fixed). Every number that changes per frame lives on the GPU.
  *
- * The bodies are coloured on the GPU (gpu/body-colouring.ts: Jones–Plassmann with hashed priorities,
- * zero clashes, fixed bodies in no conflict) in the 'colour bodies' stage whenever the graph changed:
- * on a joint scene once, before the first frame (the joints' graph is fixed; contacts, when they come,
- * change it every frame). The colouring writes each colour's bodies and workgroup count, so primal is
- * one indirect dispatch per colour slot, Δ + 1 of them (Δ the most neighbours a body has: the most
- * colours Jones–Plassmann's greedy choice can give), an empty colour costing an empty dispatch. Its CPU
- * twin gives avbd-cpu the same colours (AvbdCpuSolver's colouring 'jones-plassmann'): the twin test
- * runs both in the same order of updates.
+ * The bodies are coloured on the GPU (gpu/body-colouring.ts: speculative greedy rounds over a compacted
+ * list, conflicts settled by hashed Jones–Plassmann priorities; zero clashes, no serial pass, fixed bodies
+ * in no conflict) in the 'colour bodies' stage whenever the graph changed: on a joint scene once, before
+ * the first frame (the joints' graph is fixed). The colouring writes each colour's bodies and workgroup
+ * count, so primal is one indirect dispatch per colour slot, Δ + 1 of them (Δ the most neighbours a body
+ * has: the most colours a greedy choice can give), an empty colour costing an empty dispatch. Its CPU
+ * twin gives avbd-cpu the same colours (AvbdCpuSolver's colouring 'parallel'): the twin test runs both in
+ * the same order of updates.
  *
  * Not on the GPU yet (refused by the registry with the reason): contacts (avbd-cpu's contacts.ts:
  * collision and manifolds linearised at the frame's start), joints added or removed between steps.
@@ -40,7 +40,7 @@ import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frame
 import { F32_MAX, JOINT_STRIDE, writeJointRecord } from '../../rows/rows.wgsl.js';
 import { AvbdRows, JointForces } from './forces.js';
 import { BODY_COLOUR_LIMIT } from '../../model/body-colouring.js';
-import { GpuBodyColouring, type BodyGraphLayout } from '../../gpu/body-colouring.js';
+import { GpuBodyColouring, BODY_SUMMARY_WORDS, type BodyGraphLayout } from '../../gpu/body-colouring.js';
 import { InputError } from '../../model/input-error.js';
 import { AVBD_KIND_SHIFT, AVBD_PARAMS_BYTES, AVBD_ROWS_SHIFT, avbdKernelSource, avbdKernelSpecs, type AvbdBufferName, type AvbdKernelSpec } from './kernels.wgsl.js';
 
@@ -59,7 +59,7 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   readonly joints: JointSet;
   private readonly jointForces: JointForces;
   private readonly rows = new AvbdRows();
-  /** the body colouring on the GPU (gpu/body-colouring.ts: Jones–Plassmann; avbd-cpu's twin with colouring 'jones-plassmann') */
+  /** the body colouring on the GPU (gpu/body-colouring.ts; avbd-cpu's twin with colouring 'parallel') */
   private colouring!: GpuBodyColouring;
   private graphLayout!: BodyGraphLayout;
   /** colour dispatches per primal pass: the most colours the colouring can give, Δ + 1 (Δ the most distinct neighbours a body has) */
@@ -154,7 +154,7 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     const adjacencyAt = base + entries, lists = adjacencyAt + n + 1, activeAt = lists + neighbourCount;
     const colourInfo = activeAt + n, orderAt = colourInfo + 5 * BODY_COLOUR_LIMIT, summary = orderAt + n;
     this.graphLayout = { bodyCount: n, adjacency: adjacencyAt, active: activeAt, colourInfo, order: orderAt, summary };
-    const graph = new Uint32Array(summary + 2);
+    const graph = new Uint32Array(summary + BODY_SUMMARY_WORDS);
     for (let b = 0; b <= n; b++) graph[b] = base + first[b];
     for (let e = 0; e < entries; e++) graph[base + e] = (items[e] << 1) | side[e];
     for (let b = 0, at = lists; b < n; b++) {
