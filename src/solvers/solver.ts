@@ -295,7 +295,7 @@ export interface SolverSupport {
 }
 
 /** The solvers that solve contacts, for the refusal's hint (kept in step with the registry by a test). */
-export const CONTACT_SOLVER_HINT = 'softstep-cpu, pgs-cpu, si-soft-cpu, xpbd-cpu, jacobi-cpu, gs-cpu, avbd-cpu, rapier, jacobi-gpu or softstep-gpu';
+export const CONTACT_SOLVER_HINT = 'softstep-cpu, pgs-cpu, si-soft-cpu, xpbd-cpu, jacobi-cpu, gs-cpu, avbd-cpu, rapier, jacobi-gpu, softstep-gpu, xpbd-gpu, gs-gpu or avbd-gpu';
 
 /** How a constraint type reads in a sentence: 'point' → 'point joints'. */
 const constraintNoun: Record<ConstraintType, string> = { point: 'point joints', distance: 'distance joints', hinge: 'hinge joints', fixed: 'fixed joints' };

@@ -14,19 +14,34 @@
  * removed between steps): the rows are laid out by avbd-cpu's JointForces (the same rows, bounds,
  * stiffness and β of the paper's form), the body → joint CSR and the body adjacency, the island masses
  * of the scale-free schedule (cpu.ts islandMasses: on a joint scene the islands are the joint graph's,
- * fixed). Every number that changes per frame lives on the GPU.
+ * fixed; on a contact scene the GPU finds them each step). Every number that changes per frame lives on
+ * the GPU.
  *
  * The bodies are coloured on the GPU (gpu/body-colouring.ts: speculative greedy rounds over a compacted
  * list, conflicts settled by hashed Jones–Plassmann priorities; zero clashes, no serial pass, fixed bodies
  * in no conflict) in the 'colour bodies' stage whenever the graph changed: on a joint scene once, before
- * the first frame (the joints' graph is fixed). The colouring writes each colour's bodies and workgroup
- * count, so primal is one indirect dispatch per colour slot, Δ + 1 of them (Δ the most neighbours a body
- * has: the most colours a greedy choice can give), an empty colour costing an empty dispatch. Its CPU
- * twin gives avbd-cpu the same colours (AvbdCpuSolver's colouring 'parallel'): the twin test runs both in
- * the same order of updates.
+ * the first frame (the joints' graph is fixed); on a contact scene every step. The colouring writes each
+ * colour's bodies and workgroup count, so primal is one indirect dispatch per colour slot — Δ + 1 of them
+ * on a joint scene (Δ the most neighbours a body has: the most colours a greedy choice can give), all 32
+ * on a contact scene (its graph is not known on the host) — an empty colour costing an empty dispatch.
+ * Its CPU twin gives avbd-cpu the same colours (AvbdCpuSolver's colouring 'parallel'): the twin test runs
+ * both in the same order of updates.
  *
- * Not on the GPU yet (refused by the registry with the reason): contacts (avbd-cpu's contacts.ts:
- * collision and manifolds linearised at the frame's start), joints added or removed between steps.
+ * Contacts (a world with collisions; contacts.wgsl.ts has the records and the kernels): each step
+ *   collide            the GPU contact pipeline (contacts/gpu-contacts.ts: body boxes, broad and narrow
+ *                      phase, margins for the step h as avbd-cpu's detectContacts(h))
+ *   prepare contacts   its records and matching (λ carried whole), then av_match (k and the stick anchors
+ *                      of the matched old point) and av_prepare (avbd-cpu's ContactForces.prepare)
+ *   colour bodies      av_adjacency (this step's body → manifold CSR and the body adjacency), the colouring
+ *   warm start         the islands (av_island_*: union–find, M_isl / m per body), the joints' warm_start,
+ *                      av_contact_warm
+ *   … primal (joints and contact points gathered per body), dual (joints, then av_contact_dual) …
+ *   store impulses     av_store (λ onto the pipeline's points, k, the stick flag), av_keep, the pipeline's cj_keep
+ * A snapshot reads the pair count and the colouring's summary: a step that lost pairs (beyond the slots)
+ * or left a body uncoloured throws, as the GPU contact solvers do for lost pairs.
+ *
+ * Not on the GPU: restitution (refused, as avbd-cpu refuses it), sleeping (every body awake), joints
+ * added or removed between steps.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
