@@ -507,6 +507,10 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
 
   cost(): SolverCost {
     const o = this.options;
+    // contacts: 3 rows a point (normal, two friction) per iteration and step, the points the GPU's count at the
+    // last snapshot (its readback); the dispatches are not given there (the pipeline's and the colouring's
+    // sizes come out of the GPU: indirect), rather than given short, as jacobi-gpu does
+    if (this.contacts) return { rowSolvesPerFrame: (this.rows.count + 3 * this.contacts.points) * o.iterations * o.substeps };
     return {
       rowSolvesPerFrame: this.rows.count * o.iterations * o.substeps,
       dispatchesPerFrame: (3 + (this.colourSlots + 1) * o.iterations + (o.postStabilize === 1 ? this.colourSlots : 0)) * o.substeps,
