@@ -311,9 +311,10 @@ test('the GPU body colouring matches its CPU twin colour for colour, every dynam
       colouring.record(pass);
       pass.end();
       gpu.device.queue.submit([encoder.finish()]);
-      const [wordsBack, colourBack] = (await readBuffers(gpu.device, [graph, colouring.colourBuffer])).map((b) => new Uint32Array(b));
+      const [wordsBack, colourBack, summaryBack] = (await readBuffers(gpu.device, [graph, colouring.colourBuffer, colouring.summaryBuffer])).map((b) => new Uint32Array(b));
       colouring.destroy();
       graph.destroy();
+      assert.deepEqual(Array.from(summaryBack.subarray(0, BODY_SUMMARY_WORDS)), Array.from(wordsBack.subarray(summary, summary + BODY_SUMMARY_WORDS)), `${c.name}: the summary's copy`);
       const colour = Array.from(colourBack, (w) => (w === BODY_INACTIVE ? -1 : w >= BODY_LEFT ? -2 : w & 255));
       assert.deepEqual(colour, Array.from(cpu.colour), `${c.name}: the GPU's colours are the CPU twin's`);
       let clashes = 0;

@@ -19,6 +19,7 @@
  *   order       the coloured bodies grouped by colour (their order within a colour is that of atomic
  *               appends: bodies of one colour are independent, so any order gives the same result)
  *   summary     [3] the number of colours, the bodies left uncoloured, the rounds that coloured some body
+ *               (also in summaryBuffer, followed by each colour's body count, for a snapshot to read alone)
  *
  * Kernels (per body unless said):
  *   bc_clear        the round counters and the colour counts ← 0
@@ -221,6 +222,7 @@ const offsetsWgsl = /* wgsl */ `${common}
 @group(0) @binding(1) var<storage, read_write> graph: array<u32>;
 @group(0) @binding(2) var<storage, read> counts: array<u32>;
 @group(0) @binding(3) var<storage, read> counters: array<u32>;
+@group(0) @binding(4) var<storage, read_write> summary_copy: array<u32>;
 ${kernelEntry('bc_offsets')} {
   if (thread_index(gid, nwg) != 0u) { return; }
   var start = 0u;
@@ -232,6 +234,7 @@ ${kernelEntry('bc_offsets')} {
     graph[lay.colour_info + 2u * K + 3u * c] = (n + 63u) / 64u;
     graph[lay.colour_info + 2u * K + 3u * c + 1u] = 1u;
     graph[lay.colour_info + 2u * K + 3u * c + 2u] = 1u;
+    summary_copy[3u + c] = n;
     start += n;
     if (n > 0u) { colours = c + 1u; }
   }
@@ -240,6 +243,9 @@ ${kernelEntry('bc_offsets')} {
   graph[lay.summary] = colours;
   graph[lay.summary + 1u] = counts[K];
   graph[lay.summary + 2u] = used;
+  summary_copy[0] = colours;
+  summary_copy[1] = counts[K];
+  summary_copy[2] = used;
 }
 `;
 
@@ -270,6 +276,8 @@ export class GpuBodyColouring {
   private readonly counts: GPUBuffer;
   private readonly rank: GPUBuffer;
   private readonly layoutBuffer: GPUBuffer;
+  /** the summary again in a buffer of its own (a snapshot reads 12 bytes, not the whole graph) */
+  readonly summaryBuffer: GPUBuffer;
   private readonly stride: number;
   private readonly groups: Record<string, GPUBindGroup[]> = {};
 
@@ -292,6 +300,7 @@ export class GpuBodyColouring {
     this.args = device.createBuffer({ label: 'body_colour_args', size: 12 * rounds, usage: storage | GPUBufferUsage.INDIRECT });
     this.counts = device.createBuffer({ label: 'body_colour_counts', size: 4 * (K + 1), usage: storage });
     this.rank = device.createBuffer({ label: 'body_colour_rank', size: 4 * n, usage: storage });
+    this.summaryBuffer = device.createBuffer({ label: 'body_colour_summary', size: 4 * (BODY_SUMMARY_WORDS + K), usage: storage });
     // one 32-byte Layout record per round r (round = r), each at an aligned offset
     this.stride = Math.max(32, device.limits.minUniformBufferOffsetAlignment);
     this.layoutBuffer = device.createBuffer({ label: 'body_colour_layout', size: this.stride * rounds, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
@@ -307,7 +316,7 @@ export class GpuBodyColouring {
     this.groups.tentative = perRound((r) => k.tentative.bind([rec(r), graph, this.colour, this.tentative, this.lists, this.counters]));
     this.groups.resolve = perRound((r) => k.resolve.bind([rec(r), graph, this.colour, this.tentative, this.lists, this.counters]));
     this.groups.count = [k.count.bind([rec(0), this.colour, this.counts, this.rank])];
-    this.groups.offsets = [k.offsets.bind([rec(0), graph, this.counts, this.counters])];
+    this.groups.offsets = [k.offsets.bind([rec(0), graph, this.counts, this.counters, this.summaryBuffer])];
     this.groups.scatter = [k.scatter.bind([rec(0), graph, this.colour, this.rank])];
   }
 
@@ -348,7 +357,7 @@ export class GpuBodyColouring {
   }
 
   destroy(): void {
-    for (const b of [this.colour, this.tentative, this.lists, this.counters, this.args, this.counts, this.rank, this.layoutBuffer]) b.destroy();
+    for (const b of [this.colour, this.tentative, this.lists, this.counters, this.args, this.counts, this.rank, this.layoutBuffer, this.summaryBuffer]) b.destroy();
   }
 }
 

@@ -213,6 +213,8 @@ export interface SolverContactStats {
   points: number;
   /** solvers that colour their manifolds each frame: manifolds per colour (colour 0 first, up to the last used) and in the overflow set */
   colours?: { used: number; sizes: number[]; overflow: number };
+  /** solvers that colour their bodies each frame (avbd-gpu): bodies per colour (colour 0 first) and the colouring's rounds */
+  bodyColours?: { used: number; sizes: number[]; rounds: number };
 }
 
 /**

@@ -466,9 +466,10 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     if (this.contacts) {
       const lost = await this.contacts.overflow();
       if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.pairCapacity} slots (sized from the start pose: contactPairCapacity): contacts were lost`);
-      const summary = new Uint32Array((await readBuffers(this.device, [this.buffers.get('body_graph')!]))[0], 4 * this.graphLayout.summary, BODY_SUMMARY_WORDS);
+      const summary = new Uint32Array((await readBuffers(this.device, [this.colouring.summaryBuffer]))[0]);
       if (summary[1] > 0) throw new SolverFailure(`${this.id}: ${summary[1]} bodies found no body colour (a body touching bodies of all ${BODY_COLOUR_LIMIT} colours, or more than ${this.colouring.rounds} colouring rounds): their steps were skipped`);
       this.lastColours = { colours: summary[0], rounds: summary[2] };
+      this.bodyColourSizes = Array.from(summary.subarray(BODY_SUMMARY_WORDS, BODY_SUMMARY_WORDS + summary[0]));
     }
     return super.snapshot();
   }
@@ -476,9 +477,14 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   /** the body colouring's colours and rounds at the last snapshot (contact scenes) */
   lastColours: { colours: number; rounds: number } | null = null;
 
-  /** The contacts' figures read with the last snapshot (pairs, manifolds, points), or null. */
+  /** the bodies of each colour at the last snapshot (contact scenes) */
+  private bodyColourSizes: number[] = [];
+
+  /** The contacts' figures read with the last snapshot (pairs, manifolds, points; the body colours), or null. */
   contactStats(): SolverContactStats | null {
-    return this.contacts?.stats ?? null;
+    const s = this.contacts?.stats;
+    if (!s) return null;
+    return { ...s, ...(this.lastColours ? { bodyColours: { used: this.lastColours.colours, sizes: this.bodyColourSizes, rounds: this.lastColours.rounds } } : {}) };
   }
 
   protected encodeFrame(at: StagePass): void {
