@@ -122,6 +122,7 @@ function solverContactsLine(r: RunResult): string {
   let line = `solver's    ${countText(f.points, 'point')} in ${countText(f.manifolds, 'manifold')} of ${countText(f.pairs, 'pair')} at the end (its own count)`;
   if (f.colours)
     line += `; ${countText(f.colours.used, 'colour')} (${f.colours.sizes.join(' · ')} manifolds), overflow ${num(f.colours.overflow, 15)}; over ${countText(s.samples, 'sampled frame')} at most ${num(s.maxColours ?? 0, 15)} colours, overflow ${num(s.maxOverflow ?? 0, 15)}`;
+  if (f.bodyColours) line += `; ${countText(f.bodyColours.used, 'body colour')} (${f.bodyColours.sizes.join(' · ')} bodies) in ${countText(f.bodyColours.rounds, 'round')}`;
   return line;
 }
 

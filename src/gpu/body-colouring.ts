@@ -1,37 +1,54 @@
 /**
- * Body colouring on the GPU: Jones–Plassmann with hashed priorities over a body adjacency (the ordering
- * a per-body Gauss–Seidel needs: AVBD's primal update, Giles et al. 2025 §3.6), the GPU twin of
- * model/body-colouring.ts bodyColoursJonesPlassmann (the same colours bit for bit; test/avbd-gpu.test.ts
- * checks that and zero clashes on random graphs). gpu/colouring.ts colours constraints (no two sharing
- * a body); this colours bodies (no two sharing a constraint): the vertices of the graph, not its edges.
+ * Body colouring on the GPU, every frame if need be, with no serial pass and no readback: the
+ * speculative greedy colouring of model/body-colouring.ts bodyColoursParallel (its CPU twin: the same
+ * colours bit for bit; test/avbd-gpu.test.ts checks that and zero clashes on random graphs and a contact
+ * pile), rounds over a compacted list of the bodies not yet coloured, conflicts settled by hashed
+ * Jones–Plassmann priorities. It gives the ordering a per-body Gauss–Seidel needs (AVBD's primal
+ * update, Giles et al. 2025 §3.6). gpu/colouring.ts colours constraints (no two sharing a body); this
+ * colours bodies (no two sharing a constraint): the vertices of the graph, not its edges.
  *
  * Input, in one u32 buffer owned by the caller (`graph`), at word offsets given at creation:
  *   adjacency   [n + 1] CSR offsets (absolute word indices into `graph`), then the neighbour lists
+ *               (repeats allowed: a body listed twice counts once)
  *   active      [n] 1 where the body is coloured and conflicts (dynamic), 0 where not (a fixed body never
  *               moves, so it conflicts with nothing: the whole ground may touch one colour's bodies)
+ * Both may be rewritten on the GPU before each record (a contact graph changes every frame).
  * Output, written into the same buffer:
  *   colour_info [2 K] (start, count) of each colour's bodies in `order`; [3 K] the indirect dispatch
  *               arguments of each colour (⌈count / 64⌉, 1, 1), K = BODY_COLOUR_LIMIT
- *   order       the active bodies grouped by colour (their order within a colour is that of atomic
+ *   order       the coloured bodies grouped by colour (their order within a colour is that of atomic
  *               appends: bodies of one colour are independent, so any order gives the same result)
- *   summary     [2] the number of colours, the bodies left to the serial clean-up
+ *   summary     [3] the number of colours, the bodies left uncoloured, the rounds that coloured some body
+ *               (also in summaryBuffer, followed by each colour's body count, for a snapshot to read alone)
  *
  * Kernels (per body unless said):
- *   bc_init      colour word ← UNCOLOURED (active) or INACTIVE; thread c < K clears colour c's count
- *   bc_round r   (r = 0 .. R − 1) an uncoloured body that outranks every uncoloured neighbour takes the
- *                lowest colour none of its coloured neighbours has; a neighbour's word carries the round
- *                it was coloured in (c | (r + 1) << 8), and one coloured in this round counts as
- *                uncoloured, so what a thread reads of a neighbour being written cannot change its
- *                decision (deterministic; model/body-colouring.ts says why no two neighbours win at once)
- *   bc_cleanup   one thread: the bodies still uncoloured, in index order, greedily (complete whatever R)
- *   bc_count     each body's rank in its colour (atomicAdd on the colour's count)
- *   bc_offsets   one thread: the colours' starts (a scan of K counts), the indirect arguments, the summary
- *   bc_scatter   order[start[c] + rank] = body
- * Dispatches: R + 5, all host-counted (one thread per body); nothing is read back.
+ *   bc_clear        the round counters and the colour counts ← 0
+ *   bc_init         colour word ← UNCOLOURED (active) or INACTIVE; the active bodies appended to list 0
+ *   per round r = 0 .. R − 1:
+ *     bc_args r     one thread: round r's workgroups from its counter (the indirect arguments)
+ *     bc_tentative  (indirect, over list r) t_i = the lowest colour no settled neighbour holds (a word
+ *                   with a round tag < r + 1), or LEFT when all K are held
+ *     bc_resolve    (indirect, over list r) i settles, colour word ← t_i | (r + 1) << 8, unless a neighbour
+ *                   still listed (UNCOLOURED, or settled in this round: tag r + 1) has t_j = t_i and
+ *                   outranks it; else it is appended to list r + 1 (the lists ping-pong)
+ *   bc_count        each body's rank in its colour (atomicAdd on the colour's count); the left ones counted
+ *   bc_offsets      one thread: the K colours' starts (a scan of K counts), the indirect arguments, the summary
+ *   bc_scatter      order[start[c] + rank] = body
+ * Dispatches: 2 + 3 R + 3; the rounds after every body is coloured dispatch no workgroup (their
+ * counters are 0), so R is a bound, not a cost: 9 to 15 rounds colour random graphs of degree 12 to 31
+ * (model/body-colouring.ts BODY_COLOUR_ROUNDS). Nothing is read back.
  *
- * Invariants: the caller's graph is not written but for colour_info, order and summary; a body with 32
- * active neighbours or more cannot be coloured in K = 32 colours, which the caller checks on the host
- * (BODY_COLOUR_LIMIT: the joints' degree is known there).
+ * Why speculative rather than plain Jones–Plassmann rounds (where only a body that outranks all its
+ * uncoloured neighbours takes a colour): the same colours' quality (both are greedy; measured on random
+ * graphs, the same colour counts), but Jones–Plassmann's rounds are the longest chain of decreasing
+ * priorities, 32 for degree 12 and 51 to 81 for degree 31 (400 to 100k bodies), where this needs about
+ * as many rounds as colours (9 and 15); no body is left to a serial pass (the previous version's
+ * clean-up took 198 of 400 bodies on a degree-31 graph after 16 rounds).
+ *
+ * Invariants: the caller's graph is not written but for colour_info, order and summary; a round reads
+ * only colour words of earlier rounds (tag < r + 1) as settled and this round's tentative colours, so
+ * its result does not depend on the threads' order. A body left uncoloured (summary[1] > 0) is in no
+ * colour: the solver checks the summary at a snapshot and reports it.
  */
 import { Kernel, THREAD_INDEX_WGSL, kernelEntry } from './dispatch.js';
 import { buildKernels } from './kernels.js';
@@ -48,21 +65,27 @@ export interface BodyGraphLayout {
   colourInfo: number;
   /** n words */
   order: number;
-  /** 2 words */
+  /** BODY_SUMMARY_WORDS words */
   summary: number;
 }
+
+/** Words of the summary: colours, bodies left uncoloured, rounds used. */
+export const BODY_SUMMARY_WORDS = 3;
 
 const K = BODY_COLOUR_LIMIT;
 const UNCOLOURED = 0xffffffff;
 const INACTIVE = 0xfffffffe;
+/** a body no colour < K can take, or still listed after R rounds */
+const LEFT = 0xfffffffd;
 
 const common = /* wgsl */ `
-struct Layout { body_count: u32, adjacency: u32, active_flags: u32, colour_info: u32, order: u32, summary: u32, round_tag: u32, _pad: u32, };
+struct Layout { body_count: u32, adjacency: u32, active_flags: u32, colour_info: u32, order: u32, summary: u32, round: u32, rounds: u32, };
 @group(0) @binding(0) var<uniform> lay: Layout;
 ${THREAD_INDEX_WGSL}
 const K = ${K}u;
 const UNCOLOURED = ${UNCOLOURED}u;
 const INACTIVE = ${INACTIVE}u;
+const LEFT = ${LEFT}u;
 // model/body-colouring.ts bodyPriority: the shared pair hash (math/hash-pair.ts) of (i, i)
 fn hash_pair(a: u32, b: u32) -> u32 {
   var h = (a * 0x9e3779b1u) ^ ((b + 0x7f4a7c15u) * 0x85ebca77u);
@@ -75,69 +98,108 @@ fn outranks(j: u32, i: u32) -> bool {
   let pi = hash_pair(i, i);
   return pj > pi || (pj == pi && j > i);
 }
+// a settled colour word: c | tag << 8 with c < K (not UNCOLOURED, INACTIVE or LEFT)
+fn is_settled(w: u32) -> bool { return w < LEFT; }
+`;
+
+const clearWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read_write> counters: array<u32>;
+@group(0) @binding(2) var<storage, read_write> counts: array<u32>;
+${kernelEntry('bc_clear')} {
+  let i = thread_index(gid, nwg);
+  if (i <= lay.rounds) { counters[i] = 0u; }
+  if (i <= K) { counts[i] = 0u; }
+}
 `;
 
 const initWgsl = /* wgsl */ `${common}
 @group(0) @binding(1) var<storage, read> graph: array<u32>;
-@group(0) @binding(2) var<storage, read_write> colour: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> colour: array<u32>;
+@group(0) @binding(3) var<storage, read_write> lists: array<u32>;
+@group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>>;
 ${kernelEntry('bc_init')} {
   let i = thread_index(gid, nwg);
-  if (i < K) { atomicStore(&counts[i], 0u); }
   if (i >= lay.body_count) { return; }
-  atomicStore(&colour[i], select(INACTIVE, UNCOLOURED, graph[lay.active_flags + i] != 0u));
+  let is_active = graph[lay.active_flags + i] != 0u;
+  colour[i] = select(INACTIVE, UNCOLOURED, is_active);
+  if (is_active) { lists[atomicAdd(&counters[0], 1u)] = i; }
 }
 `;
 
-/** the mask of the colours i's coloured neighbours hold; in a round (strict), none if an uncoloured neighbour outranks i */
-const maskWgsl = /* wgsl */ `
-struct Free { mask: u32, winner: bool, };
-fn neighbour_mask(i: u32, strict: bool) -> Free {
+const argsWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read> counters: array<u32>;
+@group(0) @binding(2) var<storage, read_write> args: array<u32>;
+${kernelEntry('bc_args')} {
+  if (thread_index(gid, nwg) != 0u) { return; }
+  // 1-D: the lists hold at most n ≤ 65 535 · 64 bodies (checked at creation)
+  args[3u * lay.round] = (counters[lay.round] + 63u) / 64u;
+  args[3u * lay.round + 1u] = 1u;
+  args[3u * lay.round + 2u] = 1u;
+}
+`;
+
+/** list r lies at lists[(r mod 2) n ..] */
+const listWgsl = /* wgsl */ `
+fn listed(t: u32) -> u32 { return lists[(lay.round & 1u) * lay.body_count + t]; }
+`;
+
+const tentativeWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read> graph: array<u32>;
+@group(0) @binding(2) var<storage, read> colour: array<u32>;
+@group(0) @binding(3) var<storage, read_write> tentative: array<u32>;
+@group(0) @binding(4) var<storage, read> lists: array<u32>;
+@group(0) @binding(5) var<storage, read> counters: array<u32>;
+${listWgsl}
+${kernelEntry('bc_tentative')} {
+  let t = thread_index(gid, nwg);
+  if (t >= counters[lay.round]) { return; }
+  let i = listed(t);
+  // the colours the settled neighbours hold (rounds < r: no word of this round is written yet)
   var mask = 0u;
   for (var e = graph[lay.adjacency + i]; e < graph[lay.adjacency + i + 1u]; e++) {
     let j = graph[e];
-    if (j == i || graph[lay.active_flags + j] == 0u) { continue; }
-    let w = atomicLoad(&colour[j]);
-    let uncoloured = w == UNCOLOURED || (strict && (w >> 8u) == lay.round_tag);
-    if (uncoloured) {
-      if (strict && outranks(j, i)) { return Free(0u, false); }
-      continue;
-    }
-    mask |= 1u << (w & 255u);
+    let w = colour[j];
+    if (j != i && is_settled(w)) { mask |= 1u << (w & 255u); }
   }
-  return Free(mask, true);
+  // the lowest one none holds (countTrailingZeros(~mask) = 32 when all K = 32 are held)
+  let c = countTrailingZeros(~mask);
+  tentative[i] = select(LEFT, c, c < K);
 }
 `;
 
-const roundWgsl = /* wgsl */ `${common}
+const resolveWgsl = /* wgsl */ `${common}
 @group(0) @binding(1) var<storage, read> graph: array<u32>;
 @group(0) @binding(2) var<storage, read_write> colour: array<atomic<u32>>;
-${maskWgsl}
-${kernelEntry('bc_round')} {
-  let i = thread_index(gid, nwg);
-  if (i >= lay.body_count) { return; }
-  if (atomicLoad(&colour[i]) != UNCOLOURED) { return; }
-  let f = neighbour_mask(i, true);
-  if (!f.winner) { return; }
-  // the lowest colour no coloured neighbour has (f.mask ≠ all ones: the degree is < K, checked on the host)
-  atomicStore(&colour[i], countTrailingZeros(~f.mask) | (lay.round_tag << 8u));
-}
-`;
-
-const cleanupWgsl = /* wgsl */ `${common}
-@group(0) @binding(1) var<storage, read_write> graph: array<u32>;
-@group(0) @binding(2) var<storage, read_write> colour: array<atomic<u32>>;
-${maskWgsl}
-${kernelEntry('bc_cleanup')} {
-  if (thread_index(gid, nwg) != 0u) { return; }
-  var left = 0u;
-  for (var i = 0u; i < lay.body_count; i++) {
-    if (atomicLoad(&colour[i]) != UNCOLOURED) { continue; }
-    let f = neighbour_mask(i, false);
-    atomicStore(&colour[i], countTrailingZeros(~f.mask) | (lay.round_tag << 8u));
-    left++;
+@group(0) @binding(3) var<storage, read> tentative: array<u32>;
+@group(0) @binding(4) var<storage, read_write> lists: array<u32>;
+@group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
+fn listed(t: u32) -> u32 { return lists[(lay.round & 1u) * lay.body_count + t]; }
+${kernelEntry('bc_resolve')} {
+  let t = thread_index(gid, nwg);
+  if (t >= atomicLoad(&counters[lay.round])) { return; }
+  let i = listed(t);
+  let c = tentative[i];
+  if (c == LEFT) { atomicStore(&colour[i], LEFT); return; }
+  let tag = lay.round + 1u;
+  for (var e = graph[lay.adjacency + i]; e < graph[lay.adjacency + i + 1u]; e++) {
+    let j = graph[e];
+    if (j == i) { continue; }
+    // j still listed this round: uncoloured, or settled by this very dispatch (its tag), so what this
+    // thread reads of a word being written cannot change its decision
+    let w = atomicLoad(&colour[j]);
+    let listed_now = w == UNCOLOURED || (w < LEFT && (w >> 8u) == tag);
+    if (listed_now && tentative[j] == c && outranks(j, i)) {
+      if (lay.round + 1u < lay.rounds) {
+        lists[((lay.round + 1u) & 1u) * lay.body_count + atomicAdd(&counters[lay.round + 1u], 1u)] = i;
+      } else {
+        // the last round: i stays UNCOLOURED (bc_count counts it as left); writing LEFT here could change
+        // what a neighbour of this same dispatch reads of it
+        atomicAdd(&counters[lay.round + 1u], 1u);
+      }
+      return;
+    }
   }
-  graph[lay.summary + 1u] = left;
+  atomicStore(&colour[i], c | (tag << 8u));
 }
 `;
 
@@ -150,13 +212,17 @@ ${kernelEntry('bc_count')} {
   if (i >= lay.body_count) { return; }
   let w = colour[i];
   if (w == INACTIVE) { return; }
-  rank[i] = atomicAdd(&counts[w & 255u], 1u);
+  // a body left (LEFT, or UNCOLOURED: never settled) goes in the count K, in no colour
+  let c = select(K, w & 255u, is_settled(w));
+  rank[i] = atomicAdd(&counts[c], 1u);
 }
 `;
 
 const offsetsWgsl = /* wgsl */ `${common}
 @group(0) @binding(1) var<storage, read_write> graph: array<u32>;
 @group(0) @binding(2) var<storage, read> counts: array<u32>;
+@group(0) @binding(3) var<storage, read> counters: array<u32>;
+@group(0) @binding(4) var<storage, read_write> summary_copy: array<u32>;
 ${kernelEntry('bc_offsets')} {
   if (thread_index(gid, nwg) != 0u) { return; }
   var start = 0u;
@@ -165,13 +231,21 @@ ${kernelEntry('bc_offsets')} {
     let n = counts[c];
     graph[lay.colour_info + 2u * c] = start;
     graph[lay.colour_info + 2u * c + 1u] = n;
-    graph[lay.colour_info + 2u * K + 3u * c] = (n + ${64 - 1}u) / 64u;
+    graph[lay.colour_info + 2u * K + 3u * c] = (n + 63u) / 64u;
     graph[lay.colour_info + 2u * K + 3u * c + 1u] = 1u;
     graph[lay.colour_info + 2u * K + 3u * c + 2u] = 1u;
+    summary_copy[3u + c] = n;
     start += n;
     if (n > 0u) { colours = c + 1u; }
   }
+  var used = 0u;
+  for (var r = 0u; r < lay.rounds; r++) { if (counters[r] > 0u) { used = r + 1u; } }
   graph[lay.summary] = colours;
+  graph[lay.summary + 1u] = counts[K];
+  graph[lay.summary + 2u] = used;
+  summary_copy[0] = colours;
+  summary_copy[1] = counts[K];
+  summary_copy[2] = used;
 }
 `;
 
@@ -183,19 +257,27 @@ ${kernelEntry('bc_scatter')} {
   let i = thread_index(gid, nwg);
   if (i >= lay.body_count) { return; }
   let w = colour[i];
-  if (w == INACTIVE) { return; }
+  if (!is_settled(w)) { return; }
   let c = w & 255u;
   graph[lay.order + graph[lay.colour_info + 2u * c] + rank[i]] = i;
 }
 `;
 
+type KernelName = 'clear' | 'init' | 'args' | 'tentative' | 'resolve' | 'count' | 'offsets' | 'scatter';
+
 /** The GPU body colouring over a caller's graph buffer (header). */
 export class GpuBodyColouring {
-  private readonly kernels: Record<'init' | 'round' | 'cleanup' | 'count' | 'offsets' | 'scatter', Kernel>;
+  private readonly kernels: Record<KernelName, Kernel>;
   private readonly colour: GPUBuffer;
+  private readonly tentative: GPUBuffer;
+  private readonly lists: GPUBuffer;
+  private readonly counters: GPUBuffer;
+  private readonly args: GPUBuffer;
   private readonly counts: GPUBuffer;
   private readonly rank: GPUBuffer;
   private readonly layoutBuffer: GPUBuffer;
+  /** the summary again in a buffer of its own (a snapshot reads 12 bytes, not the whole graph) */
+  readonly summaryBuffer: GPUBuffer;
   private readonly stride: number;
   private readonly groups: Record<string, GPUBindGroup[]> = {};
 
@@ -203,37 +285,50 @@ export class GpuBodyColouring {
     private readonly device: GPUDevice,
     readonly layout: BodyGraphLayout,
     graph: GPUBuffer,
+    /** R: the most rounds */
     readonly rounds: number,
     kernels: GpuBodyColouring['kernels'],
   ) {
     this.kernels = kernels;
     const n = Math.max(1, layout.bodyCount);
+    if (n > 65535 * 64) throw new RangeError(`the GPU body colouring takes at most ${65535 * 64} bodies (its rounds are 1-D dispatches); ${n} given`);
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
     this.colour = device.createBuffer({ label: 'body_colour', size: 4 * n, usage: storage });
-    this.counts = device.createBuffer({ label: 'body_colour_counts', size: 4 * K, usage: storage });
+    this.tentative = device.createBuffer({ label: 'body_colour_tentative', size: 4 * n, usage: storage });
+    this.lists = device.createBuffer({ label: 'body_colour_lists', size: 8 * n, usage: storage });
+    this.counters = device.createBuffer({ label: 'body_colour_counters', size: 4 * (rounds + 1), usage: storage });
+    this.args = device.createBuffer({ label: 'body_colour_args', size: 12 * rounds, usage: storage | GPUBufferUsage.INDIRECT });
+    this.counts = device.createBuffer({ label: 'body_colour_counts', size: 4 * (K + 1), usage: storage });
     this.rank = device.createBuffer({ label: 'body_colour_rank', size: 4 * n, usage: storage });
-    // one 32-byte Layout record per round tag 1 .. rounds + 1 (the clean-up's is rounds + 1), each at an aligned offset
+    this.summaryBuffer = device.createBuffer({ label: 'body_colour_summary', size: 4 * (BODY_SUMMARY_WORDS + K), usage: storage });
+    // one 32-byte Layout record per round r (round = r), each at an aligned offset
     this.stride = Math.max(32, device.limits.minUniformBufferOffsetAlignment);
-    this.layoutBuffer = device.createBuffer({ label: 'body_colour_layout', size: this.stride * (rounds + 1), usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-    const words = new Uint32Array((this.stride / 4) * (rounds + 1));
-    for (let r = 0; r <= rounds; r++) words.set([layout.bodyCount, layout.adjacency, layout.active, layout.colourInfo, layout.order, layout.summary, r + 1, 0], (r * this.stride) / 4);
+    this.layoutBuffer = device.createBuffer({ label: 'body_colour_layout', size: this.stride * rounds, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    const words = new Uint32Array((this.stride / 4) * rounds);
+    for (let r = 0; r < rounds; r++) words.set([layout.bodyCount, layout.adjacency, layout.active, layout.colourInfo, layout.order, layout.summary, r, rounds], (r * this.stride) / 4);
     device.queue.writeBuffer(this.layoutBuffer, 0, words);
     const rec = (r: number) => ({ buffer: this.layoutBuffer, offset: r * this.stride, size: 32 });
     const k = this.kernels;
-    this.groups.init = [k.init.bind([rec(0), graph, this.colour, this.counts])];
-    this.groups.round = Array.from({ length: rounds }, (_, r) => k.round.bind([rec(r), graph, this.colour]));
-    this.groups.cleanup = [k.cleanup.bind([rec(rounds), graph, this.colour])];
+    const perRound = (f: (r: number) => GPUBindGroup) => Array.from({ length: rounds }, (_, r) => f(r));
+    this.groups.clear = [k.clear.bind([rec(0), this.counters, this.counts])];
+    this.groups.init = [k.init.bind([rec(0), graph, this.colour, this.lists, this.counters])];
+    this.groups.args = perRound((r) => k.args.bind([rec(r), this.counters, this.args]));
+    this.groups.tentative = perRound((r) => k.tentative.bind([rec(r), graph, this.colour, this.tentative, this.lists, this.counters]));
+    this.groups.resolve = perRound((r) => k.resolve.bind([rec(r), graph, this.colour, this.tentative, this.lists, this.counters]));
     this.groups.count = [k.count.bind([rec(0), this.colour, this.counts, this.rank])];
-    this.groups.offsets = [k.offsets.bind([rec(0), graph, this.counts])];
+    this.groups.offsets = [k.offsets.bind([rec(0), graph, this.counts, this.counters, this.summaryBuffer])];
     this.groups.scatter = [k.scatter.bind([rec(0), graph, this.colour, this.rank])];
   }
 
-  /** The colouring of the graph in `graph` (STORAGE usage) at `layout`, in `rounds` rounds before the clean-up. */
+  /** The colouring of the graph in `graph` (STORAGE usage) at `layout`, in at most `rounds` rounds. */
   static async create(device: GPUDevice, graph: GPUBuffer, layout: BodyGraphLayout, rounds = BODY_COLOUR_ROUNDS): Promise<GpuBodyColouring> {
+    if (!(rounds >= 1)) throw new RangeError(`the GPU body colouring needs at least one round; ${rounds} given`);
     const kernels = await buildKernels(device, 'body colouring', () => ({
+      clear: Kernel.create(device, 'bc_clear', clearWgsl),
       init: Kernel.create(device, 'bc_init', initWgsl),
-      round: Kernel.create(device, 'bc_round', roundWgsl),
-      cleanup: Kernel.create(device, 'bc_cleanup', cleanupWgsl),
+      args: Kernel.create(device, 'bc_args', argsWgsl),
+      tentative: Kernel.create(device, 'bc_tentative', tentativeWgsl),
+      resolve: Kernel.create(device, 'bc_resolve', resolveWgsl),
       count: Kernel.create(device, 'bc_count', countWgsl),
       offsets: Kernel.create(device, 'bc_offsets', offsetsWgsl),
       scatter: Kernel.create(device, 'bc_scatter', scatterWgsl),
@@ -241,28 +336,29 @@ export class GpuBodyColouring {
     return new GpuBodyColouring(device, layout, graph, rounds, kernels);
   }
 
-  /** Records the colouring into `pass` (no readback). */
+  /** Records the colouring into `pass` (no readback): 5 + 3 R dispatches, those of the rounds after the last body settled empty. */
   record(pass: GPUComputePassEncoder): void {
     const n = this.layout.bodyCount, k = this.kernels, g = this.groups;
-    k.init.dispatch(pass, g.init[0], Math.max(n, K));
-    for (let r = 0; r < this.rounds; r++) k.round.dispatch(pass, g.round[r], n);
-    k.cleanup.dispatch(pass, g.cleanup[0], 1);
+    k.clear.dispatch(pass, g.clear[0], Math.max(this.rounds + 1, K + 1));
+    k.init.dispatch(pass, g.init[0], n);
+    for (let r = 0; r < this.rounds; r++) {
+      k.args.dispatch(pass, g.args[r], 1);
+      k.tentative.dispatchIndirect(pass, g.tentative[r], this.args, 12 * r);
+      k.resolve.dispatchIndirect(pass, g.resolve[r], this.args, 12 * r);
+    }
     k.count.dispatch(pass, g.count[0], n);
     k.offsets.dispatch(pass, g.offsets[0], 1);
     k.scatter.dispatch(pass, g.scatter[0], n);
   }
 
-  /** The colour word of each body (tests: colour = w & 255, INACTIVE 0xfffffffe). */
+  /** The colour word of each body (tests: colour = w & 255 where settled; BODY_INACTIVE, BODY_LEFT). */
   get colourBuffer(): GPUBuffer {
     return this.colour;
   }
 
   destroy(): void {
-    this.colour.destroy();
-    this.counts.destroy();
-    this.rank.destroy();
-    this.layoutBuffer.destroy();
+    for (const b of [this.colour, this.tentative, this.lists, this.counters, this.args, this.counts, this.rank, this.layoutBuffer, this.summaryBuffer]) b.destroy();
   }
 }
 
-export { UNCOLOURED as BODY_UNCOLOURED, INACTIVE as BODY_INACTIVE };
+export { UNCOLOURED as BODY_UNCOLOURED, INACTIVE as BODY_INACTIVE, LEFT as BODY_LEFT };

@@ -99,80 +99,107 @@ export function bodyColouringConflict(col: BodyColouring, itemCount: number, ite
 }
 
 /**
- * The most colours the Jones–Plassmann body colouring gives (the colours a body's neighbours hold fit
- * one u32 mask): a body of degree d takes a colour ≤ d, so any graph of degree ≤ 31 fits.
+ * The most colours the parallel body colouring gives (the colours a body's neighbours hold fit one u32
+ * mask): a body takes a colour no higher than its number of neighbours, so any graph of degree ≤ 31 fits;
+ * a body of higher degree whose neighbours already hold all 32 is left uncoloured and counted (`left`).
  */
 export const BODY_COLOUR_LIMIT = 32;
-/** Rounds of the Jones–Plassmann colouring before the serial clean-up (bodyColoursJonesPlassmann). */
-export const BODY_COLOUR_ROUNDS = 16;
+/**
+ * The most rounds of the parallel body colouring (bodyColoursParallel): a bound, not a count run; the
+ * rounds after every body is coloured dispatch no workgroup on the GPU. Measured with the CPU twin on
+ * random graphs of degree ≤ 31 (400 to 100k bodies): 14 to 15 rounds; degree ≤ 12: 9 (test/avbd-gpu.test.ts
+ * reports each graph's). A body still uncoloured after them is counted in `left`, which the solver reports.
+ */
+export const BODY_COLOUR_ROUNDS = 48;
 
-/** A body's Jones–Plassmann priority (Luby's random priorities): the shared 32-bit hash, ties to the larger index. */
+/** A body's priority (Luby's random priorities, as Jones–Plassmann uses them): the shared 32-bit hash, ties to the larger index. */
 export function bodyPriority(i: number): number {
   return hashPair(i, i);
 }
 
-/**
- * Jones–Plassmann colouring of the bodies (Jones & Plassmann 1993, with hashed priorities): the CPU
- * twin of gpu/body-colouring.ts, the same colours bit for bit. The graph: body i's neighbours are
- * neighbours[offsets[i] .. offsets[i + 1]); only active bodies (dynamic: a fixed body never moves, so it
- * conflicts with nothing) are coloured or count as neighbours. In round r, an uncoloured body that
- * outranks every uncoloured neighbour (a neighbour coloured in this same round counts as uncoloured:
- * the GPU's threads see each other's writes in no fixed order) takes the lowest colour none of its
- * coloured neighbours has. Winners of a round are never adjacent (each outranks the other), so no two
- * neighbours take a colour at once: the colouring has no clash by construction. The colours are those
- * of a sequential greedy pass in priority order, so a body of degree d takes a colour ≤ d. A body still
- * uncoloured after `rounds` (a long chain of decreasing priorities) is coloured by a serial greedy
- * pass in index order (one thread on the GPU), so the result is complete and clash-free whatever
- * `rounds` is. Returns the colour per body, −1 where inactive. Throws where a body has 32 neighbours
- * or more (BODY_COLOUR_LIMIT).
- */
-export function bodyColoursJonesPlassmann(bodyCount: number, active: ArrayLike<number>, offsets: Int32Array, neighbours: Int32Array, rounds = BODY_COLOUR_ROUNDS): Int32Array<ArrayBuffer> {
-  const UNC = -2;
-  const colour = new Int32Array(bodyCount), round = new Int32Array(bodyCount).fill(-1);
-  for (let i = 0; i < bodyCount; i++) colour[i] = active[i] ? UNC : -1;
-  const priority = new Uint32Array(bodyCount);
-  for (let i = 0; i < bodyCount; i++) priority[i] = bodyPriority(i);
-  const outranks = (j: number, i: number) => priority[j] > priority[i] || (priority[j] === priority[i] && j > i);
-  const lowestFree = (i: number, r: number, strict: boolean): number => {
-    let mask = 0;
-    for (let e = offsets[i]; e < offsets[i + 1]; e++) {
-      const j = neighbours[e];
-      if (j === i || !active[j]) continue;
-      const uncoloured = colour[j] === UNC || (strict && round[j] === r);
-      if (uncoloured) {
-        if (strict && outranks(j, i)) return -1;
-        continue;
-      }
-      mask |= 1 << colour[j];
-    }
-    if (mask === -1) throw new RangeError(`body ${i} has ${BODY_COLOUR_LIMIT} coloured neighbours or more: beyond the ${BODY_COLOUR_LIMIT} colours of the body colouring`);
-    return 31 - Math.clz32(~mask & (mask + 1));
-  };
-  for (let r = 0; r < rounds; r++)
-    for (let i = 0; i < bodyCount; i++) {
-      if (colour[i] !== UNC) continue;
-      const c = lowestFree(i, r, true);
-      if (c >= 0) {
-        colour[i] = c;
-        round[i] = r;
-      }
-    }
-  // the serial clean-up: every body left, in index order, against all coloured neighbours
-  for (let i = 0; i < bodyCount; i++)
-    if (colour[i] === UNC) {
-      colour[i] = lowestFree(i, rounds, false);
-      round[i] = rounds;
-    }
-  return colour;
+/** What bodyColoursParallel gives: the colour per body (−1 inactive, −2 left uncoloured), the rounds that coloured some body, the bodies left. */
+export interface ParallelColours {
+  colour: Int32Array<ArrayBuffer>;
+  rounds: number;
+  left: number;
 }
 
 /**
- * BodyColouring's interface over the Jones–Plassmann colours (bodyColoursJonesPlassmann), for avbd-cpu
- * run beside avbd-gpu with the GPU's colouring (the same colours, so the same order of updates): the
- * graph from the body → item CSR as BodyColouring.build takes it; bodies in index order within a colour.
+ * The parallel body colouring (the CPU twin of gpu/body-colouring.ts: the same colours, bit for bit):
+ * speculative greedy colouring in rounds (Gebremedhin & Manne 2000; Çatalyürek et al. 2012), its
+ * conflicts settled by Jones–Plassmann's priorities (Jones & Plassmann 1993, Luby's hashed priorities),
+ * over a shrinking list of the bodies not yet coloured. Body i's neighbours are
+ * neighbours[offsets[i] .. offsets[i + 1]) (repeats allowed); only active bodies (dynamic: a fixed body
+ * never moves, so it conflicts with nothing) are coloured or count as neighbours. Round r, over the
+ * bodies still listed:
+ *   tentative  t_i = the lowest colour no settled neighbour holds (settled: coloured in rounds < r)
+ *   resolve    i settles with t_i unless a neighbour j still listed has t_j = t_i and outranks i;
+ *              else it stays listed for round r + 1
+ * No clash: two neighbours settling in one round with one colour would each have to outrank the other;
+ * one settling now never takes a colour a neighbour settled before holds (tentative). Each round the
+ * listed body that outranks all its listed neighbours settles, so the rounds are at most
+ * Jones–Plassmann's (the longest chain of decreasing priority), and in practice about the colour
+ * count (9 for degree 12, 15 for degree 31, where Jones–Plassmann needs 32 and 81: the colour of a
+ * body is final unless a higher neighbour made the same choice in the same round). Deterministic: a
+ * round reads only the previous rounds' colours and this round's choices, whatever the threads' order.
+ * A body whose settled neighbours hold all `limit` colours, or still listed after `rounds` rounds, is
+ * left uncoloured (−2) and counted.
  */
-export class JonesPlassmannBodyColouring {
+export function bodyColoursParallel(bodyCount: number, active: ArrayLike<number>, offsets: Int32Array, neighbours: Int32Array, rounds = BODY_COLOUR_ROUNDS, limit = BODY_COLOUR_LIMIT): ParallelColours {
+  const UNC = -3, LEFT = -2;
+  const colour = new Int32Array(bodyCount);
+  const priority = new Uint32Array(bodyCount), tentative = new Int32Array(bodyCount);
+  for (let i = 0; i < bodyCount; i++) priority[i] = bodyPriority(i);
+  const outranks = (j: number, i: number) => priority[j] > priority[i] || (priority[j] === priority[i] && j > i);
+  let list: number[] = [];
+  for (let i = 0; i < bodyCount; i++) {
+    colour[i] = active[i] ? UNC : -1;
+    if (active[i]) list.push(i);
+  }
+  let used = 0;
+  for (let r = 0; r < rounds && list.length > 0; r++) {
+    used++;
+    for (const i of list) {
+      let mask = 0;
+      for (let e = offsets[i]; e < offsets[i + 1]; e++) {
+        const c = colour[neighbours[e]];
+        if (c >= 0 && neighbours[e] !== i) mask |= 1 << c;
+      }
+      const c = 31 - Math.clz32(~mask & (mask + 1)); // the lowest clear bit (32 when none)
+      tentative[i] = mask === -1 || c >= limit ? -1 : c;
+    }
+    const next: number[] = [], settled: number[] = [];
+    for (const i of list) {
+      const t = tentative[i];
+      if (t < 0) {
+        colour[i] = LEFT;
+        continue;
+      }
+      let wins = true;
+      for (let e = offsets[i]; e < offsets[i + 1] && wins; e++) {
+        const j = neighbours[e];
+        if (j !== i && colour[j] === UNC && tentative[j] === t && outranks(j, i)) wins = false;
+      }
+      (wins ? settled : next).push(i);
+    }
+    for (const i of settled) colour[i] = tentative[i];
+    list = next;
+  }
+  for (const i of list) colour[i] = LEFT;
+  let left = 0;
+  for (let i = 0; i < bodyCount; i++) if (colour[i] === LEFT) left++;
+  return { colour, rounds: used, left };
+}
+
+/**
+ * BodyColouring's interface over the parallel colours (bodyColoursParallel), for avbd-cpu run beside
+ * avbd-gpu with the GPU's colouring (the same colours, so the same order of updates): the graph from the
+ * body → item CSR as BodyColouring.build takes it; bodies in index order within a colour. Throws where a
+ * body is left uncoloured (the GPU reports the same).
+ */
+export class ParallelBodyColouring {
   colourCount = 0;
+  rounds = 0;
   order = new Int32Array(0);
   start = new Int32Array(1);
   colour = new Int32Array(0);
@@ -186,7 +213,10 @@ export class JonesPlassmannBodyColouring {
       }
     const active = new Uint8Array(bodyCount);
     for (let b = 0; b < bodyCount; b++) active[b] = inverseMass[b] > 0 ? 1 : 0;
-    this.colour = bodyColoursJonesPlassmann(bodyCount, active, first, neighbours);
+    const { colour, rounds, left } = bodyColoursParallel(bodyCount, active, first, neighbours);
+    if (left > 0) throw new RangeError(`parallel body colouring: ${left} bodies left uncoloured (a body with ${BODY_COLOUR_LIMIT} coloured neighbours or more, or more than ${BODY_COLOUR_ROUNDS} rounds)`);
+    this.colour = colour;
+    this.rounds = rounds;
     let colours = 0;
     for (let b = 0; b < bodyCount; b++) colours = Math.max(colours, this.colour[b] + 1);
     this.colourCount = colours;

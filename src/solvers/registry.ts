@@ -56,8 +56,6 @@ const avbdReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'com
  */
 const GLOBAL_CONTACTS_REFUSED = 'its LDLᵀ / CG solves the equalities A λ = b; contacts are inequalities, a complementarity problem whose λ is not unique at redundant points: use pgs-cpu with many iterations as the converged contact solve';
 const everyShape = ['sphere', 'box', 'capsule', 'plane'] as const;
-/** Why avbd-gpu refuses contacts for now: avbd-cpu's contact set (contacts.ts) is not ported to WGSL. */
-const AVBD_GPU_CONTACTS_REFUSED = "avbd-gpu has joints only so far: avbd-cpu's contacts (manifolds linearised at the frame's start, friction in the disc, the body colouring redone each frame over the contact graph) are not on the GPU yet; use avbd-cpu";
 
 /**
  * Why a solver of the equality system (the global solves) cannot run a world: a rope or strut
@@ -263,12 +261,13 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'avbd-gpu',
-    description: 'avbd-cpu in WGSL compute kernels (f32), the same stages and options: per step the duals\' warm start and the inertial target, then per iteration one dispatch per body colour of the per-body Newton step (a gather over the body\'s joints, no atomics: H = M/h² + Σ k JᵀJ + the geometric-stiffness diagonal, f, a 6×6 LDLᵀ, the exact exponential map), then the dual update per joint; every joint type, a frame with no readback; the bodies coloured on the GPU (Jones–Plassmann with hashed priorities, zero clashes; on a joint scene once, its graph being fixed); no contacts yet, no joints added between steps',
+    description: 'avbd-cpu in WGSL compute kernels (f32), the same stages and options: per step the duals\' warm start and the inertial target, then per iteration one dispatch per body colour of the per-body Newton step (a gather over the body\'s joints and contact points, no atomics: H = M/h² + Σ k JᵀJ + the geometric-stiffness diagonal, f, a 6×6 LDLᵀ, the exact exponential map), then the dual update per joint and per contact point; every joint type, a frame with no readback; the bodies coloured on the GPU (speculative greedy rounds over the uncoloured bodies, conflicts settled by hashed Jones–Plassmann priorities: zero clashes, no serial pass; on a joint scene once, on a contact scene every step); contacts as avbd-cpu\'s (linearised about the frame\'s start, friction in the disc μ|F_n|, static anchors kept while a point sticks) on the GPU contact pipeline (collision, pair-table matching, the body → manifold CSR), the islands of the scale-free schedule found on the GPU each step; no restitution, no sleeping, no joints added between steps',
     device: 'gpu',
     reads: avbdReads,
-    supports: { constraints: everyJoint, shapes: everyShape, contactsRefused: AVBD_GPU_CONTACTS_REFUSED },
-    unsupported: (world) => avbdGpuDegreeReason(world),
+    supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
+    unsupported: (world) => avbdRestitutionReason(world)?.replace('avbd-cpu', 'avbd-gpu') ?? avbdGpuDegreeReason(world),
     defaults: { iterations: 10, substeps: 1 },
+    contactDefaults: (world) => ({ substeps: avbdContactSubsteps(world) }),
     create: async (world, options, gpu) => {
       if (!gpu) throw new Error('avbd-gpu needs a WebGPU device');
       return AvbdGpuSolver.create(world, options, gpu);

@@ -215,6 +215,8 @@ export interface SolverContactStats {
   points: number;
   /** solvers that colour their manifolds each frame: manifolds per colour (colour 0 first, up to the last used) and in the overflow set */
   colours?: { used: number; sizes: number[]; overflow: number };
+  /** solvers that colour their bodies each frame (avbd-gpu): bodies per colour (colour 0 first) and the colouring's rounds */
+  bodyColours?: { used: number; sizes: number[]; rounds: number };
 }
 
 /**
@@ -297,7 +299,7 @@ export interface SolverSupport {
 }
 
 /** The solvers that solve contacts, for the refusal's hint (kept in step with the registry by a test). */
-export const CONTACT_SOLVER_HINT = 'softstep-cpu, pgs-cpu, si-soft-cpu, xpbd-cpu, jacobi-cpu, gs-cpu, avbd-cpu, rapier, jacobi-gpu or softstep-gpu';
+export const CONTACT_SOLVER_HINT = 'softstep-cpu, pgs-cpu, si-soft-cpu, xpbd-cpu, jacobi-cpu, gs-cpu, avbd-cpu, rapier, jacobi-gpu, softstep-gpu, xpbd-gpu, gs-gpu or avbd-gpu';
 
 /** How a constraint type reads in a sentence: 'point' → 'point joints'. */
 const constraintNoun: Record<ConstraintType, string> = { point: 'point joints', distance: 'distance joints', hinge: 'hinge joints', fixed: 'fixed joints' };

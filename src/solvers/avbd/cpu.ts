@@ -67,7 +67,7 @@ import { defaultSolverOptions } from '../solver.js';
 import { CpuSolverBase } from '../cpu-base.js';
 import type { SolverCost, SolverOptions } from '../solver.js';
 import { AvbdRows, JointForces, type AvbdConstraintSet } from './forces.js';
-import { BodyColouring, JonesPlassmannBodyColouring } from '../../model/body-colouring.js';
+import { BodyColouring, ParallelBodyColouring } from '../../model/body-colouring.js';
 import { solveLdlt6 } from '../../math/ldlt6.js';
 import { JACOBIAN_STRIDE } from '../../rows/rows.js';
 import { SolverFailure } from '../../model/failure.js';
@@ -92,8 +92,8 @@ export class AvbdCpuSolver extends CpuSolverBase {
   private flatA = new Int32Array(0);
   private flatB = new Int32Array(0);
   private flatEntries = new Int32Array(0);
-  /** the body colouring: greedy largest-first (BodyColouring, the default), or avbd-gpu's Jones–Plassmann (its CPU twin, for the twin tests) */
-  private readonly colouring: BodyColouring | JonesPlassmannBodyColouring;
+  /** the body colouring: greedy largest-first (BodyColouring, the default), or avbd-gpu's parallel colouring (its CPU twin ParallelBodyColouring, for the twin tests) */
+  private readonly colouring: BodyColouring | ParallelBodyColouring;
   /** per body: the pose at the frame's start, the inertial target, the last frame's velocity */
   private readonly x0: Float64Array;
   private readonly q0: Float64Array;
@@ -104,9 +104,9 @@ export class AvbdCpuSolver extends CpuSolverBase {
   private readonly f = new Float64Array(6);
   private readonly Iw = new Float64Array(9);
 
-  constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: { colouring?: 'greedy' | 'jones-plassmann' } = {}) {
+  constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: { colouring?: 'greedy' | 'parallel' } = {}) {
     super(world, { ...options, sleep: 0 });
-    this.colouring = variant.colouring === 'jones-plassmann' ? new JonesPlassmannBodyColouring() : new BodyColouring();
+    this.colouring = variant.colouring === 'parallel' ? new ParallelBodyColouring() : new BodyColouring();
     const n = this.w.bodyCount;
     this.x0 = new Float64Array(3 * n);
     this.q0 = new Float64Array(4 * n);

@@ -14,19 +14,34 @@
  * removed between steps): the rows are laid out by avbd-cpu's JointForces (the same rows, bounds,
  * stiffness and β of the paper's form), the body → joint CSR and the body adjacency, the island masses
  * of the scale-free schedule (cpu.ts islandMasses: on a joint scene the islands are the joint graph's,
- * fixed). Every number that changes per frame lives on the GPU.
+ * fixed; on a contact scene the GPU finds them each step). Every number that changes per frame lives on
+ * the GPU.
  *
- * The bodies are coloured on the GPU (gpu/body-colouring.ts: Jones–Plassmann with hashed priorities,
- * zero clashes, fixed bodies in no conflict) in the 'colour bodies' stage whenever the graph changed:
- * on a joint scene once, before the first frame (the joints' graph is fixed; contacts, when they come,
- * change it every frame). The colouring writes each colour's bodies and workgroup count, so primal is
- * one indirect dispatch per colour slot, Δ + 1 of them (Δ the most neighbours a body has: the most
- * colours Jones–Plassmann's greedy choice can give), an empty colour costing an empty dispatch. Its CPU
- * twin gives avbd-cpu the same colours (AvbdCpuSolver's colouring 'jones-plassmann'): the twin test
- * runs both in the same order of updates.
+ * The bodies are coloured on the GPU (gpu/body-colouring.ts: speculative greedy rounds over a compacted
+ * list, conflicts settled by hashed Jones–Plassmann priorities; zero clashes, no serial pass, fixed bodies
+ * in no conflict) in the 'colour bodies' stage whenever the graph changed: on a joint scene once, before
+ * the first frame (the joints' graph is fixed); on a contact scene every step. The colouring writes each
+ * colour's bodies and workgroup count, so primal is one indirect dispatch per colour slot — Δ + 1 of them
+ * on a joint scene (Δ the most neighbours a body has: the most colours a greedy choice can give), all 32
+ * on a contact scene (its graph is not known on the host) — an empty colour costing an empty dispatch.
+ * Its CPU twin gives avbd-cpu the same colours (AvbdCpuSolver's colouring 'parallel'): the twin test runs
+ * both in the same order of updates.
  *
- * Not on the GPU yet (refused by the registry with the reason): contacts (avbd-cpu's contacts.ts:
- * collision and manifolds linearised at the frame's start), joints added or removed between steps.
+ * Contacts (a world with collisions; contacts.wgsl.ts has the records and the kernels): each step
+ *   collide            the GPU contact pipeline (contacts/gpu-contacts.ts: body boxes, broad and narrow
+ *                      phase, margins for the step h as avbd-cpu's detectContacts(h))
+ *   prepare contacts   its records and matching (λ carried whole), then av_match (k and the stick anchors
+ *                      of the matched old point) and av_prepare (avbd-cpu's ContactForces.prepare)
+ *   colour bodies      av_adjacency (this step's body → manifold CSR and the body adjacency), the colouring
+ *   warm start         the islands (av_island_*: union–find, M_isl / m per body), the joints' warm_start,
+ *                      av_contact_warm
+ *   … primal (joints and contact points gathered per body), dual (joints, then av_contact_dual) …
+ *   store impulses     av_store (λ onto the pipeline's points, k, the stick flag), av_keep, the pipeline's cj_keep
+ * A snapshot reads the pair count and the colouring's summary: a step that lost pairs (beyond the slots)
+ * or left a body uncoloured throws, as the GPU contact solvers do for lost pairs.
+ *
+ * Not on the GPU: restitution (refused, as avbd-cpu refuses it), sleeping (every body awake), joints
+ * added or removed between steps.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
@@ -34,15 +49,22 @@ import { JointSet } from '../../rows/joint-set.js';
 import type { GpuContext } from '../../gpu/device.js';
 import { type Solver, type SolverOptions, type SolverCost, defaultSolverOptions } from '../solver.js';
 import { GpuSolverBase } from '../gpu-base.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import { buildKernels } from '../../gpu/kernels.js';
 import { Kernel } from '../../gpu/dispatch.js';
 import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
 import { F32_MAX, JOINT_STRIDE, writeJointRecord } from '../../rows/rows.wgsl.js';
 import { AvbdRows, JointForces } from './forces.js';
 import { BODY_COLOUR_LIMIT } from '../../model/body-colouring.js';
-import { GpuBodyColouring, type BodyGraphLayout } from '../../gpu/body-colouring.js';
+import { GpuBodyColouring, BODY_SUMMARY_WORDS, type BodyGraphLayout } from '../../gpu/body-colouring.js';
 import { InputError } from '../../model/input-error.js';
-import { AVBD_KIND_SHIFT, AVBD_PARAMS_BYTES, AVBD_ROWS_SHIFT, avbdKernelSource, avbdKernelSpecs, type AvbdBufferName, type AvbdKernelSpec } from './kernels.wgsl.js';
+import { AVBD_KIND_SHIFT, AVBD_PARAMS_BYTES, AVBD_ROWS_SHIFT, avbdContactKernelSource, avbdKernelSource, avbdKernelSpecs, type AvbdBufferName, type AvbdKernelSpec } from './kernels.wgsl.js';
+import { AVBD_CONTACT_KERNELS, CONTACT_KEEP, CONTACT_RECORD, type ContactKernelDecl } from './contacts.wgsl.js';
+import { GpuContacts, contactPairCapacity } from '../../contacts/gpu-contacts.js';
+import { COUNTER_PAIRS } from '../../collision/gpu-broadphase.js';
+import { sceneHasContacts, type SolverContactStats } from '../solver.js';
+import { SolverFailure } from '../../model/failure.js';
+import { readBuffers } from '../../gpu/frames.js';
 
 /** A body, joint or colour kernel (gpu/dispatch.ts Kernel) with its bind groups. */
 interface AvbdKernel {
@@ -59,7 +81,7 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   readonly joints: JointSet;
   private readonly jointForces: JointForces;
   private readonly rows = new AvbdRows();
-  /** the body colouring on the GPU (gpu/body-colouring.ts: Jones–Plassmann; avbd-cpu's twin with colouring 'jones-plassmann') */
+  /** the body colouring on the GPU (gpu/body-colouring.ts; avbd-cpu's twin with colouring 'parallel') */
   private colouring!: GpuBodyColouring;
   private graphLayout!: BodyGraphLayout;
   /** colour dispatches per primal pass: the most colours the colouring can give, Δ + 1 (Δ the most distinct neighbours a body has) */
@@ -70,6 +92,16 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   private passInfo!: GPUBuffer;
   private readonly passStride: number;
   private readonly kernels = new Map<string, AvbdKernel>();
+  /** the GPU contact pipeline (contacts/gpu-contacts.ts: collision, matching, the body → manifold CSR), or null: no contacts */
+  private contacts: GpuContacts | null = null;
+  /** pair slots of the contact pipeline (contactPairCapacity), 0 without contacts */
+  private pairCapacity = 0;
+  /** the contact kernels (contacts.wgsl.ts) with their bind group */
+  private readonly contactKernels = new Map<string, { kernel: Kernel; group: GPUBindGroup }>();
+  /** buffers of the contact stages that are not the solver's named ones (the pipeline's, contact_keep, …) */
+  private readonly contactOwn: GPUBuffer[] = [];
+  /** body_graph words of this frame's contact CSR, the colouring's adjacency and the islands (0 without contacts) */
+  private contactWords = { contactFirst: 0, adjacency: 0, adjacencyLists: 0, jointAdjacency: 0, island: 0 };
 
   private constructor(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext) {
     super({ ...defaultSolverOptions, ...options, sleep: 0 }, gpu);
@@ -85,11 +117,14 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
 
   static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext): Promise<AvbdGpuSolver> {
     const s = new AvbdGpuSolver(world, options, gpu);
+    const contacts = sceneHasContacts(world);
+    if (contacts) s.pairCapacity = contactPairCapacity(world.bodies, s.w, s.options.dt / s.options.substeps);
     s.upload();
     s.colouring = await GpuBodyColouring.create(s.device, s.buffers.get('body_graph')!, s.graphLayout);
     await buildKernels(s.device, s.id, () => {
-      for (const spec of avbdKernelSpecs()) s.bindKernel(spec, Kernel.create(s.device, spec.name, avbdKernelSource(spec)));
+      for (const spec of avbdKernelSpecs(contacts)) s.bindKernel(spec, Kernel.create(s.device, spec.name, avbdKernelSource(spec)));
     });
+    if (contacts) await s.createContacts(world);
     return s;
   }
 
@@ -97,9 +132,10 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     return this.joints.constraintCount;
   }
 
-  /** avbd-cpu's stage names on a joint scene */
+  /** avbd-cpu's stage names */
   get stageNames(): readonly string[] {
-    return ['colour bodies', 'warm start', 'inertial target', 'primal', 'dual', 'update velocities', ...(this.options.postStabilize === 1 ? ['post-stabilise'] : [])];
+    const c = this.pairCapacity > 0;
+    return [...(c ? ['collide', 'prepare contacts'] : []), 'colour bodies', 'warm start', 'inertial target', 'primal', 'dual', 'update velocities', ...(this.options.postStabilize === 1 ? ['post-stabilise'] : []), ...(c ? ['store impulses'] : [])];
   }
 
   /** pass_info records: 2c (colour c at the iterations' α), 2c + 1 (colour c at α = 0), 2S (every joint at the iterations' α); S colour slots */
@@ -149,12 +185,21 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     }
     if (maxDegree >= BODY_COLOUR_LIMIT)
       throw new InputError(`avbd-gpu: a body is jointed to ${maxDegree > BODY_COLOUR_LIMIT ? 'more than ' + BODY_COLOUR_LIMIT : maxDegree} other bodies; its body colouring has ${BODY_COLOUR_LIMIT} colours, so at most ${BODY_COLOUR_LIMIT - 1} neighbours (use avbd-cpu)`);
-    this.colourSlots = maxDegree + 1;
+    // on a contact scene the graph changes every frame: every colour slot of the colouring may be used
+    const cap = this.pairCapacity;
+    this.colourSlots = cap > 0 ? BODY_COLOUR_LIMIT : maxDegree + 1;
     const base = n + 1;
     const adjacencyAt = base + entries, lists = adjacencyAt + n + 1, activeAt = lists + neighbourCount;
     const colourInfo = activeAt + n, orderAt = colourInfo + 5 * BODY_COLOUR_LIMIT, summary = orderAt + n;
-    this.graphLayout = { bodyCount: n, adjacency: adjacencyAt, active: activeAt, colourInfo, order: orderAt, summary };
-    const graph = new Uint32Array(summary + 2);
+    // contacts (contacts.wgsl.ts av_adjacency, av_island_*): this frame's body → manifold CSR [n + 1] and its
+    // entries [2 cap], the colouring's adjacency [n + 1] and lists (the joints' neighbours, then 2 cap), the
+    // union–find's parents and masses [2 n]
+    const contactFirst = summary + BODY_SUMMARY_WORDS, frameAdjacency = contactFirst + n + 1 + 2 * cap;
+    const frameLists = frameAdjacency + n + 1, island = frameLists + neighbourCount + 2 * cap;
+    const words = cap > 0 ? island + 2 * n : summary + BODY_SUMMARY_WORDS;
+    if (cap > 0) this.contactWords = { contactFirst, adjacency: frameAdjacency, adjacencyLists: frameLists, jointAdjacency: adjacencyAt, island };
+    this.graphLayout = { bodyCount: n, adjacency: cap > 0 ? frameAdjacency : adjacencyAt, active: activeAt, colourInfo, order: orderAt, summary };
+    const graph = new Uint32Array(words);
     for (let b = 0; b <= n; b++) graph[b] = base + first[b];
     for (let e = 0; e < entries; e++) graph[base + e] = (items[e] << 1) | side[e];
     for (let b = 0, at = lists; b < n; b++) {
@@ -195,7 +240,8 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     for (let k = 0; k < nj; k++) writeJointRecord(j, jf.itemFirst[k], k, record, 4 * JOINT_STRIDE * k, (j.kind[k] << AVBD_KIND_SHIFT) | (jf.itemRows[k] << AVBD_ROWS_SHIFT));
     // the rows: (λ 0, k 0, C0, k_max), (fmin, fmax, stiffness, β), (curvature A, B, β, 0)
     const f32 = (x: number) => (x === Infinity ? F32_MAX : x === -Infinity ? -F32_MAX : x);
-    const rowData = new Float32Array(12 * Math.max(1, rowCount));
+    // the joints' rows, then (contacts) one record of CONTACT_RECORD vec4f per pair slot (contacts.wgsl.ts)
+    const rowData = new Float32Array(12 * Math.max(1, rowCount) + 4 * CONTACT_RECORD * this.pairCapacity);
     for (let k = 0; k < nj; k++) {
       // §3.5's curvature per unit force (forces.ts JointForces): |a| = |R r_A| = |r_A| on a linear row, 1 on an angular one
       const ra = Math.hypot(j.r0[3 * k], j.r0[3 * k + 1], j.r0[3 * k + 2]), rb = Math.hypot(j.r1[3 * k], j.r1[3 * k + 1], j.r1[3 * k + 2]);
@@ -261,6 +307,16 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     u[13] = this.rowWidth();
     u[14] = this.graphLayout.colourInfo;
     u[15] = this.graphLayout.order;
+    const cw = this.contactWords;
+    u[16] = this.pairCapacity;
+    u[17] = COUNTER_PAIRS;
+    u[18] = 3 * Math.max(1, this.rows.count);
+    u[19] = cw.contactFirst;
+    u[20] = cw.adjacency;
+    u[21] = cw.adjacencyLists;
+    u[22] = cw.jointAdjacency;
+    u[23] = cw.island;
+    f[24] = o.betaLinear;
     this.device.queue.writeBuffer(this.params, 0, buf);
   }
 
@@ -309,8 +365,134 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
       k.kernel.dispatchIndirect(pass, k.bindGroups[2 * c + (post ? 1 : 0)], this.buffers.get('body_graph')!, 4 * (this.graphLayout.colourInfo + 2 * K + 3 * c));
   }
 
+  /**
+   * The contact stages (contacts.wgsl.ts) over the GPU contact pipeline (contacts/gpu-contacts.ts, in its
+   * 'jacobi' mode without the manifold colouring: its collision, pair-table matching with λ carried whole,
+   * the body → manifold CSR; its sweeps never run). Its margins are for the step h, as avbd-cpu finds its
+   * contacts each step (detectContacts(h)); its rule's slop is set out of reach so a manifold keeps the
+   * pair's own slop, the matching's reach (cj_match, av_match).
+   */
+  private async createContacts(world: WorldDesc): Promise<void> {
+    const w = this.w, n = w.bodyCount, d = this.device, cap = this.pairCapacity;
+    const h = this.options.dt / this.options.substeps;
+    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    // the pipeline's InverseMass records (I⁻¹ world, m⁻¹; 64 bytes): only m⁻¹ is read by the stages run here
+    const inverse = new Float32Array(16 * n);
+    for (let i = 0; i < n; i++) inverse[16 * i + 12] = w.inverseMass[i];
+    const inverseMass = d.createBuffer({ label: 'avbd contacts inverse mass', size: inverse.byteLength, usage: storage });
+    d.queue.writeBuffer(inverseMass, 0, inverse);
+    const velocityDelta = d.createBuffer({ label: 'avbd contacts velocity delta (unused)', size: 32 * n, usage: storage });
+    const keep = d.createBuffer({ label: 'contact_keep', size: 16 * CONTACT_KEEP * 4 * cap, usage: storage });
+    const prevKeep = d.createBuffer({ label: 'prev_contact_keep', size: 16 * CONTACT_KEEP * 4 * cap, usage: storage });
+    this.contactOwn.push(inverseMass, velocityDelta, keep, prevKeep);
+    this.bufferCreations += 4;
+    const fixed = Array.from({ length: world.bodies.length }, (_, i) => w.inverseMass[i] === 0);
+    const [c, kernels] = await Promise.all([
+      GpuContacts.create(d, n, world.bodies, fixed, cap, { pose: this.buffers.get('pose')!, velocity: this.buffers.get('velocity')!, velocity_delta: velocityDelta, inverse_mass: inverseMass }, 'jacobi'),
+      buildKernels(d, `${this.id} contacts`, () => new Map(AVBD_CONTACT_KERNELS.map((k) => [k.name, Kernel.create(d, k.name, avbdContactKernelSource(k))]))),
+    ]);
+    c.configure(h, h, w.gravity, { softness: { kind: 'rigid', beta: 0 }, slop: F32_MAX, maxPushout: 0, restitutionThreshold: 0 }, 1);
+    c.setJoints(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
+    this.contacts = c;
+    const named = new Map<string, GPUBuffer>([
+      ...[...this.buffers].map(([k, v]) => [k, v] as [string, GPUBuffer]),
+      ['body_graph_atomic', this.buffers.get('body_graph')!],
+      ['contact_keep', keep],
+      ['prev_contact_keep', prevKeep],
+      ...(['counters', 'found', 'prev_manifolds', 'prev_points', 'manifolds', 'points', 'contact_body', 'materials', 'body_count', 'entries'] as const).map((k) => [k, c.buffer(k)] as [string, GPUBuffer]),
+    ]);
+    const dual = this.recordCount() - 1;
+    for (const decl of AVBD_CONTACT_KERNELS) {
+      const kernel = kernels.get(decl.name)!;
+      const storageBuffers = decl.bindings.map((b) => {
+        const buf = named.get(b.name);
+        if (!buf) throw new Error(`avbd-gpu: no buffer ${b.name} for ${decl.name}`);
+        return buf;
+      });
+      const uniforms = decl.pass ? [this.params, { buffer: this.passInfo, offset: dual * this.passStride, size: 16 }] : [this.params];
+      this.contactKernels.set(decl.name, { kernel, group: kernel.bind([...uniforms, ...storageBuffers]) });
+    }
+  }
+
+  /** A contact kernel over the pair slots (indirect: the broad phase's pair count), the bodies or the joints. */
+  private contactDispatch(pass: GPUComputePassEncoder, name: string): void {
+    const k = this.contactKernels.get(name)!;
+    const decl = AVBD_CONTACT_KERNELS.find((d) => d.name === name) as ContactKernelDecl;
+    if (decl.over === 'pair') {
+      const args = this.contacts!.collision.broad.pairArgs;
+      k.kernel.dispatchIndirect(pass, k.group, args.buffer, args.offset);
+    } else k.kernel.dispatch(pass, k.group, decl.over === 'body' ? this.w.bodyCount : this.joints.constraintCount);
+  }
+
+  /** One step with contacts: avbd-cpu's step1 stage for stage (its header), the contact kernels beside the joints'. */
+  private encodeContactStep(at: StagePass): void {
+    const o = this.options, c = this.contacts!;
+    c.recordCollide(at('collide'));
+    const prep = at('prepare contacts');
+    c.recordPrepare(prep);
+    this.contactDispatch(prep, 'av_match');
+    this.contactDispatch(prep, 'av_prepare');
+    const colour = at('colour bodies');
+    this.contactDispatch(colour, 'av_adjacency');
+    this.colouring.record(colour);
+    const warm = at('warm start');
+    if (o.avbdRelative === 1) {
+      // this frame's islands (joints and contacts) and each body's load M_isl / m (cpu.ts islandMasses)
+      this.contactDispatch(warm, 'av_island_init');
+      this.contactDispatch(warm, 'av_island_joints');
+      this.contactDispatch(warm, 'av_island_contacts');
+      this.contactDispatch(warm, 'av_island_mass');
+      this.contactDispatch(warm, 'av_island_load');
+    }
+    this.dispatch(warm, 'warm_start');
+    this.contactDispatch(warm, 'av_contact_warm');
+    this.dispatch(at('inertial target'), 'inertial_target');
+    for (let it = 0; it < o.iterations; it++) {
+      this.primal(at('primal'), false);
+      const dual = at('dual');
+      this.dispatch(dual, 'dual', this.recordCount() - 1);
+      this.contactDispatch(dual, 'av_contact_dual');
+    }
+    this.dispatch(at('update velocities'), 'update_velocities');
+    if (o.postStabilize === 1) this.primal(at('post-stabilise'), true);
+    const store = at('store impulses');
+    this.contactDispatch(store, 'av_store');
+    this.contactDispatch(store, 'av_keep');
+    c.recordStore(store);
+  }
+
+  /** The pose and velocities now; with contacts, a frame that lost pairs (the slots) or left a body uncoloured is an error. */
+  override async snapshot(): Promise<Snapshot> {
+    if (this.contacts) {
+      const lost = await this.contacts.overflow();
+      if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.pairCapacity} slots (sized from the start pose: contactPairCapacity): contacts were lost`);
+      const summary = new Uint32Array((await readBuffers(this.device, [this.colouring.summaryBuffer]))[0]);
+      if (summary[1] > 0) throw new SolverFailure(`${this.id}: ${summary[1]} bodies found no body colour (a body touching bodies of all ${BODY_COLOUR_LIMIT} colours, or more than ${this.colouring.rounds} colouring rounds): their steps were skipped`);
+      this.lastColours = { colours: summary[0], rounds: summary[2] };
+      this.bodyColourSizes = Array.from(summary.subarray(BODY_SUMMARY_WORDS, BODY_SUMMARY_WORDS + summary[0]));
+    }
+    return super.snapshot();
+  }
+
+  /** the body colouring's colours and rounds at the last snapshot (contact scenes) */
+  lastColours: { colours: number; rounds: number } | null = null;
+
+  /** the bodies of each colour at the last snapshot (contact scenes) */
+  private bodyColourSizes: number[] = [];
+
+  /** The contacts' figures read with the last snapshot (pairs, manifolds, points; the body colours), or null. */
+  contactStats(): SolverContactStats | null {
+    const s = this.contacts?.stats;
+    if (!s) return null;
+    return { ...s, ...(this.lastColours ? { bodyColours: { used: this.lastColours.colours, sizes: this.bodyColourSizes, rounds: this.lastColours.rounds } } : {}) };
+  }
+
   protected encodeFrame(at: StagePass): void {
     const o = this.options;
+    if (this.contacts) {
+      for (let s = 0; s < o.substeps; s++) this.encodeContactStep(at);
+      return;
+    }
     for (let s = 0; s < o.substeps; s++) {
       // the body colouring on the GPU, whenever the graph changed: a joint scene's is fixed, so before the first frame only
       const pass = at('colour bodies');
@@ -331,6 +513,10 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
 
   cost(): SolverCost {
     const o = this.options;
+    // contacts: 3 rows a point (normal, two friction) per iteration and step, the points the GPU's count at the
+    // last snapshot (its readback); the dispatches are not given there (the pipeline's and the colouring's
+    // sizes come out of the GPU: indirect), rather than given short, as jacobi-gpu does
+    if (this.contacts) return { rowSolvesPerFrame: (this.rows.count + 3 * this.contacts.points) * o.iterations * o.substeps };
     return {
       rowSolvesPerFrame: this.rows.count * o.iterations * o.substeps,
       dispatchesPerFrame: (3 + (this.colourSlots + 1) * o.iterations + (o.postStabilize === 1 ? this.colourSlots : 0)) * o.substeps,
@@ -338,6 +524,8 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   }
 
   override destroy(): void {
+    this.contacts?.destroy();
+    for (const b of this.contactOwn) b.destroy();
     this.colouring?.destroy();
     super.destroy();
     this.params.destroy();

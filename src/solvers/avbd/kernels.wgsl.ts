@@ -50,6 +50,8 @@ import { WORKGROUP_SIZE } from '../../gpu/frames.js';
 import { rigidBodyWgsl } from '../../rigid/body.wgsl.js';
 import { JOINT_STRIDE, rowEvaluateFunctionsWgsl } from '../../rows/rows.wgsl.js';
 import { JointKind } from '../../model/joint-data.js';
+import { THREAD_INDEX_WGSL } from '../../gpu/dispatch.js';
+import { contactStructsWgsl, recWgsl, motionWgsl, type ContactKernelDecl } from './contacts.wgsl.js';
 
 export type AvbdBufferName = 'pose' | 'velocity' | 'body' | 'frame_state' | 'body_graph' | 'joint' | 'row_jacobian' | 'row_error' | 'row_avbd';
 
@@ -66,7 +68,7 @@ const elementType: Record<AvbdBufferName, string> = {
 };
 
 /** Bytes of the Params uniform (AvbdGpuSolver.writeParams). */
-export const AVBD_PARAMS_BYTES = 64;
+export const AVBD_PARAMS_BYTES = 128;
 /** Bits of a joint record's flags word: the JointKind at 8.., the joint's row count at 16.. */
 export const AVBD_KIND_SHIFT = 8;
 export const AVBD_ROWS_SHIFT = 16;
@@ -87,6 +89,16 @@ struct Params {
   row_width: u32,         // threads per dispatch row (2-D dispatch for big scenes)
   colour_info: u32,       // body_graph word of the colours' (start, count) (gpu/body-colouring.ts)
   order: u32,             // body_graph word of the colour-grouped bodies
+  // contacts (contacts.wgsl.ts; 0 on a joint scene)
+  capacity: u32,          // pair slots of the contact pipeline
+  pair_counter: u32,      // index of the pair count in the broad phase's counters
+  contact_base: u32,      // row_avbd vec4f of pair slot 0's contact record
+  contact_first: u32,     // body_graph word of the body → manifold CSR offsets [n + 1] (the entries follow)
+  adjacency: u32,         // body_graph word of the colouring's adjacency offsets [n + 1] (this frame's)
+  adjacency_lists: u32,   // body_graph word where its lists start
+  joint_adjacency: u32,   // body_graph word of the joints' neighbour offsets [n + 1] (absolute, fixed)
+  island: u32,            // body_graph word of the union–find's parents [n], then the roots' masses [n]
+  beta_linear: f32,       // β of a contact row in the paper's form (avbdRelative 0)
 };
 struct PassInfo {
   start: u32,             // primal: the colour c it sweeps
@@ -207,6 +219,59 @@ function stampUnrolled(): string {
   return out.join('\n');
 }
 
+/** WGSL: one row's stamp (stampUnrolled) for J = (jl, ja) on this side, force F and stiffness kk. */
+function stampBlock(jl: string, ja: string, F: string, kk: string): string {
+  return `      {
+      let jl_ = ${jl}; let ja_ = ${ja}; let F = ${F}; let kk = ${kk};
+      let j0 = jl_.x; let j1 = jl_.y; let j2 = jl_.z; let j3 = ja_.x; let j4 = ja_.y; let j5 = ja_.z;
+${stampUnrolled()}
+      }`;
+}
+
+/**
+ * WGSL: the primal's contact part (cpu.ts primal over contacts.ts's rows): body i's manifolds from this
+ * frame's CSR (params.contact_first), each point's rows at the bodies' motion (its own Mi, the other's
+ * read), J on i's side s = ±1: (s u, s (r × u)).
+ *   normal:   F_n = min(k_n C*_n + λ_n, 0) (fmax 0); k_n JᵀJ while it carries a force (F = free or λ ≠ 0)
+ *   friction: (F₁, F₂) = k C* + λ, scaled into the disc μ |F_n| (F_n as just applied); a sliding pair
+ *             (disc 2) stamps its secant stiffness scale · k, a stuck one k (cpu.ts primal's reasons)
+ * No geometric stiffness (a contact row's curvature is 0: linearised).
+ */
+function primalContactsWgsl(): string {
+  return /* wgsl */ `
+  let Mi = Motion(x - frame_state[5u * i + 2u].xyz, rotation_between(q, frame_state[5u * i + 3u]));
+  for (var e = body_graph[params.contact_first + i]; e < body_graph[params.contact_first + i + 1u]; e++) {
+    let entry = body_graph[e];
+    let kc = entry >> 1u;
+    let side = entry & 1u;
+    let o = rec(kc);
+    let n = row_avbd[o].xyz; let t1 = row_avbd[o + 1u].xyz; let t2 = cross(n, t1);
+    let count = bitcast<u32>(row_avbd[o + 2u].z);
+    var MA = Mi; var MB = Mi;
+    if (side == 0u) { MB = motion(bitcast<u32>(row_avbd[o + 1u].w)); } else { MA = motion(bitcast<u32>(row_avbd[o].w)); }
+    let sgn = select(-1.0, 1.0, side == 1u);
+    for (var jp = 0u; jp < count; jp++) {
+      let qp = pt(kc, jp);
+      let ra = row_avbd[qp].xyz; let disc = row_avbd[qp].w;
+      let rb = row_avbd[qp + 1u].xyz; let mu = row_avbd[qp + 1u].w;
+      let base = row_avbd[qp + 2u]; let lam = row_avbd[qp + 3u].xyz; let kp = row_avbd[qp + 4u].xyz; let c0 = row_avbd[qp + 5u].xyz;
+      let r_side = select(ra, rb, side == 1u);
+      let free_n = kp.x * (contact_c(base.x, n, ra, rb, MA, MB) - alpha * c0.x) + lam.x;
+      let Fn = min(free_n, 0.0);
+${stampBlock('sgn * n', 'sgn * cross(r_side, n)', 'Fn', 'select(0.0, kp.x, Fn == free_n || lam.x != 0.0)')}
+      let F1 = kp.y * (contact_c(base.y, t1, ra, rb, MA, MB) - alpha * c0.y) + lam.y;
+      let F2 = kp.z * (contact_c(base.z, t2, ra, rb, MA, MB) - alpha * c0.z) + lam.z;
+      let len = sqrt(F1 * F1 + F2 * F2);
+      let cap = mu * abs(Fn);
+      var scale = 1.0;
+      if (len > cap) { scale = select(0.0, cap / len, len > 0.0); }
+      let slip = select(1.0, scale, disc == 2.0);
+${stampBlock('sgn * t1', 'sgn * cross(r_side, t1)', 'F1 * scale', 'kp.y * slip')}
+${stampBlock('sgn * t2', 'sgn * cross(r_side, t2)', 'F2 * scale', 'kp.z * slip')}
+    }
+  }`;
+}
+
 interface AvbdKernel {
   name: string;
   /** one thread per body, per joint, or per listed body of a colour (pass_info) */
@@ -321,7 +386,8 @@ const inertialTarget: AvbdKernel = {
   pose[2u * ib + 1u] = qy;`,
 };
 
-const primal: AvbdKernel = {
+function primalKernel(contacts: boolean): AvbdKernel {
+  return {
   name: 'primal',
   over: 'colour',
   bindings: [
@@ -334,7 +400,7 @@ const primal: AvbdKernel = {
     { name: 'row_error', access: 'read_write' },
     { name: 'row_avbd', access: 'read' },
   ],
-  helpers: `${evaluateHelpers}${rotationWgsl}`,
+  helpers: `${evaluateHelpers}${rotationWgsl}${contacts ? contactStructsWgsl + recWgsl + motionWgsl : ''}`,
   body: /* wgsl */ `
   let i = body_graph[k];
   let bd = body[i];
@@ -378,6 +444,7 @@ ${stampUnrolled()}
       g_ang += abs(F) * select(row_avbd[3u * r + 2u].x, row_avbd[3u * r + 2u].y, side == 1u);
     }
   }
+${contacts ? primalContactsWgsl() : ''}
   // the lumped geometric stiffness (§3.5) on the angular diagonal
   h33 += g_ang; h44 += g_ang; h55 += g_ang;
   // Δ = H⁻¹ f by the dense LDLᵀ (math/ldlt6.ts)
@@ -386,6 +453,7 @@ ${ldlt6Unrolled()}
   pose[2u * i] = vec4f(x - vec3f(f0, f1, f2), 0.0);
   pose[2u * i + 1u] = turn(q, -vec3f(f3, f4, f5));`,
 };
+}
 
 const dual: AvbdKernel = {
   name: 'dual',
@@ -437,8 +505,9 @@ const updateVelocities: AvbdKernel = {
 
 export type AvbdKernelSpec = AvbdKernel;
 
-export function avbdKernelSpecs(): AvbdKernelSpec[] {
-  return [warmStart, inertialTarget, primal, dual, updateVelocities];
+/** The kernels of a scene: with contacts, primal gathers the contact points too (primalContactsWgsl). */
+export function avbdKernelSpecs(contacts = false): AvbdKernelSpec[] {
+  return [warmStart, inertialTarget, primalKernel(contacts), dual, updateVelocities];
 }
 
 /** Full WGSL of one kernel: its bindings, the shared header, its helpers and its entry point. */
@@ -462,6 +531,34 @@ ${k.helpers}
 ${alphaFn}
 @compute @workgroup_size(${WORKGROUP_SIZE})
 fn ${k.name}(@builtin(global_invocation_id) gid: vec3u) {
+${entry}
+${k.body}
+}
+`;
+}
+
+/** Full WGSL of one contact kernel (contacts.wgsl.ts): its bindings, the shared header, the records' helpers, its entry point. */
+export function avbdContactKernelSource(k: ContactKernelDecl): string {
+  const decls = [`@group(0) @binding(0) var<uniform> params: Params;`];
+  if (k.pass) decls.push(`@group(0) @binding(1) var<uniform> pass_info: PassInfo;`);
+  const first = k.pass ? 2 : 1;
+  k.bindings.forEach((b, i) => decls.push(`@group(0) @binding(${i + first}) var<storage, ${b.access}> ${b.name}: ${b.type};`));
+  const entry =
+    k.over === 'body'
+      ? `  let ib = thread_index(gid, nwg);\n  if (ib >= params.body_count) { return; }`
+      : k.over === 'joint'
+        ? `  let j = thread_index(gid, nwg);\n  if (j >= params.joint_count) { return; }`
+        : '';
+  return `${decls.join('\n')}
+${header}
+${contactStructsWgsl}
+${rigidBodyWgsl}
+${rotationWgsl}
+${recWgsl}
+${THREAD_INDEX_WGSL}
+${k.helpers}
+@compute @workgroup_size(${WORKGROUP_SIZE})
+fn ${k.name}(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
 ${entry}
 ${k.body}
 }
