@@ -26,6 +26,8 @@
  *                         inverse of integrate's orientation update, below);
  *                         v ← v · max(0, 1 − μ_lin h),  ω ← ω · max(0, 1 − μ_ang h)
  *      then the contacts' velocity pass (restitution, dynamic friction; xpbd/contacts.ts)
+ *   (joint-only worlds: 3 of one substep and 1 of the next run as one loop over the bodies, `advance`,
+ *   each body taking the arithmetic of both passes in their order: the same bits, one sweep fewer)
  * Contacts are found once per frame, at its start (speculative margin for dt). With collisions off
  * (or fewer than two bodies) there is no pipeline and none of the contact code runs: joint-only
  * scenes step to the same bits as before contacts were added.
@@ -103,6 +105,13 @@ export const XPBD_RESIDUAL_QUANTITY =
  * correction it would make is ≤ |d| in position.
  */
 export const XPBD_MIN_DISTANCE = 1e-12;
+
+/**
+ * The stage of advance (joint-only worlds): update velocities of one substep and integrate positions of
+ * the next, one loop over the bodies; the first substep's integration and the last one's velocity
+ * update keep their own names. xpbd-gpu runs the two as their own kernels.
+ */
+export const ADVANCE_STAGE = 'update velocities + integrate positions';
 
 export interface XpbdVariant {
   /** 'point': C = d, 3 rows as one block (default); 'distance': C = |d|, one row along n (see the header) */
@@ -196,7 +205,7 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   override get stageNames(): readonly string[] {
     return this.contactSolver
       ? ['collide', 'integrate positions', 'project joints', 'project contacts', 'update velocities', 'velocity pass']
-      : ['integrate positions', 'project joints', 'update velocities'];
+      : ['integrate positions', 'project joints', ADVANCE_STAGE, 'update velocities'];
   }
 
   /** One frame: `substeps` steps of h = dt / substeps. */
@@ -228,14 +237,18 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       }
       t = clock.lap('collide', t);
     }
+    // joint-only worlds: a substep's velocity update and the next one's integration as one pass (advance)
+    const fused = this.contactSolver === null;
     for (let s = 0; s < substeps; s++) {
-      this.integrate(h);
-      if (contacts) contacts.beginSubstep(h);
-      t = clock.lap('integrate positions', t);
+      if (s === 0 || !fused) {
+        this.integrate(h);
+        if (contacts) contacts.beginSubstep(h);
+        t = clock.lap('integrate positions', t);
+      }
       const record = residual !== null && s === 0;
       if (record) this.recordResidual(h, residual, contacts);
       for (let k = 0; k < iterations; k++) {
-        for (let c = 0; c < colourCount; c++) this.solveColour(c, h);
+        for (let c = 0; c < colourCount; c++) this.solveColour(c, h, k === 0);
         t = clock.lap('project joints', t);
         // then the contacts, one after the other (Gauss–Seidel after the joints' colours)
         if (contacts) {
@@ -243,6 +256,11 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
           t = clock.lap('project contacts', t);
         }
         if (record) this.recordResidual(h, residual, contacts);
+      }
+      if (fused && s + 1 < substeps) {
+        this.advance(h);
+        t = clock.lap(ADVANCE_STAGE, t);
+        continue;
       }
       this.updateVelocities(h);
       t = clock.lap('update velocities', t);
@@ -315,14 +333,83 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   }
 
   /**
+   * 3 then 1: updateVelocities of this substep and integrate of the next as one loop over the bodies
+   * (joint-only worlds, between two substeps of a frame: nothing runs between the two passes then),
+   * each body taking exactly the arithmetic of both, in their order:
+   *   v = (x − x_prev)/h · d_lin,  ω = 2 Δq_v / (h Δq_w) · d_ang   (3, the exact inverse of the Cayley step)
+   *   x_prev = x, q_prev = q;  v += h g,  x += h v,  q ← normalise(q + ½ h (0, ω) ⊗ q)   (1, Müller 2020 Alg. 2)
+   * so the state is bit for bit that of the two passes (a body's stages read and write that body alone).
+   * One sweep of the body arrays instead of two, and no separate copy into x_prev, q_prev: on the
+   * 10k necklace 176 against 222 µs per substep boundary (2-core VM, CPU time). Fixed and sleeping
+   * bodies are copied to x_prev, q_prev as integrate's copy does, and not moved.
+   */
+  advance(h: number): void {
+    const { position: x, orientation: q, linearVelocity: v, angularVelocity: w, inverseMass, gravity: g, bodyCount } = this.w;
+    const { linearDamping, angularDamping } = this.options;
+    const xp = this.positionPrev, qp = this.orientationPrev;
+    const invH = 1 / h;
+    const linScale = invH * dampingFactor(linearDamping, h);
+    const angScale = 2 * invH * dampingFactor(angularDamping, h);
+    const angFactor = dampingFactor(angularDamping, h);
+    const rigid = this.rigid, iso = rigid.isotropicScale;
+    const asleep = this.sleeping ? this.sleeping.asleep : null;
+    // λ = 0 (integrate's), before the loop as there
+    if (this.variant.form === 'distance') this.distanceMultiplier.fill(0);
+    this.rowSolver.rows.lambda.fill(0, 0, this.rowSolver.rows.count);
+    const gx = h * g[0], gy = h * g[1], gz = h * g[2], hh = 0.5 * h;
+    for (let ib = 0; ib < bodyCount; ib++) {
+      const o = 3 * ib, qo = 4 * ib;
+      if (inverseMass[ib] === 0 || (asleep !== null && asleep[ib])) {
+        xp[o] = x[o]; xp[o + 1] = x[o + 1]; xp[o + 2] = x[o + 2];
+        qp[qo] = q[qo]; qp[qo + 1] = q[qo + 1]; qp[qo + 2] = q[qo + 2]; qp[qo + 3] = q[qo + 3];
+        continue;
+      }
+      // 3. v = (x − x_prev)/h, damped; then 1. x_prev = x, v += h g, x += h v
+      const px = x[o], py = x[o + 1], pz = x[o + 2];
+      const vx = (px - xp[o]) * linScale + gx;
+      const vy = (py - xp[o + 1]) * linScale + gy;
+      const vz = (pz - xp[o + 2]) * linScale + gz;
+      v[o] = vx; v[o + 1] = vy; v[o + 2] = vz;
+      xp[o] = px; xp[o + 1] = py; xp[o + 2] = pz;
+      x[o] = px + h * vx; x[o + 1] = py + h * vy; x[o + 2] = pz + h * vz;
+      if (iso[ib] !== iso[ib]) {
+        // the general body: rigid/body.ts's inverse, then integrate's gyroscopic step and orientation update
+        rigid.angularVelocityFromRotation(ib, h, qp, angFactor);
+        qp[qo] = q[qo]; qp[qo + 1] = q[qo + 1]; qp[qo + 2] = q[qo + 2]; qp[qo + 3] = q[qo + 3];
+        rigid.gyroscopicStep(ib, h);
+        rigid.integrateBodyOrientation(ib, h);
+        continue;
+      }
+      // 3. ω = 2 Δq_v / (h Δq_w), Δq = q ⊗ q_prev* (updateVelocities' arithmetic)
+      const x1 = q[qo], y1 = q[qo + 1], z1 = q[qo + 2], w1 = q[qo + 3];
+      const x0 = qp[qo], y0 = qp[qo + 1], z0 = qp[qo + 2], w0 = qp[qo + 3];
+      const sc = angScale / (w1 * w0 + x1 * x0 + y1 * y0 + z1 * z0);
+      const wx = sc * (w0 * x1 - w1 * x0 - (y1 * z0 - z1 * y0));
+      const wy = sc * (w0 * y1 - w1 * y0 - (z1 * x0 - x1 * z0));
+      const wz = sc * (w0 * z1 - w1 * z0 - (x1 * y0 - y1 * x0));
+      w[o] = wx; w[o + 1] = wy; w[o + 2] = wz;
+      // 1. q_prev = q; q ← normalise(q + ½ h (0, ω) ⊗ q) (integrate's arithmetic)
+      qp[qo] = x1; qp[qo + 1] = y1; qp[qo + 2] = z1; qp[qo + 3] = w1;
+      const nx = x1 + hh * (w1 * wx + (wy * z1 - wz * y1));
+      const ny = y1 + hh * (w1 * wy + (wz * x1 - wx * z1));
+      const nz = z1 + hh * (w1 * wz + (wx * y1 - wy * x1));
+      const nw = w1 - hh * (wx * x1 + wy * y1 + wz * z1);
+      const n = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+      q[qo] = nx * n; q[qo + 1] = ny * n; q[qo + 2] = nz * n; q[qo + 3] = nw * n;
+    }
+  }
+
+  /**
    * 2. One colour's constraints, one after the other along `order` (they share no dynamic
    *    body, so any order gives the same result): the XPBD update of the header per constraint.
+   *    `first`: the substep's first iteration, whose λ the point joints read as 0 without loading it
+   *    (integrate set it to 0; the WGSL's pass_info.first); false reads λ, the same result then.
    */
-  solveColour(c: number, h: number): void {
+  solveColour(c: number, h: number, first = false): void {
     const { order, start } = this.colouring;
     const invH2 = 1 / (h * h);
     if (this.variant.form === 'point') {
-      this.solvePoints(start[c], start[c + 1], invH2);
+      this.solvePoints(start[c], start[c + 1], invH2, first);
       return;
     }
     const kind = this.joints.kind;
@@ -397,7 +484,10 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
    * sphere: Aᵢ = (mᵢ⁻¹ + s|r|²) I₃ − s r rᵀ) and inverted by its adjugate, not by the generic block.
    * Measured on the 10k necklace (chains=250, collisions off; 2-core VM, CPU time of the solver's own
    * stages per frame): 39 → 11 ms, the generic path having spent it in blockDelassus, applyRows,
-   * solveRows and evaluatePointRows.
+   * solveRows and evaluatePointRows. Then (10k necklace, CPU time per substep, the two forms
+   * alternating in one process): 460 → 437 µs with the lever arms by the quaternion product
+   * (18 products, not the matrix's 27) and each body's q read once per joint; the state hash moved
+   * with the rotation's rounding (d753c3b8cd2c5e93 → 3e3b9283701c936d at 300 frames), nothing else.
    */
   /**
    * The joints' constants that solvePoints reads, packed in the colouring's order (so a colour's
@@ -435,11 +525,12 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
   private packedIds = new Int32Array(0);
   private packedArms = new Float64Array(0);
 
-  private solvePoints(k0: number, k1: number, invH2: number): void {
-    // Every helper of the update written out (rotate, integrateOrientation, compliancePerStep) with
-    // their arithmetic in their order, so the bits are those of the helpers; the colour's loop is
-    // here, its arrays in locals (profile of the 10k necklace: V8 left `rotate` a call, and each
-    // call of a per-joint method read its arrays from the solver again)
+  private solvePoints(k0: number, k1: number, invH2: number, first: boolean): void {
+    // Every helper of the update written out (integrateOrientation, compliancePerStep) with their
+    // arithmetic in their order, and the colour's loop here with its arrays in locals (profile of the
+    // 10k necklace: V8 left `rotate` a call, and each call of a per-joint method read its arrays from
+    // the solver again). Each body's q is read once per joint: the lever arm and the update use the
+    // same q (A ≠ B, model/schema.ts), so the writes to x and q between them need no reload.
     this.packPointJoints();
     const sleeping = this.sleeping !== null;
     const P = this.packedArms, I = this.packedIds, lam = this.rowSolver.rows.lambda;
@@ -456,19 +547,22 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
         this.solveRows(ic, invH2); // not a point joint
         continue;
       }
-      // lever arms a = R_A r_A, b = R_B r_B (rigid/quat.ts rotate)
-      let qo = 4 * b0;
-      let qx = q[qo], qy = q[qo + 1], qz = q[qo + 2], qw = q[qo + 3];
+      const qa = 4 * b0, qb = 4 * b1;
+      const qax = q[qa], qay = q[qa + 1], qaz = q[qa + 2], qaw = q[qa + 3];
+      const qbx = q[qb], qby = q[qb + 1], qbz = q[qb + 2], qbw = q[qb + 3];
+      // lever arms a = R_A r_A, b = R_B r_B, each as the rotation of a vector by a unit quaternion
+      // (w, u): R v = v + w t + u × t, t = 2 u × v (the product (w, u) ⊗ (0, v) ⊗ (w, −u) expanded;
+      // the same R as rigid/quat.ts rotate's matrix and WGSL quat_rotate, in 18 products, not 27)
       let vx = P[p7], vy = P[p7 + 1], vz = P[p7 + 2];
-      const ax = (1 - 2 * (qy * qy + qz * qz)) * vx + 2 * (qx * qy - qz * qw) * vy + 2 * (qx * qz + qy * qw) * vz;
-      const ay = 2 * (qx * qy + qz * qw) * vx + (1 - 2 * (qx * qx + qz * qz)) * vy + 2 * (qy * qz - qx * qw) * vz;
-      const az = 2 * (qx * qz - qy * qw) * vx + 2 * (qy * qz + qx * qw) * vy + (1 - 2 * (qx * qx + qy * qy)) * vz;
-      qo = 4 * b1;
-      qx = q[qo]; qy = q[qo + 1]; qz = q[qo + 2]; qw = q[qo + 3];
+      let tx = 2 * (qay * vz - qaz * vy), ty = 2 * (qaz * vx - qax * vz), tz = 2 * (qax * vy - qay * vx);
+      const ax = vx + qaw * tx + (qay * tz - qaz * ty);
+      const ay = vy + qaw * ty + (qaz * tx - qax * tz);
+      const az = vz + qaw * tz + (qax * ty - qay * tx);
       vx = P[p7 + 3]; vy = P[p7 + 4]; vz = P[p7 + 5];
-      const bx = (1 - 2 * (qy * qy + qz * qz)) * vx + 2 * (qx * qy - qz * qw) * vy + 2 * (qx * qz + qy * qw) * vz;
-      const by = 2 * (qx * qy + qz * qw) * vx + (1 - 2 * (qx * qx + qz * qz)) * vy + 2 * (qy * qz - qx * qw) * vz;
-      const bz = 2 * (qx * qz - qy * qw) * vx + 2 * (qy * qz + qx * qw) * vy + (1 - 2 * (qx * qx + qy * qy)) * vz;
+      tx = 2 * (qby * vz - qbz * vy); ty = 2 * (qbz * vx - qbx * vz); tz = 2 * (qbx * vy - qby * vx);
+      const bx = vx + qbw * tx + (qby * tz - qbz * ty);
+      const by = vy + qbw * ty + (qbz * tx - qbx * tz);
+      const bz = vz + qbw * tz + (qbx * ty - qby * tx);
       const at = P[p7 + 6] * invH2; // compliancePerStep
       let k00 = at, k01 = 0, k02 = 0, k11 = at, k12 = 0, k22 = at;
       const m0 = inverseMass[b0], m1 = inverseMass[b1], s0 = iso[b0], s1 = iso[b1];
@@ -512,11 +606,17 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
           k22 += m1 - (t20 * by - t21 * bx);
         }
       }
-      // e = −(C + α̃ λ), C = −(x_A − x_B + a − b) (rows/point.ts's order)
+      // e = −(C + α̃ λ), C = −(x_A − x_B + a − b) (rows/point.ts's order); in a substep's first
+      // iteration λ is 0 (λ restarts each substep) and is read as 0, as WGSL solve_colour's pass_info.first
       const pa = 3 * b0, pb = 3 * b1;
-      const e0 = (x[pa] - x[pb] + ax - bx) - at * lam[r0];
-      const e1 = (x[pa + 1] - x[pb + 1] + ay - by) - at * lam[r0 + 1];
-      const e2 = (x[pa + 2] - x[pb + 2] + az - bz) - at * lam[r0 + 2];
+      let e0 = x[pa] - x[pb] + ax - bx;
+      let e1 = x[pa + 1] - x[pb + 1] + ay - by;
+      let e2 = x[pa + 2] - x[pb + 2] + az - bz;
+      if (!first) {
+        e0 -= at * lam[r0];
+        e1 -= at * lam[r0 + 1];
+        e2 -= at * lam[r0 + 2];
+      }
       // Δλ = K⁻¹ e by the adjugate of the symmetric K (det > 0: K ≥ mᵢ⁻¹ I₃ for a dynamic body)
       const c00 = k11 * k22 - k12 * k12, c01 = k02 * k12 - k01 * k22, c02 = k01 * k12 - k02 * k11;
       const c11 = k00 * k22 - k02 * k02, c12 = k01 * k02 - k00 * k12, c22 = k00 * k11 - k01 * k01;
@@ -524,36 +624,37 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       const lx = (c00 * e0 + c01 * e1 + c02 * e2) * inv;
       const ly = (c01 * e0 + c11 * e1 + c12 * e2) * inv;
       const lz = (c02 * e0 + c12 * e1 + c22 * e2) * inv;
+      // λ += Δλ (from 0 in the first iteration: λ = Δλ)
+      if (first) {
+        lam[r0] = lx; lam[r0 + 1] = ly; lam[r0 + 2] = lz;
+      } else {
+        lam[r0] += lx; lam[r0 + 1] += ly; lam[r0 + 2] += lz;
+      }
       if (lx === 0 && ly === 0 && lz === 0) continue; // nothing moves (solveRows: `moved`)
-      lam[r0] += lx;
-      lam[r0 + 1] += ly;
-      lam[r0 + 2] += lz;
       // A takes −Δλ at a, B +Δλ at b: x ± m⁻¹ Δλ, θ = ±I⁻¹ (r × Δλ), q ← normalise(q + ½ (0, θ) ⊗ q)
-      // (rigid/quat.ts integrateOrientation with h = 1: ½ h = 0.5)
+      // (Müller 2020 eq. 8 with h = 1 for the impulse's rotation; rigid/quat.ts integrateOrientation)
       if (m0 !== 0) {
-        x[pa] += -1 * m0 * lx;
-        x[pa + 1] += -1 * m0 * ly;
-        x[pa + 2] += -1 * m0 * lz;
-        const tx = -1 * (ay * lz - az * ly), ty = -1 * (az * lx - ax * lz), tz = -1 * (ax * ly - ay * lx);
+        x[pa] -= m0 * lx;
+        x[pa + 1] -= m0 * ly;
+        x[pa + 2] -= m0 * lz;
+        const tx = -(ay * lz - az * ly), ty = -(az * lx - ax * lz), tz = -(ax * ly - ay * lx);
         let wx, wy, wz;
         if (s0 === s0) {
           wx = s0 * tx; wy = s0 * ty; wz = s0 * tz;
         } else {
           wx = a[6] * tx + a[7] * ty + a[8] * tz; wy = a[9] * tx + a[10] * ty + a[11] * tz; wz = a[12] * tx + a[13] * ty + a[14] * tz;
         }
-        const o = 4 * b0;
-        const ox = q[o], oy = q[o + 1], oz = q[o + 2], ow = q[o + 3];
-        const nx = ox + 0.5 * (ow * wx + (wy * oz - wz * oy));
-        const ny = oy + 0.5 * (ow * wy + (wz * ox - wx * oz));
-        const nz = oz + 0.5 * (ow * wz + (wx * oy - wy * ox));
-        const nw = ow - 0.5 * (wx * ox + wy * oy + wz * oz);
+        const nx = qax + 0.5 * (qaw * wx + (wy * qaz - wz * qay));
+        const ny = qay + 0.5 * (qaw * wy + (wz * qax - wx * qaz));
+        const nz = qaz + 0.5 * (qaw * wz + (wx * qay - wy * qax));
+        const nw = qaw - 0.5 * (wx * qax + wy * qay + wz * qaz);
         const n = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-        q[o] = nx * n; q[o + 1] = ny * n; q[o + 2] = nz * n; q[o + 3] = nw * n;
+        q[qa] = nx * n; q[qa + 1] = ny * n; q[qa + 2] = nz * n; q[qa + 3] = nw * n;
       }
       if (m1 !== 0) {
-        x[pb] += 1 * m1 * lx;
-        x[pb + 1] += 1 * m1 * ly;
-        x[pb + 2] += 1 * m1 * lz;
+        x[pb] += m1 * lx;
+        x[pb + 1] += m1 * ly;
+        x[pb + 2] += m1 * lz;
         const tx = by * lz - bz * ly, ty = bz * lx - bx * lz, tz = bx * ly - by * lx;
         let wx, wy, wz;
         if (s1 === s1) {
@@ -561,14 +662,12 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
         } else {
           wx = a[15] * tx + a[16] * ty + a[17] * tz; wy = a[18] * tx + a[19] * ty + a[20] * tz; wz = a[21] * tx + a[22] * ty + a[23] * tz;
         }
-        const o = 4 * b1;
-        const ox = q[o], oy = q[o + 1], oz = q[o + 2], ow = q[o + 3];
-        const nx = ox + 0.5 * (ow * wx + (wy * oz - wz * oy));
-        const ny = oy + 0.5 * (ow * wy + (wz * ox - wx * oz));
-        const nz = oz + 0.5 * (ow * wz + (wx * oy - wy * ox));
-        const nw = ow - 0.5 * (wx * ox + wy * oy + wz * oz);
+        const nx = qbx + 0.5 * (qbw * wx + (wy * qbz - wz * qby));
+        const ny = qby + 0.5 * (qbw * wy + (wz * qbx - wx * qbz));
+        const nz = qbz + 0.5 * (qbw * wz + (wx * qby - wy * qbx));
+        const nw = qbw - 0.5 * (wx * qbx + wy * qby + wz * qbz);
         const n = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-        q[o] = nx * n; q[o + 1] = ny * n; q[o + 2] = nz * n; q[o + 3] = nw * n;
+        q[qb] = nx * n; q[qb + 1] = ny * n; q[qb + 2] = nz * n; q[qb + 3] = nw * n;
       }
     }
   }
