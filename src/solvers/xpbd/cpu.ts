@@ -484,38 +484,55 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
    * sphere: Aᵢ = (mᵢ⁻¹ + s|r|²) I₃ − s r rᵀ) and inverted by its adjugate, not by the generic block.
    * Measured on the 10k necklace (chains=250, collisions off; 2-core VM, CPU time of the solver's own
    * stages per frame): 39 → 11 ms, the generic path having spent it in blockDelassus, applyRows,
-   * solveRows and evaluatePointRows. Then (10k necklace, CPU time per substep, the two forms
-   * alternating in one process): 460 → 437 µs with the lever arms by the quaternion product
-   * (18 products, not the matrix's 27) and each body's q read once per joint; the state hash moved
-   * with the rotation's rounding (d753c3b8cd2c5e93 → 3e3b9283701c936d at 300 frames), nothing else.
+   * solveRows and evaluatePointRows. Then the lever arms by the quaternion product (18 products, not
+   * the matrix's 27), each body's q read once per joint, the bodies' constants packed per slot, and
+   * between two isotropic bodies K⁻¹ e through K's rank-two structure (below; ~60 operations and one
+   * division, not the adjugate's ~85): the 10k necklace's frame 7.3–7.8 → 6.4–6.5 ms CPU time with
+   * `advance` (two revisions alternating in one process, 2-core VM under load). The state hash moves
+   * with the rounding (300 frames: d753c3b8cd2c5e93 → b4ccdbdb25185677); violation and energy
+   * over 600 frames are those of before to 3 digits (worst max 12.8 mm, energy −17.6 %).
    */
   /**
    * The joints' constants that solvePoints reads, packed in the colouring's order (so a colour's
    * sweep reads them in one stream): per slot k, packedIds (joint, body 1, body 2, first row; −1
-   * there for a joint that is not a point joint) and packedArms (local arms r⁰, r¹ and the row's α).
-   * Built again when the colouring or the rows' layout is replaced (relayout).
+   * there for a joint that is not a point joint) and PACKED_ARMS doubles in packedArms: the local
+   * arms r⁰ [0, 3), r¹ [3, 6), the row's α [6], and the bodies' constants, fixed with the bodies:
+   * m_A⁻¹ [7], m_B⁻¹ [8], s_A [9], s_B [10] (I⁻¹ = s I₃ of an isotropic body, 0 for a fixed one
+   * (it adds nothing to K), NaN otherwise: the general path), s_A |r⁰|² [11], s_B |r¹|² [12],
+   * m_A⁻¹ + m_B⁻¹ [13]. Built again when the colouring or the rows' layout is replaced (relayout).
    */
   private packPointJoints(): void {
     const rs = this.rowSolver;
     if (this.packedFor === this.colouring && this.packedRows === rs.rowStart) return;
     const { order, start, colourCount } = this.colouring;
     const j = this.joints, n = start[colourCount];
+    const inverseMass = this.w.inverseMass, iso = this.rigid.isotropicScale;
     if (this.packedIds.length < 4 * n) {
       this.packedIds = new Int32Array(4 * n);
-      this.packedArms = new Float64Array(7 * n);
+      this.packedArms = new Float64Array(PACKED_ARMS * n);
     }
     const I = this.packedIds, P = this.packedArms;
     for (let k = 0; k < n; k++) {
       const ic = order[k], point = j.kind[ic] === JointKind.point;
+      const b0 = j.ib0[ic], b1 = j.ib1[ic], o = PACKED_ARMS * k;
       I[4 * k] = ic;
-      I[4 * k + 1] = j.ib0[ic];
-      I[4 * k + 2] = j.ib1[ic];
+      I[4 * k + 1] = b0;
+      I[4 * k + 2] = b1;
       I[4 * k + 3] = point ? rs.rowStart[ic] : -1;
       for (let d = 0; d < 3; d++) {
-        P[7 * k + d] = j.r0[3 * ic + d];
-        P[7 * k + 3 + d] = j.r1[3 * ic + d];
+        P[o + d] = j.r0[3 * ic + d];
+        P[o + 3 + d] = j.r1[3 * ic + d];
       }
-      P[7 * k + 6] = point ? rs.rows.compliance[rs.rowStart[ic]] : 0;
+      P[o + 6] = point ? rs.rows.compliance[rs.rowStart[ic]] : 0;
+      const m0 = inverseMass[b0], m1 = inverseMass[b1];
+      const s0 = m0 === 0 ? 0 : iso[b0], s1 = m1 === 0 ? 0 : iso[b1];
+      P[o + 7] = m0;
+      P[o + 8] = m1;
+      P[o + 9] = s0;
+      P[o + 10] = s1;
+      P[o + 11] = s0 * (P[o] * P[o] + P[o + 1] * P[o + 1] + P[o + 2] * P[o + 2]);
+      P[o + 12] = s1 * (P[o + 3] * P[o + 3] + P[o + 4] * P[o + 4] + P[o + 5] * P[o + 5]);
+      P[o + 13] = m0 + m1;
     }
     this.packedFor = this.colouring;
     this.packedRows = rs.rowStart;
@@ -534,11 +551,10 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     this.packPointJoints();
     const sleeping = this.sleeping !== null;
     const P = this.packedArms, I = this.packedIds, lam = this.rowSolver.rows.lambda;
-    const x = this.w.position, q = this.w.orientation, inverseMass = this.w.inverseMass;
-    const iso = this.rigid.isotropicScale;
+    const x = this.w.position, q = this.w.orientation;
     const a = scratch; // [6..15), [15..24): I_A⁻¹, I_B⁻¹ (world) of a body that is not isotropic
     for (let k = k0; k < k1; k++) {
-      const i4 = 4 * k, p7 = 7 * k;
+      const i4 = 4 * k, o = PACKED_ARMS * k;
       const ic = I[i4], b0 = I[i4 + 1], b1 = I[i4 + 2], r0 = I[i4 + 3];
       // a joint of sleepers (or a sleeper and a fixed body) is left alone: after the islands' wake
       // rule no joint joins a sleeper to an awake body, so nothing moves it (collision/islands.ts)
@@ -553,59 +569,18 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       // lever arms a = R_A r_A, b = R_B r_B, each as the rotation of a vector by a unit quaternion
       // (w, u): R v = v + w t + u × t, t = 2 u × v (the product (w, u) ⊗ (0, v) ⊗ (w, −u) expanded;
       // the same R as rigid/quat.ts rotate's matrix and WGSL quat_rotate, in 18 products, not 27)
-      let vx = P[p7], vy = P[p7 + 1], vz = P[p7 + 2];
+      let vx = P[o], vy = P[o + 1], vz = P[o + 2];
       let tx = 2 * (qay * vz - qaz * vy), ty = 2 * (qaz * vx - qax * vz), tz = 2 * (qax * vy - qay * vx);
       const ax = vx + qaw * tx + (qay * tz - qaz * ty);
       const ay = vy + qaw * ty + (qaz * tx - qax * tz);
       const az = vz + qaw * tz + (qax * ty - qay * tx);
-      vx = P[p7 + 3]; vy = P[p7 + 4]; vz = P[p7 + 5];
+      vx = P[o + 3]; vy = P[o + 4]; vz = P[o + 5];
       tx = 2 * (qby * vz - qbz * vy); ty = 2 * (qbz * vx - qbx * vz); tz = 2 * (qbx * vy - qby * vx);
       const bx = vx + qbw * tx + (qby * tz - qbz * ty);
       const by = vy + qbw * ty + (qbz * tx - qbx * tz);
       const bz = vz + qbw * tz + (qbx * ty - qby * tx);
-      const at = P[p7 + 6] * invH2; // compliancePerStep
-      let k00 = at, k01 = 0, k02 = 0, k11 = at, k12 = 0, k22 = at;
-      const m0 = inverseMass[b0], m1 = inverseMass[b1], s0 = iso[b0], s1 = iso[b1];
-      if (m0 !== 0) {
-        if (s0 === s0) {
-          // I⁻¹ = s I₃:  A = m I₃ − s [r]×² = (m + s |r|²) I₃ − s r rᵀ
-          const d = m0 + s0 * (ax * ax + ay * ay + az * az);
-          k00 += d - s0 * ax * ax; k11 += d - s0 * ay * ay; k22 += d - s0 * az * az;
-          k01 -= s0 * ax * ay; k02 -= s0 * ax * az; k12 -= s0 * ay * az;
-        } else {
-          this.rigid.worldInverseInertiaOf(b0, a, 6);
-          const i00 = a[6], i01 = a[7], i02 = a[8], i10 = a[9], i11 = a[10], i12 = a[11], i20 = a[12], i21 = a[13], i22 = a[14];
-          // T = [r]× I⁻¹;  A = m I₃ − T [r]×  (symmetric: the upper triangle)
-          const t00 = ay * i20 - az * i10, t01 = ay * i21 - az * i11, t02 = ay * i22 - az * i12;
-          const t10 = az * i00 - ax * i20, t11 = az * i01 - ax * i21, t12 = az * i02 - ax * i22;
-          const t20 = ax * i10 - ay * i00, t21 = ax * i11 - ay * i01;
-          k00 += m0 - (t01 * az - t02 * ay);
-          k01 -= t02 * ax - t00 * az;
-          k02 -= t00 * ay - t01 * ax;
-          k11 += m0 - (t12 * ax - t10 * az);
-          k12 -= t10 * ay - t11 * ax;
-          k22 += m0 - (t20 * ay - t21 * ax);
-        }
-      }
-      if (m1 !== 0) {
-        if (s1 === s1) {
-          const d = m1 + s1 * (bx * bx + by * by + bz * bz);
-          k00 += d - s1 * bx * bx; k11 += d - s1 * by * by; k22 += d - s1 * bz * bz;
-          k01 -= s1 * bx * by; k02 -= s1 * bx * bz; k12 -= s1 * by * bz;
-        } else {
-          this.rigid.worldInverseInertiaOf(b1, a, 15);
-          const i00 = a[15], i01 = a[16], i02 = a[17], i10 = a[18], i11 = a[19], i12 = a[20], i20 = a[21], i21 = a[22], i22 = a[23];
-          const t00 = by * i20 - bz * i10, t01 = by * i21 - bz * i11, t02 = by * i22 - bz * i12;
-          const t10 = bz * i00 - bx * i20, t11 = bz * i01 - bx * i21, t12 = bz * i02 - bx * i22;
-          const t20 = bx * i10 - by * i00, t21 = bx * i11 - by * i01;
-          k00 += m1 - (t01 * bz - t02 * by);
-          k01 -= t02 * bx - t00 * bz;
-          k02 -= t00 * by - t01 * bx;
-          k11 += m1 - (t12 * bx - t10 * bz);
-          k12 -= t10 * by - t11 * bx;
-          k22 += m1 - (t20 * by - t21 * bx);
-        }
-      }
+      const at = P[o + 6] * invH2; // compliancePerStep
+      const m0 = P[o + 7], m1 = P[o + 8], s0 = P[o + 9], s1 = P[o + 10];
       // e = −(C + α̃ λ), C = −(x_A − x_B + a − b) (rows/point.ts's order); in a substep's first
       // iteration λ is 0 (λ restarts each substep) and is read as 0, as WGSL solve_colour's pass_info.first
       const pa = 3 * b0, pb = 3 * b1;
@@ -617,13 +592,75 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
         e1 -= at * lam[r0 + 1];
         e2 -= at * lam[r0 + 2];
       }
-      // Δλ = K⁻¹ e by the adjugate of the symmetric K (det > 0: K ≥ mᵢ⁻¹ I₃ for a dynamic body)
-      const c00 = k11 * k22 - k12 * k12, c01 = k02 * k12 - k01 * k22, c02 = k01 * k12 - k02 * k11;
-      const c11 = k00 * k22 - k02 * k02, c12 = k01 * k02 - k00 * k12, c22 = k00 * k11 - k01 * k01;
-      const inv = 1 / (k00 * c00 + k01 * c01 + k02 * c02);
-      const lx = (c00 * e0 + c01 * e1 + c02 * e2) * inv;
-      const ly = (c01 * e0 + c11 * e1 + c12 * e2) * inv;
-      const lz = (c02 * e0 + c12 * e1 + c22 * e2) * inv;
+      let lx, ly, lz;
+      if (s0 === s0 && s1 === s1) {
+        // Both bodies isotropic (I⁻¹ = s I₃; a fixed one s = m⁻¹ = 0), the necklace's beads: then
+        //   K = (m_A⁻¹ + m_B⁻¹ + α̃) I₃ + s_A (|a|² I₃ − a aᵀ) + s_B (|b|² I₃ − b bᵀ) = D I₃ − s_A a aᵀ − s_B b bᵀ,
+        //   D = m_A⁻¹ + m_B⁻¹ + α̃ + s_A |a|² + s_B |b|²  (|a| = |r⁰|, |b| = |r¹|: R keeps lengths; packed),
+        // a rank-two update of D I₃, and K Δλ = e is solved through its two projections p = a·Δλ, r = b·Δλ:
+        //   Δλ = (e + s_A p a + s_B r b) / D, and a·, b· of that:
+        //   A₁₁ p − s_B (a·b) r = a·e,  −s_A (a·b) p + A₂₂ r = b·e,  A₁₁ = D − s_A|a|², A₂₂ = D − s_B|b|²
+        //   p = P / δ, r = R / δ:  P = A₂₂ a·e + s_B (a·b) b·e,  R = A₁₁ b·e + s_A (a·b) a·e,
+        //   δ = A₁₁ A₂₂ − s_A s_B (a·b)² (= det K / D > 0),  Δλ = (δ e + s_A P a + s_B R b) / (D δ)
+        // The same Δλ = K⁻¹ e as the adjugate below, in ~60 operations and one division, not ~85.
+        const c = P[o + 13] + at, A11 = c + P[o + 12], A22 = c + P[o + 11], D = A11 + P[o + 11];
+        const ab = ax * bx + ay * by + az * bz, ae = ax * e0 + ay * e1 + az * e2, be = bx * e0 + by * e1 + bz * e2;
+        const det = A11 * A22 - (s0 * s1) * (ab * ab);
+        const pp = s0 * (A22 * ae + s1 * ab * be), rr = s1 * (A11 * be + s0 * ab * ae);
+        const inv = 1 / (D * det);
+        lx = (det * e0 + pp * ax + rr * bx) * inv;
+        ly = (det * e1 + pp * ay + rr * by) * inv;
+        lz = (det * e2 + pp * az + rr * bz) * inv;
+      } else {
+        let k00 = at, k01 = 0, k02 = 0, k11 = at, k12 = 0, k22 = at;
+        if (m0 !== 0) {
+          if (s0 === s0) {
+            // I⁻¹ = s I₃:  A = m I₃ − s [r]×² = (m + s |r|²) I₃ − s r rᵀ
+            const d = m0 + s0 * (ax * ax + ay * ay + az * az);
+            k00 += d - s0 * ax * ax; k11 += d - s0 * ay * ay; k22 += d - s0 * az * az;
+            k01 -= s0 * ax * ay; k02 -= s0 * ax * az; k12 -= s0 * ay * az;
+          } else {
+            this.rigid.worldInverseInertiaOf(b0, a, 6);
+            const i00 = a[6], i01 = a[7], i02 = a[8], i10 = a[9], i11 = a[10], i12 = a[11], i20 = a[12], i21 = a[13], i22 = a[14];
+            // T = [r]× I⁻¹;  A = m I₃ − T [r]×  (symmetric: the upper triangle)
+            const t00 = ay * i20 - az * i10, t01 = ay * i21 - az * i11, t02 = ay * i22 - az * i12;
+            const t10 = az * i00 - ax * i20, t11 = az * i01 - ax * i21, t12 = az * i02 - ax * i22;
+            const t20 = ax * i10 - ay * i00, t21 = ax * i11 - ay * i01;
+            k00 += m0 - (t01 * az - t02 * ay);
+            k01 -= t02 * ax - t00 * az;
+            k02 -= t00 * ay - t01 * ax;
+            k11 += m0 - (t12 * ax - t10 * az);
+            k12 -= t10 * ay - t11 * ax;
+            k22 += m0 - (t20 * ay - t21 * ax);
+          }
+        }
+        if (m1 !== 0) {
+          if (s1 === s1) {
+            const d = m1 + s1 * (bx * bx + by * by + bz * bz);
+            k00 += d - s1 * bx * bx; k11 += d - s1 * by * by; k22 += d - s1 * bz * bz;
+            k01 -= s1 * bx * by; k02 -= s1 * bx * bz; k12 -= s1 * by * bz;
+          } else {
+            this.rigid.worldInverseInertiaOf(b1, a, 15);
+            const i00 = a[15], i01 = a[16], i02 = a[17], i10 = a[18], i11 = a[19], i12 = a[20], i20 = a[21], i21 = a[22], i22 = a[23];
+            const t00 = by * i20 - bz * i10, t01 = by * i21 - bz * i11, t02 = by * i22 - bz * i12;
+            const t10 = bz * i00 - bx * i20, t11 = bz * i01 - bx * i21, t12 = bz * i02 - bx * i22;
+            const t20 = bx * i10 - by * i00, t21 = bx * i11 - by * i01;
+            k00 += m1 - (t01 * bz - t02 * by);
+            k01 -= t02 * bx - t00 * bz;
+            k02 -= t00 * by - t01 * bx;
+            k11 += m1 - (t12 * bx - t10 * bz);
+            k12 -= t10 * by - t11 * bx;
+            k22 += m1 - (t20 * by - t21 * bx);
+          }
+        }
+        // Δλ = K⁻¹ e by the adjugate of the symmetric K (det > 0: K ≥ mᵢ⁻¹ I₃ for a dynamic body)
+        const c00 = k11 * k22 - k12 * k12, c01 = k02 * k12 - k01 * k22, c02 = k01 * k12 - k02 * k11;
+        const c11 = k00 * k22 - k02 * k02, c12 = k01 * k02 - k00 * k12, c22 = k00 * k11 - k01 * k01;
+        const inv = 1 / (k00 * c00 + k01 * c01 + k02 * c02);
+        lx = (c00 * e0 + c01 * e1 + c02 * e2) * inv;
+        ly = (c01 * e0 + c11 * e1 + c12 * e2) * inv;
+        lz = (c02 * e0 + c12 * e1 + c22 * e2) * inv;
+      }
       // λ += Δλ (from 0 in the first iteration: λ = Δλ)
       if (first) {
         lam[r0] = lx; lam[r0 + 1] = ly; lam[r0 + 2] = lz;
@@ -632,22 +669,24 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       }
       if (lx === 0 && ly === 0 && lz === 0) continue; // nothing moves (solveRows: `moved`)
       // A takes −Δλ at a, B +Δλ at b: x ± m⁻¹ Δλ, θ = ±I⁻¹ (r × Δλ), q ← normalise(q + ½ (0, θ) ⊗ q)
-      // (Müller 2020 eq. 8 with h = 1 for the impulse's rotation; rigid/quat.ts integrateOrientation)
+      // (Müller 2020 eq. 8 with h = 1 for the impulse's rotation; rigid/quat.ts integrateOrientation);
+      // ½θ is formed first (ω = ½θ below): scaling by ½ is exact, so the bits are those of ½ (…) after
       if (m0 !== 0) {
         x[pa] -= m0 * lx;
         x[pa + 1] -= m0 * ly;
         x[pa + 2] -= m0 * lz;
-        const tx = -(ay * lz - az * ly), ty = -(az * lx - ax * lz), tz = -(ax * ly - ay * lx);
+        const tx = az * ly - ay * lz, ty = ax * lz - az * lx, tz = ay * lx - ax * ly; // −a × Δλ
         let wx, wy, wz;
         if (s0 === s0) {
-          wx = s0 * tx; wy = s0 * ty; wz = s0 * tz;
+          const hs = 0.5 * s0;
+          wx = hs * tx; wy = hs * ty; wz = hs * tz;
         } else {
-          wx = a[6] * tx + a[7] * ty + a[8] * tz; wy = a[9] * tx + a[10] * ty + a[11] * tz; wz = a[12] * tx + a[13] * ty + a[14] * tz;
+          wx = 0.5 * (a[6] * tx + a[7] * ty + a[8] * tz); wy = 0.5 * (a[9] * tx + a[10] * ty + a[11] * tz); wz = 0.5 * (a[12] * tx + a[13] * ty + a[14] * tz);
         }
-        const nx = qax + 0.5 * (qaw * wx + (wy * qaz - wz * qay));
-        const ny = qay + 0.5 * (qaw * wy + (wz * qax - wx * qaz));
-        const nz = qaz + 0.5 * (qaw * wz + (wx * qay - wy * qax));
-        const nw = qaw - 0.5 * (wx * qax + wy * qay + wz * qaz);
+        const nx = qax + (qaw * wx + (wy * qaz - wz * qay));
+        const ny = qay + (qaw * wy + (wz * qax - wx * qaz));
+        const nz = qaz + (qaw * wz + (wx * qay - wy * qax));
+        const nw = qaw - (wx * qax + wy * qay + wz * qaz);
         const n = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
         q[qa] = nx * n; q[qa + 1] = ny * n; q[qa + 2] = nz * n; q[qa + 3] = nw * n;
       }
@@ -655,17 +694,18 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
         x[pb] += m1 * lx;
         x[pb + 1] += m1 * ly;
         x[pb + 2] += m1 * lz;
-        const tx = by * lz - bz * ly, ty = bz * lx - bx * lz, tz = bx * ly - by * lx;
+        const tx = by * lz - bz * ly, ty = bz * lx - bx * lz, tz = bx * ly - by * lx; // b × Δλ
         let wx, wy, wz;
         if (s1 === s1) {
-          wx = s1 * tx; wy = s1 * ty; wz = s1 * tz;
+          const hs = 0.5 * s1;
+          wx = hs * tx; wy = hs * ty; wz = hs * tz;
         } else {
-          wx = a[15] * tx + a[16] * ty + a[17] * tz; wy = a[18] * tx + a[19] * ty + a[20] * tz; wz = a[21] * tx + a[22] * ty + a[23] * tz;
+          wx = 0.5 * (a[15] * tx + a[16] * ty + a[17] * tz); wy = 0.5 * (a[18] * tx + a[19] * ty + a[20] * tz); wz = 0.5 * (a[21] * tx + a[22] * ty + a[23] * tz);
         }
-        const nx = qbx + 0.5 * (qbw * wx + (wy * qbz - wz * qby));
-        const ny = qby + 0.5 * (qbw * wy + (wz * qbx - wx * qbz));
-        const nz = qbz + 0.5 * (qbw * wz + (wx * qby - wy * qbx));
-        const nw = qbw - 0.5 * (wx * qbx + wy * qby + wz * qbz);
+        const nx = qbx + (qbw * wx + (wy * qbz - wz * qby));
+        const ny = qby + (qbw * wy + (wz * qbx - wx * qbz));
+        const nz = qbz + (qbw * wz + (wx * qby - wy * qbx));
+        const nw = qbw - (wx * qbx + wy * qby + wz * qbz);
         const n = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
         q[qb] = nx * n; q[qb + 1] = ny * n; q[qb + 2] = nz * n; q[qb + 3] = nw * n;
       }
@@ -902,3 +942,6 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
 
 /** Scratch for lever arms, world inverse inertias (no allocation in the loops). */
 const scratch = new Float64Array(27);
+
+/** doubles per slot of XpbdCpuSolver's packed point joints (packPointJoints) */
+const PACKED_ARMS = 14;
