@@ -26,7 +26,7 @@ test('StageClock sums each stage over its calls, keeps first-run order, and rese
   assert.deepEqual(clock.totals(), { solve: 0, relax: 0 });
 });
 
-for (const [id, scene] of [['softstep-cpu', 'single-box'], ['xpbd-cpu', 'single-box'], ['pgs-cpu', 'single-box'], ['jacobi-cpu', 'single-box'], ['rapier', 'single-box'], ['global-cpu', 'necklace'], ['witkin-rk4', 'rope'], ['jacobi-cpu', 'necklace'], ['gs-cpu', 'necklace']]) {
+for (const [id, scene] of [['softstep-cpu', 'single-box'], ['xpbd-cpu', 'single-box'], ['pgs-cpu', 'single-box'], ['jacobi-cpu', 'single-box'], ['rapier', 'single-box'], ['global-cpu', 'necklace'], ['witkin-rk4', 'rope'], ['jacobi-cpu', 'necklace'], ['gs-cpu', 'necklace'], ['xpbd-cpu', 'necklace']]) {
   test(`${id}: a run reports its stages, and they add up to no more than the frame time`, async () => {
     const world = (findRigidScene(scene) ?? findScene(scene))!.build(scene === 'necklace' ? { chains: 1, beads: 8 } : {});
     const info = findSolver(id)!;

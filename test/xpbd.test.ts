@@ -419,3 +419,97 @@ test("forms: one 'distance' update multiplies a sideways gap by 1 − a⊥/a∥ 
   assert.ok(Math.abs(ratio - (1 - 3.5)) < 1e-5, `distance: ratio ${ratio}`);
   assert.ok(Math.abs(closed) < 1e-6, `point: ratio ${closed}`);
 });
+
+// --- c) what the CPU's cost cuts must not change ---------------------------------------------------
+
+test('joint-only frames: the fused velocity update + integration (advance) steps to the bits of the two passes one after the other', async () => {
+  // A chain of boxes and spheres (the general and the isotropic body paths) on point joints, a compliant
+  // one among them, and a hinge (the generic row path), spinning and falling. One solver steps its frames
+  // (between two substeps the velocity update and the next integration as one loop over the bodies);
+  // the other is driven pass by pass as Müller et al. 2020, Alg. 2 lists them. Each body's arithmetic is
+  // the same in both, in the same order, so the states must agree exactly: no tolerance.
+  const r = 0.1, bodies: WorldDesc['bodies'] = [], constraints: WorldDesc['constraints'] = [];
+  for (let k = 0; k < 8; k++) {
+    const shape: WorldDesc['bodies'][number]['shape'] = k % 2 ? { type: 'sphere', radius: r } : { type: 'box', halfExtents: [r, 0.6 * r, 0.8 * r] };
+    bodies.push({ shape, density: 1000, position: [(2 * k + 1) * r, 3, 0.01 * k], orientation: [0, 0.05 * k, 0, 1], angularVelocity: [0.3, -0.2 * k, 1] });
+    if (k === 0) constraints.push({ type: 'point', bodyA: 0, bodyB: null, anchorA: [-r, 0, 0], anchorB: [0, 3, 0] });
+    else if (k === 5) constraints.push({ type: 'hinge', bodyA: 4, bodyB: 5, anchorA: [r, 0, 0], anchorB: [-r, 0, 0], axisA: [0, 0, 1], axisB: [0, 0, 1] });
+    else constraints.push({ type: 'point', bodyA: k - 1, bodyB: k, anchorA: [r, 0, 0], anchorB: [-r, 0, 0], ...(k === 3 ? { compliance: 1e-6 } : {}) });
+  }
+  const world: WorldDesc = { gravity: [0, -9.81, 0], collisions: false, bodies, constraints };
+  const options = registryOptions('xpbd-cpu', { iterations: 2, substeps: 6, linearDamping: 0.1, angularDamping: 0.2 });
+  const fused = new XpbdCpuSolver(world, options);
+  const passes = new XpbdCpuSolver(world, options);
+  const h = options.dt / options.substeps;
+  for (let frame = 0; frame < 30; frame++) {
+    await fused.step(1);
+    for (let s = 0; s < options.substeps; s++) {
+      passes.integrate(h);
+      for (let k = 0; k < options.iterations; k++) for (let c = 0; c < passes.colouring.colourCount; c++) passes.solveColour(c, h, k === 0);
+      passes.updateVelocities(h);
+    }
+  }
+  for (const key of ['position', 'orientation', 'linearVelocity', 'angularVelocity'] as const) assert.deepStrictEqual(fused.w[key], passes.w[key], key);
+  assert.ok(fused.stageNames.includes('update velocities + integrate positions'), fused.stageNames.join(', '));
+});
+
+test('point joint between two spheres: Δλ through K\'s rank-two structure is the solution of the 3×3 system K Δλ = e', () => {
+  // Two spheres of different sizes and densities, turned and moving, joined 1 cm apart of the joint
+  // (a gap e of about 1 cm), the joint compliant. After integrate, one update must give Δλ = K⁻¹ e with
+  //   K = (m_A⁻¹ + m_B⁻¹ + α̃) I₃ + s_A (|a|² I₃ − a aᵀ) + s_B (|b|² I₃ − b bᵀ),  e = x_A + a − x_B − b
+  // (a, b the lever arms, sᵢ = 1/(0.4 mᵢ rᵢ²)), solved here by Gaussian elimination with pivoting.
+  // Bound: both are backward-stable solves of a system with condition number κ ≤ 1 + s|r|²/m⁻¹ = 3.5
+  // per body (≤ 8 here), so they differ by ≲ 10 κ ε ≈ 2e-14 relative; the lever arms' rounding
+  // (ε · 0.1 m) against a gap of 1 cm adds ~2e-15. Tolerance 1e-12 of |Δλ|, far below any physics.
+  const world: WorldDesc = {
+    gravity: [0, -9.81, 0],
+    collisions: false,
+    bodies: [
+      { shape: { type: 'sphere', radius: 0.1 }, density: 1000, position: [0, 1, 0], orientation: [0.1, 0.3, -0.2, 0.9], angularVelocity: [1, -2, 0.5], linearVelocity: [0.2, 0, -0.1] },
+      { shape: { type: 'sphere', radius: 0.05 }, density: 3000, position: [0.16, 1.01, 0.005], orientation: [-0.3, 0.1, 0.4, 0.8], angularVelocity: [-0.5, 0.3, 2] },
+    ],
+    constraints: [{ type: 'point', bodyA: 0, bodyB: 1, anchorA: [0.1, 0, 0], anchorB: [-0.05, 0, 0], compliance: 1e-7 }],
+  };
+  const s = new XpbdCpuSolver(world, registryOptions('xpbd-cpu'));
+  const h = s.options.dt / s.options.substeps;
+  s.integrate(h);
+  const { position: x, orientation: q } = s.w;
+  const rotate = (o: number, v: number[]) => {
+    const [qx, qy, qz, qw] = [q[o], q[o + 1], q[o + 2], q[o + 3]];
+    return [
+      (1 - 2 * (qy * qy + qz * qz)) * v[0] + 2 * (qx * qy - qz * qw) * v[1] + 2 * (qx * qz + qy * qw) * v[2],
+      2 * (qx * qy + qz * qw) * v[0] + (1 - 2 * (qx * qx + qz * qz)) * v[1] + 2 * (qy * qz - qx * qw) * v[2],
+      2 * (qx * qz - qy * qw) * v[0] + 2 * (qy * qz + qx * qw) * v[1] + (1 - 2 * (qx * qx + qy * qy)) * v[2],
+    ];
+  };
+  const a = rotate(0, [0.1, 0, 0]), b = rotate(4, [-0.05, 0, 0]);
+  const e = [0, 1, 2].map((i) => x[i] + a[i] - x[3 + i] - b[i]);
+  const mp = world.bodies.map((body) => massProperties(body));
+  const mA = 1 / mp[0].mass, mB = 1 / mp[1].mass;
+  const sA = 1 / (0.4 * mp[0].mass * 0.1 ** 2), sB = 1 / (0.4 * mp[1].mass * 0.05 ** 2);
+  const alphaTilde = 1e-7 / (h * h);
+  const dot = (u: number[], v: number[]) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+  const K = [0, 1, 2].map((i) => [0, 1, 2].map((j) => (i === j ? mA + mB + alphaTilde + sA * dot(a, a) + sB * dot(b, b) : 0) - sA * a[i] * a[j] - sB * b[i] * b[j]));
+  // Gaussian elimination with partial pivoting on [K | e]
+  const M = K.map((row, i) => [...row, e[i]]);
+  for (let c = 0; c < 3; c++) {
+    let p = c;
+    for (let i = c + 1; i < 3; i++) if (Math.abs(M[i][c]) > Math.abs(M[p][c])) p = i;
+    [M[c], M[p]] = [M[p], M[c]];
+    for (let i = c + 1; i < 3; i++) {
+      const f = M[i][c] / M[c][c];
+      for (let j = c; j < 4; j++) M[i][j] -= f * M[c][j];
+    }
+  }
+  const expected = [0, 0, 0];
+  for (let i = 2; i >= 0; i--) {
+    let v = M[i][3];
+    for (let j = i + 1; j < 3; j++) v -= M[i][j] * expected[j];
+    expected[i] = v / M[i][i];
+  }
+  for (let c = 0; c < s.colouring.colourCount; c++) s.solveColour(c, h, true);
+  const got = Array.from(s.multiplier.subarray(0, 3));
+  const size = Math.hypot(...expected);
+  assert.ok(size > 1e-6, `a gap to close: |Δλ| = ${size}`);
+  for (let i = 0; i < 3; i++) assert.ok(Math.abs(got[i] - expected[i]) <= 1e-12 * size, `Δλ[${i}]: ${got[i]} against K⁻¹e ${expected[i]} (|Δλ| ${size})`);
+});
