@@ -21,8 +21,9 @@
  * sphere), pre_velocity (Ṽ as velocity's [2i] v, [2i+1] ω: collide's velocities, only where a body has e > 0).
  *
  * Order. xpbd-cpu projects its manifolds one after the other; here a colour's manifolds share no moving body
- * (gpu/colouring.ts), so one thread per manifold solves them at once, the colours in order, the overflow set
- * last by one thread: a Gauss–Seidel sweep in colour order. Its CPU twin in the same order is
+ * (gpu/colouring.ts), so one thread per manifold solves them at once, the colours in order (the first
+ * CONTACT_DISPATCHED_COLOURS one dispatch each, the late ones in one workgroup, the overflow set last by one
+ * thread: the *_tail kernels): a Gauss–Seidel sweep in colour order. Its CPU twin in the same order is
  * XpbdContacts.colourOrder. Each thread reads and writes only its own manifold's two bodies' pose (or
  * velocity) and its own points: no atomics, no float scatter.
  *
@@ -50,6 +51,9 @@ import {
   matchPointWgsl,
   collisionBlockWgsl,
   restitutionEntry,
+  tailEntry,
+  tailSweepVarsWgsl,
+  tailSweepWgsl,
   restitutionSweepVarsWgsl,
   restitutionSweepWgsl,
 } from '../../contacts/gpu-contacts.wgsl.js';
@@ -101,9 +105,11 @@ interface KernelDecl {
   name: string;
   /**
    * 'pair': one thread per pair slot (indirect, from the pair count); 'body'; 'colour': one per manifold of a
-   * colour (XpbdSlot at binding 1); 'restitution': one workgroup over every colour (a RestitutionSlot at binding 1)
+   * colour (XpbdSlot at binding 1); 'tail': one workgroup over the late colours and the overflow set (XpbdSlot:
+   * its `first`; contacts/gpu-contacts.wgsl.ts tailSweepWgsl); 'restitution': one workgroup over every colour
+   * (a RestitutionSlot at binding 1)
    */
-  over: 'pair' | 'body' | 'colour' | 'overflow' | 'restitution';
+  over: 'pair' | 'body' | 'colour' | 'tail' | 'restitution';
   bindings: [XpbdContactBufferName, string, Access][];
   body: string;
   /** WGSL functions the body calls (beside the colour kernels' own) */
@@ -759,11 +765,11 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
   },
   // collide's end (applyWgsl), colour by colour: the collisions' impulses replace the projection's
   { name: 'xc_apply_colour', over: 'colour', bindings: colourBindings('apply'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
-  { name: 'xc_apply_overflow', over: 'overflow', bindings: colourBindings('apply'), body: '' },
+  { name: 'xc_apply_tail', over: 'tail', bindings: colourBindings('apply'), body: '' },
   { name: 'xc_project_colour', over: 'colour', bindings: colourBindings('pose'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
-  { name: 'xc_project_overflow', over: 'overflow', bindings: colourBindings('pose'), body: '' },
+  { name: 'xc_project_tail', over: 'tail', bindings: colourBindings('pose'), body: '' },
   { name: 'xc_velocity_colour', over: 'colour', bindings: colourBindings('velocity'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
-  { name: 'xc_velocity_overflow', over: 'overflow', bindings: colourBindings('velocity'), body: '' },
+  { name: 'xc_velocity_tail', over: 'tail', bindings: colourBindings('velocity'), body: '' },
   {
     // store impulses (xpbd/contacts.ts storeImpulses): the last substep's forces λ / h² onto the records (the
     // next frame's matching carries them: its first iterate), and this frame's references kept as last frame's
@@ -789,31 +795,33 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
 export function xpbdContactKernelSource(name: string): string {
   const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name);
   if (!k) throw new Error(`xpbd contacts: no kernel ${name}`);
-  const sloted = k.over === 'colour' || k.over === 'overflow';
+  const sloted = k.over === 'colour' || k.over === 'tail';
   const first = sloted || k.over === 'restitution' ? 2 : 1;
   const decls = k.bindings.map(([name, type, access], i) => `@group(0) @binding(${i + first}) var<storage, ${access}> ${name}: ${type};`).join('\n');
   const stage = k.name.startsWith('xc_velocity') ? 'velocity' : k.name.startsWith('xc_apply') ? 'apply' : 'project';
   let helpers = k.helpers ?? '';
   let body = k.body;
   if (sloted) {
-    // one manifold per thread within a colour; the overflow set (colour K) by one thread, in order
+    // one manifold per thread within a colour; the late colours and the overflow set in one workgroup (tail)
     const call = { velocity: 'velocity_manifold(order[x]);', apply: 'apply_manifold(order[x]);', project: 'project_manifold(order[x], slot.first == 1u);' }[stage];
+    const tailCall = { velocity: 'velocity_manifold(k);', apply: 'apply_manifold(k);', project: 'project_manifold(k, slot.first == 1u);' }[stage];
     helpers = `${stage === 'apply' ? '' : blockWgsl}${armsWgsl}${{ velocity: velocityWgsl, apply: applyWgsl, project: projectWgsl }[stage]}
 fn solve_one(x: u32) {
   if (x >= offsets[slot.colour + 1u]) { return; }
   ${call}
 }
 `;
-    if (k.over === 'overflow')
-      body = /* wgsl */ `
-  if (thread_index(gid, nwg) != 0u) { return; }
-  for (var x = offsets[slot.colour]; x < offsets[slot.colour + 1u]; x++) { solve_one(x); }`;
+    if (k.over === 'tail') {
+      helpers += tailSweepVarsWgsl;
+      // (_ = slot: the layout keeps the slot's binding, which the velocity and apply passes read no field of)
+      body = `  _ = slot;${tailSweepWgsl(tailCall, 'false')}`;
+    }
   }
   const slot = sloted ? XpbdSlotRecord : k.over === 'restitution' ? RestitutionSlotRecord : null;
   return `${header}${slot ? `${slot.wgsl}@group(0) @binding(1) var<uniform> slot: ${slot.name};\n` : ''}
 ${decls}
 ${helpers}
-${k.over === 'restitution' ? restitutionEntry(k.name) : kernelEntry(k.name)} {
+${k.over === 'restitution' ? restitutionEntry(k.name) : k.over === 'tail' ? tailEntry(k.name) : kernelEntry(k.name)} {
 ${body}
 }
 `;

@@ -34,7 +34,7 @@ joint, block by block). A colour's constraints share no dynamic body,
  * Contacts (a world with collisions, two bodies or more): xpbd-cpu's contact projection and velocity pass
  * in WGSL (gpu-contacts.ts, contacts.wgsl.ts) on the GPU contact pipeline (contacts/gpu-contacts.ts: GPU
  * collision, the pair table's persistence, the manifolds coloured every frame), with xpbd-cpu's stages:
- *   collide → substeps × (integrate → N × (the joints' colours, then the contacts' colours and overflow set)
+ *   collide → substeps × (integrate → N × (the joints' colours, then the contacts' colours, the late ones and the overflow set in one workgroup)
  *   → update_velocities → velocity pass), and the store at the frame's end; one submission, no readback.
  * The contacts are swept in colour order (xpbd-cpu's twin in that order: XpbdContacts.colourOrder). Joints
  * and contacts share a world as on the CPU (jointed pairs do not collide). Restitution is xpbd-cpu's: its
