@@ -529,6 +529,16 @@ export class GpuContacts {
   }
 
   /**
+   * A record point's sum alone (after beginResiduals), over the per-manifold squares another kernel wrote into
+   * buffer('residual') (xpbd-gpu's xc_residual: its own rows, the same sums).
+   */
+  recordResidualSum(pass: GPUComputePassEncoder): void {
+    const r = this.residuals;
+    if (!r) throw new Error('contacts: recordResidualSum before beginResiduals');
+    r.sum.dispatch(pass, r.sumGroup, 1, RESIDUAL_SUM_THREADS);
+  }
+
+  /**
    * The sums of the `records` record points of the frame just submitted (one readback: the sums and the frame's
    * point count): Σ ρ_n² and Σ |ρ_t|² (m²/s², f32 sums) per record point, or null when the frame had no contact
    * point (the CPU solvers then give no contact channel).

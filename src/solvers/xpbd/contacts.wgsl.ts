@@ -38,7 +38,7 @@
  * velocityPass's normal rows' targets). The CPU's collide sweeps its manifolds in list order, the GPU in colour
  * order (a cradle comes out the same: test/xpbd-gpu-contacts.test.ts). Not here: sleeping, the coherence
  * shortcut (every pair goes through the narrow phase each frame: xpbd-cpu with coherence off is the exact
- * twin), the residual diagnostics.
+ * twin).
  */
 import { defineRecord } from '../../gpu/layout.js';
 import { THREAD_INDEX_WGSL, kernelEntry } from '../../gpu/dispatch.js';
@@ -98,7 +98,8 @@ export const XpbdSlotRecord = defineRecord('XpbdSlot', [
 /** The names of the buffers the kernels bind (XpbdContactStages binds them by these names). */
 export type XpbdContactBufferName =
   | 'counters' | 'found' | 'prev_manifolds' | 'prev_points' | 'manifolds' | 'points' | 'materials' | 'offsets' | 'order'
-  | 'pose' | 'pose_prev' | 'velocity' | 'body_mass' | 'world_inertia' | 'xpbd_points' | 'prev_xpbd_points' | 'sphere_radius' | 'pre_velocity';
+  | 'pose' | 'pose_prev' | 'velocity' | 'body_mass' | 'world_inertia' | 'xpbd_points' | 'prev_xpbd_points' | 'sphere_radius' | 'pre_velocity'
+  | 'residual';
 
 type Access = 'read' | 'read_write';
 interface KernelDecl {
@@ -107,9 +108,10 @@ interface KernelDecl {
    * 'pair': one thread per pair slot (indirect, from the pair count); 'body'; 'colour': one per manifold of a
    * colour (XpbdSlot at binding 1); 'tail': one workgroup over the late colours and the overflow set (XpbdSlot:
    * its `first`; contacts/gpu-contacts.wgsl.ts tailSweepWgsl); 'restitution': one workgroup over every colour
-   * (a RestitutionSlot at binding 1)
+   * (a RestitutionSlot at binding 1); 'residual': one thread per pair slot with an XpbdSlot at binding 1 (its
+   * `first`: λ read as 0, the substep's start)
    */
-  over: 'pair' | 'body' | 'colour' | 'tail' | 'restitution';
+  over: 'pair' | 'body' | 'colour' | 'tail' | 'restitution' | 'residual';
   bindings: [XpbdContactBufferName, string, Access][];
   body: string;
   /** WGSL functions the body calls (beside the colour kernels' own) */
@@ -791,12 +793,75 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
   },
 ];
 
+/**
+ * xpbd/contacts.ts residual for manifold k (diagnostics; the residual kernels are built only for a frame that
+ * records residuals: XPBD_RESIDUAL_KERNELS), the joints' r = (C + α̃ λ)/h² with α = 0 per contact row at the pose
+ * now, projected (a row at its bound whose residual points outward counts 0), as squares into residual[k]:
+ *   .x  normal rows: C = −(the row's target) = max(0, d̄ − v_push h) − d for d > 0, −d else (project's measure);
+ *       0 where λ_n = 0 (its bound) and C > 0 (apart: the residual points out of λ_n ≥ 0)
+ *   .y  static friction's tangent rows of a point held in this substep (stuck, λ_n > 0): C_i = Δp · t_i, the
+ *       tangential motion still to undo; 0 where the manifold slid or λ_n = 0 (a disc of radius 0)
+ * slot.first = 1: the substep's start, before its first projection (xpbd-cpu's beginSubstep has set λ = 0; the
+ * records still hold the last substep's λ). Summed by contacts/gpu-contacts.wgsl.ts cj_residual_sum.
+ */
+export const XPBD_RESIDUAL_KERNELS: KernelDecl[] = [
+  {
+    name: 'xc_residual',
+    over: 'residual',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['pose', T.vec4s, 'read'], ['pose_prev', T.vec4s, 'read'],
+      ['xpbd_points', T.xpoints, 'read'], ['sphere_radius', T.f32s, 'read'], ['residual', 'array<vec2f>', 'read_write'],
+    ],
+    helpers: armsWgsl,
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  var sums = vec2f(0.0);
+  if (m.count == 0u) { residual[k] = sums; return; }
+  let np = min(m.count, 4u);
+  let a = m.body_a; let b = m.body_b; let n = m.normal;
+  let xa = pose[2u * a].xyz; let qa = pose[2u * a + 1u];
+  let xb = pose[2u * b].xyz; let qb = pose[2u * b + 1u];
+  // the substep's start pose x̄ = x − Δx, q̄ (pose_prev: the displacement and the start orientation)
+  let dxa = pose_prev[2u * a].xyz; let pqa = pose_prev[2u * a + 1u];
+  let dxb = pose_prev[2u * b].xyz; let pqb = pose_prev[2u * b + 1u];
+  let pa = xa - dxa; let pb = xb - dxb;
+  let rad_a = sphere_radius[a]; let rad_b = sphere_radius[b];
+  for (var j = 0u; j < np; j++) {
+    let P = xpbd_points[4u * k + j];
+    // project's measure: the arms, d, the normal row's target and the tangential motion Δp
+    let ra = arm_a(rad_a, qa, P.anchor_a, n);
+    let rb = arm_b(rad_b, qb, P.anchor_b, n);
+    let d = -dot(xb + rb - xa - ra, n);
+    let start = -dot(pb + arm_b(rad_b, pqb, P.anchor_b, n) - pa - arm_a(rad_a, pqa, P.anchor_a, n), n);
+    let left = select(0.0, start - params.push, start > params.push);
+    let C = -select(d, d - left, d > 0.0);
+    let lam = select(P.lambda.x, 0.0, slot.first == 1u);
+    if (lam > 0.0 || C <= 0.0) { let r = C * params.inv_h2; sums.x += r * r; }
+    if (!(lam > 0.0) || P.stuck == 0u) { continue; }
+    var motion: vec3f;
+    if (rad_a < 0.0 && rad_b < 0.0) {
+      motion = xb + quat_rotate(qb, P.ref_b) - xa - quat_rotate(qa, P.ref_a) - P.ref_offset;
+    } else {
+      let ua = quat_rotate(pqa, rotate_back(qa, ra));
+      let ub = quat_rotate(pqb, rotate_back(qb, rb));
+      motion = (dxb + rb - ub) - (dxa + ra - ua);
+    }
+    let r1 = dot(motion, m.tangent1) * params.inv_h2;
+    let r2 = dot(motion, m.tangent2) * params.inv_h2;
+    sums.y += r1 * r1 + r2 * r2;
+  }
+  residual[k] = sums;`,
+  },
+];
+
 /** The WGSL module of kernel `name`. */
 export function xpbdContactKernelSource(name: string): string {
-  const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name);
+  const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name) ?? XPBD_RESIDUAL_KERNELS.find((x) => x.name === name);
   if (!k) throw new Error(`xpbd contacts: no kernel ${name}`);
   const sloted = k.over === 'colour' || k.over === 'tail';
-  const first = sloted || k.over === 'restitution' ? 2 : 1;
+  const first = sloted || k.over === 'restitution' || k.over === 'residual' ? 2 : 1;
   const decls = k.bindings.map(([name, type, access], i) => `@group(0) @binding(${i + first}) var<storage, ${access}> ${name}: ${type};`).join('\n');
   const stage = k.name.startsWith('xc_velocity') ? 'velocity' : k.name.startsWith('xc_apply') ? 'apply' : 'project';
   let helpers = k.helpers ?? '';
@@ -817,7 +882,7 @@ fn solve_one(x: u32) {
       body = `  _ = slot;${tailSweepWgsl(tailCall, 'false')}`;
     }
   }
-  const slot = sloted ? XpbdSlotRecord : k.over === 'restitution' ? RestitutionSlotRecord : null;
+  const slot = sloted || k.over === 'residual' ? XpbdSlotRecord : k.over === 'restitution' ? RestitutionSlotRecord : null;
   return `${header}${slot ? `${slot.wgsl}@group(0) @binding(1) var<uniform> slot: ${slot.name};\n` : ''}
 ${decls}
 ${helpers}
@@ -829,7 +894,7 @@ ${body}
 
 /** The storage bindings of kernel `name`, in order, and how it is dispatched. */
 export function xpbdContactKernel(name: string): KernelDecl {
-  const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name);
+  const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name) ?? XPBD_RESIDUAL_KERNELS.find((x) => x.name === name);
   if (!k) throw new Error(`xpbd contacts: no kernel ${name}`);
   return k;
 }

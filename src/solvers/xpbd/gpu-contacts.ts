@@ -57,6 +57,10 @@ export class XpbdContactStages {
   private readonly elastic: boolean;
   /** xc_collide's RestitutionSlot: (h g, K), written by configure; null where no body has e > 0 */
   private readonly restitutionSlot: GPUBuffer | null = null;
+  /** every buffer a kernel may bind, by name */
+  private readonly all: Map<XpbdContactBufferName, GPUBuffer>;
+  /** xc_residual and its bind groups (λ as it stands, λ read as 0), made by the first frame that records residuals */
+  private residual: { kernel: Kernel; groups: [GPUBindGroup, GPUBindGroup] } | null = null;
 
   private constructor(
     private readonly device: GPUDevice,
@@ -88,13 +92,13 @@ export class XpbdContactStages {
     device.queue.writeBuffer(make('sphere_radius', radius.byteLength), 0, radius);
     this.own.set('world_inertia', worldInertia);
     const col = contacts.colouring!;
-    const all = new Map<XpbdContactBufferName, GPUBuffer>([
+    const all = (this.all = new Map<XpbdContactBufferName, GPUBuffer>([
       ...this.own,
       ['pose', bodies.pose], ['pose_prev', bodies.pose_prev], ['velocity', bodies.velocity], ['body_mass', bodies.body_mass],
       ['counters', contacts.buffer('counters')], ['found', contacts.buffer('found')], ['prev_manifolds', contacts.buffer('prev_manifolds')],
       ['prev_points', contacts.buffer('prev_points')], ['manifolds', contacts.buffer('manifolds')], ['points', contacts.buffer('points')],
       ['materials', contacts.buffer('materials')], ['offsets', col.offsets], ['order', col.order],
-    ]);
+    ]));
     this.params = device.createBuffer({ label: 'xpbd contacts params', size: XpbdContactParamsRecord.stride, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     // XpbdSlot (colour c, first) at slot 2c + first, UNIFORM_OFFSET_ALIGNMENT apart: the dispatched colours
     // c = 0 .. D − 1, and c = D for the tail (the late colours and the overflow set, one workgroup)
@@ -239,6 +243,34 @@ export class XpbdContactStages {
   recordStore(pass: GPUComputePassEncoder): void {
     this.perPair(pass, 'xc_store');
     this.contacts.recordStore(pass);
+  }
+
+  /**
+   * Readies a frame that records the contact rows' residual at `records` record points (xpbd-gpu's
+   * stepRecordingResiduals): the contact stages' per-manifold squares and sums (GpuContacts.beginResiduals),
+   * and xc_residual (contacts.wgsl.ts XPBD_RESIDUAL_KERNELS), built at the first such frame only.
+   */
+  async beginResiduals(records: number): Promise<void> {
+    await this.contacts.beginResiduals(records);
+    if (this.residual) return;
+    const [kernel] = await buildKernels(this.device, 'xpbd contacts residual', () => [Kernel.create(this.device, 'xc_residual', xpbdContactKernelSource('xc_residual'))]);
+    this.all.set('residual', this.contacts.buffer('residual'));
+    const storageBuffers = xpbdContactKernel('xc_residual').bindings.map(([b]) => this.all.get(b)!);
+    const group = (first: number) => kernel.bind([this.params, { buffer: this.slots, offset: UNIFORM_OFFSET_ALIGNMENT * first, size: XpbdSlotRecord.stride }, ...storageBuffers]);
+    // XpbdSlot 0 is (colour 0, first 0), slot 1 (colour 0, first 1): λ as it stands, and λ read as 0
+    this.residual = { kernel, groups: [group(0), group(1)] };
+  }
+
+  /**
+   * One record point of the contact rows' residual (after beginResiduals): xc_residual per manifold, then the
+   * sum appended; `start`: the substep's start, before its first projection (λ read as 0, as beginSubstep sets it).
+   */
+  recordResidual(pass: GPUComputePassEncoder, start: boolean): void {
+    const r = this.residual;
+    if (!r) throw new Error('xpbd contacts: recordResidual before beginResiduals');
+    const args = this.contacts.collision.broad.pairArgs;
+    r.kernel.dispatchIndirect(pass, r.groups[start ? 1 : 0], args.buffer, args.offset);
+    this.contacts.recordResidualSum(pass);
   }
 
   destroy(): void {
