@@ -273,7 +273,7 @@ test('GPU colouring: a 10k-body pile on a shared fixed ground: valid, no overflo
   const hashRounds = hashOnly.survivors.findIndex((s) => s === 0) + 1;
   const roundsUsed = r.survivors.findIndex((s) => s === 0) + 1;
   console.log(
-    `# pile 10k: ${n} contacts; GPU Jones–Plassmann (hash priorities) ${r.coloursUsed} colours in ${roundsUsed} rounds ` +
+    `# pile 10k: ${n} contacts; GPU speculative colouring (hash priorities) ${r.coloursUsed} colours in ${roundsUsed} rounds ` +
       `(sizes ${r.sizes.slice(0, r.coloursUsed).join(' ')}), overflow ${r.overflow}; largest first (CPU twin) ${hashColours} colours in ${hashRounds} rounds; ` +
       `CPU greedy (model/colouring.ts) ${greedy.colourCount} colours; SwiftShader wall ${r.ms.toFixed(0)} ms incl. readback`,
   );

@@ -18,7 +18,10 @@
  *   state[n]      UNCOLOURED, or (round << 8) | colour once coloured (colour K: overflow)
  *   tent[2·cap]   the colour each uncoloured constraint picked: round r reads tent[((r+1) mod 2)·cap + i]
  *                 (round r − 1's picks; round 0: colour 0 for all, not read) and writes tent[(r mod 2)·cap + i]
- *   list_in/out   the constraints still uncoloured (round 0 reads 0 .. n−1 directly)
+ *   lists[2·cap]  the constraints still uncoloured: round r reads the list at ((r+1) mod 2)·cap (round 0
+ *                 reads 0 .. n−1 directly) and appends its survivors at (r mod 2)·cap
+ *   masks[nb]     vec2u per body: the colours (< K, 64 bits) of its constraints coloured so far (col_commit
+ *                 after each round; cleared with the counts)
  *   colour[n]     the final colour (K = overflow); order[n]: the constraints grouped by colour
  *   offsets[K+3]  the first entry of each colour 0 .. K in `order`, then n, then the colours used
  */
@@ -89,9 +92,11 @@ ${kernelEntry('col_setup')} {
 
 export const clearBodiesWgsl = /* wgsl */ `${common}
 @group(0) @binding(1) var<storage, read_write> adj: array<u32>;
+@group(0) @binding(2) var<storage, read_write> masks: array<u32>;
 ${kernelEntry('col_clear_bodies')} {
   let b = thread_index(gid, nwg);
   if (b <= params.body_count) { adj[b] = 0u; }
+  if (b < params.body_count) { masks[2u * b] = 0u; masks[2u * b + 1u] = 0u; }
 }
 `;
 
@@ -154,9 +159,9 @@ ${RoundParamsRecord.wgsl}
 @group(0) @binding(4) var<storage, read> ends: array<vec2u>;
 @group(0) @binding(5) var<storage, read> prio: array<u32>;
 @group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
-@group(0) @binding(7) var<storage, read> list_in: array<u32>;
-@group(0) @binding(8) var<storage, read_write> list_out: array<u32>;
-@group(0) @binding(9) var<storage, read_write> tent: array<u32>;
+@group(0) @binding(7) var<storage, read_write> lists: array<u32>;
+@group(0) @binding(8) var<storage, read_write> tent: array<u32>;
+@group(0) @binding(9) var<storage, read> masks: array<vec2u>;
 // j outranks i: a higher priority, ties to the higher index (a strict total order: no two tie)
 fn outranks(j: u32, i: u32) -> bool {
   let pj = prio[j]; let pi = prio[i];
@@ -166,6 +171,10 @@ fn outranks(j: u32, i: u32) -> bool {
 fn with_colour(m: vec2u, c: u32) -> vec2u {
   if (c < 32u) { return vec2u(m.x | (1u << c), m.y); }
   return vec2u(m.x, m.y | (1u << (c - 32u)));
+}
+fn has_colour(m: vec2u, c: u32) -> bool {
+  if (c < 32u) { return (m.x & (1u << c)) != 0u; }
+  return (m.y & (1u << (c - 32u))) != 0u;
 }
 // the lowest colour not in the mask (64 when all 64 are in it)
 fn lowest_free(m: vec2u) -> u32 {
@@ -178,15 +187,18 @@ fn lowest_free(m: vec2u) -> u32 {
 //   (b) a neighbour still uncoloured before this round picked the same t and outranks i;
 // else it picks again, into tent[cur], the lowest colour that no neighbour coloured in a round < r has
 // and that is not t (the neighbour that beat it to t keeps t, or loses it to one that keeps it), and goes
-// on the survivors' list; a pick ≥ K puts it in the overflow colour K at once (K blocks nothing). A
-// neighbour coloured in this same round (state round = r) counts as uncoloured, and tent[prev] is read
-// while only tent[cur] is written: the outcome does not depend on the threads' order. Two neighbours never
-// keep one colour: in one round the one outranked loses by (b), in later rounds by (a).
+// on the survivors' list; a pick ≥ K puts it in the overflow colour K at once (K blocks nothing).
+// The colours of the neighbours coloured in rounds < r are the masks of i's two dynamic bodies (col_commit
+// ORs each round's colours in after the round), so (a) and the pick read two masks, not the neighbours;
+// only (b) walks them, and stops at the first rival. A neighbour coloured in this same round (state round
+// = r) counts as uncoloured, tent[prev] is read while only tent[cur] is written, and the masks are not
+// written in a round: the outcome does not depend on the threads' order. Two neighbours never keep one
+// colour: in one round the one outranked loses by (b), in later rounds by (a).
 ${kernelEntry('col_round')} {
   let t_index = thread_index(gid, nwg);
   if (t_index >= atomicLoad(&counters[round.in_counter])) { return; }
   var i = t_index;
-  if (round.identity == 0u) { i = list_in[t_index]; }
+  if (round.identity == 0u) { i = lists[((round.round + 1u) & 1u) * params.capacity + t_index]; }
   let base = params.body_count + 1u;
   let prev = ((round.round + 1u) & 1u) * params.capacity;
   let cur = (round.round & 1u) * params.capacity;
@@ -194,8 +206,10 @@ ${kernelEntry('col_round')} {
   if (round.round > 0u) { t = tent[prev + i]; }
   let e = ends[i];
   var taken = vec2u(0u, 0u);
-  var keeps = true;
-  for (var side = 0u; side < 2u; side++) {
+  if (e.x != NONE) { taken |= masks[e.x]; }
+  if (e.y != NONE) { taken |= masks[e.y]; }
+  var keeps = !has_colour(taken, t); // (a)
+  for (var side = 0u; side < 2u && keeps; side++) {
     var b = e.x;
     if (side == 1u) { b = e.y; }
     if (b == NONE) { continue; }
@@ -204,15 +218,10 @@ ${kernelEntry('col_round')} {
       let j = adj[base + k];
       if (j == i) { continue; }
       let s = atomicLoad(&state[j]);
-      if (s == UNCOLOURED || (s >> 8u) == round.round) {
-        var tj = 0u;
-        if (round.round > 0u) { tj = tent[prev + j]; }
-        if (tj == t && outranks(j, i)) { keeps = false; }
-      } else {
-        let c = s & 255u;
-        if (c < params.max_colours) { taken = with_colour(taken, c); } // the overflow colour K blocks nothing
-        if (c == t) { keeps = false; }
-      }
+      if (s != UNCOLOURED && (s >> 8u) < round.round) { continue; } // coloured before: in the masks
+      var tj = 0u;
+      if (round.round > 0u) { tj = tent[prev + j]; }
+      if (tj == t && outranks(j, i)) { keeps = false; break; } // (b)
     }
   }
   if (keeps) {
@@ -226,7 +235,34 @@ ${kernelEntry('col_round')} {
   }
   tent[cur + i] = c;
   let k = atomicAdd(&counters[round.out_counter], 1u);
-  list_out[k] = i;
+  lists[cur + k] = i;
+}
+`;
+
+export const commitWgsl = /* wgsl */ `${common}
+${RoundParamsRecord.wgsl}
+@group(0) @binding(1) var<uniform> round: RoundParams;
+@group(0) @binding(2) var<storage, read> counters: array<u32>;
+@group(0) @binding(3) var<storage, read> ends: array<vec2u>;
+@group(0) @binding(4) var<storage, read> state: array<u32>;
+@group(0) @binding(5) var<storage, read> lists: array<u32>;
+@group(0) @binding(6) var<storage, read_write> masks: array<atomic<u32>>;
+// after round r, over the constraints it took (its input list): each one coloured in round r ORs its colour
+// (below K: the overflow colour K blocks nothing) into its dynamic bodies' masks, for the rounds after r
+${kernelEntry('col_commit')} {
+  let t_index = thread_index(gid, nwg);
+  if (t_index >= counters[round.in_counter]) { return; }
+  var i = t_index;
+  if (round.identity == 0u) { i = lists[((round.round + 1u) & 1u) * params.capacity + t_index]; }
+  let s = state[i];
+  if (s == UNCOLOURED || (s >> 8u) != round.round) { return; }
+  let c = s & 255u;
+  if (c >= params.max_colours) { return; }
+  let e = ends[i];
+  let word = c >> 5u;
+  let bit = 1u << (c & 31u);
+  if (e.x != NONE) { atomicOr(&masks[2u * e.x + word], bit); }
+  if (e.y != NONE) { atomicOr(&masks[2u * e.y + word], bit); }
 }
 `;
 
