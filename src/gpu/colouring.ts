@@ -3,7 +3,7 @@
  * buffer, their count in a GPU buffer) and a per-body static flag, a colour per constraint such that no
  * two constraints of one colour share a dynamic body, the constraints grouped by colour (`order`,
  * `offsets`) and one indirect-dispatch slot per colour, so a solver sweeps colour by colour with no
- * readback. The CPU twin is colourJonesPlassmannCpu below (same priorities, same rounds: the same
+ * readback. The CPU twin is colourJonesPlassmannCpu below (its name from its first form; same priorities, same rounds: the same
  * colours, bit for bit; test/gpu-colouring.test.ts); model/colouring.ts is the CPU's greedy colouring
  * of the joints, the quality it is compared with.
  *

@@ -64,7 +64,7 @@ const UNCOLOURED: u32 = ${UNCOLOURED}u;
 const NONE: u32 = ${NONE}u;
 const COUNTER_N: u32 = ${COUNTER_N}u;
 ${THREAD_INDEX_WGSL}
-// a well-mixed 32-bit hash (a murmur-style finaliser): the random priorities of Jones–Plassmann
+// a well-mixed 32-bit hash (a murmur-style finaliser): the random priorities (Luby; Jones–Plassmann)
 fn mix(v: u32) -> u32 {
   var x = v;
   x ^= x >> 16u; x *= 0x7feb352du;

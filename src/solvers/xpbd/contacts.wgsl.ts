@@ -2,7 +2,7 @@
  * WGSL of xpbd-gpu's contacts: the twin of xpbd/contacts.ts (xpbd-cpu's contact projection and velocity
  * pass, f64), stage for stage and with its names, in f32, on the manifolds of the GPU contact pipeline
  * (contacts/gpu-contacts.ts in its 'sequential' mode: GPU collision, the pair table's matching of last
- * frame's points, the per-frame Jones–Plassmann colouring of the manifolds with an overflow set). The
+ * frame's points, the per-frame colouring of the manifolds (gpu/colouring.ts) with an overflow set). The
  * equations are Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position Based
  * Dynamics" (§3.5 contacts and static friction, §3.6 the velocity pass), with xpbd/contacts.ts's four
  * departures, its bounded push-out and its rolling-sphere arms; the derivations are in that file's header
