@@ -123,14 +123,16 @@ test('compare runs a GPU contact solver, records its contact residual and keeps 
   assert.ok(run.solverContacts!.final.manifolds >= 3 + 2 * 2 + 2, `${run.solverContacts!.final.manifolds} manifolds`);
 });
 
-test('compare runs xpbd-gpu on a pile: its contact residual not recorded, said up front, the run kept', async () => {
-  // before: xpbd-gpu's residual frame failed once the frame had contact points, so compare skipped it on
-  // every pile ("failed while running"); it now declares the refusal (residualsRefusal) and the run stands
+test('compare runs xpbd-gpu on a pile and records its contact residual', async () => {
+  // before: xpbd-gpu declared it recorded no contact residual (residualsRefusal) and compare kept none; its
+  // contact stages now record xpbd-cpu's (xc_residual; test/gpu-contact-residuals.test.ts checks its values)
   const r = await runCompare({ scenes: ['pyramid'], params: { base: 2 }, solvers: ['xpbd-gpu'], frames: 2 });
   const run = r.runs[0];
   assert.ok(!isSkipped(run), isSkipped(run) ? run.skipped : '');
   if (isSkipped(run)) return;
-  assert.equal(run.residuals ?? null, null);
+  // the pile touches from its first frame: both contact channels, one value per record point (k = 0 .. 1: one iteration)
+  assert.deepEqual(Object.keys(run.residuals!.channels).sort(), ['contact normal', 'friction']);
+  for (const curve of Object.values(run.residuals!.channels)) assert.equal(curve.length, 2);
   assert.equal(run.frames, 2);
   // 3 boxes: 2 on the ground, 1 on those: at least 2 + 2 manifolds
   assert.ok(run.solverContacts!.final.manifolds >= 4, `${run.solverContacts!.final.manifolds} manifolds`);

@@ -4,7 +4,7 @@
  *
  * The CPU twin runs with the pipeline's coherence off (the GPU has no coherence shortcut: both run the
  * narrow phase on every pair every frame) and with XpbdContacts.colourOrder on: the GPU projects its
- * manifolds colour by colour (Jones–Plassmann, the overflow set last), and a Gauss–Seidel sweep's result
+ * manifolds colour by colour (gpu/colouring.ts, the overflow set last), and a Gauss–Seidel sweep's result
  * depends on its order, so the CPU sweeps them in the same colour order.
  *
  * Bound, f32 against f64 (ε = 2⁻²⁴, the f32 unit roundoff). XPBD works on positions: in a substep a body's

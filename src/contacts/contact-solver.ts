@@ -51,7 +51,7 @@ import type { ManifoldStore } from '../collision/manifolds.js';
 import { softness, type Softness, type SoftnessSpec } from '../rows/softness.js';
 import { SLOP_SIZE_FRACTION } from '../collision/pipeline.js';
 import { frictionDisc, COLLISION_SWEEPS, type ContactRule } from '../rows/block-solver.js';
-import { colourJonesPlassmannCpu, CONTACT_COLOUR_ROUNDS } from '../gpu/colouring.js';
+import { colourJonesPlassmannCpu, CONTACT_COLOUR_ROUNDS, CONTACT_MAX_COLOURS } from '../gpu/colouring.js';
 
 /** Points of one manifold that collide together at most, and the Gauss-Seidel sweeps of their block (restitution). */
 const MAX_COLLIDING = 8;
@@ -246,7 +246,7 @@ export class ContactSolver {
     this.sweepOrder = this.colourOrder ? colourOrderOf(this.mBodyA, this.mBodyB, this.manifolds, inverseMass) : null;
   }
   /**
-   * Sweep the manifolds colour by colour (gpu/colouring.ts's Jones–Plassmann colours, computed here by its
+   * Sweep the manifolds colour by colour (gpu/colouring.ts's colours, computed here by its
    * CPU twin), as softstep-gpu's sweeps do, instead of in list order: the CPU twin of a GPU sequential
    * solve (a Gauss-Seidel sweep's result depends on its order). Off by default.
    */
@@ -597,14 +597,14 @@ export class ContactSolver {
 }
 
 /**
- * The manifolds grouped by their Jones–Plassmann colour (gpu/colouring.ts colourJonesPlassmannCpu: the GPU
+ * The manifolds grouped by their colour (gpu/colouring.ts colourJonesPlassmannCpu: the GPU
  * colouring's twin, bit for bit; fixed bodies never conflict), by index within a colour; the overflow set
  * (colour K) last.
  */
 function colourOrderOf(bodyA: Int32Array, bodyB: Int32Array, count: number, inverseMass: Float64Array): Int32Array {
   const nb = inverseMass.length;
   const isStatic = Uint8Array.from(inverseMass, (x) => (x > 0 ? 0 : 1));
-  const { colour } = colourJonesPlassmannCpu(bodyA, bodyB, count, isStatic, nb, { rounds: CONTACT_COLOUR_ROUNDS });
+  const { colour } = colourJonesPlassmannCpu(bodyA, bodyB, count, isStatic, nb, { maxColours: CONTACT_MAX_COLOURS, rounds: CONTACT_COLOUR_ROUNDS });
   const order = Int32Array.from({ length: count }, (_, m) => m);
   order.sort((x, y) => colour[x] - colour[y] || x - y);
   return order;

@@ -40,7 +40,7 @@ import { COUNTER_PAIRS } from '../collision/gpu-broadphase.js';
 import { CollisionPipeline, DEFAULT_FRICTION, DEFAULT_RESTITUTION } from '../collision/pipeline.js';
 import { GpuPairTable } from '../gpu/pair-table.js';
 import { PrefixScan, type ScanPlan } from '../gpu/scan.js';
-import { GpuColouring, CONTACT_COLOUR_ROUNDS } from '../gpu/colouring.js';
+import { GpuColouring, CONTACT_COLOUR_ROUNDS, CONTACT_DISPATCHED_COLOURS, CONTACT_MAX_COLOURS } from '../gpu/colouring.js';
 import { UNIFORM_OFFSET_ALIGNMENT } from '../gpu/layout.js';
 import { Kernel } from '../gpu/dispatch.js';
 import { buildKernels } from '../gpu/kernels.js';
@@ -55,6 +55,7 @@ import {
   ColourSlotRecord,
   RestitutionSlotRecord,
   RESTITUTION_THREADS,
+  TAIL_THREADS,
   contactKernelSlotted,
   ManifoldTotalRecord,
   MaterialRecord,
@@ -235,8 +236,10 @@ export class GpuContacts {
       for (let i = 0; i < nb; i++) flags[i] = i >= fixed.length || fixed[i] ? 1 : 0;
       this.staticFlags = device.createBuffer({ label: 'contacts static flags', size: flags.byteLength, usage: storage });
       device.queue.writeBuffer(this.staticFlags, 0, flags);
-      // ColourSlot (c, use_bias, reverse) at slot SLOT_MODES · c + mode, UNIFORM_OFFSET_ALIGNMENT apart
-      const K = colouring.maxColours;
+      // ColourSlot (c, use_bias, reverse) at slot SLOT_MODES · c + mode, UNIFORM_OFFSET_ALIGNMENT apart, for the
+      // dispatched colours c = 0 .. D − 1 and the tail (c = D: its colours and the overflow set, one workgroup)
+      if (colouring.maxColours !== CONTACT_MAX_COLOURS) throw new Error(`contacts: a colouring of ${colouring.maxColours} colours; the tail sweep is compiled for ${CONTACT_MAX_COLOURS}`);
+      const K = CONTACT_DISPATCHED_COLOURS;
       const count = SLOT_MODES.length * (K + 1);
       this.slots = device.createBuffer({ label: 'contacts colour slots', size: UNIFORM_OFFSET_ALIGNMENT * count, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
       const sv = new DataView(new ArrayBuffer(UNIFORM_OFFSET_ALIGNMENT * count));
@@ -262,7 +265,7 @@ export class GpuContacts {
         continue;
       }
       if (contactKernelSlotted(name)) {
-        const K = this.colouring!.maxColours;
+        const K = CONTACT_DISPATCHED_COLOURS;
         for (let c = 0; c <= K; c++)
           for (let j = 0; j < SLOT_MODES.length; j++) {
             const slot = { buffer: this.slots!, offset: UNIFORM_OFFSET_ALIGNMENT * (SLOT_MODES.length * c + j), size: ColourSlotRecord.stride };
@@ -288,7 +291,7 @@ export class GpuContacts {
       // each mode's kernels only (WGSL compiles are the slow part of creating a solver on SwiftShader)
       // (the restitution pass only where some body bounces)
       buildKernels(device, 'gpu contacts', () => new Map(CONTACT_KERNELS.filter((k) => kernelMode(k.name) !== otherMode(mode) && (k.name !== 'cs_restitution' || elastic)).map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
-      mode === 'sequential' || elastic ? GpuColouring.create(device, { capacity: pairCapacity, bodyCapacity: Math.max(1, bodyCount), rounds: CONTACT_COLOUR_ROUNDS }) : Promise.resolve(null),
+      mode === 'sequential' || elastic ? GpuColouring.create(device, { capacity: pairCapacity, bodyCapacity: Math.max(1, bodyCount), maxColours: CONTACT_MAX_COLOURS, rounds: CONTACT_COLOUR_ROUNDS }) : Promise.resolve(null),
     ]);
     return new GpuContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies, colouring, fixed, mode);
   }
@@ -404,19 +407,21 @@ export class GpuContacts {
   }
 
   /**
-   * Sequential mode: one Gauss-Seidel sweep over the manifolds on V in place, colour by colour (the
-   * overflow set last, by one thread); `relax`: without the bias; `reverse`: the colours, the overflow
-   * set and each manifold's points backwards.
+   * Sequential mode: one Gauss-Seidel sweep over the manifolds on V in place, colour by colour: colours
+   * 0 .. D − 1 one dispatch each (D = CONTACT_DISPATCHED_COLOURS), then the late colours and the overflow set
+   * in one workgroup (cs_solve_tail: gpu-contacts.wgsl.ts tailSweepWgsl); `relax`: without the bias;
+   * `reverse`: the tail first (the overflow set, then its colours, backwards), then colours D − 1 .. 0, and
+   * each manifold's points backwards.
    */
   recordSequentialSweep(pass: GPUComputePassEncoder, relax: boolean, reverse: boolean): void {
     const col = this.colouring!;
-    const K = col.maxColours;
+    const D = CONTACT_DISPATCHED_COLOURS;
     const j = SLOT_MODES.findIndex((m) => m.useBias === !relax && m.reverse === reverse);
     if (j < 0) throw new Error(`contacts: no sweep mode relax=${relax} reverse=${reverse}`);
-    const colour = this.kernels.get('cs_solve_colour')!.kernel, overflow = this.kernels.get('cs_solve_overflow')!.kernel;
-    for (let x = 0; x <= K; x++) {
-      const c = reverse ? K - x : x;
-      if (c === K) overflow.dispatch(pass, this.slotGroups.get(`cs_solve_overflow:${c}:${j}`)!, 1);
+    const colour = this.kernels.get('cs_solve_colour')!.kernel, tail = this.kernels.get('cs_solve_tail')!.kernel;
+    for (let x = 0; x <= D; x++) {
+      const c = reverse ? D - x : x;
+      if (c === D) tail.dispatch(pass, this.slotGroups.get(`cs_solve_tail:${c}:${j}`)!, TAIL_THREADS, TAIL_THREADS);
       else {
         const args = col.colourArgs(c);
         colour.dispatchIndirect(pass, this.slotGroups.get(`cs_solve_colour:${c}:${j}`)!, args.buffer, args.offset);
@@ -520,6 +525,16 @@ export class GpuContacts {
     if (!r) throw new Error('contacts: recordResidual before beginResiduals');
     const args = this.collision.broad.pairArgs;
     r.point.dispatchIndirect(pass, r.pointGroup, args.buffer, args.offset);
+    r.sum.dispatch(pass, r.sumGroup, 1, RESIDUAL_SUM_THREADS);
+  }
+
+  /**
+   * A record point's sum alone (after beginResiduals), over the per-manifold squares another kernel wrote into
+   * buffer('residual') (xpbd-gpu's xc_residual: its own rows, the same sums).
+   */
+  recordResidualSum(pass: GPUComputePassEncoder): void {
+    const r = this.residuals;
+    if (!r) throw new Error('contacts: recordResidualSum before beginResiduals');
     r.sum.dispatch(pass, r.sumGroup, 1, RESIDUAL_SUM_THREADS);
   }
 

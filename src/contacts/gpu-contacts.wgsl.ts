@@ -33,6 +33,7 @@ import { STATIC_SLIP_SPEED } from '../rows/contact.js';
 import { NOT_FOUND } from '../gpu/pair-table.js';
 import { COLLISION_SWEEPS } from '../rows/block-solver.js';
 import { MANIFOLD_SWEEPS } from './contact-solver.js';
+import { CONTACT_DISPATCHED_COLOURS, CONTACT_MAX_COLOURS } from '../gpu/colouring.js';
 
 export const SolverManifoldRecord = defineRecord('SolverManifold', [
   ['normal', 'vec3f', 'n, A → B'],
@@ -122,7 +123,7 @@ export const ContactParamsRecord = defineRecord('ContactParams', [
 
 /** The colour a sequential sweep's dispatch solves, and how (a uniform slot per colour and mode). */
 export const ColourSlotRecord = defineRecord('ColourSlot', [
-  ['colour', 'u32', 'colour c of the colouring (K: the overflow set, solved serially)'],
+  ['colour', 'u32', 'colour c of the colouring (D = CONTACT_DISPATCHED_COLOURS: the tail, cs_solve_tail)'],
   ['use_bias', 'u32', '1: solve (the soft bias); 0: relax (rigid, no bias but a speculative s/h)'],
   ['reverse', 'u32', "1: the manifold's points from the last to the first"],
   ['pad', 'u32'],
@@ -410,6 +411,64 @@ fn collision_block(n: vec3f, count: u32, inv_mass_a: f32, inv_mass_b: f32, sweep
   }
 }
 `;
+
+/** Threads of a tail sweep's one workgroup (tailSweepWgsl). */
+export const TAIL_THREADS = 256;
+
+/** The entry point of a tail sweep (one workgroup of TAIL_THREADS, its local index `lid`). */
+export function tailEntry(name: string): string {
+  return `@compute @workgroup_size(${TAIL_THREADS}) fn ${name}(@builtin(local_invocation_index) lid: u32)`;
+}
+
+/** The workgroup variable tailSweepWgsl uses (module scope). */
+export const tailSweepVarsWgsl = /* wgsl */ `
+var<workgroup> tail_used: u32;
+`;
+
+/**
+ * The body of a sequential sweep's tail, in one workgroup (gpu/colouring.ts header): the colours
+ * D = CONTACT_DISPATCHED_COLOURS .. K − 1 (K = CONTACT_MAX_COLOURS) that a manifold took once the first D were
+ * taken around it, in order, a colour's manifolds spread over the workgroup with a barrier between colours
+ * (no two of a colour share a moving body, so within a colour any order is the serial one), then the
+ * overflow set K by one thread in index order; `reverse`: the overflow set backwards first, then the colours
+ * K − 1 .. D. The colours before D are dispatched one by one (a colour of a large pile fills the GPU); these
+ * late ones hold a few manifolds each (the 22-wythe wall's colours 21 .. 25: 712, 174, 17, 1 of 80k), and an
+ * empty one costs two barriers here instead of a dispatch per sweep. `call` solves manifold `k` (a u32); the
+ * kernel binds `offsets` and `order` (the colouring's).
+ */
+export function tailSweepWgsl(call: string, reverse: string): string {
+  const D = CONTACT_DISPATCHED_COLOURS, K = CONTACT_MAX_COLOURS;
+  return /* wgsl */ `
+  // the colours up to the last one with a manifold (the rest are empty: no barriers spent on them)
+  if (lid == 0u) {
+    var used = ${D}u;
+    for (var c = ${D}u; c < ${K}u; c++) { if (offsets[c + 1u] > offsets[c]) { used = c + 1u; } }
+    tail_used = used;
+  }
+  let used = workgroupUniformLoad(&tail_used);
+  let reverse = ${reverse};
+  let first_overflow = offsets[${K}u];
+  let overflow = offsets[${K + 1}u] - first_overflow;
+  if (reverse) {
+    if (lid == 0u) {
+      for (var x = 0u; x < overflow; x++) { let k = order[first_overflow + overflow - 1u - x]; ${call} }
+    }
+    storageBarrier();
+    workgroupBarrier();
+  }
+  for (var x = ${D}u; x < used; x++) {
+    var c = x;
+    if (reverse) { c = used - 1u - (x - ${D}u); }
+    let first = offsets[c];
+    let size = offsets[c + 1u] - first;
+    for (var t = lid; t < size; t += ${TAIL_THREADS}u) { let k = order[first + t]; ${call} }
+    storageBarrier();
+    workgroupBarrier();
+  }
+  if (!reverse && lid == 0u) {
+    for (var x = 0u; x < overflow; x++) { let k = order[first_overflow + x]; ${call} }
+  }`;
+}
 
 /**
  * The body of a restitution pass in one workgroup (restitutionKernel's header: the colours in order, a colour's
@@ -803,8 +862,10 @@ export const CONTACT_KERNELS: KernelDecl[] = [
  * The sequential (Gauss-Seidel) solve on the GPU, colour by colour (gpu/colouring.ts: no two manifolds of
  * one colour share a moving body, so a colour's manifolds run in parallel and each writes its bodies'
  * velocities in place): contact-solver.ts solve, with the true masses, one manifold per thread. A sweep is
- * the colours 0 .. K−1 and then the overflow set K, solved by one thread in index order; a reverse sweep
- * the overflow set backwards, then the colours K−1 .. 0, each manifold's points from the last to the
+ * the colours 0 .. D−1 one dispatch each (cs_solve_colour), then the late colours D .. K−1 and the overflow
+ * set K in one workgroup (cs_solve_tail: tailSweepWgsl; the overflow set by one thread in index order); a
+ * reverse sweep the tail backwards (the overflow set, then colours K−1 .. D), then the colours D−1 .. 0,
+ * each manifold's points from the last to the
  * first (contact-solver.ts solve's reverse). use_bias 0 is the relax pass (rigid, no bias beyond a
  * speculative s/h). The CPU twin solves its manifolds in the same colour order (ContactSolver.colourOrder).
  */
@@ -847,18 +908,12 @@ fn solve_manifold(k: u32, use_bias: bool, reverse: bool) {
   solve_manifold(order[first + t], slot.use_bias == 1u, slot.reverse == 1u);`,
     },
     {
-      name: 'cs_solve_overflow',
+      name: 'cs_solve_tail',
       slot: 'colour',
-      helpers,
+      entry: tailEntry('cs_solve_tail'),
+      helpers: `${helpers}${tailSweepVarsWgsl}`,
       bindings,
-      body: /* wgsl */ `
-  if (thread_index(gid, nwg) != 0u) { return; }
-  let first = offsets[slot.colour];
-  let n = offsets[slot.colour + 1u] - first;
-  for (var x = 0u; x < n; x++) {
-    let i = select(x, n - 1u - x, slot.reverse == 1u);
-    solve_manifold(order[first + i], slot.use_bias == 1u, slot.reverse == 1u);
-  }`,
+      body: tailSweepWgsl('solve_manifold(k, slot.use_bias == 1u, slot.reverse == 1u);', 'slot.reverse == 1u'),
     },
   ];
 }

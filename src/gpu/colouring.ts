@@ -3,7 +3,7 @@
  * buffer, their count in a GPU buffer) and a per-body static flag, a colour per constraint such that no
  * two constraints of one colour share a dynamic body, the constraints grouped by colour (`order`,
  * `offsets`) and one indirect-dispatch slot per colour, so a solver sweeps colour by colour with no
- * readback. The CPU twin is colourJonesPlassmannCpu below (same priorities, same rounds: the same
+ * readback. The CPU twin is colourJonesPlassmannCpu below (its name from its first form; same priorities, same rounds: the same
  * colours, bit for bit; test/gpu-colouring.test.ts); model/colouring.ts is the CPU's greedy colouring
  * of the joints, the quality it is compared with.
  *
@@ -11,15 +11,21 @@
  * ground shared by a whole pile would otherwise put every contact with it in its own colour): a
  * constraint's fixed ends, and indices ≥ bodyCount (the world), are left out of the adjacency.
  *
- * Algorithm: Jones–Plassmann (Jones & Plassmann 1993) with Luby's random priorities (Luby 1986), in R
- * rounds on compacted work lists:
+ * Algorithm: a speculative greedy colouring with hashed priorities (Gebremedhin & Manne 2000's "colour
+ * speculatively, then resolve the conflicts", made deterministic as Jones & Plassmann 1993 make theirs:
+ * a conflict goes to the constraint of higher priority, Luby 1986's random priorities), in R rounds on
+ * compacted work lists:
  *   init     per constraint: its dynamic ends, counted per body with atomicAdd (rank in the body's list)
  *   scan     exclusive scan of the nb + 1 counts (gpu/scan.ts): each body's first entry
  *   scatter  the CSR body → constraints (first + rank), and each constraint's priority
- *   round r  (r = 0 .. R−1, indirect over the survivors of round r − 1) an uncoloured constraint that
- *            outranks all its uncoloured neighbours takes the lowest colour that no coloured neighbour
- *            has (greedy with priorities); if that is ≥ K it goes to the overflow colour K; the
- *            constraints that did not win are appended to the next round's list
+ *   round r  (r = 0 .. R−1, indirect over the survivors of round r − 1) each uncoloured constraint holds the
+ *            colour t it picked in round r − 1 (round 0: colour 0 for all); it keeps t unless a neighbour
+ *            coloured in an earlier round has t, or an uncoloured neighbour that outranks it picked t too;
+ *            else it picks again (the lowest colour no neighbour coloured before round r has, and not t)
+ *            and is appended to the next round's list; a pick ≥ K goes to the overflow colour K
+ *   commit r (over the same list) the colours taken in round r ORed into their bodies' 64-bit masks: the
+ *            next rounds read "the colours of the neighbours coloured so far" as two masks, not by walking
+ *            the neighbours (only the rival test walks them, and stops at the first rival)
  *   tally    per block of 64 constraints: each one's colour (uncoloured after R rounds: overflow), its
  *            rank among the block's earlier ones of that colour, the block's count of each colour
  *   scan     of those counts, colour-major ((K + 1) · ⌈capacity/64⌉ entries): a stable counting sort
@@ -29,39 +35,52 @@
  * Priority: a 32-bit hash of the constraint's pair (a, b) (Luby's random priorities; of the pair, not of
  * the index, so the colours do not depend on the order a producer's atomic appends gave the list, and a
  * pair that persists keeps its priority from frame to frame), ties (a pair given twice) to the larger
- * index; option
- * `largestFirst` puts the degree first, (min(degree, 255) << 24) | 24 hash bits (Welsh–Powell, as
- * model/colouring.ts orders its greedy pass). Measured with the CPU twin on pile lattices (the test's
- * generator; 10k and 100k bodies over a shared ground, 26k and 267k contacts): the hash alone needs 24
- * rounds at both sizes for 9 and 10 colours; largest first 31 and 32 rounds for 10 and 10 colours (a
- * lattice's degrees are nearly uniform, so degree ties leave long chains of decreasing hashes); the
- * CPU greedy colouring (model/colouring.ts, largest first + balancing) 9 and 10. Hence the hash.
+ * index; option `largestFirst` puts the degree first, (min(degree, 255) << 24) | 24 hash bits
+ * (Welsh–Powell, as model/colouring.ts orders its greedy pass).
+ *
+ * Why speculative, and not Jones–Plassmann's "a constraint takes the lowest free colour once it outranks
+ * every uncoloured neighbour" (this module's first form): Jones–Plassmann's rounds are the longest chain
+ * of decreasing priorities, which on a graph of degree d grows like e·d, not like the colours. A brick
+ * wall 22 wythes deep (brick-wall, a brick touching up to 16 others, a manifold ~28 neighbours) needed
+ * 54 rounds for 20 colours at 2,310 bricks and 63 at 17,820 (its first frame, the CPU twins); its second
+ * frame, with more manifolds, left 6 of 18,436 manifolds uncoloured after 64 rounds, and the 110k wall
+ * (1 M manifolds) put 26,659 in the overflow set, which one thread solves. The speculative rounds finish
+ * near the colour count instead: a round colours, for each colour, the constraints that outrank their
+ * rivals for it, and a loser's next pick skips the colour it lost (the neighbour that beat it keeps
+ * it, or loses it to one that keeps it), so the colours fill in lockstep: 24 and 25 rounds for the same
+ * 20 and 21 colours (the sizes within a few per cent of Jones–Plassmann's). A round walks a constraint's
+ * neighbours only to find a rival for its colour (and stops at the first): measured on SwiftShader, the
+ * 10×10×22 wall graph's 17,127 contacts take 200–300 ms against Jones–Plassmann's 340–1,260 ms (medians of
+ * 6, alternated, load ~10 on the 2-core VM), which still left 2 in the overflow set. Three dispatches a
+ * round (arguments, round, commit), one more than Jones–Plassmann's.
  *
  * Why these choices:
  *  - Greedy with priorities, not Luby's "colour c = round c" (each round an independent set of local
  *    maxima gets a colour of its own): the local maxima are about 1/(d + 1) of what is left, so that
  *    variant spends about as many colours as rounds, far more than the d + 1 a greedy colouring needs.
- *    Jones–Plassmann's colours are those of a sequential greedy colouring in priority order (each
- *    constraint picks after all of its higher-priority neighbours), at most Δ + 1 and close to
- *    model/colouring.ts's first fit; its rounds are the longest chain of decreasing priorities, which
- *    for random priorities on a bounded degree graph grows like log n / log log n.
+ *    A constraint picks the lowest colour its coloured neighbours leave, so the colours stay at most
+ *    Δ + 1 (Δ: the most neighbours of a constraint) and close to model/colouring.ts's first fit.
  *  - Rounds on compacted lists: round r runs only over the constraints left after round r − 1 (an
  *    indirect dispatch from a counter), so the work is Σ_r (left after r) · degree, not R · n, and the
  *    rounds after everything is coloured dispatch no workgroup: R can be generous at little cost. The
  *    price is one tiny argument kernel per round (R + few dispatches in all).
- *  - K ≤ 32: the colours taken by the neighbours fit one u32 mask (countTrailingZeros(~mask) is the
- *    lowest free one). A constraint that finds all K taken, or is still uncoloured after R rounds, is
- *    put in the overflow colour K (Box2D's overflow constraints, solved by one thread in a final pass);
- *    offsets and sizes report how many.
+ *  - K ≤ 64: the colours taken by the neighbours fit two u32 words (countTrailingZeros finds the lowest
+ *    free one). Δ + 1 ≤ 64 whenever a constraint's two bodies have at most 64 constraints between them (a
+ *    brick in the deep wall has ≤ 16 at rest), so the overflow set stays empty; a constraint that finds
+ *    all K taken, or is still uncoloured after R rounds, is put in the overflow colour K (Box2D's overflow
+ *    constraints, solved by one thread in a final pass); offsets and sizes report how many. The solvers
+ *    dispatch the first colours one by one and sweep the small late ones in one workgroup
+ *    (contacts/gpu-contacts.ts CONTACT_DISPATCHED_COLOURS), so a larger K costs no empty dispatches.
  *  - Determinism: a round's outcome does not depend on the threads' order (a neighbour coloured in the
- *    same round counts as uncoloured; see colouring.wgsl.ts col_round), so the colours are deterministic;
- *    the grouping is a stable counting sort (by index within a colour, not the order of atomic appends),
- *    so `order` is too: the overflow pass, solved serially, sees its constraints in the same order on
- *    every run.
+ *    same round counts as uncoloured, and the picks are double-buffered; see colouring.wgsl.ts
+ *    col_round), so the colours are deterministic; the grouping is a stable counting sort (by index
+ *    within a colour, not the order of atomic appends), so `order` is too: the overflow pass, solved
+ *    serially, sees its constraints in the same order on every run.
  *
  * Cost: init, scatter, tally and order are one thread per constraint; the scans are ⌈(nb + 1)/1024⌉
- * and ⌈(K + 1) capacity / 65 536⌉ blocks; round r reads, for each constraint still listed, the lists of its
- * ≤ 2 dynamic bodies. Dispatches: 10 + the two scans' levels + 2 R (each round's arguments, then the round).
+ * and ⌈(K + 1) capacity / 65 536⌉ blocks; round r reads, for each constraint still listed, its bodies'
+ * masks and (unless a mask already rules its colour out) the lists of its ≤ 2 dynamic bodies up to the first
+ * rival. Dispatches: 10 + the two scans' levels + 3 R − 1 (each round's arguments, the round, its commit).
  *
  * Invariants: a record reads the pair buffer, the flags and the count as they stand at that point of the
  * pass (written by earlier dispatches); it writes only this module's buffers. No readback in record();
@@ -87,6 +106,7 @@ import {
   offsetsWgsl,
   orderWgsl,
   roundWgsl,
+  commitWgsl,
   scatterWgsl,
   setupWgsl,
   sizeCounter,
@@ -98,15 +118,27 @@ export { ColourParamsRecord, RoundParamsRecord };
 
 /** Box2D v3's colour count (its B2_GRAPH_COLOR_COUNT): the default K. */
 export const DEFAULT_MAX_COLOURS = 24;
+/** The most colours K a colouring may have: the neighbours' colours in two u32 words (header). */
+export const MAX_COLOURS_LIMIT = 64;
+/**
+ * K for the contact manifolds (softstep-gpu, gs-gpu, xpbd-gpu and their CPU twins): the limit, so that no
+ * manifold whose bodies hold ≤ 64 manifolds between them overflows (header); the 22-wythe brick wall needs
+ * 21 at rest and more once struck, past Box2D's 24 (its piles are 2-D).
+ */
+export const CONTACT_MAX_COLOURS = MAX_COLOURS_LIMIT;
+/**
+ * The contact colours a sequential sweep dispatches one by one (Box2D v3's 24); the later ones and the
+ * overflow set are swept in one workgroup (contacts/gpu-contacts.wgsl.ts tailSweepWgsl): a pile's first
+ * colours are large, its late ones small, and most are empty.
+ */
+export const CONTACT_DISPATCHED_COLOURS = 24;
 /** The default rounds R (header: rounds after all are coloured cost one empty dispatch each). */
 export const DEFAULT_ROUNDS = 48;
 /**
- * R for the contact manifolds (softstep-gpu, and its CPU twin ContactSolver.colourOrder): a thick wall
- * (brick-wall 20 × 40 × 4 at frame 30: 20,427 manifolds, each brick touching about a dozen others) needs 54
- * rounds; at 48 it left 191 manifolds to the overflow set, which one thread solves. The pyramid of base
- * 100 and the 10k rain finish in 22 and 12.
+ * R for the contact manifolds (softstep-gpu, gs-gpu, xpbd-gpu and their CPU twins): the speculative rounds
+ * end near the colour count (header), so R = K leaves room for every colour.
  */
-export const CONTACT_COLOUR_ROUNDS = 64;
+export const CONTACT_COLOUR_ROUNDS = CONTACT_MAX_COLOURS;
 
 /** Where a constraint's two body indices lie in its record: u32 words. */
 export interface PairLayout {
@@ -159,7 +191,7 @@ export interface ColouringOptions {
   capacity: number;
   /** most bodies */
   bodyCapacity: number;
-  /** K (1 .. 32), default 24 */
+  /** K (1 .. 64), default 24 */
   maxColours?: number;
   /** R, default 48 */
   rounds?: number;
@@ -168,7 +200,7 @@ export interface ColouringOptions {
   seed?: number;
 }
 
-type KernelName = 'setup' | 'clearBodies' | 'clearHist' | 'init' | 'scatter' | 'round' | 'tally' | 'offsets' | 'order';
+type KernelName = 'setup' | 'clearBodies' | 'clearHist' | 'init' | 'scatter' | 'round' | 'commit' | 'tally' | 'offsets' | 'order';
 
 export class GpuColouring {
   /** per constraint its colour (0 .. K−1; K = overflow) */
@@ -189,12 +221,17 @@ export class GpuColouring {
   private readonly rank: GPUBuffer;
   private readonly prio: GPUBuffer;
   private readonly state: GPUBuffer;
-  private readonly lists: [GPUBuffer, GPUBuffer];
+  /** the survivors' lists of two rounds (colouring.wgsl.ts col_round) */
+  private readonly lists: GPUBuffer;
+  /** each uncoloured constraint's pick, two rounds' worth (colouring.wgsl.ts col_round) */
+  private readonly tent: GPUBuffer;
+  /** per body the colours of its constraints coloured so far (col_commit) */
+  private readonly masks: GPUBuffer;
   private readonly hist: GPUBuffer;
   private plan: ScanPlan;
   private readonly histPlan: ScanPlan;
   private readonly histCount: number;
-  private readonly fixed: Record<'clearBodies' | 'clearHist' | 'scatter' | 'rounds' | 'tally' | 'offsets' | 'order', GPUBindGroup | GPUBindGroup[]>;
+  private readonly fixed: Record<'clearBodies' | 'clearHist' | 'scatter' | 'rounds' | 'commits' | 'tally' | 'offsets' | 'order', GPUBindGroup | GPUBindGroup[]>;
   private inputGroups: { key: ColouringInputs; setup: GPUBindGroup; init: GPUBindGroup } | null = null;
   private bodyCount = 0;
   private layout: PairLayout = { stride: 2, offsetA: 0, offsetB: 1 };
@@ -226,7 +263,9 @@ export class GpuColouring {
     this.rank = make('rank', 8 * n);
     this.prio = make('priority', 4 * n);
     this.state = make('state', 4 * n);
-    this.lists = [make('list A', 4 * n), make('list B', 4 * n)];
+    this.lists = make('lists', 8 * n);
+    this.tent = make('picks', 8 * n);
+    this.masks = make('body masks', 8 * nb);
     this.colour = make('colour', 4 * n);
     this.order = make('order', 4 * n);
     this.offsets = make('offsets', 4 * (maxColours + 3));
@@ -246,11 +285,14 @@ export class GpuColouring {
     device.queue.writeBuffer(this.roundParams, 0, rp.buffer);
     const k = kernels, p = this.params, c = counters.buffer;
     this.fixed = {
-      clearBodies: k.clearBodies.bind([p, this.adj]),
+      clearBodies: k.clearBodies.bind([p, this.adj, this.masks]),
       scatter: k.scatter.bind([p, c, this.adj, this.ends, this.rank, this.prio]),
-      // round r reads list (r + 1) % 2 … and writes list r % 2 (round 0 reads none: identity)
+      // round r reads list (r + 1) % 2 … and writes list r % 2 (round 0 reads none: identity); its commit reads round r's input list
       rounds: Array.from({ length: rounds }, (_, r) =>
-        k.round.bind([p, { buffer: this.roundParams, offset: UNIFORM_OFFSET_ALIGNMENT * r, size: RoundParamsRecord.stride }, c, this.adj, this.ends, this.prio, this.state, this.lists[(r + 1) % 2], this.lists[r % 2]], `col_round ${r}`),
+        k.round.bind([p, { buffer: this.roundParams, offset: UNIFORM_OFFSET_ALIGNMENT * r, size: RoundParamsRecord.stride }, c, this.adj, this.ends, this.prio, this.state, this.lists, this.tent, this.masks], `col_round ${r}`),
+      ),
+      commits: Array.from({ length: rounds }, (_, r) =>
+        k.commit.bind([p, { buffer: this.roundParams, offset: UNIFORM_OFFSET_ALIGNMENT * r, size: RoundParamsRecord.stride }, c, this.ends, this.state, this.lists, this.masks], `col_commit ${r}`),
       ),
       clearHist: k.clearHist.bind([p, this.hist]),
       tally: k.tally.bind([p, c, this.state, this.colour, this.rank, this.hist]),
@@ -266,7 +308,7 @@ export class GpuColouring {
     const rounds = opts.rounds ?? DEFAULT_ROUNDS;
     if (!(capacity >= 1 && Number.isInteger(capacity))) throw new RangeError(`GpuColouring: capacity ${capacity} must be a positive integer`);
     if (!(bodyCapacity >= 1 && Number.isInteger(bodyCapacity))) throw new RangeError(`GpuColouring: body capacity ${bodyCapacity} must be a positive integer`);
-    if (!(maxColours >= 1 && maxColours <= 32 && Number.isInteger(maxColours))) throw new RangeError(`GpuColouring: maxColours ${maxColours} must be an integer in 1 .. 32 (one u32 mask)`);
+    if (!(maxColours >= 1 && maxColours <= MAX_COLOURS_LIMIT && Number.isInteger(maxColours))) throw new RangeError(`GpuColouring: maxColours ${maxColours} must be an integer in 1 .. ${MAX_COLOURS_LIMIT} (a mask of two u32)`);
     if (!(rounds >= 1 && rounds < 2 ** 24 && Number.isInteger(rounds))) throw new RangeError(`GpuColouring: rounds ${rounds} must be a positive integer`);
     const scan = await PrefixScan.create(device);
     const kernels = await buildKernels(device, 'gpu colouring', () => ({
@@ -276,6 +318,7 @@ export class GpuColouring {
       init: Kernel.create(device, 'col_init', initWgsl),
       scatter: Kernel.create(device, 'col_scatter', scatterWgsl),
       round: Kernel.create(device, 'col_round', roundWgsl),
+      commit: Kernel.create(device, 'col_commit', commitWgsl),
       tally: Kernel.create(device, 'col_tally', tallyWgsl),
       offsets: Kernel.create(device, 'col_offsets', offsetsWgsl),
       order: Kernel.create(device, 'col_order', orderWgsl),
@@ -366,10 +409,13 @@ export class GpuColouring {
     k.init.dispatchIndirect(pass, ig.init, c.args, argsN);
     this.plan.record(pass);
     k.scatter.dispatchIndirect(pass, f.scatter as GPUBindGroup, c.args, argsN);
-    const rounds = f.rounds as GPUBindGroup[];
+    const rounds = f.rounds as GPUBindGroup[], commits = f.commits as GPUBindGroup[];
     for (let r = 0; r < this.rounds; r++) {
       if (r > 0) c.recordArgs(pass);
-      k.round.dispatchIndirect(pass, rounds[r], c.args, r === 0 ? argsN : c.argsOffset(survivorCounter(r - 1)));
+      const args = r === 0 ? argsN : c.argsOffset(survivorCounter(r - 1));
+      k.round.dispatchIndirect(pass, rounds[r], c.args, args);
+      // the round's colours into its bodies' masks, over the same list (the last round's are read by none)
+      if (r + 1 < this.rounds) k.commit.dispatchIndirect(pass, commits[r], c.args, args);
     }
     k.clearHist.dispatch(pass, f.clearHist as GPUBindGroup, this.histCount);
     k.tally.dispatchIndirect(pass, f.tally as GPUBindGroup, c.args, argsN); // 64 per workgroup: one block each
@@ -400,7 +446,7 @@ export class GpuColouring {
 
   destroy(): void {
     this.histPlan.destroy();
-    for (const b of [this.hist, this.params, this.roundParams, this.hostCount, this.adj, this.ends, this.rank, this.prio, this.state, ...this.lists, this.colour, this.order, this.offsets]) b.destroy();
+    for (const b of [this.hist, this.params, this.roundParams, this.hostCount, this.adj, this.ends, this.rank, this.prio, this.state, this.lists, this.tent, this.masks, this.colour, this.order, this.offsets]) b.destroy();
     this.plan.destroy();
     this.counters.destroy();
   }
@@ -412,6 +458,14 @@ function mix(v: number): number {
   x = Math.imul(x ^ (x >>> 16), 0x7feb352d) >>> 0;
   x = Math.imul(x ^ (x >>> 15), 0x846ca68b) >>> 0;
   return (x ^ (x >>> 16)) >>> 0;
+}
+
+/** The lowest colour not set in the 64-colour mask (lo, hi) (64 when all are): colouring.wgsl.ts lowest_free. */
+function lowestFree(lo: number, hi: number): number {
+  const trailing = (x: number) => 31 - Math.clz32(x & -x); // x ≠ 0
+  if (~lo !== 0) return trailing(~lo);
+  if (~hi !== 0) return 32 + trailing(~hi);
+  return 64;
 }
 
 /**
@@ -427,6 +481,7 @@ export function colourJonesPlassmannCpu(
   opts: { maxColours?: number; rounds?: number; largestFirst?: boolean; seed?: number } = {},
 ): { colour: Uint32Array; survivors: number[] } {
   const K = opts.maxColours ?? DEFAULT_MAX_COLOURS, R = opts.rounds ?? DEFAULT_ROUNDS;
+  if (!(K >= 1 && K <= MAX_COLOURS_LIMIT)) throw new RangeError(`colourJonesPlassmannCpu: maxColours ${K} must be in 1 .. ${MAX_COLOURS_LIMIT}`);
   const seed = (opts.seed ?? 0x5eed) >>> 0, largestFirst = opts.largestFirst ?? false;
   // init: dynamic ends and the per-body counts; scan; scatter (here in index order: a list's order does
   // not change the outcome, only which neighbours are met first)
@@ -457,29 +512,48 @@ export function colourJonesPlassmannCpu(
   }
   const outranks = (j: number, i: number) => prio[j] > prio[i] || (prio[j] === prio[i] && j > i);
   const state = new Uint32Array(count).fill(UNCOLOURED);
+  // each uncoloured constraint's pick: round r reads prev (round r − 1's; round 0: colour 0 for all), writes cur
+  let prev = new Uint32Array(count), cur = new Uint32Array(count);
   let left = Uint32Array.from({ length: count }, (_, i) => i);
   const survivors: number[] = [];
   for (let r = 0; r < R; r++) {
     const next: number[] = [];
     for (const i of left) {
-      let taken = 0, wins = true;
+      const t = r > 0 ? prev[i] : 0;
+      // the colours of the neighbours coloured in rounds < r, as two 32-bit words
+      let takenLo = 0, takenHi = 0, keeps = true;
       for (const b of [endA[i], endB[i]]) {
-        if (b === NONE || !wins) continue;
+        if (b === NONE) continue;
         for (let k = first[b]; k < first[b + 1]; k++) {
           const j = list[k];
           if (j === i) continue;
           const s = state[j];
           if (s === UNCOLOURED || s >>> 8 === r) {
-            if (outranks(j, i)) { wins = false; break; }
-          } else if ((s & 255) < K) taken |= 1 << (s & 255);
+            if ((r > 0 ? prev[j] : 0) === t && outranks(j, i)) keeps = false;
+          } else {
+            const c = s & 255;
+            if (c < K) {
+              if (c < 32) takenLo |= 1 << c;
+              else takenHi |= 1 << (c - 32);
+            }
+            if (c === t) keeps = false;
+          }
         }
       }
-      if (wins) {
-        let c = 0;
-        while (c < 32 && taken & (1 << c)) c++;
-        state[i] = ((r << 8) | Math.min(c, K)) >>> 0;
-      } else next.push(i);
+      if (keeps) {
+        state[i] = ((r << 8) | t) >>> 0;
+        continue;
+      }
+      if (t < 32) takenLo |= 1 << t;
+      else takenHi |= 1 << (t - 32);
+      const c = lowestFree(takenLo, takenHi);
+      if (c >= K) state[i] = ((r << 8) | K) >>> 0;
+      else {
+        cur[i] = c;
+        next.push(i);
+      }
     }
+    [prev, cur] = [cur, prev];
     left = Uint32Array.from(next);
     survivors.push(left.length);
   }

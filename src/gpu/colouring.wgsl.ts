@@ -1,7 +1,7 @@
 /**
  * WGSL kernels of the per-frame constraint colouring (gpu/colouring.ts has the design, the invariants
- * and the costs). Each kernel is its own module declaring only the buffers it binds (≤ 7 storage
- * buffers: WebGPU's default is 8 per stage); the records' struct text comes from gpu/layout.ts.
+ * and the costs). Each kernel is its own module declaring only the buffers it binds (≤ 8 storage
+ * buffers: WebGPU's default per stage); the records' struct text comes from gpu/layout.ts.
  *
  * Buffers (n = counters[N] constraints ≤ capacity, nb = params.body_count bodies, K = params.max_colours):
  *   pairs[..]     the caller's u32 words: constraint i's bodies at pair_stride·i + off_a and + off_b
@@ -16,7 +16,12 @@
  *   prio[n]       its priority: a hash of its pair (col_init), the degree put first (col_scatter, option);
  *                 ties (a pair given twice) broken by the index: the larger index wins
  *   state[n]      UNCOLOURED, or (round << 8) | colour once coloured (colour K: overflow)
- *   list_in/out   the constraints still uncoloured (round 0 reads 0 .. n−1 directly)
+ *   tent[2·cap]   the colour each uncoloured constraint picked: round r reads tent[((r+1) mod 2)·cap + i]
+ *                 (round r − 1's picks; round 0: colour 0 for all, not read) and writes tent[(r mod 2)·cap + i]
+ *   lists[2·cap]  the constraints still uncoloured: round r reads the list at ((r+1) mod 2)·cap (round 0
+ *                 reads 0 .. n−1 directly) and appends its survivors at (r mod 2)·cap
+ *   masks[nb]     vec2u per body: the colours (< K, 64 bits) of its constraints coloured so far (col_commit
+ *                 after each round; cleared with the counts)
  *   colour[n]     the final colour (K = overflow); order[n]: the constraints grouped by colour
  *   offsets[K+3]  the first entry of each colour 0 .. K in `order`, then n, then the colours used
  */
@@ -30,8 +35,8 @@ export const ColourParamsRecord = defineRecord('ColourParams', [
   ['off_a', 'u32', 'word of body a within a constraint'],
   ['off_b', 'u32', 'word of body b'],
   ['count_word', 'u32', 'word of count_src holding the constraint count'],
-  ['max_colours', 'u32', 'K ≤ 32: colours 0 .. K−1, K = the overflow set'],
-  ['rounds', 'u32', 'R: Jones–Plassmann rounds'],
+  ['max_colours', 'u32', 'K ≤ 64: colours 0 .. K−1, K = the overflow set'],
+  ['rounds', 'u32', 'R: the rounds of the speculative colouring'],
   ['seed', 'u32', 'priority hash seed'],
   ['largest_first', 'u32', '1: degree in the priority (largest first), 0: hash only'],
 ] as const);
@@ -59,7 +64,7 @@ const UNCOLOURED: u32 = ${UNCOLOURED}u;
 const NONE: u32 = ${NONE}u;
 const COUNTER_N: u32 = ${COUNTER_N}u;
 ${THREAD_INDEX_WGSL}
-// a well-mixed 32-bit hash (a murmur-style finaliser): the random priorities of Jones–Plassmann
+// a well-mixed 32-bit hash (a murmur-style finaliser): the random priorities (Luby; Jones–Plassmann)
 fn mix(v: u32) -> u32 {
   var x = v;
   x ^= x >> 16u; x *= 0x7feb352du;
@@ -87,9 +92,11 @@ ${kernelEntry('col_setup')} {
 
 export const clearBodiesWgsl = /* wgsl */ `${common}
 @group(0) @binding(1) var<storage, read_write> adj: array<u32>;
+@group(0) @binding(2) var<storage, read_write> masks: array<u32>;
 ${kernelEntry('col_clear_bodies')} {
   let b = thread_index(gid, nwg);
   if (b <= params.body_count) { adj[b] = 0u; }
+  if (b < params.body_count) { masks[2u * b] = 0u; masks[2u * b + 1u] = 0u; }
 }
 `;
 
@@ -152,29 +159,57 @@ ${RoundParamsRecord.wgsl}
 @group(0) @binding(4) var<storage, read> ends: array<vec2u>;
 @group(0) @binding(5) var<storage, read> prio: array<u32>;
 @group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
-@group(0) @binding(7) var<storage, read> list_in: array<u32>;
-@group(0) @binding(8) var<storage, read_write> list_out: array<u32>;
+@group(0) @binding(7) var<storage, read_write> lists: array<u32>;
+@group(0) @binding(8) var<storage, read_write> tent: array<u32>;
+@group(0) @binding(9) var<storage, read> masks: array<vec2u>;
 // j outranks i: a higher priority, ties to the higher index (a strict total order: no two tie)
 fn outranks(j: u32, i: u32) -> bool {
   let pj = prio[j]; let pi = prio[i];
   return pj > pi || (pj == pi && j > i);
 }
-// Jones–Plassmann round r (Jones & Plassmann 1993, Luby 1986's random priorities): an uncoloured
-// constraint that outranks every uncoloured neighbour takes the lowest colour no coloured neighbour has
-// (a 32-bit mask of their colours); none below K: the overflow colour K. A neighbour coloured in this
-// same round still counts as uncoloured (state round = r), so the outcome does not depend on which
-// thread writes first: two neighbours never both win a round (one outranks the other), and a winner's
-// colour is read from rounds < r only. The others go on the survivors' list for round r + 1.
+// colour c's bit in a 64-colour mask
+fn with_colour(m: vec2u, c: u32) -> vec2u {
+  if (c < 32u) { return vec2u(m.x | (1u << c), m.y); }
+  return vec2u(m.x, m.y | (1u << (c - 32u)));
+}
+fn has_colour(m: vec2u, c: u32) -> bool {
+  if (c < 32u) { return (m.x & (1u << c)) != 0u; }
+  return (m.y & (1u << (c - 32u))) != 0u;
+}
+// the lowest colour not in the mask (64 when all 64 are in it)
+fn lowest_free(m: vec2u) -> u32 {
+  if (~m.x != 0u) { return countTrailingZeros(~m.x); }
+  return 32u + countTrailingZeros(~m.y);
+}
+// Round r of the speculative colouring (gpu/colouring.ts header): constraint i holds the colour t it
+// picked in round r − 1 (round 0: colour 0 for every constraint) in tent[prev]; it keeps t unless
+//   (a) a neighbour coloured in a round < r has colour t (it was coloured after i picked), or
+//   (b) a neighbour still uncoloured before this round picked the same t and outranks i;
+// else it picks again, into tent[cur], the lowest colour that no neighbour coloured in a round < r has
+// and that is not t (the neighbour that beat it to t keeps t, or loses it to one that keeps it), and goes
+// on the survivors' list; a pick ≥ K puts it in the overflow colour K at once (K blocks nothing).
+// The colours of the neighbours coloured in rounds < r are the masks of i's two dynamic bodies (col_commit
+// ORs each round's colours in after the round), so (a) and the pick read two masks, not the neighbours;
+// only (b) walks them, and stops at the first rival. A neighbour coloured in this same round (state round
+// = r) counts as uncoloured, tent[prev] is read while only tent[cur] is written, and the masks are not
+// written in a round: the outcome does not depend on the threads' order. Two neighbours never keep one
+// colour: in one round the one outranked loses by (b), in later rounds by (a).
 ${kernelEntry('col_round')} {
-  let t = thread_index(gid, nwg);
-  if (t >= atomicLoad(&counters[round.in_counter])) { return; }
-  var i = t;
-  if (round.identity == 0u) { i = list_in[t]; }
+  let t_index = thread_index(gid, nwg);
+  if (t_index >= atomicLoad(&counters[round.in_counter])) { return; }
+  var i = t_index;
+  if (round.identity == 0u) { i = lists[((round.round + 1u) & 1u) * params.capacity + t_index]; }
   let base = params.body_count + 1u;
+  let prev = ((round.round + 1u) & 1u) * params.capacity;
+  let cur = (round.round & 1u) * params.capacity;
+  var t = 0u;
+  if (round.round > 0u) { t = tent[prev + i]; }
   let e = ends[i];
-  var taken = 0u;
-  var wins = true;
-  for (var side = 0u; side < 2u && wins; side++) {
+  var taken = vec2u(0u, 0u);
+  if (e.x != NONE) { taken |= masks[e.x]; }
+  if (e.y != NONE) { taken |= masks[e.y]; }
+  var keeps = !has_colour(taken, t); // (a)
+  for (var side = 0u; side < 2u && keeps; side++) {
     var b = e.x;
     if (side == 1u) { b = e.y; }
     if (b == NONE) { continue; }
@@ -183,22 +218,51 @@ ${kernelEntry('col_round')} {
       let j = adj[base + k];
       if (j == i) { continue; }
       let s = atomicLoad(&state[j]);
-      if (s == UNCOLOURED || (s >> 8u) == round.round) {
-        if (outranks(j, i)) { wins = false; break; }
-      } else {
-        let c = s & 255u;
-        if (c < params.max_colours) { taken |= 1u << c; } // the overflow colour K blocks nothing
-      }
+      if (s != UNCOLOURED && (s >> 8u) < round.round) { continue; } // coloured before: in the masks
+      var tj = 0u;
+      if (round.round > 0u) { tj = tent[prev + j]; }
+      if (tj == t && outranks(j, i)) { keeps = false; break; } // (b)
     }
   }
-  if (wins) {
-    var c = countTrailingZeros(~taken); // the lowest free colour (32 when all 32 are taken)
-    if (c >= params.max_colours) { c = params.max_colours; }
-    atomicStore(&state[i], (round.round << 8u) | c);
-  } else {
-    let k = atomicAdd(&counters[round.out_counter], 1u);
-    list_out[k] = i;
+  if (keeps) {
+    atomicStore(&state[i], (round.round << 8u) | t);
+    return;
   }
+  let c = lowest_free(with_colour(taken, t));
+  if (c >= params.max_colours) {
+    atomicStore(&state[i], (round.round << 8u) | params.max_colours);
+    return;
+  }
+  tent[cur + i] = c;
+  let k = atomicAdd(&counters[round.out_counter], 1u);
+  lists[cur + k] = i;
+}
+`;
+
+export const commitWgsl = /* wgsl */ `${common}
+${RoundParamsRecord.wgsl}
+@group(0) @binding(1) var<uniform> round: RoundParams;
+@group(0) @binding(2) var<storage, read> counters: array<u32>;
+@group(0) @binding(3) var<storage, read> ends: array<vec2u>;
+@group(0) @binding(4) var<storage, read> state: array<u32>;
+@group(0) @binding(5) var<storage, read> lists: array<u32>;
+@group(0) @binding(6) var<storage, read_write> masks: array<atomic<u32>>;
+// after round r, over the constraints it took (its input list): each one coloured in round r ORs its colour
+// (below K: the overflow colour K blocks nothing) into its dynamic bodies' masks, for the rounds after r
+${kernelEntry('col_commit')} {
+  let t_index = thread_index(gid, nwg);
+  if (t_index >= counters[round.in_counter]) { return; }
+  var i = t_index;
+  if (round.identity == 0u) { i = lists[((round.round + 1u) & 1u) * params.capacity + t_index]; }
+  let s = state[i];
+  if (s == UNCOLOURED || (s >> 8u) != round.round) { return; }
+  let c = s & 255u;
+  if (c >= params.max_colours) { return; }
+  let e = ends[i];
+  let word = c >> 5u;
+  let bit = 1u << (c & 31u);
+  if (e.x != NONE) { atomicOr(&masks[2u * e.x + word], bit); }
+  if (e.y != NONE) { atomicOr(&masks[2u * e.y + word], bit); }
 }
 `;
 
@@ -247,13 +311,14 @@ fn col_tally(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
     for (var k = 0u; k < lid; k++) { if (block_colour[k] == c) { r++; } }
     rank[i].x = r;
   }
-  if (lid <= K) {
+  // colours 0 .. K (K + 1 ≤ 65 of them: a thread may count two)
+  for (var c = lid; c <= K; c += ${BLOCK}u) {
     var count = 0u;
-    for (var k = 0u; k < ${BLOCK}u; k++) { if (block_colour[k] == lid) { count++; } }
+    for (var k = 0u; k < ${BLOCK}u; k++) { if (block_colour[k] == c) { count++; } }
     let blocks = (params.capacity + ${BLOCK - 1}u) / ${BLOCK}u;
     if (count > 0u) {
-      hist[lid * blocks + block] = count;
-      atomicAdd(&counters[1u + params.rounds + lid], count);
+      hist[c * blocks + block] = count;
+      atomicAdd(&counters[1u + params.rounds + c], count);
     }
   }
 }

@@ -237,7 +237,7 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'softstep-gpu',
-    description: 'the soft step on the GPU (f32): softstep-cpu\'s contact stages in WGSL, collision included, the sequential sweeps made parallel by colouring the manifolds every frame on the GPU (Jones–Plassmann, 24 colours and an overflow set solved by one thread), restitution by collision propagation in the same colour order; a frame with no readback; contacts only (no joints yet), no sleeping',
+    description: 'the soft step on the GPU (f32): softstep-cpu\'s contact stages in WGSL, collision included, the sequential sweeps made parallel by colouring the manifolds every frame on the GPU (speculative greedy with hashed priorities, up to 64 colours: the first 24 one dispatch each, the late ones in one workgroup, an overflow set solved by one thread), restitution by collision propagation in the same colour order; a frame with no readback; contacts only (no joints yet), no sleeping',
     device: 'gpu',
     reads: softReadsBouncing,
     supports: { constraints: [], shapes: everyShape, contacts: true },

@@ -3,8 +3,8 @@
  * on the GPU, for contacts: the collision pipeline, the manifolds' warm start and the contact records of
  * jacobi-gpu's contact stages (contacts/gpu-contacts.ts, with the true masses), and a sequential
  * (Gauss-Seidel) solve made parallel by colouring the manifolds every frame on the GPU (gpu/colouring.ts:
- * no two manifolds of one colour share a moving body; a manifold that finds no colour among K = 24 goes
- * into the overflow set, solved by one thread after the colours). The body stages are jacobi-gpu's kernels
+ * no two manifolds of one colour share a moving body; colours 0 .. 23 one dispatch each, the late ones up to
+ * K = 64 in one workgroup, a manifold that finds none of them in the overflow set, solved by one thread last). The body stages are jacobi-gpu's kernels
  * (rigid/body.wgsl.ts: gravity and the gyroscopic step, the position update). A frame is one submission
  * with no readback.
  *

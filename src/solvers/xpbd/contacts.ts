@@ -165,7 +165,7 @@ import type { ManifoldStore } from '../../collision/manifolds.js';
 import type { RigidBodyCore } from '../../rigid/body.js';
 import { integrateOrientation, rotateByQuat, rotateByQuatInverse } from '../../rigid/quat.js';
 import { COLLISION_SWEEPS, RESTITUTION_THRESHOLD } from '../../rows/block-solver.js';
-import { colourJonesPlassmannCpu, CONTACT_COLOUR_ROUNDS } from '../../gpu/colouring.js';
+import { colourJonesPlassmannCpu, CONTACT_COLOUR_ROUNDS, CONTACT_MAX_COLOURS } from '../../gpu/colouring.js';
 
 export class XpbdContacts {
   /** per body: a sphere's radius (rolling contact point), NaN for every other shape */
@@ -313,7 +313,7 @@ export class XpbdContacts {
     this.sweepOrder = this.colourOrder ? this.colourOrderOf(list) : null;
   }
   /**
-   * Project and run the velocity pass over the manifolds colour by colour (gpu/colouring.ts's Jones–Plassmann
+   * Project and run the velocity pass over the manifolds colour by colour (gpu/colouring.ts's
    * colours, by its CPU twin, the overflow set last; by first point within a colour), as xpbd-gpu sweeps them,
    * instead of in list order: xpbd-gpu's CPU twin (a Gauss–Seidel sweep's result depends on its order).
    * Off by default (ContactSolver.colourOrder is softstep's).
@@ -335,7 +335,7 @@ export class XpbdContacts {
     const bodyA = Int32Array.from(starts, (c) => list.bodyA[c]), bodyB = Int32Array.from(starts, (c) => list.bodyB[c]);
     const m = this.w.inverseMass;
     const isStatic = Uint8Array.from(m, (x) => (x > 0 ? 0 : 1));
-    const { colour } = colourJonesPlassmannCpu(bodyA, bodyB, starts.length, isStatic, m.length, { rounds: CONTACT_COLOUR_ROUNDS });
+    const { colour } = colourJonesPlassmannCpu(bodyA, bodyB, starts.length, isStatic, m.length, { maxColours: CONTACT_MAX_COLOURS, rounds: CONTACT_COLOUR_ROUNDS });
     const order = Int32Array.from(starts.keys());
     order.sort((x, y) => colour[x] - colour[y] || x - y);
     return Int32Array.from(order, (k) => starts[k]);

@@ -2,7 +2,7 @@
  * WGSL of xpbd-gpu's contacts: the twin of xpbd/contacts.ts (xpbd-cpu's contact projection and velocity
  * pass, f64), stage for stage and with its names, in f32, on the manifolds of the GPU contact pipeline
  * (contacts/gpu-contacts.ts in its 'sequential' mode: GPU collision, the pair table's matching of last
- * frame's points, the per-frame Jones–Plassmann colouring of the manifolds with an overflow set). The
+ * frame's points, the per-frame colouring of the manifolds (gpu/colouring.ts) with an overflow set). The
  * equations are Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position Based
  * Dynamics" (§3.5 contacts and static friction, §3.6 the velocity pass), with xpbd/contacts.ts's four
  * departures, its bounded push-out and its rolling-sphere arms; the derivations are in that file's header
@@ -21,8 +21,9 @@
  * sphere), pre_velocity (Ṽ as velocity's [2i] v, [2i+1] ω: collide's velocities, only where a body has e > 0).
  *
  * Order. xpbd-cpu projects its manifolds one after the other; here a colour's manifolds share no moving body
- * (gpu/colouring.ts), so one thread per manifold solves them at once, the colours in order, the overflow set
- * last by one thread: a Gauss–Seidel sweep in colour order. Its CPU twin in the same order is
+ * (gpu/colouring.ts), so one thread per manifold solves them at once, the colours in order (the first
+ * CONTACT_DISPATCHED_COLOURS one dispatch each, the late ones in one workgroup, the overflow set last by one
+ * thread: the *_tail kernels): a Gauss–Seidel sweep in colour order. Its CPU twin in the same order is
  * XpbdContacts.colourOrder. Each thread reads and writes only its own manifold's two bodies' pose (or
  * velocity) and its own points: no atomics, no float scatter.
  *
@@ -37,7 +38,7 @@
  * velocityPass's normal rows' targets). The CPU's collide sweeps its manifolds in list order, the GPU in colour
  * order (a cradle comes out the same: test/xpbd-gpu-contacts.test.ts). Not here: sleeping, the coherence
  * shortcut (every pair goes through the narrow phase each frame: xpbd-cpu with coherence off is the exact
- * twin), the residual diagnostics.
+ * twin).
  */
 import { defineRecord } from '../../gpu/layout.js';
 import { THREAD_INDEX_WGSL, kernelEntry } from '../../gpu/dispatch.js';
@@ -50,6 +51,9 @@ import {
   matchPointWgsl,
   collisionBlockWgsl,
   restitutionEntry,
+  tailEntry,
+  tailSweepVarsWgsl,
+  tailSweepWgsl,
   restitutionSweepVarsWgsl,
   restitutionSweepWgsl,
 } from '../../contacts/gpu-contacts.wgsl.js';
@@ -94,16 +98,20 @@ export const XpbdSlotRecord = defineRecord('XpbdSlot', [
 /** The names of the buffers the kernels bind (XpbdContactStages binds them by these names). */
 export type XpbdContactBufferName =
   | 'counters' | 'found' | 'prev_manifolds' | 'prev_points' | 'manifolds' | 'points' | 'materials' | 'offsets' | 'order'
-  | 'pose' | 'pose_prev' | 'velocity' | 'body_mass' | 'world_inertia' | 'xpbd_points' | 'prev_xpbd_points' | 'sphere_radius' | 'pre_velocity';
+  | 'pose' | 'pose_prev' | 'velocity' | 'body_mass' | 'world_inertia' | 'xpbd_points' | 'prev_xpbd_points' | 'sphere_radius' | 'pre_velocity'
+  | 'residual';
 
 type Access = 'read' | 'read_write';
 interface KernelDecl {
   name: string;
   /**
    * 'pair': one thread per pair slot (indirect, from the pair count); 'body'; 'colour': one per manifold of a
-   * colour (XpbdSlot at binding 1); 'restitution': one workgroup over every colour (a RestitutionSlot at binding 1)
+   * colour (XpbdSlot at binding 1); 'tail': one workgroup over the late colours and the overflow set (XpbdSlot:
+   * its `first`; contacts/gpu-contacts.wgsl.ts tailSweepWgsl); 'restitution': one workgroup over every colour
+   * (a RestitutionSlot at binding 1); 'residual': one thread per pair slot with an XpbdSlot at binding 1 (its
+   * `first`: λ read as 0, the substep's start)
    */
-  over: 'pair' | 'body' | 'colour' | 'overflow' | 'restitution';
+  over: 'pair' | 'body' | 'colour' | 'tail' | 'restitution' | 'residual';
   bindings: [XpbdContactBufferName, string, Access][];
   body: string;
   /** WGSL functions the body calls (beside the colour kernels' own) */
@@ -759,11 +767,11 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
   },
   // collide's end (applyWgsl), colour by colour: the collisions' impulses replace the projection's
   { name: 'xc_apply_colour', over: 'colour', bindings: colourBindings('apply'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
-  { name: 'xc_apply_overflow', over: 'overflow', bindings: colourBindings('apply'), body: '' },
+  { name: 'xc_apply_tail', over: 'tail', bindings: colourBindings('apply'), body: '' },
   { name: 'xc_project_colour', over: 'colour', bindings: colourBindings('pose'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
-  { name: 'xc_project_overflow', over: 'overflow', bindings: colourBindings('pose'), body: '' },
+  { name: 'xc_project_tail', over: 'tail', bindings: colourBindings('pose'), body: '' },
   { name: 'xc_velocity_colour', over: 'colour', bindings: colourBindings('velocity'), body: /* wgsl */ `  solve_one(offsets[slot.colour] + thread_index(gid, nwg));` },
-  { name: 'xc_velocity_overflow', over: 'overflow', bindings: colourBindings('velocity'), body: '' },
+  { name: 'xc_velocity_tail', over: 'tail', bindings: colourBindings('velocity'), body: '' },
   {
     // store impulses (xpbd/contacts.ts storeImpulses): the last substep's forces λ / h² onto the records (the
     // next frame's matching carries them: its first iterate), and this frame's references kept as last frame's
@@ -785,35 +793,100 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
   },
 ];
 
+/**
+ * xpbd/contacts.ts residual for manifold k (diagnostics; the residual kernels are built only for a frame that
+ * records residuals: XPBD_RESIDUAL_KERNELS), the joints' r = (C + α̃ λ)/h² with α = 0 per contact row at the pose
+ * now, projected (a row at its bound whose residual points outward counts 0), as squares into residual[k]:
+ *   .x  normal rows: C = −(the row's target) = max(0, d̄ − v_push h) − d for d > 0, −d else (project's measure);
+ *       0 where λ_n = 0 (its bound) and C > 0 (apart: the residual points out of λ_n ≥ 0)
+ *   .y  static friction's tangent rows of a point held in this substep (stuck, λ_n > 0): C_i = Δp · t_i, the
+ *       tangential motion still to undo; 0 where the manifold slid or λ_n = 0 (a disc of radius 0)
+ * slot.first = 1: the substep's start, before its first projection (xpbd-cpu's beginSubstep has set λ = 0; the
+ * records still hold the last substep's λ). Summed by contacts/gpu-contacts.wgsl.ts cj_residual_sum.
+ */
+export const XPBD_RESIDUAL_KERNELS: KernelDecl[] = [
+  {
+    name: 'xc_residual',
+    over: 'residual',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['pose', T.vec4s, 'read'], ['pose_prev', T.vec4s, 'read'],
+      ['xpbd_points', T.xpoints, 'read'], ['sphere_radius', T.f32s, 'read'], ['residual', 'array<vec2f>', 'read_write'],
+    ],
+    helpers: armsWgsl,
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  var sums = vec2f(0.0);
+  if (m.count == 0u) { residual[k] = sums; return; }
+  let np = min(m.count, 4u);
+  let a = m.body_a; let b = m.body_b; let n = m.normal;
+  let xa = pose[2u * a].xyz; let qa = pose[2u * a + 1u];
+  let xb = pose[2u * b].xyz; let qb = pose[2u * b + 1u];
+  // the substep's start pose x̄ = x − Δx, q̄ (pose_prev: the displacement and the start orientation)
+  let dxa = pose_prev[2u * a].xyz; let pqa = pose_prev[2u * a + 1u];
+  let dxb = pose_prev[2u * b].xyz; let pqb = pose_prev[2u * b + 1u];
+  let pa = xa - dxa; let pb = xb - dxb;
+  let rad_a = sphere_radius[a]; let rad_b = sphere_radius[b];
+  for (var j = 0u; j < np; j++) {
+    let P = xpbd_points[4u * k + j];
+    // project's measure: the arms, d, the normal row's target and the tangential motion Δp
+    let ra = arm_a(rad_a, qa, P.anchor_a, n);
+    let rb = arm_b(rad_b, qb, P.anchor_b, n);
+    let d = -dot(xb + rb - xa - ra, n);
+    let start = -dot(pb + arm_b(rad_b, pqb, P.anchor_b, n) - pa - arm_a(rad_a, pqa, P.anchor_a, n), n);
+    let left = select(0.0, start - params.push, start > params.push);
+    let C = -select(d, d - left, d > 0.0);
+    let lam = select(P.lambda.x, 0.0, slot.first == 1u);
+    if (lam > 0.0 || C <= 0.0) { let r = C * params.inv_h2; sums.x += r * r; }
+    if (!(lam > 0.0) || P.stuck == 0u) { continue; }
+    var motion: vec3f;
+    if (rad_a < 0.0 && rad_b < 0.0) {
+      motion = xb + quat_rotate(qb, P.ref_b) - xa - quat_rotate(qa, P.ref_a) - P.ref_offset;
+    } else {
+      let ua = quat_rotate(pqa, rotate_back(qa, ra));
+      let ub = quat_rotate(pqb, rotate_back(qb, rb));
+      motion = (dxb + rb - ub) - (dxa + ra - ua);
+    }
+    let r1 = dot(motion, m.tangent1) * params.inv_h2;
+    let r2 = dot(motion, m.tangent2) * params.inv_h2;
+    sums.y += r1 * r1 + r2 * r2;
+  }
+  residual[k] = sums;`,
+  },
+];
+
 /** The WGSL module of kernel `name`. */
 export function xpbdContactKernelSource(name: string): string {
-  const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name);
+  const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name) ?? XPBD_RESIDUAL_KERNELS.find((x) => x.name === name);
   if (!k) throw new Error(`xpbd contacts: no kernel ${name}`);
-  const sloted = k.over === 'colour' || k.over === 'overflow';
-  const first = sloted || k.over === 'restitution' ? 2 : 1;
+  const sloted = k.over === 'colour' || k.over === 'tail';
+  const first = sloted || k.over === 'restitution' || k.over === 'residual' ? 2 : 1;
   const decls = k.bindings.map(([name, type, access], i) => `@group(0) @binding(${i + first}) var<storage, ${access}> ${name}: ${type};`).join('\n');
   const stage = k.name.startsWith('xc_velocity') ? 'velocity' : k.name.startsWith('xc_apply') ? 'apply' : 'project';
   let helpers = k.helpers ?? '';
   let body = k.body;
   if (sloted) {
-    // one manifold per thread within a colour; the overflow set (colour K) by one thread, in order
+    // one manifold per thread within a colour; the late colours and the overflow set in one workgroup (tail)
     const call = { velocity: 'velocity_manifold(order[x]);', apply: 'apply_manifold(order[x]);', project: 'project_manifold(order[x], slot.first == 1u);' }[stage];
+    const tailCall = { velocity: 'velocity_manifold(k);', apply: 'apply_manifold(k);', project: 'project_manifold(k, slot.first == 1u);' }[stage];
     helpers = `${stage === 'apply' ? '' : blockWgsl}${armsWgsl}${{ velocity: velocityWgsl, apply: applyWgsl, project: projectWgsl }[stage]}
 fn solve_one(x: u32) {
   if (x >= offsets[slot.colour + 1u]) { return; }
   ${call}
 }
 `;
-    if (k.over === 'overflow')
-      body = /* wgsl */ `
-  if (thread_index(gid, nwg) != 0u) { return; }
-  for (var x = offsets[slot.colour]; x < offsets[slot.colour + 1u]; x++) { solve_one(x); }`;
+    if (k.over === 'tail') {
+      helpers += tailSweepVarsWgsl;
+      // (_ = slot: the layout keeps the slot's binding, which the velocity and apply passes read no field of)
+      body = `  _ = slot;${tailSweepWgsl(tailCall, 'false')}`;
+    }
   }
-  const slot = sloted ? XpbdSlotRecord : k.over === 'restitution' ? RestitutionSlotRecord : null;
+  const slot = sloted || k.over === 'residual' ? XpbdSlotRecord : k.over === 'restitution' ? RestitutionSlotRecord : null;
   return `${header}${slot ? `${slot.wgsl}@group(0) @binding(1) var<uniform> slot: ${slot.name};\n` : ''}
 ${decls}
 ${helpers}
-${k.over === 'restitution' ? restitutionEntry(k.name) : kernelEntry(k.name)} {
+${k.over === 'restitution' ? restitutionEntry(k.name) : k.over === 'tail' ? tailEntry(k.name) : kernelEntry(k.name)} {
 ${body}
 }
 `;
@@ -821,7 +894,7 @@ ${body}
 
 /** The storage bindings of kernel `name`, in order, and how it is dispatched. */
 export function xpbdContactKernel(name: string): KernelDecl {
-  const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name);
+  const k = XPBD_CONTACT_KERNELS.find((x) => x.name === name) ?? XPBD_RESIDUAL_KERNELS.find((x) => x.name === name);
   if (!k) throw new Error(`xpbd contacts: no kernel ${name}`);
   return k;
 }

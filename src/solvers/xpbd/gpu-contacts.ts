@@ -2,7 +2,7 @@
  * xpbd-gpu's contact stages, host side (WGSL and the records in contacts.wgsl.ts; the f64 twin is
  * xpbd/contacts.ts). The contact pipeline is contacts/gpu-contacts.ts in its 'sequential' mode — GPU
  * collision, the pair table that finds last frame's manifold of each pair, cj_match's carrying of the old
- * points' forces, and the per-frame Jones–Plassmann colouring of the manifolds with an overflow set — and
+ * points' forces, and the per-frame colouring of the manifolds (gpu/colouring.ts) with an overflow set — and
  * this module adds XPBD's own per-point records and kernels on top of it, no second pipeline.
  *
  * A frame, recorded with no readback (the per-pair stages' sizes come from the broad phase's pair counter,
@@ -12,10 +12,11 @@
  *   per substep, after integrate positions
  *     (restitution)      xc_save_velocity (Ṽ), xc_begin_substep (ṽ_n, s̃ per point); only where a body has e > 0
  *   per substep, after each iteration's joints
- *     project contacts   xc_project_colour for colours 0 .. K−1, then xc_project_overflow (one thread)
+ *     project contacts   xc_project_colour for colours 0 .. D−1 (D = CONTACT_DISPATCHED_COLOURS), then
+ *                        xc_project_tail (one workgroup: the late colours, then the overflow set by one thread)
  *   per substep, after update_velocities
  *     velocity pass      (where a body has e > 0) xc_collide in one workgroup, xc_apply_colour for colours
- *                        0 .. K−1, xc_apply_overflow; then xc_velocity_colour for colours 0 .. K−1, xc_velocity_overflow
+ *                        0 .. D−1, xc_apply_tail; then xc_velocity_colour for colours 0 .. D−1, xc_velocity_tail
  *   end of the frame   xc_store (storeImpulses), GpuContacts store (the records kept for the next frame)
  */
 import type { BodyDesc } from '../../model/world.js';
@@ -26,7 +27,8 @@ import { UNIFORM_OFFSET_ALIGNMENT } from '../../gpu/layout.js';
 import { COUNTER_PAIRS } from '../../collision/gpu-broadphase.js';
 import { baumgarteContacts } from '../../rows/block-solver.js';
 import { PUSH_OUT_SPEED } from './contacts.js';
-import { RESTITUTION_THREADS, RestitutionSlotRecord } from '../../contacts/gpu-contacts.wgsl.js';
+import { RESTITUTION_THREADS, RestitutionSlotRecord, TAIL_THREADS } from '../../contacts/gpu-contacts.wgsl.js';
+import { CONTACT_DISPATCHED_COLOURS } from '../../gpu/colouring.js';
 import {
   XPBD_CONTACT_KERNELS,
   XpbdContactParamsRecord,
@@ -55,6 +57,10 @@ export class XpbdContactStages {
   private readonly elastic: boolean;
   /** xc_collide's RestitutionSlot: (h g, K), written by configure; null where no body has e > 0 */
   private readonly restitutionSlot: GPUBuffer | null = null;
+  /** every buffer a kernel may bind, by name */
+  private readonly all: Map<XpbdContactBufferName, GPUBuffer>;
+  /** xc_residual and its bind groups (λ as it stands, λ read as 0), made by the first frame that records residuals */
+  private residual: { kernel: Kernel; groups: [GPUBindGroup, GPUBindGroup] } | null = null;
 
   private constructor(
     private readonly device: GPUDevice,
@@ -86,16 +92,17 @@ export class XpbdContactStages {
     device.queue.writeBuffer(make('sphere_radius', radius.byteLength), 0, radius);
     this.own.set('world_inertia', worldInertia);
     const col = contacts.colouring!;
-    const all = new Map<XpbdContactBufferName, GPUBuffer>([
+    const all = (this.all = new Map<XpbdContactBufferName, GPUBuffer>([
       ...this.own,
       ['pose', bodies.pose], ['pose_prev', bodies.pose_prev], ['velocity', bodies.velocity], ['body_mass', bodies.body_mass],
       ['counters', contacts.buffer('counters')], ['found', contacts.buffer('found')], ['prev_manifolds', contacts.buffer('prev_manifolds')],
       ['prev_points', contacts.buffer('prev_points')], ['manifolds', contacts.buffer('manifolds')], ['points', contacts.buffer('points')],
       ['materials', contacts.buffer('materials')], ['offsets', col.offsets], ['order', col.order],
-    ]);
+    ]));
     this.params = device.createBuffer({ label: 'xpbd contacts params', size: XpbdContactParamsRecord.stride, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-    // XpbdSlot (colour c, first) at slot 2c + first, UNIFORM_OFFSET_ALIGNMENT apart
-    const K = col.maxColours, count = 2 * (K + 1);
+    // XpbdSlot (colour c, first) at slot 2c + first, UNIFORM_OFFSET_ALIGNMENT apart: the dispatched colours
+    // c = 0 .. D − 1, and c = D for the tail (the late colours and the overflow set, one workgroup)
+    const K = CONTACT_DISPATCHED_COLOURS, count = 2 * (K + 1);
     this.slots = device.createBuffer({ label: 'xpbd contacts slots', size: UNIFORM_OFFSET_ALIGNMENT * count, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     const sv = new DataView(new ArrayBuffer(UNIFORM_OFFSET_ALIGNMENT * count));
     for (let c = 0; c <= K; c++)
@@ -110,7 +117,7 @@ export class XpbdContactStages {
       const decl = xpbdContactKernel(name);
       const storageBuffers = decl.bindings.map(([b]) => all.get(b)!);
       if (decl.over === 'restitution') this.groups.set(name, kernel.bind([this.params, { buffer: this.restitutionSlot!, size: RestitutionSlotRecord.stride }, ...storageBuffers]));
-      else if (decl.over === 'colour' || decl.over === 'overflow') {
+      else if (decl.over === 'colour' || decl.over === 'tail') {
         for (let c = 0; c <= K; c++)
           for (let first = 0; first < 2; first++) {
             const slot = { buffer: this.slots, offset: UNIFORM_OFFSET_ALIGNMENT * (2 * c + first), size: XpbdSlotRecord.stride };
@@ -134,7 +141,7 @@ export class XpbdContactStages {
     const velocityDelta = device.createBuffer({ label: 'xpbd contacts velocity delta', size: 32 * Math.max(1, bodyCount), usage: storage });
     // restitution's collision kernels only where something bounces (the others compile none of them)
     const elastic = worldBodies.some((b) => (b.restitution ?? 0) > 0);
-    const collisionKernels = new Set(['xc_save_velocity', 'xc_collide', 'xc_apply_colour', 'xc_apply_overflow']);
+    const collisionKernels = new Set(['xc_save_velocity', 'xc_collide', 'xc_apply_colour', 'xc_apply_tail']);
     const [contacts, kernels] = await Promise.all([
       GpuContacts.create(device, bodyCount, worldBodies, fixed, capacity, { pose: bodies.pose, velocity: bodies.velocity, velocity_delta: velocityDelta, inverse_mass: worldInertia }, 'sequential'),
       buildKernels(device, 'xpbd contacts', () =>
@@ -190,16 +197,19 @@ export class XpbdContactStages {
     this.perPair(pass, 'xc_prepare');
   }
 
-  /** The colours in order, then the overflow set by one thread, of kernel pair `stage` ('project', 'velocity' or 'apply'). */
+  /**
+   * The colours in order, of kernel pair `stage` ('project', 'velocity' or 'apply'): colours 0 .. D − 1 one
+   * dispatch each (D = CONTACT_DISPATCHED_COLOURS), then the late colours and the overflow set in one workgroup.
+   */
   private sweep(pass: GPUComputePassEncoder, stage: 'project' | 'velocity' | 'apply', first: boolean): void {
     const col = this.contacts.colouring!;
-    const K = col.maxColours, f = first ? 1 : 0;
-    const colour = this.kernels.get(`xc_${stage}_colour`)!, overflow = this.kernels.get(`xc_${stage}_overflow`)!;
-    for (let c = 0; c < K; c++) {
+    const D = CONTACT_DISPATCHED_COLOURS, f = first ? 1 : 0;
+    const colour = this.kernels.get(`xc_${stage}_colour`)!, tail = this.kernels.get(`xc_${stage}_tail`)!;
+    for (let c = 0; c < D; c++) {
       const args = col.colourArgs(c);
       colour.dispatchIndirect(pass, this.groups.get(`xc_${stage}_colour:${c}:${f}`)!, args.buffer, args.offset);
     }
-    overflow.dispatch(pass, this.groups.get(`xc_${stage}_overflow:${K}:${f}`)!, 1);
+    tail.dispatch(pass, this.groups.get(`xc_${stage}_tail:${D}:${f}`)!, TAIL_THREADS, TAIL_THREADS);
   }
 
   /** project contacts: one iteration's sweep (`first`: the substep's first iteration). */
@@ -233,6 +243,34 @@ export class XpbdContactStages {
   recordStore(pass: GPUComputePassEncoder): void {
     this.perPair(pass, 'xc_store');
     this.contacts.recordStore(pass);
+  }
+
+  /**
+   * Readies a frame that records the contact rows' residual at `records` record points (xpbd-gpu's
+   * stepRecordingResiduals): the contact stages' per-manifold squares and sums (GpuContacts.beginResiduals),
+   * and xc_residual (contacts.wgsl.ts XPBD_RESIDUAL_KERNELS), built at the first such frame only.
+   */
+  async beginResiduals(records: number): Promise<void> {
+    await this.contacts.beginResiduals(records);
+    if (this.residual) return;
+    const [kernel] = await buildKernels(this.device, 'xpbd contacts residual', () => [Kernel.create(this.device, 'xc_residual', xpbdContactKernelSource('xc_residual'))]);
+    this.all.set('residual', this.contacts.buffer('residual'));
+    const storageBuffers = xpbdContactKernel('xc_residual').bindings.map(([b]) => this.all.get(b)!);
+    const group = (first: number) => kernel.bind([this.params, { buffer: this.slots, offset: UNIFORM_OFFSET_ALIGNMENT * first, size: XpbdSlotRecord.stride }, ...storageBuffers]);
+    // XpbdSlot 0 is (colour 0, first 0), slot 1 (colour 0, first 1): λ as it stands, and λ read as 0
+    this.residual = { kernel, groups: [group(0), group(1)] };
+  }
+
+  /**
+   * One record point of the contact rows' residual (after beginResiduals): xc_residual per manifold, then the
+   * sum appended; `start`: the substep's start, before its first projection (λ read as 0, as beginSubstep sets it).
+   */
+  recordResidual(pass: GPUComputePassEncoder, start: boolean): void {
+    const r = this.residual;
+    if (!r) throw new Error('xpbd contacts: recordResidual before beginResiduals');
+    const args = this.contacts.collision.broad.pairArgs;
+    r.kernel.dispatchIndirect(pass, r.groups[start ? 1 : 0], args.buffer, args.offset);
+    this.contacts.recordResidualSum(pass);
   }
 
   destroy(): void {

@@ -34,12 +34,12 @@ joint, block by block). A colour's constraints share no dynamic body,
  * Contacts (a world with collisions, two bodies or more): xpbd-cpu's contact projection and velocity pass
  * in WGSL (gpu-contacts.ts, contacts.wgsl.ts) on the GPU contact pipeline (contacts/gpu-contacts.ts: GPU
  * collision, the pair table's persistence, the manifolds coloured every frame), with xpbd-cpu's stages:
- *   collide → substeps × (integrate → N × (the joints' colours, then the contacts' colours and overflow set)
+ *   collide → substeps × (integrate → N × (the joints' colours, then the contacts' colours, the late ones and the overflow set in one workgroup)
  *   → update_velocities → velocity pass), and the store at the frame's end; one submission, no readback.
  * The contacts are swept in colour order (xpbd-cpu's twin in that order: XpbdContacts.colourOrder). Joints
  * and contacts share a world as on the CPU (jointed pairs do not collide). Restitution is xpbd-cpu's: its
  * collision propagation first in the velocity pass, then Müller's rule (xpbd/contacts.wgsl.ts header); not on
- * the GPU: sleeping (every body awake), the contact residuals.
+ * the GPU: sleeping (every body awake). The contact rows' residual (run --residuals) is xpbd-cpu's, on the GPU.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
@@ -68,6 +68,7 @@ import type { Snapshot } from '../../model/snapshot.js';
 import { SolverFailure } from '../../model/failure.js';
 import { XpbdContactStages } from './gpu-contacts.js';
 import { contactPairCapacity } from '../../contacts/gpu-contacts.js';
+import { CONTACT_NORMAL_CHANNEL, FRICTION_CHANNEL } from '../../contacts/contact-solver.js';
 
 const PARAMS_BYTES = 48;
 
@@ -446,25 +447,18 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
   }
 
   /**
-   * With contacts, no residuals: xpbd-gpu's contact rows keep none on the GPU yet, so a world with
-   * collisions says so up front (compare then records none and runs the scene; run --residuals names
-   * the reason) rather than failing at the first recorded frame that has contact points.
-   */
-  residualsRefusal(): string | null {
-    return this.contacts ? `${this.id}: residuals are not recorded on a scene with contacts (xpbd-gpu's contact stages keep no residual yet; xpbd-cpu records them)` : null;
-  }
-
-  /**
    * One frame, as step(1), with compute_residual after integrate and after each
    * iteration of the first substep; each result is copied out between passes and
    * the per-constraint r² are summed in f64 here. Not timed. With collisions on, the frame runs its
-   * contact stages too; the contact rows keep no residual on the GPU yet, so a frame that had contact
-   * points (read back after it) is reported as an error (xpbd-cpu records their channels).
+   * contact stages too, and at the same record points the contact rows' residual (xc_residual: xpbd-cpu's
+   * XpbdContacts.residual, projected; summed on the GPU by cj_residual_sum), in xpbd-cpu's two channels
+   * where the frame had contact points.
    */
   async stepRecordingResiduals(): Promise<ResidualCurve> {
     await this.beforeStep();
     const c = this.contacts;
     const { substeps, iterations } = this.options;
+    if (c) await c.beginResiduals(iterations + 1);
     const nc = this.pointOrder.length;
     const residual = this.buffers.get('residual')!;
     const rowResidual = this.buffers.get('row_residual')!;
@@ -480,6 +474,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
       body(pass);
       this.dispatch(pass, 'compute_residual', all + (k === 0 ? 0 : 1));
       this.dispatch(pass, 'compute_residual_rows', allRows + (k === 0 ? 0 : 1));
+      c?.recordResidual(pass, k === 0);
       pass.end();
       encoder.copyBufferToBuffer(residual, 0, readback, k * slot, slot);
       encoder.copyBufferToBuffer(rowResidual, 0, rowReadback, k * rowSlot, rowSlot);
@@ -501,17 +496,16 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     c?.recordStore(pass);
     pass.end();
     const point = await this.residualNorms(encoder, readback, slot, iterations + 1, nc);
-    if (c) {
-      await c.contacts.overflow();
-      if (c.contacts.points > 0) throw new Error(`${this.id}: the frame had ${c.contacts.points} contact points, whose residuals the GPU contact stages do not record yet (xpbd-cpu records them)`);
-    }
+    // the contact rows' sums of squares per record point, or null: no contact point this frame (no channel, as xpbd-cpu)
+    const contactSums = c ? await c.contacts.readResiduals(iterations + 1) : null;
     // the other joints' rows, summed per joint kind in f64 (xpbd-cpu residualByKind's channels)
     await rowReadback.mapAsync(GPUMapMode.READ);
     const squares = new Float32Array(rowReadback.getMappedRange().slice(0));
     rowReadback.unmap();
     rowReadback.destroy();
     const channels: Record<string, number[]> = {};
-    if (nc > 0 || this.rowOrder.length === 0) channels.point = point;
+    // (a world with no joint at all keeps its empty 'point' channel, unless its contacts give the curve)
+    if (nc > 0 || (this.rowOrder.length === 0 && !contactSums)) channels.point = point;
     const rs = this.rowSolver;
     for (let k = 0; k <= iterations; k++) {
       const sums = new Map<string, number>();
@@ -522,6 +516,10 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
         sums.set(name, sum);
       }
       for (const [name, sum] of sums) (channels[name] ??= []).push(Math.sqrt(sum));
+    }
+    if (contactSums) {
+      channels[CONTACT_NORMAL_CHANNEL] = contactSums.normal.map(Math.sqrt);
+      channels[FRICTION_CHANNEL] = contactSums.friction.map(Math.sqrt);
     }
     this.frame++;
     return { frame: this.frame, substep: 0, quantity: XPBD_RESIDUAL_QUANTITY, channels };
