@@ -35,6 +35,8 @@ import { GaussSeidelGpuSolver } from '../src/solvers/gs/gpu.js';
 import { largestBlockCondition } from './support/matrix.js';
 import type { WorldDesc } from '../src/model/world.js';
 import { necklace } from '../src/scenes/necklace.js';
+import { findRigidScene } from '../src/scenes/registry.js';
+import { editableWorld } from '../src/model/packed.js';
 import type { Snapshot, SolverOptions } from '../src/solvers/solver.js';
 
 const eps = 2 ** -24;
@@ -239,6 +241,27 @@ test('rows on the GPU: 25 necklace loops (redundant rows, warm start) stay with 
   try {
     for (const pair of makePairs({ dt: 1 / 60, iterations: 8 }))
       t.diagnostic(await compare(pair, { name: 'necklace 25 × 40', world, frames: 30, size: world.bodies[0].shape.type === 'sphere' ? world.bodies[0].shape.radius : 0.05 }, gpu));
+  } finally {
+    gpu.device.destroy();
+  }
+});
+
+/*
+ * The joints' mass splitting (rows/block-solver.ts massShare) on the GPU: jacobi-gpu's prepare_* invert
+ * J S M⁻¹ Jᵀ with s_i = (n_i + 1)/2 that the contacts' cj_share writes into inverse_mass each frame, where
+ * jacobi-cpu takes s_i from its contact solver's n_i. The hinge chain with collisions (8 planks, each inner one
+ * in two hinges: s = 1.5), spun out of its plane as in test/joint-split.test.ts, 10 frames at 4 × 8: the same
+ * derived f32 bound as above (measured 0.2 % of it). It tells the factor apart: the WGSL with s_i = 1 written
+ * instead (checked by hand) failed at frame 1, |Δv| = 2.2e-2 m/s against a bound of 6.3e-3 m/s.
+ */
+test('rows on the GPU: jacobi-gpu splits its joints\' masses as jacobi-cpu does (the spun hinge chain with collisions, 10 frames)', async (t) => {
+  const gpu = await acquireGpu();
+  const world = editableWorld(findRigidScene('hinge-chain')!.build({ collisions: 1 }));
+  world.bodies.forEach((b, i) => {
+    b.angularVelocity = [0.5 * Math.sin(1.3 * i + 0.4), 0.5 * Math.cos(0.7 * i), 0];
+  });
+  try {
+    t.diagnostic(await compare(pairs[0], { name: 'spun hinge chain with collisions', world, frames: 10, size: 0.15 }, gpu));
   } finally {
     gpu.device.destroy();
   }

@@ -151,6 +151,7 @@ ${ContactPointRecord.wgsl}
 struct InverseMass {
   inertia: mat3x3f, // I⁻¹ in the world frame (jacobi/kernels.wgsl.ts)
   mass: f32,
+  share: f32,       // the joints' mass-splitting factor s_i (cj_share writes it; jacobi-gpu's prepare_* read it)
 };
 @group(0) @binding(0) var<uniform> params: ContactParams;
 ${THREAD_INDEX_WGSL}
@@ -687,12 +688,17 @@ export const CONTACT_KERNELS: KernelDecl[] = [
   {
     // after the scan (body_count = the CSR's row starts): the fill's cursors, and n_i = manifolds + joints
     name: 'cj_share',
-    bindings: [['body_count', T.u32s, 'read'], ['cursor', T.u32s, 'read_write'], ['joint_share', T.u32s, 'read'], ['contact_body', T.bodies, 'read_write']],
+    bindings: [['body_count', T.u32s, 'read'], ['cursor', T.u32s, 'read_write'], ['joint_share', T.u32s, 'read'], ['contact_body', T.bodies, 'read_write'], ['inverse_mass', 'array<InverseMass>', 'read_write']],
     body: /* wgsl */ `
   let i = thread_index(gid, nwg);
   if (i >= params.body_count) { return; }
   cursor[i] = body_count[i];
-  if (params.split == 1u) { contact_body[i].share = f32(body_count[i + 1u] - body_count[i] + joint_share[i]); }
+  if (params.split == 1u) {
+    let n = f32(body_count[i + 1u] - body_count[i] + joint_share[i]);
+    contact_body[i].share = n;
+    // the joints' mass-splitting factor s_i = (n_i + 1)/2 (rows/block-solver.ts massShare; jacobi/cpu.ts), this frame's
+    inverse_mass[i].share = 0.5 * (n + 1.0);
+  }
   else { contact_body[i].share = 1.0; }`,
   },
   {

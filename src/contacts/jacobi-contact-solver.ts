@@ -42,15 +42,19 @@
  * on even sweeps and backwards on odd ones (no preferred sense of rotation: contact-solver.ts).
  *
  * What n_i counts: the contact manifolds of body i plus its joints (each joint one constraint). The joints
- * stay on the seed's Jacobi rows (rows/block-solver.ts, unsplit: a joint-only scene keeps its trajectory
- * to the bit) and update from the same V in the same sweep, so they share the body with its contacts.
+ * stay on the seed's Jacobi rows (rows/block-solver.ts; a joint-only scene keeps its trajectory to the bit)
+ * and update from the same V in the same sweep, so they share the body with its contacts; on a contact
+ * scene their blocks are mass-split too, by s_i = (n_i + 1)/2 (rows/block-solver.ts massShare, from this
+ * solver's n_i), where the bound below took them whole.
  * With the weights of the majorisation above (a joint's block takes the whole body, a contact's 1/n_i of
  * it), the per-body bound 2 D − A ⪰ 0 of Jacobi's convergence holds when Σ 1/w ≤ 1 with w = 2 for a joint
  * and 2 n_i for a contact: k joints and c manifolds give k/2 + c/(2 n_i). Counting the joints (n_i = c + k)
  * it holds for a body with one joint and any number of contacts (1/2 + c/(2(c + 1)) < 1); counting the
  * contacts alone (n_i = c) a body held by one joint and one contact sits on the bound (1/2 + 1/2: its
  * error along the shared direction flips sign every sweep and does not decay). Bodies with two or more
- * joints are the seed's Jacobi on those joints, as before. Measured on `necklace --param chains=3
+ * joints broke that bound (k/2 ≥ 1: a plank's twist under its two hinges, corrected twice in a sweep, made
+ * the spun hinge chain diverge); with the joints split by (n_i + 1)/2 the sum is c/(2 n_i) + k/(n_i + 1) < 1
+ * for any k and c (block-solver.ts massShare). Measured (before the joints' split) on `necklace --param chains=3
  * --param collisions=1` (300 frames, sleeping off): the worst penetration 3.7 mm counting the joints,
  * 30 mm counting the contacts alone (joint violation 0.108 against 0.093 m, energy −13.4 against −12.1 %).
  *

@@ -429,12 +429,14 @@ export function gatherImpulse(
  *   A = (m_A⁻¹ + m_B⁻¹) I₃ − [a]× I_A⁻¹ [a]× − [b]× I_B⁻¹ [b]×
  * (J_ωA = −[a]× rows, so J_ωA I⁻¹ J_ωAᵀ = [a]× I⁻¹ [a]×ᵀ = −[a]× I⁻¹ [a]×; same for b) into m[o .. o+9).
  */
-export function pointBlockDelassus(rows: RowSet, block: number, inverseMass: Float64Array, inverseInertiaWorld: Float64Array, m: Float64Array, o: number): void {
+export function pointBlockDelassus(rows: RowSet, block: number, inverseMass: Float64Array, inverseInertiaWorld: Float64Array, m: Float64Array, o: number, share: Float64Array | null = null): void {
   const r0 = rows.blockStart[block];
   const b0 = rows.bodyA[r0], b1 = rows.bodyB[r0];
   const arm = rows.blockArm, ro = 6 * block;
   const Ii = inverseInertiaWorld;
-  const s = inverseMass[b0] + inverseMass[b1];
+  // mass splitting (blockDelassus): body k's m⁻¹ and I⁻¹ times n_k; n = 1 (no share) is the arithmetic as it was
+  const n0 = share ? share[b0] : 1, n1 = share ? share[b1] : 1;
+  const s = inverseMass[b0] * n0 + inverseMass[b1] * n1;
   let a00 = s, a01 = 0, a02 = 0;
   let a10 = 0, a11 = s, a12 = 0;
   let a20 = 0, a21 = 0, a22 = s;
@@ -442,9 +444,10 @@ export function pointBlockDelassus(rows: RowSet, block: number, inverseMass: Flo
     const uo = ro + 3 * side;
     const io = 9 * (side === 0 ? b0 : b1);
     const ux = arm[uo], uy = arm[uo + 1], uz = arm[uo + 2];
-    const i00 = Ii[io], i01 = Ii[io + 1], i02 = Ii[io + 2];
-    const i10 = Ii[io + 3], i11 = Ii[io + 4], i12 = Ii[io + 5];
-    const i20 = Ii[io + 6], i21 = Ii[io + 7], i22 = Ii[io + 8];
+    const k = side === 0 ? n0 : n1;
+    const i00 = Ii[io] * k, i01 = Ii[io + 1] * k, i02 = Ii[io + 2] * k;
+    const i10 = Ii[io + 3] * k, i11 = Ii[io + 4] * k, i12 = Ii[io + 5] * k;
+    const i20 = Ii[io + 6] * k, i21 = Ii[io + 7] * k, i22 = Ii[io + 8] * k;
     // T = [u]× I⁻¹
     const t00 = uy * i20 - uz * i10, t01 = uy * i21 - uz * i11, t02 = uy * i22 - uz * i12;
     const t10 = uz * i00 - ux * i20, t11 = uz * i01 - ux * i21, t12 = uz * i02 - ux * i22;
@@ -464,20 +467,24 @@ export function pointBlockDelassus(rows: RowSet, block: number, inverseMass: Flo
  * The rows of a block join the same two bodies (RowSet.addBlock), so
  *   A_pq = Σ_{k ∈ {A, B}, m_k⁻¹ > 0}  m_k⁻¹ J_v,p·J_v,q + J_ω,p · I_k⁻¹ J_ω,q.
  * A body of zero inverse mass (fixed, or a world anchor) adds nothing.
+ * With `share` (n_k per body) the split effective mass A_bb^s = J_b S M⁻¹ J_bᵀ, S = diag(n_k): body k's
+ * m⁻¹ and I⁻¹ times n_k (mass splitting, Tonge et al. 2012; block-solver.ts massShare). Without: n_k = 1,
+ * the arithmetic as it was (x · 1 = x exactly).
  */
-export function blockDelassus(rows: RowSet, r0: number, r1: number, inverseMass: Float64Array, inverseInertiaWorld: Float64Array, m: Float64Array, o: number): void {
+export function blockDelassus(rows: RowSet, r0: number, r1: number, inverseMass: Float64Array, inverseInertiaWorld: Float64Array, m: Float64Array, o: number, share: Float64Array | null = null): void {
   const n = r1 - r0;
   const J = rows.jacobian;
   const I = inverseInertiaWorld;
   m.fill(0, o, o + n * n);
   for (let side = 0; side < 2; side++) {
     const body = side === 0 ? rows.bodyA[r0] : rows.bodyB[r0];
-    const mi = inverseMass[body];
-    if (mi === 0) continue;
+    if (inverseMass[body] === 0) continue;
+    const k = share ? share[body] : 1;
+    const mi = inverseMass[body] * k;
     const io = 9 * body;
-    const i00 = I[io], i01 = I[io + 1], i02 = I[io + 2];
-    const i10 = I[io + 3], i11 = I[io + 4], i12 = I[io + 5];
-    const i20 = I[io + 6], i21 = I[io + 7], i22 = I[io + 8];
+    const i00 = I[io] * k, i01 = I[io + 1] * k, i02 = I[io + 2] * k;
+    const i10 = I[io + 3] * k, i11 = I[io + 4] * k, i12 = I[io + 5] * k;
+    const i20 = I[io + 6] * k, i21 = I[io + 7] * k, i22 = I[io + 8] * k;
     for (let p = 0; p < n; p++) {
       const jp = JACOBIAN_STRIDE * (r0 + p) + 6 * side;
       // u = I⁻¹ J_ω,p

@@ -465,7 +465,7 @@ const prepareBindings = (split: boolean): RowKernelSpec['bindings'] => [
 ];
 
 /** prepare of a rigid point joint's block: A = (m_A⁻¹ + m_B⁻¹) I₃ − [a]× I_A⁻¹ [a]× − [b]× I_B⁻¹ [b]× (the Jacobi text's A_ℓℓ, = J M⁻¹ Jᵀ of point.ts's rows), A⁻¹ by the adjugate */
-const preparePoint = (split: boolean): RowKernelSpec => ({
+const preparePoint = (split: boolean, massSplit = false): RowKernelSpec => ({
   name: 'prepare_point_blocks',
   over: 'point_block',
   list: 'prepare_list',
@@ -500,10 +500,18 @@ ${
   let mb = inverse_mass[blk.w];
   let sa = cross_mat(point_arm[2u * r0].xyz);
   let sb = cross_mat(point_arm[2u * r0 + 1u].xyz);
-  let lin = ma.mass + mb.mass;
+${
+    massSplit
+      ? `  // mass splitting (block-solver.ts massShare): body k's m⁻¹ and I⁻¹ times s_k, A^s = J S M⁻¹ Jᵀ
+  let lin = ma.mass * ma.share + mb.mass * mb.share;
+  var A = mat3x3f(vec3f(lin, 0.0, 0.0), vec3f(0.0, lin, 0.0), vec3f(0.0, 0.0, lin));
+  if (ma.mass > 0.0) { A -= sa * (ma.share * ma.inertia) * sa; }
+  if (mb.mass > 0.0) { A -= sb * (mb.share * mb.inertia) * sb; }`
+      : `  let lin = ma.mass + mb.mass;
   var A = mat3x3f(vec3f(lin, 0.0, 0.0), vec3f(0.0, lin, 0.0), vec3f(0.0, 0.0, lin));
   if (ma.mass > 0.0) { A -= sa * ma.inertia * sa; }
-  if (mb.mass > 0.0) { A -= sb * mb.inertia * sb; }
+  if (mb.mass > 0.0) { A -= sb * mb.inertia * sb; }`
+  }
   // A⁻¹ by rows (the transpose's columns: A is symmetric only to rounding, and A⁻¹ ρ must use A⁻¹ as
   // computed, as the Jacobi text's kernel does); entries 4..7 of each row stay 0 from creation
   let inv = transpose(mat3_inverse(A));
@@ -556,7 +564,7 @@ fn invert_block(A_in: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>, n:
 }
 `;
 
-const prepareGeneral = (split: boolean): RowKernelSpec => ({
+const prepareGeneral = (split: boolean, massSplit = false): RowKernelSpec => ({
   name: 'prepare_blocks',
   over: 'general_block',
   list: 'prepare_list',
@@ -575,8 +583,14 @@ const prepareGeneral = (split: boolean): RowKernelSpec => ({
   for (var p = 0u; p < n; p++) {
     for (var q = p; q < n; q++) {
       var a = 0.0;
-      if (ma.mass > 0.0) { a += ma.mass * dot(row_jva(r0 + p), row_jva(r0 + q)) + dot(row_jwa(r0 + p), ma.inertia * row_jwa(r0 + q)); }
-      if (mb.mass > 0.0) { a += mb.mass * dot(row_jvb(r0 + p), row_jvb(r0 + q)) + dot(row_jwb(r0 + p), mb.inertia * row_jwb(r0 + q)); }
+${
+    massSplit
+      ? `      // mass splitting (block-solver.ts massShare): body k's part times s_k, A^s = J S M⁻¹ Jᵀ
+      if (ma.mass > 0.0) { a += ma.share * (ma.mass * dot(row_jva(r0 + p), row_jva(r0 + q)) + dot(row_jwa(r0 + p), ma.inertia * row_jwa(r0 + q))); }
+      if (mb.mass > 0.0) { a += mb.share * (mb.mass * dot(row_jvb(r0 + p), row_jvb(r0 + q)) + dot(row_jwb(r0 + p), mb.inertia * row_jwb(r0 + q))); }`
+      : `      if (ma.mass > 0.0) { a += ma.mass * dot(row_jva(r0 + p), row_jva(r0 + q)) + dot(row_jwa(r0 + p), ma.inertia * row_jwa(r0 + q)); }
+      if (mb.mass > 0.0) { a += mb.mass * dot(row_jvb(r0 + p), row_jvb(r0 + q)) + dot(row_jwb(r0 + p), mb.inertia * row_jwb(r0 + q)); }`
+  }
       A[p * n + q] = a;
       A[q * n + p] = a;
     }
@@ -820,8 +834,8 @@ const updateVelocities: RowKernelSpec = {
  * The row kernels of a Jacobi step (stage 3 and the iteration), in RowBlockSolver's order; with `split`,
  * prepare leaves a Baumgarte row's β C/h to the position pass (rowSoftnessOf) and zeroes λ_p.
  */
-export function rowKernels(split = false): RowKernelSpec[] {
-  return [...evaluateKernels(), preparePoint(split), prepareGeneral(split), updateMultipliersPoint, updateMultipliers, updateVelocities, computeResidual];
+export function rowKernels(split = false, massSplit = false): RowKernelSpec[] {
+  return [...evaluateKernels(), preparePoint(split, massSplit), prepareGeneral(split, massSplit), updateMultipliersPoint, updateMultipliers, updateVelocities, computeResidual];
 }
 
 // ---------------------------------------------------------------- the split impulse's position pass

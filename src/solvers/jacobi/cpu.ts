@@ -41,7 +41,10 @@
  * is a split impulse (splitsImpulses): the velocity sweeps unbiased, then, timed with the solve, the position
  * pass of ⌈N/2⌉ Jacobi sweeps on pseudo-velocities P (rows/block-solver.ts solvePositions, order 'jacobi'),
  * and stage 5 moves the pose by V + P (computePositionsSplit); jacobi-gpu's WGSL has the same stage
- * (solve_positions_point, solve_positions, update_pseudo_velocities, compute_positions_split).
+ * (solve_positions_point, solve_positions, update_pseudo_velocities, compute_positions_split). There too the
+ * joints' blocks are mass-split as the contacts are (rows/block-solver.ts massShare: stage 3 inverts
+ * J_b S M⁻¹ J_bᵀ, S = diag((n_i + 1)/2), n_i the contact solver's count of body i's manifolds and joints), so two
+ * joints on one body no longer both correct a shared mode in full (jacobi-gpu: prepare_* read s_i from inverse_mass).
  *
  * The reference text starts the iterations from V⁰ = V* even when λ⁰ ≠ 0; its
  * first multiplier update then adds the whole correction on top of λ⁰. Option
@@ -114,9 +117,32 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     this.rowSolver.splitPositionBias = this.splitsImpulses();
     this.pseudoLin = new Float64Array(this.rowSolver.splitPositionBias ? 3 * nb : 0);
     this.pseudoAng = new Float64Array(this.rowSolver.splitPositionBias ? 3 * nb : 0);
+    // mass splitting for the joints where the split is on (one rule: a contact scene; block-solver.ts massShare)
+    this.jointShare = this.rowSolver.splitPositionBias && this.contactSolver ? new Float64Array(nb) : null;
+    this.jointFactor = this.jointShare ? new Float64Array(nb) : null;
+    this.countJointShare();
     if (this.collision && this.contactSolver) {
       this.collision.coherence = true; // the manifolds' points carried while a pair barely moves (collision/manifolds.ts refresh)
       this.collision.rowFields = false; // the contact solver reads the manifolds, not contact rows' fields
+    }
+  }
+
+  /**
+   * Per body its joints (each joint one constraint, as the contact solver counts them: jacobi-contact-solver.ts
+   * prepareJacobi), the n_i of the joints' mass splitting on a frame without contacts; null where the joints
+   * are not split (a joint scene: the seed's rows, bit for bit).
+   */
+  private readonly jointShare: Float64Array | null;
+  /** per body s_i = (n_i + 1)/2, the joints' mass-splitting factor this frame (block-solver.ts massShare) */
+  private readonly jointFactor: Float64Array | null;
+  private countJointShare(): void {
+    const share = this.jointShare;
+    if (!share) return;
+    const nb = share.length, { ib0, ib1, constraintCount } = this.joints;
+    share.fill(0);
+    for (let j = 0; j < constraintCount; j++) {
+      if (ib0[j] >= 0 && ib0[j] < nb) share[ib0[j]]++;
+      if (ib1[j] >= 0 && ib1[j] < nb) share[ib1[j]]++;
     }
   }
 
@@ -177,6 +203,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
   protected relayout(): void {
     this.rigid.markJointed(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
     this.rowSolver.layout();
+    this.countJointShare();
   }
 
   /** λ of every row (for point joints: 3 per constraint in constraint order, the text's λ_ℓ) */
@@ -219,6 +246,13 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       } else cs.count = 0;
     }
     const contacts = cs !== null && cs.count > 0;
+    // the joints' mass splitting (block-solver.ts massShare): s_i = (n_i + 1)/2, n_i the body's manifolds and
+    // joints as its contacts count them (cs.share, this frame's), or its joints alone on a frame without contacts
+    if (this.jointShare) {
+      const n = contacts ? cs!.share : this.jointShare, s = this.jointFactor!;
+      for (let i = 0; i < s.length; i++) s[i] = 0.5 * (n[i] + 1);
+      this.rowSolver.massShare = s;
+    }
     if (colliding) t = clock.lap('prepare contacts', t);
     for (let s = 0; s < substeps; s++) {
       // integrate velocities (stages 1, 2: compute_inertia, compute_free_velocity)

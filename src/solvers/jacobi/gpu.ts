@@ -211,6 +211,15 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   }
   /** whether this solver splits (splitsImpulses, at init) */
   protected split = false;
+  /**
+   * Whether prepare_* invert the joints' split effective masses (rows/block-solver.ts massShare, the factor
+   * s_i = (n_i + 1)/2 that the contacts' cj_share writes into inverse_mass per frame): where the joints split their
+   * impulses and the contacts take the mass-split Jacobi sweep (jacobi-gpu on a contact scene, as jacobi-cpu;
+   * not gs-gpu, whose sweeps are sequential).
+   */
+  protected splitsMass(): boolean {
+    return this.split && this.contactMode() === 'jacobi';
+  }
 
   /** Whether this solver solves contacts on a world with collisions (jacobi-gpu; its subclasses do not yet). */
   protected takesContacts(): boolean {
@@ -267,7 +276,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   /** The kernels this solver builds: the body stages of kernels.wgsl.ts and the row kernels of rows/rows.wgsl.ts. */
   protected kernelList(): KernelSpec[] {
     const extra = [...this.extraRowKernels(), ...(this.split ? this.positionKernels() : [])];
-    return rowKernelSpecs(extra, anyAnisotropic(this.w.inverseMass, this.w.inverseInertiaLocal, this.w.bodyCount), this.split);
+    return rowKernelSpecs(extra, anyAnisotropic(this.w.inverseMass, this.w.inverseInertiaLocal, this.w.bodyCount), this.split, this.splitsMass());
   }
 
   /** The split impulse's position-pass kernels (rows/rows.wgsl.ts): jacobi-gpu's Jacobi sweep (gs-gpu: its colours'). */
@@ -340,6 +349,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     const invInertiaLocal = new Float32Array(12 * nb);
     for (let i = 0; i < nb; i++) {
       invMass[16 * i + 12] = w.inverseMass[i];
+      invMass[16 * i + 13] = 1; // s_i, the joints' mass-splitting factor (cj_share writes it per frame where it splits)
       writeMat3Columns(w.inverseInertiaLocal, 9 * i, invInertiaLocal, 12 * i);
     }
     data.pose = pose.buffer;

@@ -11,7 +11,9 @@
  *   pose[2·NB]              [2i] = (x_i, 0), [2i+1] = q_i = (x, y, z, w)
  *   velocity[2·NB]          [2i] = (ẋ_i, 0), [2i+1] = (ω_i, 0); holds V* during the iterations
  *   velocity_delta[2·NB]    ΔV^k = −h M⁻¹ Jᵀ λ^k (lin, ang)
- *   inverse_mass[NB]        { I_i⁻¹ (world, per step), m_i⁻¹ }
+ *   inverse_mass[NB]        { I_i⁻¹ (world, per step), m_i⁻¹, s_i } (s_i: the joints' mass-splitting factor
+ *                           (n_i + 1)/2, written per frame by the contacts' cj_share where jacobi-gpu splits
+ *                           its joints' masses, read by prepare_*; 1 from the upload otherwise, and unread)
  *   inverse_inertia_local[NB]  I_local⁻¹
  *   colour (uniform)        ColourRange of one colour, 256-byte slots (gs-gpu)
  *   midpoint_offset[NB]     (g, free): g = ω_m − ω* of a free body's gyroscopic step (rigid/body.wgsl.ts;
@@ -98,6 +100,7 @@ struct ColourRange {
 struct InverseMass {
   inertia: mat3x3f,  // I⁻¹ in the world frame
   mass: f32,         // m⁻¹ (0 for fixed bodies and world anchors)
+  share: f32,        // s_i of the joints' mass splitting (jacobi-gpu on a contact scene: cj_share, per frame; else 1)
 };
 
 ${rigidBodyWgsl}`;
@@ -240,10 +243,12 @@ ${
  * jacobi-gpu's kernels: the body stages 1, 2, 5 above and the row kernels of rows/rows.wgsl.ts
  * (evaluate_<type>, prepare_blocks, update_multipliers, update_velocities, compute_residual),
  * plus `extra` (gs-gpu's solve_colour; the position pass's kernels); `split`: the split impulse's
- * prepare (rows/rows.wgsl.ts rowSoftnessOf), P zeroed in compute_free_velocity, compute_positions_split.
+ * prepare (rows/rows.wgsl.ts rowSoftnessOf), P zeroed in compute_free_velocity, compute_positions_split;
+ * `massSplit`: prepare_* invert the joints' split effective masses J S M⁻¹ Jᵀ, S = diag(inverse_mass.share)
+ * (rows/block-solver.ts massShare).
  */
-export function rowKernelSpecs(extra: RowKernelSpec[] = [], anisotropic = true, split = false): KernelSpec[] {
-  return [...bodyKernels(anisotropic, split), ...([...rowKernels(split), ...extra] as KernelSpec[])];
+export function rowKernelSpecs(extra: RowKernelSpec[] = [], anisotropic = true, split = false, massSplit = false): KernelSpec[] {
+  return [...bodyKernels(anisotropic, split), ...([...rowKernels(split, massSplit), ...extra] as KernelSpec[])];
 }
 
 /** Full WGSL of one kernel: shared header, its bindings, and its entry point. */
