@@ -466,9 +466,13 @@ export class XpbdContacts {
     if (m[list.bodyB[c]] !== 0) this.rigid.worldInverseInertiaOf(list.bodyB[c], this.s, 15);
   }
 
-  /** w_A(u) + w_B(u) = Σ mᵢ⁻¹ + (rᵢ × u)ᵀ Iᵢ⁻¹ (rᵢ × u) of point c along unit u, arms and I⁻¹ in s. */
-  private generalizedInverseMass(c: number, ux: number, uy: number, uz: number): number {
-    const list = this.list!, s = this.s, m = this.w.inverseMass;
+  /**
+   * w_A(u) + w_B(u) = Σ mᵢ⁻¹ + (rᵢ × u)ᵀ Iᵢ⁻¹ (rᵢ × u) of point c along unit u = vecIn[0..3), into
+   * vecIn[3]; arms and I⁻¹ in s. (u and w in vecIn, not as arguments and a return value: row's note.)
+   */
+  private generalizedInverseMass(c: number): void {
+    const list = this.list!, s = this.s, m = this.w.inverseMass, u = this.vecIn;
+    const ux = u[0], uy = u[1], uz = u[2];
     let sum = 0;
     for (let side = 0; side < 2; side++) {
       const body = side === 0 ? list.bodyA[c] : list.bodyB[c];
@@ -482,15 +486,19 @@ export class XpbdContacts {
       sum += cy * (s[io + 3] * cx + s[io + 4] * cy + s[io + 5] * cz);
       sum += cz * (s[io + 6] * cx + s[io + 7] * cy + s[io + 8] * cz);
     }
-    return sum;
+    u[3] = sum;
   }
+  /** generalizedInverseMass's u (in) and w (out), accumulate's P */
+  private readonly vecIn = new Float64Array(4);
+
 
   /**
    * Adds point c's share to the manifold's sums: B takes +P, A takes −P at the arms in s (I⁻¹ in s):
-   * Δ(x or v) += ±m⁻¹ P, Δ(θ or ω) += I⁻¹ (r × ±P)  →  acc[0..6) for A, acc[6..12) for B.
+   * Δ(x or v) += ±m⁻¹ P, Δ(θ or ω) += I⁻¹ (r × ±P)  →  acc[0..6) for A, acc[6..12) for B; P in vecIn[0..3).
    */
-  private accumulate(c: number, px: number, py: number, pz: number): void {
+  private accumulate(c: number): void {
     const list = this.list!, s = this.s, m = this.w.inverseMass, acc = this.acc;
+    const px = this.vecIn[0], py = this.vecIn[1], pz = this.vecIn[2];
     for (let side = 0; side < 2; side++) {
       const body = side === 0 ? list.bodyA[c] : list.bodyB[c];
       const mi = m[body];
@@ -560,9 +568,14 @@ export class XpbdContacts {
    * I⁻¹ in s). Kept in the lever-arm form, no 12-wide J: c_A = r_A × u, c_B = r_B × u, their images
    * W_A = I_A⁻¹ c_A, W_B = I_B⁻¹ c_B (0 on a fixed body), and K_ii = J_i M⁻¹ J_iᵀ = w_A(u) + w_B(u) =
    * (m_A⁻¹ + m_B⁻¹)|u|² + c_A · W_A + c_B · W_B; target b, λ = 0; bounds by kind (the caller's).
+   * u and b come in rowIn (u_x, u_y, u_z, b), not as arguments: doubles passed to (or returned by) a
+   * call V8 does not inline are boxed as heap numbers, and this one ran per row of every block of
+   * every substep (measured on the 10k rain: the position and velocity passes allocated ~23 MB a
+   * frame, ~10 ms a frame of scavenges).
    */
-  private row(i: number, ux: number, uy: number, uz: number, b: number): void {
+  private row(i: number): void {
     const s = this.s, C = this.bC, W = this.bW, j = 6 * i;
+    const u = this.rowIn, ux = u[0], uy = u[1], uz = u[2], b = u[3];
     const mA = this.bMassA, mB = this.bMassB;
     const ax = s[1] * uz - s[2] * uy, ay = s[2] * ux - s[0] * uz, az = s[0] * uy - s[1] * ux;
     const bx = s[4] * uz - s[5] * uy, by = s[5] * ux - s[3] * uz, bz = s[3] * uy - s[4] * ux;
@@ -616,6 +629,8 @@ export class XpbdContacts {
   }
   /** Λ₀, Λ₁, Λ₂, θ_A (3), θ_B (3) of the last block solved (sumsOf) */
   private readonly bSum = new Float64Array(9);
+  /** row's input: the row's unit direction u and its target b */
+  private readonly rowIn = new Float64Array(4);
 
   /**
    * Whether the last block solve met the targets of rows [from, to) (the tangent rows) to
@@ -854,7 +869,8 @@ export class XpbdContacts {
       const dp = this.dp;
       for (let k = 0; k < np; k++) {
         const c = m0 + k;
-        const d = this.penetration(c, o3, positionPrev, orientationPrev, dp, 4 * k);
+        this.penetration(c, o3, positionPrev, orientationPrev, dp, 4 * k);
+        const d = this.depthOut[0];
         // Δp_t only where a tangent pair will read it (a point allowed to stick)
         const stick = d > 0 && list.staticFriction[c] > 0 ? 1 : 0;
         if (stick) this.tangentialMotion(c, positionPrev, orientationPrev, dp, 4 * k);
@@ -881,7 +897,9 @@ export class XpbdContacts {
             this.loadArms(k);
             this.bKind[rows] = 0;
             this.bPoint[rows] = k;
-            this.row(rows++, nx, ny, nz, dp[4 * k + 3]);
+            const u = this.rowIn;
+            u[0] = nx; u[1] = ny; u[2] = nz; u[3] = dp[4 * k + 3];
+            this.row(rows++);
           }
         } else {
           rows = np;
@@ -898,7 +916,9 @@ export class XpbdContacts {
             this.bPoint[rows] = k;
             this.bBound[rows] = -1;
             this.bMu[rows] = list.staticFriction[c]; // the static disc |λ_t| ≤ μ_s λ_n, λ_n of the same block
-            this.row(rows++, tx, ty, tz, -(dp[4 * k] * tx + dp[4 * k + 1] * ty + dp[4 * k + 2] * tz));
+            const u = this.rowIn;
+            u[0] = tx; u[1] = ty; u[2] = tz; u[3] = -(dp[4 * k] * tx + dp[4 * k + 1] * ty + dp[4 * k + 2] * tz);
+            this.row(rows++);
           }
         }
         blockRows = rows;
@@ -984,12 +1004,16 @@ export class XpbdContacts {
    * into out[o..o+3).
    */
   private measure(c: number, n3: number, positionPrev: Float64Array, orientationPrev: Float64Array, out: Float64Array, o: number): number {
-    const d = this.penetration(c, n3, positionPrev, orientationPrev, out, o);
+    this.penetration(c, n3, positionPrev, orientationPrev, out, o);
     this.tangentialMotion(c, positionPrev, orientationPrev, out, o);
-    return d;
+    return this.depthOut[0];
   }
-  /** measure's first half: the arms into s[0..6), d (returned) and the normal row's target into out[o + 3]. */
-  private penetration(c: number, n3: number, positionPrev: Float64Array, orientationPrev: Float64Array, out: Float64Array, o: number): number {
+  /**
+   * measure's first half: the arms into s[0..6), d into depthOut[0] and the normal row's target into
+   * out[o + 3]. (d is not returned: a double returned from a call V8 does not inline is boxed, as row's
+   * arguments were; this one ran per point of every projection.)
+   */
+  private penetration(c: number, n3: number, positionPrev: Float64Array, orientationPrev: Float64Array, out: Float64Array, o: number): void {
     const list = this.list!, s = this.s;
     const x = this.w.position;
     const ao = 3 * list.bodyA[c], bo = 3 * list.bodyB[c];
@@ -997,8 +1021,10 @@ export class XpbdContacts {
     this.arms(c);
     const d = -((x[bo] + s[3] - x[ao] - s[0]) * nx + (x[bo + 1] + s[4] - x[ao + 1] - s[1]) * ny + (x[bo + 2] + s[5] - x[ao + 2] - s[2]) * nz);
     out[o + 3] = d > 0 ? d - this.overlapLeft(c, positionPrev, orientationPrev) : d;
-    return d;
+    this.depthOut[0] = d;
   }
+  /** penetration's d */
+  private readonly depthOut = new Float64Array(1);
   /** measure's second half: Δp of point c (arms in s[0..6), from penetration) into out[o..o+3). */
   private tangentialMotion(c: number, positionPrev: Float64Array, orientationPrev: Float64Array, out: Float64Array, o: number): void {
     const list = this.list!, s = this.s;
@@ -1207,7 +1233,10 @@ export class XpbdContacts {
           pts[k] = c;
           target[k] = -e * (vn - gn) + gn;
           imp[k] = 0;
-          mass[k] = this.generalizedInverseMass(c, nx, ny, nz);
+          const u = this.vecIn;
+          u[0] = nx; u[1] = ny; u[2] = nz;
+          this.generalizedInverseMass(c);
+          mass[k] = u[3];
           k++;
         }
         if (k > 0) {
@@ -1349,7 +1378,9 @@ export class XpbdContacts {
             const e = Math.abs(before) > this.restitutionThreshold ? list.restitution[c] : 0;
             this.bKind[rows] = 0;
             this.bPoint[rows] = c - m0;
-            this.row(rows++, nx, ny, nz, -vn + Math.max(-e * before, 0));
+            const u = this.rowIn;
+            u[0] = nx; u[1] = ny; u[2] = nz; u[3] = -vn + Math.max(-e * before, 0);
+            this.row(rows++);
           }
           normals = rows;
         } else {
@@ -1370,7 +1401,9 @@ export class XpbdContacts {
               this.bPoint[rows] = c - m0;
               this.bMu[rows] = 0;
               this.bBound[rows] = (mu * this.lambdaN[c]) / h;
-              this.row(rows++, tx, ty, tz, -(s[42] * tx + s[43] * ty + s[44] * tz));
+              const u = this.rowIn;
+              u[0] = tx; u[1] = ty; u[2] = tz; u[3] = -(s[42] * tx + s[43] * ty + s[44] * tz);
+              this.row(rows++);
             }
           }
           if (rows === normals) continue; // no friction: attempt 1 is the normal block
@@ -1406,10 +1439,14 @@ export class XpbdContacts {
         const mu = list.friction[c]; // dynamic μ_d
         if (!(vt > 0) || !(mu > 0)) continue;
         const ux = tx / vt, uy = ty / vt, uz = tz / vt;
-        const wt = this.generalizedInverseMass(c, ux, uy, uz);
+        const u = this.vecIn; // the calls' vectors in vecIn, not as boxed arguments (row's note)
+        u[0] = ux; u[1] = uy; u[2] = uz;
+        this.generalizedInverseMass(c);
+        const wt = u[3];
         if (!(wt > 0)) continue;
         const pt = Math.min((mu * this.lambdaN[c]) / h, vt / wt);
-        this.accumulate(c, -pt * ux, -pt * uy, -pt * uz);
+        u[0] = -pt * ux; u[1] = -pt * uy; u[2] = -pt * uz;
+        this.accumulate(c);
         // as position-level λ = h P along t₁, t₂ (storeImpulses)
         this.lambdaT1[c] -= h * pt * (ux * list.tangent1[o3] + uy * list.tangent1[o3 + 1] + uz * list.tangent1[o3 + 2]);
         this.lambdaT2[c] -= h * pt * (ux * list.tangent2[o3] + uy * list.tangent2[o3 + 1] + uz * list.tangent2[o3 + 2]);
