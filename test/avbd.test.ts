@@ -106,17 +106,40 @@ test('the dense 6×6 LDLᵀ solves an SPD system to rounding', () => {
 });
 
 /*
- * Restitution is refused, with the reason: AVBD's step is implicit Euler on positions, whose contacts
- * are inelastic, and it has no velocity pass where a bounce could act (the paper has none).
- * A world with e = 0 is taken.
+ * Restitution (cpu.ts header): Newton's impact law on the velocities the step starts from, then the step.
+ * A sphere (r = 0.1 m, e = 0.5) 2 cm above the ground falling at ṽ = 3 m/s closes its gap within the frame
+ * (s₀ + h ṽ_n = 0.02 − 0.05 < 0): the collision turns it to v⁺ = e ṽ = 1.5 m/s upward, and the step, with its
+ * contact then opening (no force: C > 0, λ = 0), is the free implicit Euler step from there, x = y =
+ * x⁻ + h v⁺ + h² g, so it leaves at v = v⁺ + h g = 1.5 − 9.81/60 m/s and stands at x⁻ + h v = 0.12 + 1.3365 h.
+ * To rounding (1e-9 m/s, 1e-9 m: the step's numbers are of order 1, the f64 unit roundoff 1.1e-16).
+ * The same sphere arriving at 0.05 m/s, below the restitution threshold (0.1 m/s), does not bounce: it
+ * never moves upward faster than 1 mm/s (a hard contact stops it within the frame).
  */
-test('avbd-cpu refuses a bouncing body with the reason, and takes the same world with e = 0', () => {
+test('avbd-cpu: a sphere with e = 0.5 struck at 3 m/s leaves at e ṽ + h g after the step (to rounding); one arriving below the threshold does not bounce', async () => {
   const info = findSolver('avbd-cpu')!;
-  const world = (e: number): WorldDesc => ({
+  const world = (vy: number, y: number): WorldDesc => ({
     gravity: [0, -9.81, 0],
-    bodies: [{ shape: { type: 'plane' }, fixed: true, position: [0, 0, 0] }, { shape: { type: 'sphere', radius: 0.1 }, density: 1000, position: [0, 1, 0], restitution: e }],
+    bodies: [{ shape: { type: 'plane' }, fixed: true, position: [0, 0, 0] }, { shape: { type: 'sphere', radius: 0.1 }, density: 1000, position: [0, y, 0], linearVelocity: [0, vy, 0], restitution: 0.5 }],
     constraints: [],
   });
-  assert.match(info.unsupported!(world(0.5)) ?? '', /avbd-cpu has no restitution \(bodies\[1\]: restitution 0\.5\): AVBD steps positions by implicit Euler/);
-  assert.equal(info.unsupported!(world(0)), null);
+  const struck = world(-3, 0.12);
+  assert.equal(info.unsupported?.(struck) ?? null, null);
+  const opts = resolveOptions(info, { sleep: 0 }, struck);
+  assert.equal(opts.substeps, 1);
+  const h = opts.dt;
+  const solver = await info.create(struck, opts);
+  await solver.step(1);
+  const s = await solver.snapshot();
+  const leave = 0.5 * 3 - 9.81 * h;
+  assert.ok(Math.abs(s.linearVelocity[4] - leave) < 1e-9, `leaves at ${s.linearVelocity[4]} m/s, Newton's law and the step give ${leave}`);
+  assert.ok(Math.abs(s.position[4] - (0.12 + leave * h)) < 1e-9, `at ${s.position[4]} m, expected ${0.12 + leave * h}`);
+  solver.destroy();
+  const slow = await info.create(world(-0.05, 0.1005), opts);
+  let rise = -Infinity;
+  for (let f = 0; f < 30; f++) {
+    await slow.step(1);
+    rise = Math.max(rise, (await slow.snapshot()).linearVelocity[4]);
+  }
+  slow.destroy();
+  assert.ok(rise < 1e-3, `below the threshold it rose at ${rise} m/s`);
 });

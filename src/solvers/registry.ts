@@ -43,7 +43,7 @@ const velocityLevelBouncing: (keyof SolverOptions)[] = [...velocityLevel, 'resti
 const softReadsBouncing: (keyof SolverOptions)[] = [...softReads, 'restitutionThreshold'];
 const everyJoint = ['point', 'distance', 'hinge', 'fixed'] as const;
 /** AVBD reads its own parameters (Giles et al. 2025 and its demos) instead of β and the warm-start factor */
-const avbdReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'betaLinear', 'betaAngular', 'avbdAlpha', 'avbdGamma', 'penaltyMin', 'penaltyMax', 'avbdRelative', 'betaRelative', 'penaltyMinRelative', 'penaltyMaxRelative', 'postStabilize'];
+const avbdReads: (keyof SolverOptions)[] = ['dt', 'iterations', 'substeps', 'compliance', 'betaLinear', 'betaAngular', 'avbdAlpha', 'avbdGamma', 'penaltyMin', 'penaltyMax', 'avbdRelative', 'betaRelative', 'penaltyMinRelative', 'penaltyMaxRelative', 'postStabilize', 'restitutionThreshold'];
 /**
  * Why the global solves refuse contacts (issue 16's choice: a converged reference, or a refusal with
  * the reason). They solve the equality system A λ = b exactly. Contacts are inequalities — λ_n ≥ 0
@@ -70,25 +70,18 @@ function oneSidedRowsReason(id: string, world: WorldDesc): string | null {
   return `${id} solves the equality system A λ = b; constraints[${i}] has a one-sided row (a rope, strut or hinge limit), which needs a bounded (complementarity) solve — use jacobi-cpu, gs-cpu or xpbd-cpu`;
 }
 
-/** The first body with a coefficient of restitution e > 0 in a world with contacts, or −1. */
-function firstElastic(world: WorldDesc): number {
-  if (!sceneHasContacts(world)) return -1;
+/**
+ * Why avbd-gpu refuses a bouncing body: avbd-cpu's restitution stage (cpu.ts) is not on the GPU yet.
+ * Null when no body has e > 0 or the world has no contacts.
+ */
+function avbdGpuRestitutionReason(world: WorldDesc): string | null {
+  if (!sceneHasContacts(world)) return null;
   let first = -1;
   forEachBody(world.bodies, (i, b) => {
     if (first < 0 && (b.restitution ?? 0) > 0) first = i;
   });
-  return first;
-}
-
-/**
- * Why avbd-cpu refuses a bouncing body: the paper's step is implicit Euler, whose contacts are
- * inelastic, and AVBD has no velocity pass where a coefficient of restitution could act (Giles et al.
- * 2025 has none). Null when no body has e > 0 or the world has no contacts.
- */
-function avbdRestitutionReason(world: WorldDesc): string | null {
-  const first = firstElastic(world);
   if (first < 0) return null;
-  return `avbd-cpu has no restitution (bodies[${first}]: restitution ${world.bodies[first].restitution}): AVBD steps positions by implicit Euler, whose contacts are inelastic, and has no velocity pass where a bounce could be imposed (the paper has none); use softstep-cpu or pgs-cpu, or restitution 0`;
+  return `avbd-gpu has no restitution yet (bodies[${first}]: restitution ${world.bodies[first].restitution}): avbd-cpu's restitution stage is not on the GPU; use avbd-cpu, or restitution 0`;
 }
 
 /**
@@ -250,11 +243,10 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'avbd-cpu',
-    description: 'Augmented Vertex Block Descent (Giles, Diaz & Yuksel 2025), f64: per body, colour by colour, one Newton step on its 6×6 system (inertia plus every row\'s penalty k JᵀJ and force Jᵀ clamp(kC + λ)), then the dual update λ ← clamp(kC + λ), k += β|C|; one step per frame at the demos\' defaults (10 iterations, α 0.99, γ 0.999) with a scale-free penalty (k in units of each row\'s m_eff/h², its heavier side\'s mass carried to its island\'s heaviest: k̂ ∈ [1, 1e4], k̂ += 100 |C|/ρ; --avbd-relative 0 for the paper\'s absolute β in N/m²); on contact scenes substeps so that one step\'s fall g h² is at most 3 % of the smallest body\'s edge; contacts linearised about the frame\'s start on the persistent manifolds, friction in the disc μ|F_n|, static anchors kept while a point sticks; no restitution (the paper has none), no sleeping',
+    description: 'Augmented Vertex Block Descent (Giles, Diaz & Yuksel 2025), f64: per body, colour by colour, one Newton step on its 6×6 system (inertia plus every row\'s penalty k JᵀJ and force Jᵀ clamp(kC + λ)), then the dual update λ ← clamp(kC + λ), k += β|C|; one step per frame at the demos\' defaults (10 iterations, α 0.99, γ 0.999) with a scale-free penalty (k in units of each row\'s m_eff/h², its heavier side\'s mass carried to its island\'s heaviest: k̂ ∈ [1, 1e4], k̂ += 100 |C|/ρ; --avbd-relative 0 for the paper\'s absolute β in N/m²); on contact scenes substeps so that one step\'s fall g h² is at most 3 % of the smallest body\'s edge; contacts linearised about the frame\'s start on the persistent manifolds, friction in the disc μ|F_n|, static anchors kept while a point sticks; restitution (the paper has none) by the velocity solvers\' collision propagation on the velocities a step starts from, before its inertial target (Newton\'s law v_n → −e v_n, passed down a touching row: a Newton\'s cradle), only where some body has e > 0; no sleeping',
     device: 'cpu',
     reads: avbdReads,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
-    unsupported: (world) => avbdRestitutionReason(world),
     defaults: { iterations: 10, substeps: 1 },
     contactDefaults: (world) => ({ substeps: avbdContactSubsteps(world) }),
     create: async (world, options) => new AvbdCpuSolver(world, options),
@@ -265,7 +257,7 @@ const rigidSolvers: RigidSolverInfo[] = [
     device: 'gpu',
     reads: avbdReads,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
-    unsupported: (world) => avbdRestitutionReason(world)?.replace('avbd-cpu', 'avbd-gpu') ?? avbdGpuDegreeReason(world),
+    unsupported: (world) => avbdGpuRestitutionReason(world) ?? avbdGpuDegreeReason(world),
     defaults: { iterations: 10, substeps: 1 },
     contactDefaults: (world) => ({ substeps: avbdContactSubsteps(world) }),
     create: async (world, options, gpu) => {

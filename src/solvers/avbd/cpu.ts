@@ -51,11 +51,27 @@
  * contacts' graph), in index order within a colour (bodies of a colour share no row: a parallel
  * sweep gives the same result); then every row's dual update.
  *
- * Stages (solvers/stages.ts): collide · prepare contacts · colour bodies · warm start · inertial
- * target · primal · dual · update velocities (· post-stabilise) · store impulses.
+ * Stages (solvers/stages.ts): collide · prepare contacts (· restitution) · colour bodies · warm start ·
+ * inertial target · primal · dual · update velocities (· post-stabilise) · store impulses.
  *
- * No restitution: the paper's step is implicit Euler with inelastic contacts, and AVBD has no
- * velocity pass in which a bounce could be imposed (the registry refuses a bouncing body). No sleeping.
+ * Restitution (where some body has e > 0; the paper has none: its implicit Euler step is inelastic, a
+ * hard contact stops the approach within the step). Newton's impact law, v_n⁺ = −e ṽ_n, at each point
+ * approaching at the step's start faster than --restitution-threshold whose gap s₀ closes within the
+ * step (s₀ + h ṽ_n < 0, ṽ_n = J_n V⁻ from the velocities the step starts from), by the shared contact
+ * solver's collision propagation (contacts/contact-solver.ts restitution; Guendelman, Bridson & Fedkiw
+ * 2003; rows/block-solver.ts applyRestitution derives it): per point an impulse P ≥ 0 along J_nᵀ,
+ *   P ← max(0, P + (−e ṽ_n − J_n V) / A_nn),   V += M⁻¹ J_nᵀ ΔP,
+ * manifold after manifold, swept until none collides, so a strike passes down a touching row (the cradle).
+ * It acts on V⁻ before the inertial target, not after the solve (Box2D v3's restitution stage after
+ * relax; Müller et al. 2020 §3.6's Δv_n = −v_n + max(−e ṽ_n, 0) after the projection): AVBD's velocity
+ * is the step's motion, v = (x − x⁻)/h, so V⁺ enters y = x + h V⁺ + h² g and the step moves the bodies
+ * by it (the bounced body then leaves the ground at −e ṽ_n + h g_n, the velocity solvers' figure). A
+ * pass after the step would meet the cradle already moving as one (the hard contacts pushed the row
+ * along inelastically, every ball at v/5), where each point's own target −e ṽ_n cannot be met one
+ * collision after another; imposing all of them at once (relative speed v at every contact of the row,
+ * momentum m v) throws the first ball back at −9v/5. xpbd-cpu does the same collision on its
+ * predicted velocities and then replaces the projection's impulse by it (xpbd/contacts.ts collide).
+ * A world without a bounce never runs the stage: its steps are bit for bit the same. No sleeping.
  *
  * Invariants: a row's C, J are evaluated afresh (evaluate) wherever they are read; C0, bounds,
  * stiffness, β are fixed for the frame; λ and k persist across frames for joints (by slot) and
@@ -73,6 +89,8 @@ import { JACOBIAN_STRIDE } from '../../rows/rows.js';
 import { SolverFailure } from '../../model/failure.js';
 import { ContactForces } from './contacts.js';
 import { turn, rotationBetween } from './rotation.js';
+import { ContactSolver } from '../../contacts/contact-solver.js';
+import { baumgarteContacts, type ContactRule } from '../../rows/block-solver.js';
 
 export class AvbdCpuSolver extends CpuSolverBase {
   readonly id: string = 'avbd-cpu';
@@ -103,6 +121,13 @@ export class AvbdCpuSolver extends CpuSolverBase {
   private readonly H = new Float64Array(36);
   private readonly f = new Float64Array(6);
   private readonly Iw = new Float64Array(9);
+  /**
+   * restitution (header): the shared contact solver's records and its collision propagation
+   * (contacts/contact-solver.ts restitution), made only where some body has e > 0 (null otherwise: the
+   * stage is not run, and a world without a bounce steps exactly as before)
+   */
+  private readonly collisions: ContactSolver | null = null;
+  private readonly collisionRule: ContactRule | null = null;
 
   constructor(world: WorldDesc, options: Partial<SolverOptions>, variant: { colouring?: 'greedy' | 'parallel' } = {}) {
     super(world, { ...options, sleep: 0 });
@@ -116,6 +141,13 @@ export class AvbdCpuSolver extends CpuSolverBase {
     this.jointForces = new JointForces(this.joints);
     this.contactForces = this.collision ? new ContactForces() : null;
     this.sets = this.contactForces ? [this.jointForces, this.contactForces] : [this.jointForces];
+    if (this.collision && this.collision.restitution.some((e) => e > 0)) {
+      this.collisions = new ContactSolver();
+      // the twin of avbd-gpu sweeps the manifolds in its colour order (cs_restitution's), as softstep's twins do
+      this.collisions.colourOrder = variant.colouring === 'parallel';
+      // only the records' masses, normals, arms and s₀ are read (restitution): no spring, no slop, no λ
+      this.collisionRule = baumgarteContacts(0, this.options.restitutionThreshold);
+    }
   }
 
   /** avbd-cpu solves contacts (contacts.ts): found once per frame, linearised about its start. */
@@ -124,7 +156,7 @@ export class AvbdCpuSolver extends CpuSolverBase {
   }
 
   override get stageNames(): readonly string[] {
-    return [...(this.collision ? ['collide', 'prepare contacts'] : []), 'colour bodies', 'warm start', 'inertial target', 'primal', 'dual', 'update velocities', ...(this.options.postStabilize === 1 ? ['post-stabilise'] : []), ...(this.collision ? ['store impulses'] : [])];
+    return [...(this.collision ? ['collide', 'prepare contacts'] : []), ...(this.collisions ? ['restitution'] : []), 'colour bodies', 'warm start', 'inertial target', 'primal', 'dual', 'update velocities', ...(this.options.postStabilize === 1 ? ['post-stabilise'] : []), ...(this.collision ? ['store impulses'] : [])];
   }
 
   /** Lays out the joints' rows again (their λ and k start afresh) and the graph over every set. */
@@ -202,6 +234,14 @@ export class AvbdCpuSolver extends CpuSolverBase {
       t = clock.lap('collide', t);
       rows.count = this.jointRowCount + contacts.prepare(list, this.collision!.manifolds, rows, this.jointRowCount, this.x0, this.q0, o.betaLinear);
       t = clock.lap('prepare contacts', t);
+      const cs = this.collisions;
+      if (cs) {
+        // --- restitution: collision propagation on the velocities the step starts from (header) ---
+        this.worldInverseInertia();
+        cs.prepare(list, null, x, q, inv, this.invInertiaWorld, h, this.collisionRule!, 0);
+        cs.restitution(v, om, h, o.restitutionThreshold, null);
+        t = clock.lap('restitution', t);
+      }
       this.buildGraph();
     }
     t = clock.lap('colour bodies', t);
