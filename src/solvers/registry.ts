@@ -71,20 +71,6 @@ function oneSidedRowsReason(id: string, world: WorldDesc): string | null {
 }
 
 /**
- * Why avbd-gpu refuses a bouncing body: avbd-cpu's restitution stage (cpu.ts) is not on the GPU yet.
- * Null when no body has e > 0 or the world has no contacts.
- */
-function avbdGpuRestitutionReason(world: WorldDesc): string | null {
-  if (!sceneHasContacts(world)) return null;
-  let first = -1;
-  forEachBody(world.bodies, (i, b) => {
-    if (first < 0 && (b.restitution ?? 0) > 0) first = i;
-  });
-  if (first < 0) return null;
-  return `avbd-gpu has no restitution yet (bodies[${first}]: restitution ${world.bodies[first].restitution}): avbd-cpu's restitution stage is not on the GPU; use avbd-cpu, or restitution 0`;
-}
-
-/**
  * Rapier has one friction coefficient per collider, and is given μ_d (rapier/rapier.ts: `dynamicFriction`,
  * else `friction`): a body whose staticFriction differs from its dynamic one is held there only by μ_d.
  */
@@ -253,11 +239,11 @@ const rigidSolvers: RigidSolverInfo[] = [
   },
   {
     id: 'avbd-gpu',
-    description: 'avbd-cpu in WGSL compute kernels (f32), the same stages and options: per step the duals\' warm start and the inertial target, then per iteration one dispatch per body colour of the per-body Newton step (a gather over the body\'s joints and contact points, no atomics: H = M/h² + Σ k JᵀJ + the geometric-stiffness diagonal, f, a 6×6 LDLᵀ, the exact exponential map), then the dual update per joint and per contact point; every joint type, a frame with no readback; the bodies coloured on the GPU (speculative greedy rounds over the uncoloured bodies, conflicts settled by hashed Jones–Plassmann priorities: zero clashes, no serial pass; on a joint scene once, on a contact scene every step); contacts as avbd-cpu\'s (linearised about the frame\'s start, friction in the disc μ|F_n|, static anchors kept while a point sticks) on the GPU contact pipeline (collision, pair-table matching, the body → manifold CSR), the islands of the scale-free schedule found on the GPU each step; no restitution, no sleeping, no joints added between steps',
+    description: 'avbd-cpu in WGSL compute kernels (f32), the same stages and options: per step the duals\' warm start and the inertial target, then per iteration one dispatch per body colour of the per-body Newton step (a gather over the body\'s joints and contact points, no atomics: H = M/h² + Σ k JᵀJ + the geometric-stiffness diagonal, f, a 6×6 LDLᵀ, the exact exponential map), then the dual update per joint and per contact point; every joint type, a frame with no readback; the bodies coloured on the GPU (speculative greedy rounds over the uncoloured bodies, conflicts settled by hashed Jones–Plassmann priorities: zero clashes, no serial pass; on a joint scene once, on a contact scene every step); contacts as avbd-cpu\'s (linearised about the frame\'s start, friction in the disc μ|F_n|, static anchors kept while a point sticks) on the GPU contact pipeline (collision, pair-table matching, the body → manifold CSR), the islands of the scale-free schedule found on the GPU each step; restitution as avbd-cpu\'s, by the GPU contact pipeline\'s cs_restitution (collision propagation colour by colour in one workgroup, the manifolds coloured on the GPU) where some body has e > 0; no sleeping, no joints added between steps',
     device: 'gpu',
     reads: avbdReads,
     supports: { constraints: everyJoint, shapes: everyShape, contacts: true },
-    unsupported: (world) => avbdGpuRestitutionReason(world) ?? avbdGpuDegreeReason(world),
+    unsupported: (world) => avbdGpuDegreeReason(world),
     defaults: { iterations: 10, substeps: 1 },
     contactDefaults: (world) => ({ substeps: avbdContactSubsteps(world) }),
     create: async (world, options, gpu) => {

@@ -25,6 +25,8 @@
  *   J_u,A = (−u, −(r_A × u)), J_u,B = (u, r_B × u), Δ = (x − x⁻, log(q q⁻⁻¹)) the body's motion in the frame.
  *
  * Kernels (per pair slot unless said; sizes from the broad phase's pair counter, indirect):
+ *   av_inertia    per body, where some body has e > 0: the world I⁻¹ into the pipeline's InverseMass
+ *                 records, for its restitution pass (cs_restitution, on the velocities the step starts from)
  *   av_match      the kept state of each point from last frame's matching point (match_point, as cj_match)
  *   av_prepare    the records from the pipeline's (n, t, arms, s₀, λ), the stick anchors' d₀ (contacts.ts prepare)
  *   av_adjacency  per body: this frame's body → manifold CSR and the colouring's body adjacency (joints',
@@ -123,6 +125,19 @@ const pairGuard = /* wgsl */ `
   if (k >= pair_count(counters[params.pair_counter])) { return; }`;
 
 export const AVBD_CONTACT_KERNELS: ContactKernelDecl[] = [
+  {
+    // restitution's input (only where some body has e > 0), at the frame's start before the pipeline's
+    // cj_frame_bodies copies it: the world I⁻¹ = R I_local⁻¹ Rᵀ of each body into the pipeline's InverseMass
+    // records, which cs_restitution's A_nn and impulses read (cpu.ts worldInverseInertia; 0 for a fixed body)
+    name: 'av_inertia',
+    over: 'body',
+    bindings: [b('pose', 'array<vec4f>'), b('body', 'array<AvbdBody>'), b('inverse_mass', 'array<InverseMass>', 'read_write')],
+    helpers: /* wgsl */ `
+struct InverseMass { inertia: mat3x3f, mass: f32, share: f32 };  // contacts/gpu-contacts.ts's record (jacobi/kernels.wgsl.ts)
+`,
+    body: /* wgsl */ `
+  inverse_mass[ib].inertia = world_inverse_inertia(pose[2u * ib + 1u], body[ib].inv_inertia);`,
+  },
   {
     // the kept state (k, stick, anchors) of the point last frame's matching point gave its λ to (cj_match's
     // match_point, the same inputs in the same order: the same hits); a new point starts from nothing

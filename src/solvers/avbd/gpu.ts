@@ -30,8 +30,12 @@
  * Contacts (a world with collisions; contacts.wgsl.ts has the records and the kernels): each step
  *   collide            the GPU contact pipeline (contacts/gpu-contacts.ts: body boxes, broad and narrow
  *                      phase, margins for the step h as avbd-cpu's detectContacts(h))
- *   prepare contacts   its records and matching (λ carried whole), then av_match (k and the stick anchors
+ *   prepare contacts   (av_inertia where some body has e > 0: the world I⁻¹ the pipeline's restitution reads)
+ *                      its records and matching (λ carried whole), then av_match (k and the stick anchors
  *                      of the matched old point) and av_prepare (avbd-cpu's ContactForces.prepare)
+ *   restitution        where some body has e > 0: the pipeline's cs_restitution (collision propagation colour
+ *                      by colour over its manifold colouring, in one workgroup) on V before the inertial
+ *                      target, V holding no force of the step yet (avbd-cpu's stage: cpu.ts header)
  *   colour bodies      av_adjacency (this step's body → manifold CSR and the body adjacency), the colouring
  *   warm start         the islands (av_island_*: union–find, M_isl / m per body), the joints' warm_start,
  *                      av_contact_warm
@@ -40,8 +44,7 @@
  * A snapshot reads the pair count and the colouring's summary: a step that lost pairs (beyond the slots)
  * or left a body uncoloured throws, as the GPU contact solvers do for lost pairs.
  *
- * Not on the GPU: restitution (refused, as avbd-cpu refuses it), sleeping (every body awake), joints
- * added or removed between steps.
+ * Not on the GPU: sleeping (every body awake), joints added or removed between steps.
  */
 import type { WorldDesc } from '../../model/world.js';
 import { compileWorld, type CompiledWorld } from '../../model/compiled.js';
@@ -61,6 +64,7 @@ import { InputError } from '../../model/input-error.js';
 import { AVBD_KIND_SHIFT, AVBD_PARAMS_BYTES, AVBD_ROWS_SHIFT, avbdContactKernelSource, avbdKernelSource, avbdKernelSpecs, type AvbdBufferName, type AvbdKernelSpec } from './kernels.wgsl.js';
 import { AVBD_CONTACT_KERNELS, CONTACT_KEEP, CONTACT_RECORD, type ContactKernelDecl } from './contacts.wgsl.js';
 import { GpuContacts, contactPairCapacity } from '../../contacts/gpu-contacts.js';
+import { DEFAULT_RESTITUTION } from '../../collision/pipeline.js';
 import { COUNTER_PAIRS } from '../../collision/gpu-broadphase.js';
 import { sceneHasContacts, type SolverContactStats } from '../solver.js';
 import { SolverFailure } from '../../model/failure.js';
@@ -100,6 +104,8 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   private readonly contactKernels = new Map<string, { kernel: Kernel; group: GPUBindGroup }>();
   /** buffers of the contact stages that are not the solver's named ones (the pipeline's, contact_keep, …) */
   private readonly contactOwn: GPUBuffer[] = [];
+  /** some body has e > 0 on a contact scene: the restitution stage runs (av_inertia, the pipeline's cs_restitution) */
+  private elastic = false;
   /** body_graph words of this frame's contact CSR, the colouring's adjacency and the islands (0 without contacts) */
   private contactWords = { contactFirst: 0, adjacency: 0, adjacencyLists: 0, jointAdjacency: 0, island: 0 };
 
@@ -118,7 +124,10 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   static async create(world: WorldDesc, options: Partial<SolverOptions>, gpu: GpuContext): Promise<AvbdGpuSolver> {
     const s = new AvbdGpuSolver(world, options, gpu);
     const contacts = sceneHasContacts(world);
-    if (contacts) s.pairCapacity = contactPairCapacity(world.bodies, s.w, s.options.dt / s.options.substeps);
+    if (contacts) {
+      s.pairCapacity = contactPairCapacity(world.bodies, s.w, s.options.dt / s.options.substeps);
+      s.elastic = world.bodies.some((b) => (b.restitution ?? DEFAULT_RESTITUTION) > 0);
+    }
     s.upload();
     s.colouring = await GpuBodyColouring.create(s.device, s.buffers.get('body_graph')!, s.graphLayout);
     await buildKernels(s.device, s.id, () => {
@@ -135,7 +144,7 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
   /** avbd-cpu's stage names */
   get stageNames(): readonly string[] {
     const c = this.pairCapacity > 0;
-    return [...(c ? ['collide', 'prepare contacts'] : []), 'colour bodies', 'warm start', 'inertial target', 'primal', 'dual', 'update velocities', ...(this.options.postStabilize === 1 ? ['post-stabilise'] : []), ...(c ? ['store impulses'] : [])];
+    return [...(c ? ['collide', 'prepare contacts'] : []), ...(c && this.elastic ? ['restitution'] : []), 'colour bodies', 'warm start', 'inertial target', 'primal', 'dual', 'update velocities', ...(this.options.postStabilize === 1 ? ['post-stabilise'] : []), ...(c ? ['store impulses'] : [])];
   }
 
   /** pass_info records: 2c (colour c at the iterations' α), 2c + 1 (colour c at α = 0), 2S (every joint at the iterations' α); S colour slots */
@@ -367,8 +376,8 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
 
   /**
    * The contact stages (contacts.wgsl.ts) over the GPU contact pipeline (contacts/gpu-contacts.ts, in its
-   * 'jacobi' mode without the manifold colouring: its collision, pair-table matching with λ carried whole,
-   * the body → manifold CSR; its sweeps never run). Its margins are for the step h, as avbd-cpu finds its
+   * 'jacobi' mode: its collision, pair-table matching with λ carried whole, the body → manifold CSR; its
+   * sweeps never run; where some body bounces, its manifold colouring and restitution pass too). Its margins are for the step h, as avbd-cpu finds its
    * contacts each step (detectContacts(h)); its rule's slop is set out of reach so a manifold keeps the
    * pair's own slop, the matching's reach (cj_match, av_match).
    */
@@ -376,7 +385,8 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     const w = this.w, n = w.bodyCount, d = this.device, cap = this.pairCapacity;
     const h = this.options.dt / this.options.substeps;
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-    // the pipeline's InverseMass records (I⁻¹ world, m⁻¹; 64 bytes): only m⁻¹ is read by the stages run here
+    // the pipeline's InverseMass records (I⁻¹ world, m⁻¹; 64 bytes): m⁻¹ here; I⁻¹ written by av_inertia each step
+    // where some body bounces (cs_restitution reads it), else never read by the stages run here
     const inverse = new Float32Array(16 * n);
     for (let i = 0; i < n; i++) inverse[16 * i + 12] = w.inverseMass[i];
     const inverseMass = d.createBuffer({ label: 'avbd contacts inverse mass', size: inverse.byteLength, usage: storage });
@@ -389,9 +399,10 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     const fixed = Array.from({ length: world.bodies.length }, (_, i) => w.inverseMass[i] === 0);
     const [c, kernels] = await Promise.all([
       GpuContacts.create(d, n, world.bodies, fixed, cap, { pose: this.buffers.get('pose')!, velocity: this.buffers.get('velocity')!, velocity_delta: velocityDelta, inverse_mass: inverseMass }, 'jacobi'),
-      buildKernels(d, `${this.id} contacts`, () => new Map(AVBD_CONTACT_KERNELS.map((k) => [k.name, Kernel.create(d, k.name, avbdContactKernelSource(k))]))),
+      buildKernels(d, `${this.id} contacts`, () => new Map(this.contactKernelDecls().map((k) => [k.name, Kernel.create(d, k.name, avbdContactKernelSource(k))]))),
     ]);
-    c.configure(h, h, w.gravity, { softness: { kind: 'rigid', beta: 0 }, slop: F32_MAX, maxPushout: 0, restitutionThreshold: 0 }, 1);
+    // the rule's threshold is read by cs_restitution alone (the other stages run here read no rule but the slop)
+    c.configure(h, h, w.gravity, { softness: { kind: 'rigid', beta: 0 }, slop: F32_MAX, maxPushout: 0, restitutionThreshold: this.options.restitutionThreshold }, 1);
     c.setJoints(this.joints.ib0, this.joints.ib1, this.joints.constraintCount);
     this.contacts = c;
     const named = new Map<string, GPUBuffer>([
@@ -399,10 +410,11 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
       ['body_graph_atomic', this.buffers.get('body_graph')!],
       ['contact_keep', keep],
       ['prev_contact_keep', prevKeep],
+      ['inverse_mass', inverseMass],
       ...(['counters', 'found', 'prev_manifolds', 'prev_points', 'manifolds', 'points', 'contact_body', 'materials', 'body_count', 'entries'] as const).map((k) => [k, c.buffer(k)] as [string, GPUBuffer]),
     ]);
     const dual = this.recordCount() - 1;
-    for (const decl of AVBD_CONTACT_KERNELS) {
+    for (const decl of this.contactKernelDecls()) {
       const kernel = kernels.get(decl.name)!;
       const storageBuffers = decl.bindings.map((b) => {
         const buf = named.get(b.name);
@@ -412,6 +424,11 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
       const uniforms = decl.pass ? [this.params, { buffer: this.passInfo, offset: dual * this.passStride, size: 16 }] : [this.params];
       this.contactKernels.set(decl.name, { kernel, group: kernel.bind([...uniforms, ...storageBuffers]) });
     }
+  }
+
+  /** The contact kernels this scene runs: av_inertia only where some body bounces (a WGSL compile saved elsewhere). */
+  private contactKernelDecls(): ContactKernelDecl[] {
+    return AVBD_CONTACT_KERNELS.filter((k) => k.name !== 'av_inertia' || this.elastic);
   }
 
   /** A contact kernel over the pair slots (indirect: the broad phase's pair count), the bodies or the joints. */
@@ -429,9 +446,12 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     const o = this.options, c = this.contacts!;
     c.recordCollide(at('collide'));
     const prep = at('prepare contacts');
+    if (this.elastic) this.contactDispatch(prep, 'av_inertia'); // I⁻¹ of the frame's start, before cj_frame_bodies
     c.recordPrepare(prep);
     this.contactDispatch(prep, 'av_match');
     this.contactDispatch(prep, 'av_prepare');
+    // restitution (cpu.ts header): collision propagation on V⁻, no force of the step in it yet (slot 1: g_n = 0)
+    if (this.elastic) c.recordRestitution(at('restitution'), false);
     const colour = at('colour bodies');
     this.contactDispatch(colour, 'av_adjacency');
     this.colouring.record(colour);
