@@ -237,6 +237,9 @@ export class AvbdCpuSolver extends CpuSolverBase {
       const cs = this.collisions;
       if (cs) {
         // --- restitution: collision propagation on the velocities the step starts from (header) ---
+        // per point approaching faster than the threshold whose gap closes within h (s₀ + h ṽ_n < 0):
+        // v_n → −e ṽ_n (Newton's impact law) by P ← max(0, P + (−e ṽ_n − J_n V)/A_nn), V += M⁻¹ J_nᵀ ΔP,
+        // swept until none collides (Guendelman et al. 2003; contacts/contact-solver.ts restitution)
         this.worldInverseInertia();
         cs.prepare(list, null, x, q, inv, this.invInertiaWorld, h, this.collisionRule!, 0);
         cs.restitution(v, om, h, o.restitutionThreshold, null);
