@@ -699,9 +699,8 @@ export const CONTACT_KERNELS: KernelDecl[] = [
     contact_body[i].share = n;
     // the joints' mass-splitting factor s_i = (n_i + 1)/2 (rows/block-solver.ts massShare; jacobi/cpu.ts), this frame's
     inverse_mass[i].share = 0.5 * (n + 1.0);
-    // the position pass's s^p_i from the body's k_i joints alone: 1 where k_i ≤ 2, else (k_i + 1)/2 (block-solver.ts positionShare)
-    let k = f32(joint_share[i]);
-    inverse_mass[i].position_share = select(1.0, 0.5 * (k + 1.0), k > 2.0);
+    // the position pass's s^p_i = max(1, k_i/2) from the body's k_i joints alone (block-solver.ts positionShare)
+    inverse_mass[i].position_share = max(1.0, 0.5 * f32(joint_share[i]));
   }
   else { contact_body[i].share = 1.0; }`,
   },

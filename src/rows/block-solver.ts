@@ -582,8 +582,8 @@ export class RowBlockSolver {
   massShare: Float64Array | null = null;
   /**
    * The position pass's own mass split (read while massShare is set; null: A_bb, unsplit), per body:
-   * jacobi-cpu gives s^p_i = 1 where k_i ≤ 2 and (k_i + 1)/2 above, k_i the body's joints (the pass sweeps the
-   * joints alone).
+   * jacobi-cpu gives s^p_i = max(1, k_i/2), k_i the body's joints (the pass sweeps the joints alone), and the pass
+   * an odd number of sweeps (ownPositionSweeps).
    * Why the two passes need different bounds (our derivation, from the weighted Cauchy–Schwarz above, where
    * s_i > n_i/2 puts the sweep's spectrum μ(I − D_s⁻¹A) in (−1, 1) and s_i ≥ n_i/2 in [−1, 1)):
    *  - the velocity solve is warm-started: its λ is carried from step to step, so a mode with |μ| = 1 is never
@@ -595,12 +595,13 @@ export class RowBlockSolver {
    *    C ← (1 − β (1 − μ^K)) C, and for |μ| ≤ 1, 0 ≤ 1 − μ^K ≤ 2, a factor in [1 − 2β, 1] that never grows C
    *    (β ≤ 1); μ < −1 would (μ^K > 1 for even K). So it needs only s_i ≥ k_i/2, and a body in one or two
    *    joints (the chains, the necklace) keeps its whole mass there: the pass corrects a chain's smooth modes at
-   *    the seed's rate, where the split (n_i + 1)/2 slowed them to 2/3 (the 20-chain necklace with collisions,
-   *    120 frames: worst violation 2.53 → 1.80 cm, docs/solvers.md). A mode at μ = −1 (one that both joints of
-   *    a body take whole) the pass leaves as it is: it does not grow. With k_i ≥ 3 the unsplit pass expands
-   *    (μ down to 1 − k_i: three joints at one point of a box, μ = −2, C × (1 + 15 β) a substep at K = 4), and
-   *    at s_i = k_i/2 the mode all of them share whole would stay at μ = −1, uncorrected: there the joints'
-   *    (k_i + 1)/2 (μ = (1 − k_i)/(1 + k_i), test/joint-split.test.ts).
+   *    the seed's rate, where the split (n_i + 1)/2 slowed them to 2/3. At the bound a mode can sit at μ = −1 (one
+   *    that all of a body's joints take whole: two joints at one point of a box); an even K leaves it as it is
+   *    (1 − μ^K = 0), an odd K removes 2β of it a substep: hence an odd number of sweeps (ownPositionSweeps),
+   *    with which every mode contracts for 0 < β < 1. With k_i ≥ 3 the unsplit pass would expand (μ down to
+   *    1 − k_i: three joints at one point of a box, μ = −2, C × (1 + 15 β) a substep at K = 4): there s_i = k_i/2.
+   *    Measured (the 20-chain necklace with collisions, 120 frames, docs/solvers.md): worst violation 2.53 cm with
+   *    both passes split, 1.80 with the pass unsplit at K = 4, 1.67 at K = 5.
    */
   positionShare: Float64Array | null = null;
   /** per row: the bias of the position pass (a split rigid joint row's β C/h; 0 for every other row) */
@@ -643,6 +644,16 @@ export class RowBlockSolver {
    */
   static positionSweeps(iterations: number): number {
     return Math.ceil(iterations / 2);
+  }
+  /**
+   * The position pass's sweeps where its blocks are its own (positionShare: jacobi-* with the joints' masses split):
+   * ⌈N/2⌉ rounded up to an odd number (8 iterations: 5). With s^p_i ≥ k_i/2 the pass's spectrum is μ ∈ [−1, 1), and a
+   * substep maps a mode's C by 1 − β (1 − μ^K) (positionShare): for odd K, 1 − μ^K ∈ (0, 2], a factor in [1 − 2β, 1)
+   * that contracts every mode for 0 < β < 1, the μ = −1 one included (which an even K leaves uncorrected: a box held by
+   * two joints at one point kept its 2 cm violation for ever at K = 4; test/joint-split.test.ts).
+   */
+  static ownPositionSweeps(iterations: number): number {
+    return Math.ceil(iterations / 2) | 1;
   }
 
   /** zeros: the pseudo-velocities' base (P = 0 + ΔP) */

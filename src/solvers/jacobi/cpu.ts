@@ -46,8 +46,8 @@
  * J_b S M⁻¹ J_bᵀ, S = diag((n_i + 1)/2), n_i the contact solver's count of body i's manifolds and joints), so two
  * joints on one body no longer both correct a shared mode in full (jacobi-gpu: prepare_* read s_i from inverse_mass);
  * the velocity solve only: the position pass inverts blocks of its own, unsplit on a body in one or two joints and
- * split by (k_i + 1)/2 on one in k_i ≥ 3 (block-solver.ts positionShare, where the two bounds are derived;
- * jacobi-gpu: a second inverse per block, row_position_inverse).
+ * split by k_i/2 on one in k_i ≥ 3, in an odd number of sweeps (block-solver.ts positionShare, ownPositionSweeps,
+ * where the two bounds are derived; jacobi-gpu: a second inverse per block, row_position_inverse).
  *
  * The reference text starts the iterations from V⁰ = V* even when λ⁰ ≠ 0; its
  * first multiplier update then adds the whole correction on top of λ⁰. Option
@@ -141,7 +141,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
   private readonly jointFactor: Float64Array | null;
   /**
    * per body the position pass's split (block-solver.ts positionShare), k_i its joints (the pass sweeps the
-   * joints alone): s^p_i = 1 where k_i ≤ 2 (the seed's block: the pass does not expand), else (k_i + 1)/2; per topology
+   * joints alone): s^p_i = max(1, k_i/2), the least with which the pass does not expand; per topology
    */
   private readonly positionFactor: Float64Array | null;
   private countJointShare(): void {
@@ -154,7 +154,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       if (ib1[j] >= 0 && ib1[j] < nb) share[ib1[j]]++;
     }
     const p = this.positionFactor!;
-    for (let i = 0; i < nb; i++) p[i] = share[i] <= 2 ? 1 : 0.5 * (share[i] + 1);
+    for (let i = 0; i < nb; i++) p[i] = Math.max(1, 0.5 * share[i]);
   }
 
   /** the position pass's pseudo-velocities (split impulse), 3 per body */
@@ -309,7 +309,9 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       // split impulse: the joints' Baumgarte feedback as a position pass of its own (solve positions:
       // ⌈N/2⌉ Jacobi sweeps on pseudo-velocities, jacobi-gpu's solve_positions*), timed with the solve
       const split = this.rowSolver.splitPositionBias && this.rowSolver.jointBlocks > 0;
-      if (split) this.rowSolver.solvePositions(h, this.angMassInv, RowBlockSolver.positionSweeps(iterations), this.pseudoLin, this.pseudoAng, 'jacobi');
+      // (with the joints' masses split the pass has its own blocks and an odd number of sweeps: ownPositionSweeps)
+      const sweeps = this.jointShare ? RowBlockSolver.ownPositionSweeps(iterations) : RowBlockSolver.positionSweeps(iterations);
+      if (split) this.rowSolver.solvePositions(h, this.angMassInv, sweeps, this.pseudoLin, this.pseudoAng, 'jacobi');
       t = clock.lap('solve', t);
       // integrate positions (stage 5: compute_positions; with the split compute_positions_split, x += h (v + P));
       // the contacts' separations follow the bodies (K1)

@@ -15,7 +15,8 @@
  *   → [update_velocities: apply the warm start]
  *   → 4. N × (update_multipliers_point, update_multipliers, update_velocities)   (37), (34)
  *   → [split impulse, on a contact scene (splitsImpulses): ⌈N/2⌉ × (solve_positions_point, solve_positions,
- *        update_pseudo_velocities) on the pseudo-velocities, jacobi-cpu's solvePositions in the Jacobi order]
+ *        update_pseudo_velocities) on the pseudo-velocities, jacobi-cpu's solvePositions in the Jacobi order;
+ *        rounded up to odd where the joints' masses split (RowBlockSolver.ownPositionSweeps)]
  *   → 5. compute_positions (with the split: compute_positions_split, x += h (v + P))
  * A rigid point joint (the Jacobi text's 3×3 block) takes the *_point kernels, the fast path; every
  * other block the general ones (rows/rows.wgsl.ts). A kernel with nothing to do is not dispatched.
@@ -294,7 +295,9 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
    */
   protected encodePositionPass(pass: GPUComputePassEncoder): void {
     if (!this.split) return;
-    for (let k = 0; k < RowBlockSolver.positionSweeps(this.options.iterations); k++) {
+    // with the joints' masses split the pass has its own blocks and an odd number of sweeps (jacobi-cpu's rule)
+    const sweeps = this.splitsMass() ? RowBlockSolver.ownPositionSweeps(this.options.iterations) : RowBlockSolver.positionSweeps(this.options.iterations);
+    for (let k = 0; k < sweeps; k++) {
       this.dispatch(pass, 'solve_positions_point');
       this.dispatch(pass, 'solve_positions');
       this.dispatch(pass, 'update_pseudo_velocities');
