@@ -152,6 +152,7 @@ struct InverseMass {
   inertia: mat3x3f, // I⁻¹ in the world frame (jacobi/kernels.wgsl.ts)
   mass: f32,
   share: f32,       // the joints' mass-splitting factor s_i (cj_share writes it; jacobi-gpu's prepare_* read it)
+  position_share: f32, // the position pass's factor s^p_i (cj_share writes it; jacobi-gpu's prepare_* read it)
 };
 @group(0) @binding(0) var<uniform> params: ContactParams;
 ${THREAD_INDEX_WGSL}
@@ -698,6 +699,8 @@ export const CONTACT_KERNELS: KernelDecl[] = [
     contact_body[i].share = n;
     // the joints' mass-splitting factor s_i = (n_i + 1)/2 (rows/block-solver.ts massShare; jacobi/cpu.ts), this frame's
     inverse_mass[i].share = 0.5 * (n + 1.0);
+    // the position pass's s^p_i = max(1, k_i/2) from the body's k_i joints alone (block-solver.ts positionShare)
+    inverse_mass[i].position_share = max(1.0, 0.5 * f32(joint_share[i]));
   }
   else { contact_body[i].share = 1.0; }`,
   },

@@ -177,6 +177,13 @@ export class RowBlockSolver {
   }
   /** per row: A_pp = J_p M⁻¹ J_pᵀ without γ (restitution's effective mass 1/A_pp) */
   private diagonal = new Float64Array(0);
+  /**
+   * The position pass's (A_bb^p + γ)⁻¹ of each joint block (at blockMatrixStart[b]), where its mass split is
+   * not the velocity solve's (positionShare; prepare fills it while massShare is set and the impulses split)
+   */
+  private positionMatrix = new Float64Array(0);
+  /** whether solvePositions reads positionMatrix (prepare: massShare set, split on) or blockMatrix */
+  private positionOwn = false;
   /** (A_bb)⁻¹ without γ, for the relax pass (prepare with relax = true) */
   private blockMatrixRigid = new Float64Array(0);
   /** per row: the bias of the relax pass (only a speculative contact's C/h) */
@@ -407,6 +414,11 @@ export class RowBlockSolver {
       this.pseudoLambda = new Float64Array(rows.capacity);
     }
     if (relax && this.blockMatrixRigid.length < M.length) this.blockMatrixRigid = new Float64Array(M.length);
+    // the position pass's own blocks (massShare, positionShare): a second inverse per joint block
+    const ownPosition = split && this.massShare !== null;
+    this.positionOwn = ownPosition;
+    const P = this.positionMatrix.length < M.length && ownPosition ? (this.positionMatrix = new Float64Array(M.length)) : this.positionMatrix;
+    const positionShare = this.positionShare;
     const rigidJoints = joint === null || joint.kind === 'rigid';
     this.pointFast = rigidJoints;
     const jointSpec: SoftnessSpec = joint ?? { kind: 'rigid', beta };
@@ -440,6 +452,11 @@ export class RowBlockSolver {
         if (relax) this.blockMatrixRigid.set(M.subarray(o, o + 9), o);
         invertBlock(M, o, 3, this.scratch);
         if (relax) invertBlock(this.blockMatrixRigid, o, 3, this.scratch);
+        if (ownPosition) {
+          // the position pass's block, split by positionShare (null: A_bb), γ = 0 here
+          pointBlockDelassus(rows, b, this.inverseMass, inverseInertia, P, o, positionShare);
+          invertBlock(P, o, 3, this.scratch);
+        }
         continue;
       }
       blockDelassus(rows, r0, r1, this.inverseMass, inverseInertia, M, o, b < this.jointBlocks ? this.massShare : null);
@@ -520,6 +537,12 @@ export class RowBlockSolver {
       }
       invertBlock(M, o, n, this.scratch);
       if (relax) invertBlock(this.blockMatrixRigid, o, n, this.scratch);
+      if (ownPosition && b < this.jointBlocks) {
+        // the position pass's block, split by positionShare (null: A_bb), with the same γ as the velocity solve's
+        blockDelassus(rows, r0, r1, this.inverseMass, inverseInertia, P, o, positionShare);
+        for (let p = r0; p < r1; p++) P[o + (p - r0) * (n + 1)] += rows.gamma[p];
+        invertBlock(P, o, n, this.scratch);
+      }
     }
   }
 
@@ -538,8 +561,9 @@ export class RowBlockSolver {
    * Mass splitting for the joints' blocks (jacobi-cpu on a contact scene; Tonge, Benevolenskiy & Voroshilov 2012,
    * as its contacts, contacts/jacobi-contact-solver.ts): a factor s_i per body, and prepare inverts each joint
    * block's split effective mass  A_bb^s = J_b S M⁻¹ J_bᵀ, S = diag(s_i)  (rows.ts blockDelassus,
-   * pointBlockDelassus) instead of A_bb; the gather keeps the true masses (the copies averaged). The position
-   * pass (solvePositions) inverts the same blocks, so it is split too. null: A_bb (the seed's rows, bit for bit).
+   * pointBlockDelassus) instead of A_bb; the gather keeps the true masses (the copies averaged). The velocity
+   * solve only: the position pass (solvePositions) inverts blocks of its own, split by positionShare (below).
+   * null: A_bb in both (the seed's rows, bit for bit).
    * Why: unsplit, two blocks pulling on one mode of a body (a plank's twist under its two hinges) each remove
    * all of it in a Jacobi sweep: twice the correction, an eigenvalue of I − D⁻¹A at −1, and the spun hinge chain
    * diverged. The factor (our derivation): body i in n_i blocks c (joints and manifolds), x_c = M_i^{-½} J_c,iᵀ λ_c;
@@ -556,6 +580,30 @@ export class RowBlockSolver {
    * ropes): the projected iteration's descent needs D_s ⪰ A.
    */
   massShare: Float64Array | null = null;
+  /**
+   * The position pass's own mass split (read while massShare is set; null: A_bb, unsplit), per body:
+   * jacobi-cpu gives s^p_i = max(1, k_i/2), k_i the body's joints (the pass sweeps the joints alone), and the pass
+   * an odd number of sweeps (ownPositionSweeps).
+   * Why the two passes need different bounds (our derivation, from the weighted Cauchy–Schwarz above, where
+   * s_i > n_i/2 puts the sweep's spectrum μ(I − D_s⁻¹A) in (−1, 1) and s_i ≥ n_i/2 in [−1, 1)):
+   *  - the velocity solve is warm-started: its λ is carried from step to step, so a mode with |μ| = 1 is never
+   *    corrected and what each step adds to it (gravity, the gyroscopic term, the pose's change) accumulates;
+   *    it needs the strict bound, s_i > n_i/2 with n_i its manifolds and joints (the spun hinge chain diverged
+   *    at β = 0 too: the velocity solve alone, test/joint-split.test.ts);
+   *  - the position pass starts from λ_p = 0 each step and makes K = ⌈N/2⌉ sweeps on J P = −β C/h, so on an
+   *    equality mode of D_s⁻¹A (eigenvalue 1 − μ) it moves C by h J P = −β (1 − μ^K) C: the step maps
+   *    C ← (1 − β (1 − μ^K)) C, and for |μ| ≤ 1, 0 ≤ 1 − μ^K ≤ 2, a factor in [1 − 2β, 1] that never grows C
+   *    (β ≤ 1); μ < −1 would (μ^K > 1 for even K). So it needs only s_i ≥ k_i/2, and a body in one or two
+   *    joints (the chains, the necklace) keeps its whole mass there: the pass corrects a chain's smooth modes at
+   *    the seed's rate, where the split (n_i + 1)/2 slowed them to 2/3. At the bound a mode can sit at μ = −1 (one
+   *    that all of a body's joints take whole: two joints at one point of a box); an even K leaves it as it is
+   *    (1 − μ^K = 0), an odd K removes 2β of it a substep: hence an odd number of sweeps (ownPositionSweeps),
+   *    with which every mode contracts for 0 < β < 1. With k_i ≥ 3 the unsplit pass would expand (μ down to
+   *    1 − k_i: three joints at one point of a box, μ = −2, C × (1 + 15 β) a substep at K = 4): there s_i = k_i/2.
+   *    Measured (the 20-chain necklace with collisions, 120 frames, docs/solvers.md): worst violation 2.53 cm with
+   *    both passes split, 1.80 with the pass unsplit at K = 4, 1.67 at K = 5.
+   */
+  positionShare: Float64Array | null = null;
   /** per row: the bias of the position pass (a split rigid joint row's β C/h; 0 for every other row) */
   private positionBias = new Float64Array(0);
   /** per row: λ_p of the position pass (never warm-started: cleared at each solvePositions) */
@@ -596,6 +644,16 @@ export class RowBlockSolver {
    */
   static positionSweeps(iterations: number): number {
     return Math.ceil(iterations / 2);
+  }
+  /**
+   * The position pass's sweeps where its blocks are its own (positionShare: jacobi-* with the joints' masses split):
+   * ⌈N/2⌉ rounded up to an odd number (8 iterations: 5). With s^p_i ≥ k_i/2 the pass's spectrum is μ ∈ [−1, 1), and a
+   * substep maps a mode's C by 1 − β (1 − μ^K) (positionShare): for odd K, 1 − μ^K ∈ (0, 2], a factor in [1 − 2β, 1)
+   * that contracts every mode for 0 < β < 1, the μ = −1 one included (which an even K leaves uncorrected: a box held by
+   * two joints at one point kept its 2 cm violation for ever at K = 4; test/joint-split.test.ts).
+   */
+  static ownPositionSweeps(iterations: number): number {
+    return Math.ceil(iterations / 2) | 1;
   }
 
   /** zeros: the pseudo-velocities' base (P = 0 + ΔP) */
@@ -638,7 +696,7 @@ export class RowBlockSolver {
     const lam = position ? this.pseudoLambda : rows.lambda;
     const gamma = relax ? zeros(rows.capacity) : rows.gamma;
     const bias = relax ? this.relaxBias : position ? this.positionBias : this.bias;
-    const M = relax ? this.blockMatrixRigid : this.blockMatrix;
+    const M = relax ? this.blockMatrixRigid : position && this.positionOwn ? this.positionMatrix : this.blockMatrix;
     const rho = this.scratch;
     const invH = 1 / h;
     const invMass = this.inverseMass;

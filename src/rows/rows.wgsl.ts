@@ -12,6 +12,8 @@
  *                       directly, n = 3 by the adjugate, else Gauss–Jordan with invertBlock's
  *                       dependent-row rule), and the warm start λ ← f λ; prepare_point_blocks: the
  *                       same for a rigid point joint's 3×3 block
+ *   prepare_position_blocks  jacobi-gpu with its joints' masses split: the position pass's own (A_bb^p + γ)⁻¹
+ *                       of a general block (block-solver.ts positionShare; a point block's in prepare_point_blocks)
  *   update_multipliers  per block: the projected block update (block-solver.ts solveBlocks);
  *                       update_multipliers_point: a rigid point joint's (no bounds, no γ)
  *   update_velocities   per body: ΔV_i = h M_i⁻¹ Σ_{r ∋ i} J_r,iᵀ λ_r (rows.ts gatherImpulse, R1)
@@ -59,6 +61,11 @@
  *   row_pseudo[NR]      f32: λ_p of the split impulse's position pass (solve_positions*), 0 at each prepare,
  *                       never warm-started; with the split, row_solve[3r].w holds the row's position bias
  *                       β C/h (its velocity bias .x then 0), else .w = 0
+ *   row_position_inverse[2·NR]  vec4f: jacobi-gpu with its joints' masses split (massSplit): row p = r − r0 of the
+ *                       position pass's own (A_bb^p + diag γ)⁻¹ at [2r], [2r+1] (block-solver.ts positionShare,
+ *                       s^p_i = inverse_mass.position_share), which solve_positions* read where the velocity
+ *                       solve reads row_solve[3r+1], [3r+2]; written by prepare_point_blocks and
+ *                       prepare_position_blocks; one element where it does not split
  * and the solver's body buffers (jacobi/kernels.wgsl.ts): pose, velocity (V*), velocity_delta (ΔV),
  * inverse_mass (world I⁻¹ and m⁻¹).
  *
@@ -103,7 +110,8 @@ export type RowBufferName =
   | 'row_entries'
   | 'joint'
   | 'residual'
-  | 'row_pseudo';
+  | 'row_pseudo'
+  | 'row_position_inverse';
 
 export const rowElementType: Record<RowBufferName, string> = {
   row_jacobian: 'array<vec4f>',
@@ -119,6 +127,7 @@ export const rowElementType: Record<RowBufferName, string> = {
   joint: 'array<vec4f>',
   residual: 'array<f32>',
   row_pseudo: 'array<f32>',
+  row_position_inverse: 'array<vec4f>',
 };
 
 /** The body buffers of the solver that the row kernels bind (jacobi/kernels.wgsl.ts's layout). */
@@ -477,6 +486,7 @@ const preparePoint = (split: boolean, massSplit = false): RowKernelSpec => ({
     { name: 'row_error', access: 'read_write' },
     { name: 'row_solve', access: 'read_write' },
     ...(split ? [{ name: 'row_pseudo' as const, access: 'read_write' as const }] : []),
+    ...(massSplit ? [{ name: 'row_position_inverse' as const, access: 'read_write' as const }] : []),
   ],
   helpers: softnessWgsl,
   body: /* wgsl */ `
@@ -517,7 +527,21 @@ ${
   let inv = transpose(mat3_inverse(A));
   row_solve[3u * r0 + 1u] = vec4f(inv[0], 0.0);
   row_solve[3u * r0 + 4u] = vec4f(inv[1], 0.0);
-  row_solve[3u * r0 + 7u] = vec4f(inv[2], 0.0);`,
+  row_solve[3u * r0 + 7u] = vec4f(inv[2], 0.0);${
+    massSplit
+      ? `
+  // the position pass's own block (block-solver.ts positionShare): A^p = J S^p M⁻¹ Jᵀ, S^p = diag(s^p_k), its inverse
+  // by rows at row_position_inverse[2 (r0 + p)] (a second inverse per block: the passes' bounds differ)
+  let lin_p = ma.mass * ma.position_share + mb.mass * mb.position_share;
+  var Ap = mat3x3f(vec3f(lin_p, 0.0, 0.0), vec3f(0.0, lin_p, 0.0), vec3f(0.0, 0.0, lin_p));
+  if (ma.mass > 0.0) { Ap -= sa * (ma.position_share * ma.inertia) * sa; }
+  if (mb.mass > 0.0) { Ap -= sb * (mb.position_share * mb.inertia) * sb; }
+  let inv_p = transpose(mat3_inverse(Ap));
+  row_position_inverse[2u * r0] = vec4f(inv_p[0], 0.0);
+  row_position_inverse[2u * r0 + 2u] = vec4f(inv_p[1], 0.0);
+  row_position_inverse[2u * r0 + 4u] = vec4f(inv_p[2], 0.0);`
+      : ''
+  }`,
 });
 
 /**
@@ -608,6 +632,50 @@ ${
 });
 
 /**
+ * The position pass's own inverse of a general block (jacobi-gpu with its joints' masses split: block-solver.ts
+ * positionShare), after prepare_blocks (γ from row_solve[3r].y): (A_bb^p + diag γ)⁻¹, A^p = J S^p M⁻¹ Jᵀ with
+ * S^p = diag(inverse_mass.position_share), row p at row_position_inverse[2 (r0 + p)], [2 (r0 + p) + 1].
+ */
+const preparePositionBlocks: RowKernelSpec = {
+  name: 'prepare_position_blocks',
+  over: 'general_block',
+  list: 'prepare_list',
+  bindings: [
+    { name: 'prepare_list', access: 'read' },
+    { name: 'row_block', access: 'read' },
+    { name: 'inverse_mass', access: 'read' },
+    { name: 'row_jacobian', access: 'read' },
+    { name: 'row_solve', access: 'read' },
+    { name: 'row_position_inverse', access: 'read_write' },
+  ],
+  helpers: jacobianAccess + invertBlockWgsl,
+  body: /* wgsl */ `
+  let blk = row_block[ib_block];
+  let r0 = blk.x;
+  let n = blk.y & 15u;
+  var A: array<f32, ${MAX_GPU_BLOCK_ROWS * MAX_GPU_BLOCK_ROWS}>;
+  let ma = inverse_mass[blk.z];
+  let mb = inverse_mass[blk.w];
+  for (var p = 0u; p < n; p++) {
+    for (var q = p; q < n; q++) {
+      var a = 0.0;
+      if (ma.mass > 0.0) { a += ma.position_share * (ma.mass * dot(row_jva(r0 + p), row_jva(r0 + q)) + dot(row_jwa(r0 + p), ma.inertia * row_jwa(r0 + q))); }
+      if (mb.mass > 0.0) { a += mb.position_share * (mb.mass * dot(row_jvb(r0 + p), row_jvb(r0 + q)) + dot(row_jwb(r0 + p), mb.inertia * row_jwb(r0 + q))); }
+      A[p * n + q] = a;
+      A[q * n + p] = a;
+    }
+    A[p * n + p] += row_solve[3u * (r0 + p)].y;
+  }
+  let inv = invert_block(A, n);
+  for (var p = 0u; p < n; p++) {
+    var line: array<f32, 8>;
+    for (var q = 0u; q < n; q++) { line[q] = inv[p * n + q]; }
+    row_position_inverse[2u * (r0 + p)] = vec4f(line[0], line[1], line[2], line[3]);
+    row_position_inverse[2u * (r0 + p) + 1u] = vec4f(line[4], line[5], line[6], line[7]);
+  }`,
+};
+
+/**
  * (R1) at once for Gauss-Seidel: Δv_A += h m_A⁻¹ lin_a, Δω_A += h I_A⁻¹ ang_a, the same for B, from
  * the block's summed J_bᵀ Δλ (fixed bodies never written); into ΔV (velocity_delta), or in the position
  * pass into P (pseudo_velocity).
@@ -632,8 +700,10 @@ const applyImmediate = applyImmediateTo('velocity_delta');
  * With `position` (the split impulse's position pass, block-solver.ts solvePositions) the same on the
  * pseudo-velocities: ρ = J P + β C/h (row_solve[3r].w), λ_p (row_pseudo) += Δλ, P instead of ΔV.
  */
-function pointUpdate(immediate: boolean, position = false): string {
+function pointUpdate(immediate: boolean, position = false, ownInverse = false): string {
   const bias = position ? 'w' : 'x';
+  // A⁻¹'s rows: row_solve's, or the position pass's own (row_position_inverse, where the passes' splits differ)
+  const inverseRow = (p: number) => (ownInverse ? `row_position_inverse[2u * r0 + ${2 * p}u]` : `row_solve[3u * r0 + ${3 * p + 1}u]`);
   const store = position
     ? `
     row_pseudo[r0] += dl.x;
@@ -656,7 +726,7 @@ function pointUpdate(immediate: boolean, position = false): string {
     let s1 = row_solve[3u * r0 + 3u];
     let s2 = row_solve[3u * r0 + 6u];
     let rho = vb + cross(wb, b) - va - cross(wa, a) + vec3f(s0.${bias}, s1.${bias}, s2.${bias});
-    let dl = (-1.0 / params.h) * vec3f(dot(row_solve[3u * r0 + 1u].xyz, rho), dot(row_solve[3u * r0 + 4u].xyz, rho), dot(row_solve[3u * r0 + 7u].xyz, rho));${store}${
+    let dl = (-1.0 / params.h) * vec3f(dot(${inverseRow(0)}.xyz, rho), dot(${inverseRow(1)}.xyz, rho), dot(${inverseRow(2)}.xyz, rho));${store}${
       immediate
         ? `
     let lin_a = -dl;
@@ -675,7 +745,9 @@ function pointUpdate(immediate: boolean, position = false): string {
  * With `position` (the split impulse's position pass): V = P (block_velocity of blockVelocityOf(true)), the
  * bias β C/h of row_solve[3r].w, λ_p of row_pseudo, and P instead of ΔV (block-solver.ts solvePositions).
  */
-function generalUpdate(immediate: boolean, position = false): string {
+function generalUpdate(immediate: boolean, position = false, ownInverse = false): string {
+  // (A + γ)⁻¹'s row r: row_solve's, or the position pass's own (row_position_inverse, where the passes' splits differ)
+  const inverseRow = (half: number) => (ownInverse ? `row_position_inverse[2u * r + ${half}u]` : `row_solve[3u * r + ${half + 1}u]`);
   const sum = (dl: string, r: string) =>
     immediate ? `lin_a += ${dl} * row_jva(${r}); ang_a += ${dl} * row_jwa(${r}); lin_b += ${dl} * row_jvb(${r}); ang_b += ${dl} * row_jwb(${r});` : '';
   const lambda = (r: string, s: string) => (position ? `row_pseudo[${r}]` : `${s}.z`);
@@ -692,7 +764,7 @@ function generalUpdate(immediate: boolean, position = false): string {
     }
     for (var p = 0u; p < n; p++) {
       let r = r0 + p;
-      let m = dot(row_solve[3u * r + 1u], vec4f(rho[0], rho[1], rho[2], rho[3])) + dot(row_solve[3u * r + 2u], vec4f(rho[4], rho[5], rho[6], rho[7]));
+      let m = dot(${inverseRow(0)}, vec4f(rho[0], rho[1], rho[2], rho[3])) + dot(${inverseRow(1)}, vec4f(rho[4], rho[5], rho[6], rho[7]));
       let state = row_solve[3u * r];
       let bounds = row_params[r];
       let old = ${lambda('r', 'state')};
@@ -835,7 +907,8 @@ const updateVelocities: RowKernelSpec = {
  * prepare leaves a Baumgarte row's β C/h to the position pass (rowSoftnessOf) and zeroes λ_p.
  */
 export function rowKernels(split = false, massSplit = false): RowKernelSpec[] {
-  return [...evaluateKernels(), preparePoint(split, massSplit), prepareGeneral(split, massSplit), updateMultipliersPoint, updateMultipliers, updateVelocities, computeResidual];
+  const position = massSplit ? [preparePositionBlocks] : [];
+  return [...evaluateKernels(), preparePoint(split, massSplit), prepareGeneral(split, massSplit), ...position, updateMultipliersPoint, updateMultipliers, updateVelocities, computeResidual];
 }
 
 // ---------------------------------------------------------------- the split impulse's position pass
@@ -852,8 +925,11 @@ export function rowKernels(split = false, massSplit = false): RowKernelSpec[] {
  * only its body's P; solve_colour_positions* their joint's λ_p and P of its two bodies.
  */
 
-/** jacobi-gpu's position pass (order 'jacobi'): the point and general blocks' update from P, then the gather. */
-export const jacobiPositionKernels: RowKernelSpec[] = [
+/**
+ * jacobi-gpu's position pass (order 'jacobi'): the point and general blocks' update from P, then the gather;
+ * with `massSplit` the blocks' inverses are the pass's own (row_position_inverse: block-solver.ts positionShare).
+ */
+export const jacobiPositionKernels = (massSplit = false): RowKernelSpec[] => [
   {
     name: 'solve_positions_point',
     over: 'point_block',
@@ -865,11 +941,12 @@ export const jacobiPositionKernels: RowKernelSpec[] = [
       { name: 'point_arm', access: 'read' },
       { name: 'row_solve', access: 'read' },
       { name: 'row_pseudo', access: 'read_write' },
+      ...(massSplit ? [{ name: 'row_position_inverse' as const, access: 'read' as const }] : []),
     ],
     helpers: '',
     body: /* wgsl */ `
   // λ_p ← λ_p − h⁻¹ A⁻¹ (J P + β C/h)   (37) on the pseudo-velocities
-  let blk = row_block[ib_block];${pointUpdate(false, true)}`,
+  let blk = row_block[ib_block];${pointUpdate(false, true, massSplit)}`,
   },
   {
     name: 'solve_positions',
@@ -883,11 +960,12 @@ export const jacobiPositionKernels: RowKernelSpec[] = [
       { name: 'row_params', access: 'read' },
       { name: 'row_solve', access: 'read' },
       { name: 'row_pseudo', access: 'read_write' },
+      ...(massSplit ? [{ name: 'row_position_inverse' as const, access: 'read' as const }] : []),
     ],
     helpers: blockVelocityOf(true),
     body: /* wgsl */ `
   // λ_p ← clamp(λ_p − h⁻¹ (A_bb + γ)⁻¹ (J_b P + β C_b/h + h γ λ_p))   (37), projected, on the pseudo-velocities
-  let blk = row_block[ib_block];${generalUpdate(false, true)}`,
+  let blk = row_block[ib_block];${generalUpdate(false, true, massSplit)}`,
   },
   {
     name: 'update_pseudo_velocities',

@@ -200,6 +200,7 @@ struct InverseMass {
   inertia: mat3x3f,    // I⁻¹ in the world frame
   mass: f32,           // m⁻¹ (0 for fixed bodies and world anchors)
   share: f32,          // jacobi-gpu's joints' mass-splitting factor (unread here)
+  position_share: f32, // jacobi-gpu's position pass's factor (unread here)
 };
 
 var<workgroup> sums: array<vec4f, ${WORKGROUP_SIZE}>;

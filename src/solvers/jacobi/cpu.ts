@@ -44,7 +44,10 @@
  * (solve_positions_point, solve_positions, update_pseudo_velocities, compute_positions_split). There too the
  * joints' blocks are mass-split as the contacts are (rows/block-solver.ts massShare: stage 3 inverts
  * J_b S M⁻¹ J_bᵀ, S = diag((n_i + 1)/2), n_i the contact solver's count of body i's manifolds and joints), so two
- * joints on one body no longer both correct a shared mode in full (jacobi-gpu: prepare_* read s_i from inverse_mass).
+ * joints on one body no longer both correct a shared mode in full (jacobi-gpu: prepare_* read s_i from inverse_mass);
+ * the velocity solve only: the position pass inverts blocks of its own, unsplit on a body in one or two joints and
+ * split by k_i/2 on one in k_i ≥ 3, in an odd number of sweeps (block-solver.ts positionShare, ownPositionSweeps,
+ * where the two bounds are derived; jacobi-gpu: a second inverse per block, row_position_inverse).
  *
  * The reference text starts the iterations from V⁰ = V* even when λ⁰ ≠ 0; its
  * first multiplier update then adds the whole correction on top of λ⁰. Option
@@ -120,6 +123,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
     // mass splitting for the joints where the split is on (one rule: a contact scene; block-solver.ts massShare)
     this.jointShare = this.rowSolver.splitPositionBias && this.contactSolver ? new Float64Array(nb) : null;
     this.jointFactor = this.jointShare ? new Float64Array(nb) : null;
+    this.positionFactor = this.jointShare ? new Float64Array(nb) : null;
     this.countJointShare();
     if (this.collision && this.contactSolver) {
       this.collision.coherence = true; // the manifolds' points carried while a pair barely moves (collision/manifolds.ts refresh)
@@ -135,6 +139,11 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
   private readonly jointShare: Float64Array | null;
   /** per body s_i = (n_i + 1)/2, the joints' mass-splitting factor this frame (block-solver.ts massShare) */
   private readonly jointFactor: Float64Array | null;
+  /**
+   * per body the position pass's split (block-solver.ts positionShare), k_i its joints (the pass sweeps the
+   * joints alone): s^p_i = max(1, k_i/2), the least with which the pass does not expand; per topology
+   */
+  private readonly positionFactor: Float64Array | null;
   private countJointShare(): void {
     const share = this.jointShare;
     if (!share) return;
@@ -144,6 +153,8 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       if (ib0[j] >= 0 && ib0[j] < nb) share[ib0[j]]++;
       if (ib1[j] >= 0 && ib1[j] < nb) share[ib1[j]]++;
     }
+    const p = this.positionFactor!;
+    for (let i = 0; i < nb; i++) p[i] = Math.max(1, 0.5 * share[i]);
   }
 
   /** the position pass's pseudo-velocities (split impulse), 3 per body */
@@ -252,6 +263,7 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       const n = contacts ? cs!.share : this.jointShare, s = this.jointFactor!;
       for (let i = 0; i < s.length; i++) s[i] = 0.5 * (n[i] + 1);
       this.rowSolver.massShare = s;
+      this.rowSolver.positionShare = this.positionFactor; // the position pass: its own bound (positionShare)
     }
     if (colliding) t = clock.lap('prepare contacts', t);
     for (let s = 0; s < substeps; s++) {
@@ -297,7 +309,9 @@ export class JacobiCpuSolver extends CpuSolverBase implements Solver {
       // split impulse: the joints' Baumgarte feedback as a position pass of its own (solve positions:
       // ⌈N/2⌉ Jacobi sweeps on pseudo-velocities, jacobi-gpu's solve_positions*), timed with the solve
       const split = this.rowSolver.splitPositionBias && this.rowSolver.jointBlocks > 0;
-      if (split) this.rowSolver.solvePositions(h, this.angMassInv, RowBlockSolver.positionSweeps(iterations), this.pseudoLin, this.pseudoAng, 'jacobi');
+      // (with the joints' masses split the pass has its own blocks and an odd number of sweeps: ownPositionSweeps)
+      const sweeps = this.jointShare ? RowBlockSolver.ownPositionSweeps(iterations) : RowBlockSolver.positionSweeps(iterations);
+      if (split) this.rowSolver.solvePositions(h, this.angMassInv, sweeps, this.pseudoLin, this.pseudoAng, 'jacobi');
       t = clock.lap('solve', t);
       // integrate positions (stage 5: compute_positions; with the split compute_positions_split, x += h (v + P));
       // the contacts' separations follow the bodies (K1)

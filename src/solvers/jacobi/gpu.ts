@@ -9,11 +9,14 @@
  *   1. compute_inertia → 2. compute_free_velocity
  *   → 3. compute_violation_and_jacobian_and_delassus = evaluate_point_rigid, evaluate_<type> (one
  *        dispatch per constraint type present) + prepare_point_blocks, prepare_blocks (biasRate, γ,
- *        (A_bb + γ)⁻¹ per block, warm start λ ← f λ)
+ *        (A_bb + γ)⁻¹ per block, warm start λ ← f λ) [+ prepare_position_blocks where the joints' masses
+ *        split (splitsMass): the position pass's own inverses, block-solver.ts positionShare; the point
+ *        blocks' in prepare_point_blocks]
  *   → [update_velocities: apply the warm start]
  *   → 4. N × (update_multipliers_point, update_multipliers, update_velocities)   (37), (34)
  *   → [split impulse, on a contact scene (splitsImpulses): ⌈N/2⌉ × (solve_positions_point, solve_positions,
- *        update_pseudo_velocities) on the pseudo-velocities, jacobi-cpu's solvePositions in the Jacobi order]
+ *        update_pseudo_velocities) on the pseudo-velocities, jacobi-cpu's solvePositions in the Jacobi order;
+ *        rounded up to odd where the joints' masses split (RowBlockSolver.ownPositionSweeps)]
  *   → 5. compute_positions (with the split: compute_positions_split, x += h (v + P))
  * A rigid point joint (the Jacobi text's 3×3 block) takes the *_point kernels, the fast path; every
  * other block the general ones (rows/rows.wgsl.ts). A kernel with nothing to do is not dispatched.
@@ -213,7 +216,9 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
   protected split = false;
   /**
    * Whether prepare_* invert the joints' split effective masses (rows/block-solver.ts massShare, the factor
-   * s_i = (n_i + 1)/2 that the contacts' cj_share writes into inverse_mass per frame): where the joints split their
+   * s_i = (n_i + 1)/2 that the contacts' cj_share writes into inverse_mass per frame) for the velocity solve, and
+   * for the position pass a second inverse per block by its own factor (block-solver.ts positionShare, s^p_i, from
+   * cj_share too) in row_position_inverse, which solve_positions* read: where the joints split their
    * impulses and the contacts take the mass-split Jacobi sweep (jacobi-gpu on a contact scene, as jacobi-cpu;
    * not gs-gpu, whose sweeps are sequential).
    */
@@ -281,7 +286,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
 
   /** The split impulse's position-pass kernels (rows/rows.wgsl.ts): jacobi-gpu's Jacobi sweep (gs-gpu: its colours'). */
   protected positionKernels(): RowKernelSpec[] {
-    return jacobiPositionKernels;
+    return jacobiPositionKernels(this.splitsMass());
   }
 
   /**
@@ -290,7 +295,9 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
    */
   protected encodePositionPass(pass: GPUComputePassEncoder): void {
     if (!this.split) return;
-    for (let k = 0; k < RowBlockSolver.positionSweeps(this.options.iterations); k++) {
+    // with the joints' masses split the pass has its own blocks and an odd number of sweeps (jacobi-cpu's rule)
+    const sweeps = this.splitsMass() ? RowBlockSolver.ownPositionSweeps(this.options.iterations) : RowBlockSolver.positionSweeps(this.options.iterations);
+    for (let k = 0; k < sweeps; k++) {
       this.dispatch(pass, 'solve_positions_point');
       this.dispatch(pass, 'solve_positions');
       this.dispatch(pass, 'update_pseudo_velocities');
@@ -335,6 +342,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
       joint: 16 * JOINT_STRIDE * nc,
       residual: 4 * nr,
       row_pseudo: this.split ? 4 * nr : 4, // λ_p of the position pass (only where it splits)
+      row_position_inverse: this.splitsMass() ? 32 * nr : 16, // the position pass's own block inverses (only where the joints' masses split)
     };
   }
 
@@ -350,6 +358,7 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     for (let i = 0; i < nb; i++) {
       invMass[16 * i + 12] = w.inverseMass[i];
       invMass[16 * i + 13] = 1; // s_i, the joints' mass-splitting factor (cj_share writes it per frame where it splits)
+      invMass[16 * i + 14] = 1; // s^p_i, the position pass's (the same)
       writeMat3Columns(w.inverseInertiaLocal, 9 * i, invInertiaLocal, 12 * i);
     }
     data.pose = pose.buffer;
@@ -593,6 +602,8 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     for (const kind of jointKindNames) this.dispatch(pass, `evaluate_${kind}`);
     this.dispatch(pass, 'prepare_point_blocks');
     this.dispatch(pass, 'prepare_blocks');
+    // the position pass's own inverses of the general blocks (the point blocks' in prepare_point_blocks)
+    if (this.splitsMass()) this.dispatch(pass, 'prepare_position_blocks');
     // restitution (jacobi-cpu's, before the warm start): the step's collisions propagated colour by colour on
     // V, which has this step's h g (compute_free_velocity; ΔV is 0 there)
     if (this.contacts?.elastic) this.contacts.recordRestitution(at('restitution'), true);
@@ -792,7 +803,7 @@ const PARAMS_BYTES = 96;
 
 /** The buffers whose size follows the joints' layout (sizes()): kept by capacity, grown at a relayout. */
 const LAYOUT_BUFFERS: BufferName[] = [
-  'colour', 'row_jacobian', 'row_error', 'row_params', 'row_solve', 'point_arm', 'row_block', 'prepare_list', 'block_list', 'row_entries', 'joint', 'residual', 'row_pseudo',
+  'colour', 'row_jacobian', 'row_error', 'row_params', 'row_solve', 'point_arm', 'row_block', 'prepare_list', 'block_list', 'row_entries', 'joint', 'residual', 'row_pseudo', 'row_position_inverse',
 ];
 
 /** A copy with at least one entry (no zero-size buffers). */

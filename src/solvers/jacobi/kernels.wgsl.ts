@@ -11,9 +11,10 @@
  *   pose[2·NB]              [2i] = (x_i, 0), [2i+1] = q_i = (x, y, z, w)
  *   velocity[2·NB]          [2i] = (ẋ_i, 0), [2i+1] = (ω_i, 0); holds V* during the iterations
  *   velocity_delta[2·NB]    ΔV^k = −h M⁻¹ Jᵀ λ^k (lin, ang)
- *   inverse_mass[NB]        { I_i⁻¹ (world, per step), m_i⁻¹, s_i } (s_i: the joints' mass-splitting factor
+ *   inverse_mass[NB]        { I_i⁻¹ (world, per step), m_i⁻¹, s_i, s^p_i } (s_i: the joints' mass-splitting factor
  *                           (n_i + 1)/2, written per frame by the contacts' cj_share where jacobi-gpu splits
- *                           its joints' masses, read by prepare_*; 1 from the upload otherwise, and unread)
+ *                           its joints' masses, read by prepare_*; 1 from the upload otherwise, and unread;
+ *                           s^p_i the position pass's, block-solver.ts positionShare, the same way)
  *   inverse_inertia_local[NB]  I_local⁻¹
  *   colour (uniform)        ColourRange of one colour, 256-byte slots (gs-gpu)
  *   midpoint_offset[NB]     (g, free): g = ω_m − ω* of a free body's gyroscopic step (rigid/body.wgsl.ts;
@@ -101,6 +102,7 @@ struct InverseMass {
   inertia: mat3x3f,  // I⁻¹ in the world frame
   mass: f32,         // m⁻¹ (0 for fixed bodies and world anchors)
   share: f32,        // s_i of the joints' mass splitting (jacobi-gpu on a contact scene: cj_share, per frame; else 1)
+  position_share: f32, // s^p_i, the position pass's (block-solver.ts positionShare; cj_share, as share; else 1)
 };
 
 ${rigidBodyWgsl}`;
