@@ -40,6 +40,11 @@ const sF: V3 = [0, 0, 0];
 const sN: V3 = [0, 0, 0];
 const sG: V3 = [0, 0, 0];
 const sH: V3 = [0, 0, 0];
+const sI: V3 = [0, 0, 0];
+const sJ: V3 = [0, 0, 0];
+const sK: V3 = [0, 0, 0];
+const sL: V3 = [0, 0, 0];
+const sM: V3 = [0, 0, 0];
 const st: [number, number] = [0, 0];
 const breaks = new Float64Array(8);
 const boxVerts = new Float64Array(24); // 8 vertices × 3 (world)
@@ -364,8 +369,10 @@ export function collideCapsulePlane(a: CapsuleShape, poseA: Pose, _b: PlaneShape
  *    segment clipped to the face. ids 2·face + 0/1 (face = 2k + [outward normal along +ê_k]).
  *  - an edge axis d × ê_i won: the box's edge along ê_i that is extreme along −n, and the closest
  *    points of the segment and that edge (interior to both: the facet argument again); id 100 + edge.
- *  - apart, the closest box feature an edge or a vertex: the one closest pair; id 16 + 3·(the box
+ *  - apart, the closest box feature an edge or a vertex: the closest pair; id 16 + 3·(the box
  *    region of the segment's closest point, 27 codes) + (segment end 0, side, end 1).
+ *  - in both of these, also the segment ends that are not the closest pair's, measured against the
+ *    box's support plane along n (capsuleBoxEnds): ids 120 + end.
  */
 export function collideCapsuleBox(a: CapsuleShape, poseA: Pose, b: BoxShape, poseB: Pose, margin: number): Manifold | null {
   const r = a.radius;
@@ -445,10 +452,13 @@ export function collideCapsuleBox(a: CapsuleShape, poseA: Pose, b: BoxShape, pos
     if (lat2 < 1e-24) return capsuleBoxFace(p0, d, r, e, k, nl[k] > 0 ? 1 : -1, poseB, margin);
     const pa = addScaled(sA, q, nl, r);
     const normal = rotate([0, 0, 0], poseB.orientation, nl);
+    const qbLocal = set(sM, qb[0], qb[1], qb[2]);
     toWorldPoint(pa, poseB, pa);
     toWorldPoint(qb, poseB, qb);
     const region = tBest <= 0 ? 0 : tBest >= 1 ? 2 : 1;
-    return { normal, points: [point(pa, qb, s, 16 + 3 * code + region)] };
+    const points = [point(pa, qb, s, 16 + 3 * code + region)];
+    capsuleBoxEnds(points, p0, d, r, e, nl, qbLocal, region, poseB, margin);
+    return { normal, points };
   }
 
   // ---- overlapping: separating axes ê_k and d × ê_k (exact for the depth, see above) ----
@@ -504,11 +514,69 @@ export function collideCapsuleBox(a: CapsuleShape, poseA: Pose, b: BoxShape, pos
   const ps = set(sE, p0[0] + st[0] * d[0], p0[1] + st[0] * d[1], p0[2] + st[0] * d[2]);
   const pe = set(sF, q0[0] + st[1] * ed[0], q0[1] + st[1] * ed[1], q0[2] + st[1] * ed[2]);
   const sep = (pe[0] - ps[0]) * sN[0] + (pe[1] - ps[1]) * sN[1] + (pe[2] - ps[2]) * sN[2] - r;
-  const pa = addScaled(sC, ps, sN, r);
+  const pa = addScaled(sG, ps, sN, r); // (not sC: p0, read again by capsuleBoxEnds)
   const normal = rotate([0, 0, 0], poseB.orientation, sN);
+  const peLocal = set(sM, pe[0], pe[1], pe[2]);
   toWorldPoint(pa, poseB, pa);
   toWorldPoint(pe, poseB, pe);
-  return { normal, points: [point(pa, pe, sep, 100 + 4 * i + 2 * (sj > 0 ? 1 : 0) + (sl > 0 ? 1 : 0))] };
+  const points = [point(pa, pe, sep, 100 + 4 * i + 2 * (sj > 0 ? 1 : 0) + (sl > 0 ? 1 : 0))];
+  capsuleBoxEnds(points, p0, d, r, e, sN, peLocal, st[0] <= 0 ? 0 : st[0] >= 1 ? 2 : 1, poseB, margin);
+  return { normal, points };
+}
+
+/**
+ * The segment ends' points of a capsule–box manifold whose normal is not a box face's (the closest
+ * pair at a box edge or vertex, apart; or an edge axis, overlapping), where the closest pair alone
+ * would stand for the whole capsule. The speculative margin covers what any point of the capsule can
+ * close in the frame (|v| + |ω| R_bound), but a row keeps only its own point out: a capsule turning
+ * about its closest pair swings the rest of its segment in, unconstrained. Measured on `rain` (count
+ * 200, softstep-cpu): a capsule (r 3.9 cm, h 8.5 cm) struck a box's top edge with one end and spun at
+ * 33 rad/s; its other end, over the top face with a 2.9 cm gap (within the 12 cm margin), went 5.9 cm
+ * into the box in the next frame.
+ * The measure is the separating plane's (Box2D v3 measures its clipped points against the reference
+ * face's plane the same way): the plane through the box's closest (apart) or edge (overlapping) point
+ * q with normal n is a support plane of the box (h_B(−n) = −q·n), so keeping a capsule point on its
+ * side keeps it out of the box — conservative: the plane is nearer than the box wherever the box
+ * falls away from it, and a speculative row only lets a gap close. Each end t ∈ {0, 1} not at the
+ * closest pair (`region`: 0 end 0, 1 the side, 2 end 1) gives, on the manifold's one normal n (local):
+ *   pointA = p(t) + r m, the capsule's surface point over that end farthest along n (capsuleOffset);
+ *   s = (q − pointA)·n, its gap to the plane (≥ the pair's σ: pointA·n ≤ h_A(n), and σ = −h_A(n) −
+ *   h_B(−n) along the manifold's n); pointB = pointA + s n, on the plane (not on the box's surface);
+ * only when the line through the end's core point along n meets the box grown by r on each side (slabs
+ * |x_i| ≤ e_i + r): an end beyond the box's rim gets no row, so a capsule lying across an edge is
+ * not held up by the plane's extension past the box. ids 120 + end.
+ */
+function capsuleBoxEnds(points: ContactPoint[], p0: V3, d: V3, r: number, e: readonly number[], nl: V3, q: V3, region: number, poseB: Pose, margin: number): void {
+  const dl = Math.sqrt(dot(d, d));
+  if (!(dl > 0)) return;
+  const u = set(sI, d[0] / dl, d[1] / dl, d[2] / dl);
+  const qn = q[0] * nl[0] + q[1] * nl[1] + q[2] * nl[2];
+  for (let end = 0; end < 2; end++) {
+    if (region === 2 * end) continue; // that end is the closest pair's
+    const cx = p0[0] + end * d[0], cy = p0[1] + end * d[1], cz = p0[2] + end * d[2];
+    // the line c + λ n against the slabs |x_i| ≤ e_i + r (entry = max of entries ≤ exit = min of exits)
+    let lo = -Infinity, hi = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const ni = nl[i], ci = i === 0 ? cx : i === 1 ? cy : cz, w = e[i] + r;
+      if (Math.abs(ni) < 1e-12) {
+        if (Math.abs(ci) > w) (lo = Infinity), (hi = -Infinity);
+        continue;
+      }
+      const ta = (-w - ci) / ni, tb = (w - ci) / ni;
+      lo = Math.max(lo, Math.min(ta, tb));
+      hi = Math.min(hi, Math.max(ta, tb));
+    }
+    if (!(lo <= hi)) continue;
+    const m = sJ;
+    capsuleOffset(m, end, u, nl);
+    const pa = set(sK, cx + r * m[0], cy + r * m[1], cz + r * m[2]);
+    const sep = qn - (pa[0] * nl[0] + pa[1] * nl[1] + pa[2] * nl[2]);
+    if (!(sep < margin)) continue;
+    const pb = addScaled(sL, pa, nl, sep);
+    toWorldPoint(pa, poseB, pa);
+    toWorldPoint(pb, poseB, pb);
+    points.push(point(pa, pb, sep, 120 + end));
+  }
 }
 
 /** f'(t)/2 of the segment–box squared distance f (collideCapsuleBox): Σ over coordinates outside their slab of (x_i ∓ e_i) d_i. */
