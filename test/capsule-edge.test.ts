@@ -72,3 +72,35 @@ for (const id of SOLVERS) {
     }
   });
 }
+
+/**
+ * The ends' rows stop at the box's rim: a capsule lying on the top face across the edge with its
+ * centre of mass 1 cm past the edge tips off and falls (its centre 5 cm below the face's level within
+ * 60 frames: measured 22–23 frames), and one with its centre 2 cm inside the edge stays (within 1 mm of
+ * resting height r above the face after 60 frames). A row at the far end measured against the plane
+ * through the edge, with nothing of the box behind it, held the first at 15° (measured, while
+ * capsuleBoxEnds gated its ends by the plane alone).
+ */
+for (const id of SOLVERS) {
+  test(`${id}: a capsule lying across a box's edge tips off when its centre of mass is past the edge, and stays when it is not`, async () => {
+    for (const over of [0.01, -0.02]) {
+      const w: WorldDesc = {
+        gravity: [0, -9.81, 0],
+        collisions: true,
+        constraints: [],
+        bodies: [
+          { shape: { type: 'box', halfExtents: [E, E, E] }, fixed: true, position: [0, 0, 0] },
+          // lying along x (local ŷ turned onto −x̂), resting on the top face, its centre `over` past x = E
+          { shape: { type: 'capsule', radius: R, halfHeight: H }, density: 1000, position: [E + over, E + R, 0], orientation: [0, 0, Math.SQRT1_2, Math.SQRT1_2] },
+        ],
+      };
+      const info = findSolver(id)!;
+      const s = await info.create(w, resolveOptions(info, { sleep: 0 }, w));
+      for (let f = 1; f <= 60; f++) await s.step(1);
+      const y = (await s.snapshot()).position[4];
+      s.destroy();
+      if (over > 0) assert.ok(y < E - 0.05, `centre ${over * 100} cm past the edge: still at y = ${y.toFixed(3)} m after 1 s`);
+      else assert.ok(Math.abs(y - (E + R)) < 0.001, `centre ${-over * 100} cm inside the edge: at y = ${y.toFixed(4)} m, resting height ${E + R} m`);
+    }
+  });
+}

@@ -285,17 +285,25 @@ function checkManifold(A: Solid, B: Solid, m: Manifold, sigma: number, margin: n
     assert.ok(p.separation >= sigma - TOL, `${where}: s = ${p.separation} below the true σ = ${sigma}`);
     sMin = Math.min(sMin, p.separation);
     // (4) on the surfaces
-    if (A.shape.type === 'box' && B.shape.type === 'capsule' && p.id >= 120) {
-      // the same, the pair the other way round: pointA on the box's support plane along n
-      assert.ok(Math.abs(dot(p.pointA, m.normal) - support(A, m.normal)) <= TOL, `${where}: end point ${p.id} off the support plane`);
-      assert.ok(sdf(A, p.pointA) >= -TOL, `${where}: end point ${p.id} inside A by ${sdf(A, p.pointA)}`);
-    } else assert.ok(Math.abs(sdf(A, p.pointA)) <= TOL, `${where}: pointA off A's surface by ${sdf(A, p.pointA)}`);
-    if (A.shape.type === 'capsule' && B.shape.type === 'box' && p.id >= 120) {
-      // a capsule end's point beside an edge or vertex contact (pairs.ts capsuleBoxEnds): pointB on the
-      // box's support plane along −n (x·n = −h_B(−n)), so outside the box or on it
-      assert.ok(Math.abs(dot(p.pointB, m.normal) + support(B, mul(m.normal, -1))) <= TOL, `${where}: end point ${p.id} off the support plane`);
-      assert.ok(sdf(B, p.pointB) >= -TOL, `${where}: end point ${p.id} inside B by ${sdf(B, p.pointB)}`);
-    } else assert.ok(Math.abs(sdf(B, p.pointB)) <= TOL, `${where}: pointB off B's surface by ${sdf(B, p.pointB)}`);
+    if (p.id >= 120 && ((A.shape.type === 'capsule' && B.shape.type === 'box') || (A.shape.type === 'box' && B.shape.type === 'capsule'))) {
+      // a capsule end's point beside an edge or vertex contact (pairs.ts capsuleBoxEnds): the capsule's
+      // point on its surface; the box's on the box's support plane normal to n (outside the box or on
+      // it); and the end's ball, moved along n towards the box, meets it within the margin (the gate)
+      const capIsA = A.shape.type === 'capsule';
+      const cap = capIsA ? A : B, box = capIsA ? B : A;
+      const pc = capIsA ? p.pointA : p.pointB, pbx = capIsA ? p.pointB : p.pointA;
+      const towards = capIsA ? n : mul(n, -1); // capsule → box
+      assert.ok(Math.abs(sdf(cap, pc)) <= TOL, `${where}: end point ${p.id}: off the capsule's surface by ${sdf(cap, pc)}`);
+      assert.ok(Math.abs(dot(pbx, towards) + support(box, mul(towards, -1))) <= TOL, `${where}: end point ${p.id}: off the support plane`);
+      assert.ok(sdf(box, pbx) >= -TOL, `${where}: end point ${p.id}: inside the box by ${sdf(box, pbx)}`);
+      const c = core(cap).verts[p.id - 120], rc = core(cap).r;
+      let least = Infinity;
+      for (let k = 0; k <= 2000; k++) least = Math.min(least, sdf(box, add(c, mul(towards, (k / 2000) * margin))) - rc);
+      assert.ok(least <= 1e-4 * margin, `${where}: end point ${p.id}: its ball moved along n by up to the margin stays ${least} from the box`);
+    } else {
+      assert.ok(Math.abs(sdf(A, p.pointA)) <= TOL, `${where}: pointA off A's surface by ${sdf(A, p.pointA)}`);
+      assert.ok(Math.abs(sdf(B, p.pointB)) <= TOL, `${where}: pointB off B's surface by ${sdf(B, p.pointB)}`);
+    }
     // (5) facing along n
     const r = sub(sub(p.pointB, p.pointA), mul(n, p.separation));
     assert.ok(norm(r) <= TOL, `${where}: pointB − pointA − s n = ${norm(r)}`);
@@ -606,8 +614,10 @@ test('a capsule touching a box edge with one end, the other end over the top fac
   // end 0 along u, so end 0 is the closest pair, to the edge point q = (0.1, 0.1, 0)).
   //   n = (q − c0)/|q − c0| (capsule → box), σ = |q − c0| − r;
   //   end 1 = c0 + 2h u, its surface point farthest along n on the cylinder (its cap faces away:
-  //   n·u < 0), so its gap to the support plane through q is (q − end 1)·n − r √(1 − (n·u)²).
-  const r = 0.04, h = 0.085, t = 0.6;
+  //   n·u < 0), so its gap to the support plane through q is (q − end 1)·n − r √(1 − (n·u)²);
+  //   the gate: end 1's ball moved along n meets the top face (its centre r above it, y = 0.1 + r)
+  //   after (end1_y − 0.1 − r)/(−n_y), at x = end1_x + that · n_x (inside |x| ≤ 0.1), within the margin.
+  const r = 0.04, h = 0.085, t = 0.6, margin = 0.2;
   const u: V3 = [-Math.cos(t), Math.sin(t), 0];
   const c0: V3 = [0.12, 0.15, 0];
   const centre = add(c0, mul(u, h));
@@ -621,7 +631,9 @@ test('a capsule touching a box edge with one end, the other end over the top fac
   const nu = dot(n, u);
   const end1 = add(c0, mul(u, 2 * h));
   const gap1 = dot(sub(q, end1), n) - r * Math.sqrt(1 - nu * nu);
-  const res = checkPair(cap, box, MARGIN, 'capsule on a box edge, end over the face');
+  const travel = (end1[1] - 0.1 - r) / -n[1];
+  assert.ok(Math.abs(end1[0] + travel * n[0]) < 0.1 && travel < margin && gap1 > sigma && gap1 < travel, 'the configuration: end 1 meets the top face within the margin');
+  const res = checkPair(cap, box, margin, 'capsule on a box edge, end over the face');
   const m = res.m!;
   assert.ok(Math.abs(res.sigma - sigma) < 1e-12, `σ ${res.sigma} vs analytic ${sigma}`);
   assert.ok(norm(sub(m.normal, n)) < 1e-12, `normal ${m.normal} vs analytic ${n}`);
@@ -630,7 +642,9 @@ test('a capsule touching a box edge with one end, the other end over the top fac
   assert.ok(closest.id >= 16 && closest.id < 100 && Math.abs(closest.separation - sigma) < 1e-12, `closest pair ${closest.id} s ${closest.separation}`);
   assert.equal(other.id, 121);
   assert.ok(Math.abs(other.separation - gap1) < 1e-12, `end 1: s ${other.separation}, analytic gap ${gap1}`);
-  assert.ok(gap1 < MARGIN && gap1 > sigma, 'the configuration: end 1 within the margin, farther than the closest pair');
+  // the gate: with a margin short of the ball's travel, end 1 has no point (its plane gap is within it)
+  const short = collide(cap.shape, cap.pose, box.shape, box.pose, (gap1 + travel) / 2)!;
+  assert.deepEqual(short.points.map((p) => p.id), [closest.id], 'margin between the plane gap and the travel: no end point');
 });
 
 test('degenerate configurations: exact alignments, coincident centres, crossing axes, touching', () => {
