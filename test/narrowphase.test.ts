@@ -285,8 +285,25 @@ function checkManifold(A: Solid, B: Solid, m: Manifold, sigma: number, margin: n
     assert.ok(p.separation >= sigma - TOL, `${where}: s = ${p.separation} below the true σ = ${sigma}`);
     sMin = Math.min(sMin, p.separation);
     // (4) on the surfaces
-    assert.ok(Math.abs(sdf(A, p.pointA)) <= TOL, `${where}: pointA off A's surface by ${sdf(A, p.pointA)}`);
-    assert.ok(Math.abs(sdf(B, p.pointB)) <= TOL, `${where}: pointB off B's surface by ${sdf(B, p.pointB)}`);
+    if (p.id >= 120 && ((A.shape.type === 'capsule' && B.shape.type === 'box') || (A.shape.type === 'box' && B.shape.type === 'capsule'))) {
+      // a capsule end's point beside an edge or vertex contact (pairs.ts capsuleBoxEnds): the capsule's
+      // point on its surface; the box's on the box's support plane normal to n (outside the box or on
+      // it); and the end's ball, moved along n towards the box, meets it within the margin (the gate)
+      const capIsA = A.shape.type === 'capsule';
+      const cap = capIsA ? A : B, box = capIsA ? B : A;
+      const pc = capIsA ? p.pointA : p.pointB, pbx = capIsA ? p.pointB : p.pointA;
+      const towards = capIsA ? n : mul(n, -1); // capsule → box
+      assert.ok(Math.abs(sdf(cap, pc)) <= TOL, `${where}: end point ${p.id}: off the capsule's surface by ${sdf(cap, pc)}`);
+      assert.ok(Math.abs(dot(pbx, towards) + support(box, mul(towards, -1))) <= TOL, `${where}: end point ${p.id}: off the support plane`);
+      assert.ok(sdf(box, pbx) >= -TOL, `${where}: end point ${p.id}: inside the box by ${sdf(box, pbx)}`);
+      const c = core(cap).verts[p.id - 120], rc = core(cap).r;
+      let least = Infinity;
+      for (let k = 0; k <= 2000; k++) least = Math.min(least, sdf(box, add(c, mul(towards, (k / 2000) * margin))) - rc);
+      assert.ok(least <= 1e-4 * margin, `${where}: end point ${p.id}: its ball moved along n by up to the margin stays ${least} from the box`);
+    } else {
+      assert.ok(Math.abs(sdf(A, p.pointA)) <= TOL, `${where}: pointA off A's surface by ${sdf(A, p.pointA)}`);
+      assert.ok(Math.abs(sdf(B, p.pointB)) <= TOL, `${where}: pointB off B's surface by ${sdf(B, p.pointB)}`);
+    }
     // (5) facing along n
     const r = sub(sub(p.pointB, p.pointA), mul(n, p.separation));
     assert.ok(norm(r) <= TOL, `${where}: pointB − pointA − s n = ${norm(r)}`);
@@ -449,7 +466,7 @@ const SUITES: [string, Maker[], number][] = [
 for (const [name, makers, count] of SUITES) {
   test(`${name}: ${count} seeded random pairs agree with the exact brute-force reference`, () => {
     const rnd = mulberry32(0x5eed + name.length * 7919 + name.charCodeAt(0) + Number(process.env.NARROW_SEED ?? 0));
-    let near = 0, deep = 0, apart = 0, multi = 0;
+    let near = 0, deep = 0, apart = 0, multi = 0, ends = 0;
     const paths = new Map<string, number>();
     for (let c = 0; c < count; c++) {
       const [A, B, margin] = makers[c % makers.length](rnd);
@@ -465,6 +482,7 @@ for (const [name, makers, count] of SUITES) {
       else if (sigma < -0.05) deep++;
       else near++;
       if (m && m.points.length > 1) multi++;
+      if (m && name === 'capsule–box') ends += m.points.filter((p) => p.id >= 120).length;
       if (m) {
         const path = idClass(name, m.points[0].id);
         paths.set(path, (paths.get(path) ?? 0) + 1);
@@ -475,6 +493,8 @@ for (const [name, makers, count] of SUITES) {
     // the generator reaches every regime
     assert.ok(apart >= count / 40 && deep >= count / 20 && near >= count / 20, `${name}: apart ${apart}, deep ${deep}, near ${near}`);
     if (name.startsWith('capsule') || name.startsWith('box')) assert.ok(multi >= count / 20, `${name}: only ${multi} multi-point manifolds`);
+    // the segment ends' points beside an edge or vertex contact (pairs.ts capsuleBoxEnds) are reached
+    if (name === 'capsule–box') assert.ok(ends >= 3, `capsule–box: ${ends} end points beside edge contacts`);
   });
 }
 
@@ -584,6 +604,47 @@ test('a capsule lying on a plane, on a box face, on another capsule: two points'
   // crossed at right angles: one point
   r = checkPair(at(cap, [0.3, 0.2 - 0.001, 0], quatAxisAngle([1, 0, 0], Math.PI / 2)), lower, MARGIN, 'crossed capsules');
   assert.equal(r.m!.points.length, 1);
+});
+
+test('a capsule touching a box edge with one end, the other end over the top face: that end gets its own point, at its analytic gap', () => {
+  // The rain scene's fault (pairs.ts capsuleBoxEnds): the closest pair alone stood for the capsule, and
+  // the end over the face, turning down, went through it. Box of half size 0.1 at the origin; capsule
+  // r = 0.04, h = 0.085, end 0 at c0 = (0.12, 0.15, 0) beyond the top edge (x, y = 0.1), its axis
+  // u = (−cos 0.6, sin 0.6, 0) rising over the top face (tan 0.6 > 0.05/0.02: the distance grows from
+  // end 0 along u, so end 0 is the closest pair, to the edge point q = (0.1, 0.1, 0)).
+  //   n = (q − c0)/|q − c0| (capsule → box), σ = |q − c0| − r;
+  //   end 1 = c0 + 2h u, its surface point farthest along n on the cylinder (its cap faces away:
+  //   n·u < 0), so its gap to the support plane through q is (q − end 1)·n − r √(1 − (n·u)²);
+  //   the gate: end 1's ball moved along n meets the top face (its centre r above it, y = 0.1 + r)
+  //   after (end1_y − 0.1 − r)/(−n_y), at x = end1_x + that · n_x (inside |x| ≤ 0.1), within the margin.
+  const r = 0.04, h = 0.085, t = 0.6, margin = 0.2;
+  const u: V3 = [-Math.cos(t), Math.sin(t), 0];
+  const c0: V3 = [0.12, 0.15, 0];
+  const centre = add(c0, mul(u, h));
+  // the capsule's local y axis turned onto u: a turn about z by atan2(cos t, sin t) (ŷ → (−sin a, cos a))
+  const cap = at({ type: 'capsule', radius: r, halfHeight: h }, centre, quatAxisAngle([0, 0, 1], Math.atan2(Math.cos(t), Math.sin(t))));
+  const box = at({ type: 'box', halfExtents: [0.1, 0.1, 0.1] }, [0, 0, 0]);
+  const q: V3 = [0.1, 0.1, 0];
+  const dq = sub(q, c0);
+  const n = mul(dq, 1 / norm(dq));
+  const sigma = norm(dq) - r;
+  const nu = dot(n, u);
+  const end1 = add(c0, mul(u, 2 * h));
+  const gap1 = dot(sub(q, end1), n) - r * Math.sqrt(1 - nu * nu);
+  const travel = (end1[1] - 0.1 - r) / -n[1];
+  assert.ok(Math.abs(end1[0] + travel * n[0]) < 0.1 && travel < margin && gap1 > sigma && gap1 < travel, 'the configuration: end 1 meets the top face within the margin');
+  const res = checkPair(cap, box, margin, 'capsule on a box edge, end over the face');
+  const m = res.m!;
+  assert.ok(Math.abs(res.sigma - sigma) < 1e-12, `σ ${res.sigma} vs analytic ${sigma}`);
+  assert.ok(norm(sub(m.normal, n)) < 1e-12, `normal ${m.normal} vs analytic ${n}`);
+  assert.equal(m.points.length, 2, `points ${m.points.map((p) => p.id)}`);
+  const [closest, other] = m.points;
+  assert.ok(closest.id >= 16 && closest.id < 100 && Math.abs(closest.separation - sigma) < 1e-12, `closest pair ${closest.id} s ${closest.separation}`);
+  assert.equal(other.id, 121);
+  assert.ok(Math.abs(other.separation - gap1) < 1e-12, `end 1: s ${other.separation}, analytic gap ${gap1}`);
+  // the gate: with a margin short of the ball's travel, end 1 has no point (its plane gap is within it)
+  const short = collide(cap.shape, cap.pose, box.shape, box.pose, (gap1 + travel) / 2)!;
+  assert.deepEqual(short.points.map((p) => p.id), [closest.id], 'margin between the plane gap and the travel: no end point');
 });
 
 test('degenerate configurations: exact alignments, coincident centres, crossing axes, touching', () => {

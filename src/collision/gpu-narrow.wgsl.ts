@@ -616,6 +616,7 @@ fn capsule_box(r: f32, hh: f32, xa: vec3f, qa: vec4f, e: vec3f, xb: vec3f, qb: v
     if (t_best <= 0.0) { region = 0u; } else if (t_best >= 1.0) { region = 2u; }
     o.n = rot(qb, nl);
     push(rot(qb, q + r * nl) + xb, rot(qb, qbx) + xb, s, 16u + 3u * code + region);
+    capsule_box_ends(p0, d, r, e, nl, qbx, region, xb, qb, margin, scale_len);
     return;
   }
   // ---- overlapping: separating axes ê_k and d × ê_k ----
@@ -675,6 +676,60 @@ fn capsule_box(r: f32, hh: f32, xa: vec3f, qa: vec4f, e: vec3f, xb: vec3f, qb: v
   let sep = dot(pe - ps, nl) - r;
   o.n = rot(qb, nl);
   push(rot(qb, ps + r * nl) + xb, rot(qb, pe) + xb, sep, 100u + 4u * u32(i) + 2u * select(0u, 1u, sj > 0.0) + select(0u, 1u, sl > 0.0));
+  var region = 1u;
+  if (st.x <= 0.0) { region = 0u; } else if (st.x >= 1.0) { region = 2u; }
+  capsule_box_ends(p0, d, r, e, nl, pe, region, xb, qb, margin, scale_len);
+}
+
+// pairs.ts capsuleBoxEnds: beside an edge or vertex contact, each segment end not at the closest pair
+// (region 0: end 0, 1: the side, 2: end 1) gives pointA = c + r m on the capsule and its gap
+// s = (q − pointA)·n to the box's support plane through q (local), pointB = pointA + s n, when the end's
+// ball moved along n meets the box within the margin (Newton on g(λ) = sdf_box(c + λ n) − r from the
+// entry into the slabs |x_i| ≤ e_i + r; f32: stopped at 1e-6 of the pair's size, so a gate decided
+// within that of the margin may differ from the CPU's); ids 120 + end
+fn capsule_box_ends(p0: vec3f, d: vec3f, r: f32, e: vec3f, nl: vec3f, q: vec3f, region: u32, xb: vec3f, qb: vec4f, margin: f32, scale_len: f32) {
+  let dl = sqrt(dot(d, d));
+  if (!(dl > 0.0)) { return; }
+  let u = d / dl;
+  let qn = dot(q, nl);
+  let tol = 1e-6 * scale_len;
+  for (var end = 0u; end < 2u; end++) {
+    if (region == 2u * end) { continue; }
+    let c = p0 + f32(end) * d;
+    let m = capsule_offset(f32(end), u, nl);
+    let pa = c + r * m.xyz;
+    let sep = qn - dot(pa, nl);
+    if (!(sep < margin)) { continue; }
+    var lo = -3.4e38;
+    var hi = 3.4e38;
+    for (var i = 0; i < 3; i++) {
+      let w = e[i] + r;
+      if (abs(nl[i]) < 1e-12) {
+        if (abs(c[i]) > w) { lo = 3.4e38; hi = -3.4e38; }
+        continue;
+      }
+      let ta = (-w - c[i]) / nl[i];
+      let tb = (w - c[i]) / nl[i];
+      lo = max(lo, min(ta, tb));
+      hi = min(hi, max(ta, tb));
+    }
+    if (!(lo <= hi) || !(lo < margin)) { continue; }
+    var lam = lo;
+    var touched = false;
+    for (var k = 0; k < 32; k++) {
+      let p = c + lam * nl;
+      let dv = p - clamp(p, -e, e);
+      let dist = sqrt(dot(dv, dv));
+      let g = dist - r;
+      if (g <= tol) { touched = true; break; }
+      let slope = dot(dv, nl) / dist;
+      if (!(slope < 0.0)) { break; }
+      lam -= g / slope;
+      if (!(lam < margin) || lam > hi) { break; }
+    }
+    if (!touched) { continue; }
+    push(rot(qb, pa) + xb, rot(qb, pa + sep * nl) + xb, sep, 120u + end);
+  }
 }
 
 // ---- box–box (box-box.ts: SAT over 15 axes, face clipping, edge–edge, closest features) ----

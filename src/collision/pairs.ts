@@ -40,6 +40,11 @@ const sF: V3 = [0, 0, 0];
 const sN: V3 = [0, 0, 0];
 const sG: V3 = [0, 0, 0];
 const sH: V3 = [0, 0, 0];
+const sI: V3 = [0, 0, 0];
+const sJ: V3 = [0, 0, 0];
+const sK: V3 = [0, 0, 0];
+const sL: V3 = [0, 0, 0];
+const sM: V3 = [0, 0, 0];
 const st: [number, number] = [0, 0];
 const breaks = new Float64Array(8);
 const boxVerts = new Float64Array(24); // 8 vertices × 3 (world)
@@ -364,8 +369,11 @@ export function collideCapsulePlane(a: CapsuleShape, poseA: Pose, _b: PlaneShape
  *    segment clipped to the face. ids 2·face + 0/1 (face = 2k + [outward normal along +ê_k]).
  *  - an edge axis d × ê_i won: the box's edge along ê_i that is extreme along −n, and the closest
  *    points of the segment and that edge (interior to both: the facet argument again); id 100 + edge.
- *  - apart, the closest box feature an edge or a vertex: the one closest pair; id 16 + 3·(the box
+ *  - apart, the closest box feature an edge or a vertex: the closest pair; id 16 + 3·(the box
  *    region of the segment's closest point, 27 codes) + (segment end 0, side, end 1).
+ *  - in both of these, also the segment ends that are not the closest pair's, measured against the
+ *    box's support plane along n, where the end's ball moved along n meets the box (capsuleBoxEnds):
+ *    ids 120 + end.
  */
 export function collideCapsuleBox(a: CapsuleShape, poseA: Pose, b: BoxShape, poseB: Pose, margin: number): Manifold | null {
   const r = a.radius;
@@ -445,10 +453,13 @@ export function collideCapsuleBox(a: CapsuleShape, poseA: Pose, b: BoxShape, pos
     if (lat2 < 1e-24) return capsuleBoxFace(p0, d, r, e, k, nl[k] > 0 ? 1 : -1, poseB, margin);
     const pa = addScaled(sA, q, nl, r);
     const normal = rotate([0, 0, 0], poseB.orientation, nl);
+    const qbLocal = set(sM, qb[0], qb[1], qb[2]);
     toWorldPoint(pa, poseB, pa);
     toWorldPoint(qb, poseB, qb);
     const region = tBest <= 0 ? 0 : tBest >= 1 ? 2 : 1;
-    return { normal, points: [point(pa, qb, s, 16 + 3 * code + region)] };
+    const points = [point(pa, qb, s, 16 + 3 * code + region)];
+    capsuleBoxEnds(points, p0, d, r, e, nl, qbLocal, region, poseB, margin, scaleLen);
+    return { normal, points };
   }
 
   // ---- overlapping: separating axes ê_k and d × ê_k (exact for the depth, see above) ----
@@ -504,11 +515,100 @@ export function collideCapsuleBox(a: CapsuleShape, poseA: Pose, b: BoxShape, pos
   const ps = set(sE, p0[0] + st[0] * d[0], p0[1] + st[0] * d[1], p0[2] + st[0] * d[2]);
   const pe = set(sF, q0[0] + st[1] * ed[0], q0[1] + st[1] * ed[1], q0[2] + st[1] * ed[2]);
   const sep = (pe[0] - ps[0]) * sN[0] + (pe[1] - ps[1]) * sN[1] + (pe[2] - ps[2]) * sN[2] - r;
-  const pa = addScaled(sC, ps, sN, r);
+  const pa = addScaled(sG, ps, sN, r); // (not sC: p0, read again by capsuleBoxEnds)
   const normal = rotate([0, 0, 0], poseB.orientation, sN);
+  const peLocal = set(sM, pe[0], pe[1], pe[2]);
   toWorldPoint(pa, poseB, pa);
   toWorldPoint(pe, poseB, pe);
-  return { normal, points: [point(pa, pe, sep, 100 + 4 * i + 2 * (sj > 0 ? 1 : 0) + (sl > 0 ? 1 : 0))] };
+  const points = [point(pa, pe, sep, 100 + 4 * i + 2 * (sj > 0 ? 1 : 0) + (sl > 0 ? 1 : 0))];
+  capsuleBoxEnds(points, p0, d, r, e, sN, peLocal, st[0] <= 0 ? 0 : st[0] >= 1 ? 2 : 1, poseB, margin, scaleLen);
+  return { normal, points };
+}
+
+/**
+ * The segment ends' points of a capsule–box manifold whose normal is not a box face's (the closest
+ * pair at a box edge or vertex, apart; or an edge axis, overlapping), where the closest pair alone
+ * would stand for the whole capsule. The speculative margin covers what any point of the capsule can
+ * close in the frame (|v| + |ω| R_bound), but a row keeps only its own point out: a capsule turning
+ * about its closest pair swings the rest of its segment in, unconstrained. Measured on `rain` (count
+ * 200, softstep-cpu): a capsule (r 3.9 cm, h 8.5 cm) struck a box's top edge with one end and spun at
+ * 33 rad/s; its other end, over the top face with a 2.9 cm gap (within the 12 cm margin), went 5.9 cm
+ * into the box in the next frame.
+ * Each end t ∈ {0, 1} not at the closest pair (`region`: 0 end 0, 1 the side, 2 end 1), core point
+ * c = p(t) (local), gives on the manifold's one normal n:
+ *   pointA = c + r m, the capsule's surface point over that end farthest along n (capsuleOffset);
+ *   s = (q − pointA)·n, its gap to the plane through the box's closest (apart) or edge (overlapping)
+ *   point q normal to n, a support plane of the box (h_B(−n) = −q·n): the box lies beyond it, so the
+ *   gap is never more than the distance to the box along any direction, and keeping the point on its
+ *   side keeps it out of the box whichever way it moves (Box2D v3 measures its clipped points against
+ *   the reference face's plane the same way); s ≥ the pair's σ (pointA·n ≤ h_A(n), σ = −h_A(n) −
+ *   h_B(−n) along n); pointB = pointA + s n, on the plane (not on the box's surface);
+ * only when the end's ball B(c, r), moved along n, meets the box within the margin: the first root
+ * λ* < margin of g(λ) = sdf_box(c + λ n) − r. Beyond the box's rim the plane has nothing behind it:
+ * gated by the plane alone (or by the slabs |x_i| ≤ e_i + r), a capsule tipping over an edge with its
+ * centre of mass 1 cm past it hung at 15° on its far end's row (measured under softstep-cpu, avbd-cpu
+ * and xpbd-cpu); gated so, it tips off as before. (Measuring s along n to the box, λ* itself, is
+ * not conservative for an end that moves across n: the capsule turning onto the edge then went
+ * 1.5–1.9 cm into the box.) ids 120 + end.
+ * The root: g is convex (a convex set's signed distance is convex) and C¹ outside the box, so Newton's
+ * method from the left of the first root (the entry into the slabs |x_i| ≤ e_i + r, which hold
+ * box ⊕ ball(r), where g ≥ 0) rises monotonically to it without passing it: exact in one step over a
+ * face (g linear there), quadratic over an edge or a vertex; g' ≥ 0 before g reaches 0 means the line
+ * misses. Stopped at 1e-12 of the pair's size; no point if that takes over 32 steps (not met in tests).
+ */
+function capsuleBoxEnds(points: ContactPoint[], p0: V3, d: V3, r: number, e: readonly number[], nl: V3, q: V3, region: number, poseB: Pose, margin: number, scaleLen: number): void {
+  const dl = Math.sqrt(dot(d, d));
+  if (!(dl > 0)) return;
+  const u = set(sI, d[0] / dl, d[1] / dl, d[2] / dl);
+  const nx = nl[0], ny = nl[1], nz = nl[2];
+  const qn = q[0] * nx + q[1] * ny + q[2] * nz;
+  const tol = 1e-12 * scaleLen;
+  for (let end = 0; end < 2; end++) {
+    if (region === 2 * end) continue; // that end is the closest pair's
+    const cx = p0[0] + end * d[0], cy = p0[1] + end * d[1], cz = p0[2] + end * d[2];
+    // the gap to the support plane, and the point
+    const m = sJ;
+    capsuleOffset(m, end, u, nl);
+    const pa = set(sK, cx + r * m[0], cy + r * m[1], cz + r * m[2]);
+    const sep = qn - (pa[0] * nx + pa[1] * ny + pa[2] * nz);
+    if (!(sep < margin)) continue;
+    // the gate: the line c + λ n against the slabs |x_i| ≤ e_i + r (entry = max of entries ≤ exit =
+    // min of exits), then Newton on g(λ) = |p − clamp(p)| − r, p = c + λ n, from that entry
+    let lo = -Infinity, hi = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const ni = nl[i], ci = i === 0 ? cx : i === 1 ? cy : cz, w = e[i] + r;
+      if (Math.abs(ni) < 1e-12) {
+        if (Math.abs(ci) > w) (lo = Infinity), (hi = -Infinity);
+        continue;
+      }
+      const ta = (-w - ci) / ni, tb = (w - ci) / ni;
+      lo = Math.max(lo, Math.min(ta, tb));
+      hi = Math.min(hi, Math.max(ta, tb));
+    }
+    if (!(lo <= hi) || !(lo < margin)) continue;
+    let lam = lo, touched = false;
+    for (let k = 0; k < 32; k++) {
+      const px = cx + lam * nx, py = cy + lam * ny, pz = cz + lam * nz;
+      const dx = px > e[0] ? px - e[0] : px < -e[0] ? px + e[0] : 0;
+      const dy = py > e[1] ? py - e[1] : py < -e[1] ? py + e[1] : 0;
+      const dz = pz > e[2] ? pz - e[2] : pz < -e[2] ? pz + e[2] : 0;
+      const dist = Math.sqrt(dx * dx + dy * dy + dz * dz);
+      const g = dist - r;
+      if (g <= tol) {
+        touched = true;
+        break;
+      }
+      const slope = (dx * nx + dy * ny + dz * nz) / dist; // g'(λ) = ∇sdf · n
+      if (!(slope < 0)) break; // g at its least, above 0: the line passes beside the box
+      lam -= g / slope;
+      if (!(lam < margin) || lam > hi) break;
+    }
+    if (!touched) continue;
+    const pb = addScaled(sL, pa, nl, sep);
+    toWorldPoint(pa, poseB, pa);
+    toWorldPoint(pb, poseB, pb);
+    points.push(point(pa, pb, sep, 120 + end));
+  }
 }
 
 /** f'(t)/2 of the segment–box squared distance f (collideCapsuleBox): Σ over coordinates outside their slab of (x_i ∓ e_i) d_i. */
