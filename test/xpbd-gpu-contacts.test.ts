@@ -113,6 +113,7 @@ test('xpbd-gpu solves contacts as xpbd-cpu does in its colour order: positions a
       const cpu = new XpbdCpuSolver(world, opts);
       cpu.collision!.coherence = false;
       cpu.contactSolver!.colourOrder = true;
+      cpu.contactSolver!.velocityBlock = true; // the GPU's velocity pass: the stick block per manifold
       // restitution as on the GPU: the collision propagation (on by default), then Müller's rule
       assert.equal(cpu.contactSolver!.collisionPropagation, true);
       const gs = await XpbdGpuSolver.create(world, opts, gpu);
