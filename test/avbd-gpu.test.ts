@@ -284,6 +284,8 @@ async function pileGraph(world: WorldDesc, frames: number): Promise<{ active: Ui
  * to 31 (the 32-colour limit) with 400 and 4000 bodies, 20 % fixed; a long path; the contact graph of a
  * brick wall (6 × 8 × 2, 90 bricks and the sphere on the ground: each brick touches up to 7 others), after
  * the frame the sphere hits it. The rounds are the bound R = 48; each graph's rounds used are reported.
+ * Each graph is coloured both ways the rounds are recorded: dispatched round by round, and in the one
+ * workgroup that loops until no body is listed (bc_rounds_loop, a small graph's): the same colours.
  */
 test('the GPU body colouring matches its CPU twin colour for colour, every dynamic body coloured, zero clashes, no serial pass', async (t) => {
   const gpu = await acquireGpu();
@@ -295,7 +297,7 @@ test('the GPU body colouring matches its CPU twin colour for colour, every dynam
       { name: 'path', ...pathGraph(300) },
       { name: 'brick wall 6 × 8 × 2 contact graph', ...(await pileGraph(wall, 3)) },
     ];
-    for (const c of cases) {
+    for (const [c, loopCapacity] of cases.flatMap((x) => [[x, 0], [x, Infinity]] as const)) {
       const n = c.active.length, K = BODY_COLOUR_LIMIT;
       const cpu = bodyColoursParallel(n, c.active, c.offsets, c.neighbours);
       // the graph buffer: adjacency (absolute offsets), active flags, colour info, order, summary
@@ -306,7 +308,8 @@ test('the GPU body colouring matches its CPU twin colour for colour, every dynam
       words.set(c.active, active);
       const graph = gpu.device.createBuffer({ size: words.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
       gpu.device.queue.writeBuffer(graph, 0, words);
-      const colouring = await GpuBodyColouring.create(gpu.device, graph, { bodyCount: n, adjacency, active, colourInfo, order, summary });
+      const colouring = await GpuBodyColouring.create(gpu.device, graph, { bodyCount: n, adjacency, active, colourInfo, order, summary }, undefined, loopCapacity);
+      assert.equal(colouring.loop, loopCapacity > 0);
       const encoder = gpu.device.createCommandEncoder();
       const pass = encoder.beginComputePass();
       colouring.record(pass);
@@ -339,7 +342,7 @@ test('the GPU body colouring matches its CPU twin colour for colour, every dynam
       let maxDegree = 0;
       for (let b = 0; b < n; b++) maxDegree = Math.max(maxDegree, new Set(c.neighbours.subarray(c.offsets[b], c.offsets[b + 1]).filter((j) => c.active[j] && j !== b)).size);
       assert.ok(colours <= maxDegree + 1, `${c.name}: ${colours} colours for degree ${maxDegree} (greedy: at most Δ + 1)`);
-      t.diagnostic(`${c.name}: ${n} bodies (${n - c.active.reduce((s, x) => s + x, 0)} fixed), degree ≤ ${maxDegree}: ${colours} colours in ${rounds} rounds (of at most ${colouring.rounds}), none left, no clash`);
+      t.diagnostic(`${c.name}, ${colouring.loop ? 'one workgroup' : 'dispatched rounds'}: ${n} bodies (${n - c.active.reduce((s, x) => s + x, 0)} fixed), degree ≤ ${maxDegree}: ${colours} colours in ${rounds} rounds (of at most ${colouring.rounds}), none left, no clash`);
     }
   } finally {
     gpu.device.destroy();
@@ -367,20 +370,24 @@ test('the GPU body colouring leaves and counts a body that finds no colour of 32
     for (let i = 0; i <= n; i++) words[i] = lists + offsets[i];
     words.set(neighbours, lists);
     words.set(activeFlags, active);
-    const graph = gpu.device.createBuffer({ size: words.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
-    gpu.device.queue.writeBuffer(graph, 0, words);
-    const colouring = await GpuBodyColouring.create(gpu.device, graph, { bodyCount: n, adjacency, active, colourInfo, order, summary });
-    const encoder = gpu.device.createCommandEncoder();
-    const pass = encoder.beginComputePass();
-    colouring.record(pass);
-    pass.end();
-    gpu.device.queue.submit([encoder.finish()]);
-    const [back, colourBack] = (await readBuffers(gpu.device, [graph, colouring.colourBuffer])).map((b) => new Uint32Array(b));
-    colouring.destroy();
-    graph.destroy();
-    assert.deepEqual(Array.from(colourBack, (w) => (w >= BODY_LEFT ? -2 : w & 255)), Array.from(cpu.colour));
-    assert.equal(back[summary], 32, 'colours');
-    assert.equal(back[summary + 1], 1, 'bodies left');
+    // both ways the rounds are recorded: dispatched one by one (loop capacity 0), in one workgroup (the default here)
+    for (const loopCapacity of [0, undefined]) {
+      const graph = gpu.device.createBuffer({ size: words.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+      gpu.device.queue.writeBuffer(graph, 0, words);
+      const colouring = await GpuBodyColouring.create(gpu.device, graph, { bodyCount: n, adjacency, active, colourInfo, order, summary }, undefined, loopCapacity);
+      const encoder = gpu.device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      colouring.record(pass);
+      pass.end();
+      gpu.device.queue.submit([encoder.finish()]);
+      const [back, colourBack] = (await readBuffers(gpu.device, [graph, colouring.colourBuffer])).map((b) => new Uint32Array(b));
+      const way = colouring.loop ? 'one workgroup' : 'dispatched rounds';
+      colouring.destroy();
+      graph.destroy();
+      assert.deepEqual(Array.from(colourBack, (w) => (w >= BODY_LEFT ? -2 : w & 255)), Array.from(cpu.colour), way);
+      assert.equal(back[summary], 32, `colours (${way})`);
+      assert.equal(back[summary + 1], 1, `bodies left (${way})`);
+    }
   } finally {
     gpu.device.destroy();
   }

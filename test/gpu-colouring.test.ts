@@ -10,7 +10,9 @@
  *    stable counting sort: a deterministic order for the serial overflow pass), and each colour's indirect
  *    arguments run ⌈size / 64⌉ workgroups;
  *  - agreement with the CPU twin (colourJonesPlassmannCpu): the same colour for every constraint, bit
- *    for bit (the speculative rounds do not depend on the threads' order);
+ *    for bit (the speculative rounds do not depend on the threads' order), and the same survivors after
+ *    each round, whether the rounds are dispatched one by one or run in the one workgroup that loops until
+ *    none is left (col_rounds_loop, a small capacity's), also when R rounds are too few to colour all;
  *  - a wall 22 wythes deep (up to 20 contacts a brick, 38 neighbours a contact: brick-wall's graph) takes the
  *    contacts' K = 64 colours with an empty overflow set;
  *  - order independence: a pile listed in another order gets the same colour for every pair (the
@@ -214,13 +216,24 @@ test('GPU colouring: random graphs, a chain and a grid are coloured validly, as 
       if (x + 1 < W) grid.push([y * W + x, y * W + x + 1]);
       if (y + 1 < W) grid.push([y * W + x, (y + 1) * W + x]);
     }
+  // the same graphs with every round in one workgroup (col_rounds_loop), and both ways with R = 3 rounds, too few
+  // for these graphs (the last round's survivors go to the overflow set, as in the twin)
+  const looped = await GpuColouring.create(device, { capacity: 8000, bodyCapacity: 3000, loopCapacity: 8000 });
+  const [short, shortLooped] = await Promise.all([0, 8000].map((loopCapacity) => GpuColouring.create(device, { capacity: 8000, bodyCapacity: 3000, rounds: 3, loopCapacity })));
+  assert.ok(!col.loop && looped.loop && !short.loop && shortLooped.loop);
   for (const g of [randomGraph(2000, 5000, 1), randomGraph(3000, 7000, 2), chain, graph('grid 40×40', W * W, grid)]) {
     const r = await checkColouring(col, g);
     // a chain's constraints have ≤ 2 neighbours, a grid's ≤ 6: greedy in any order needs ≤ Δ + 1 colours
     if (g.name === 'chain') assert.ok(r.coloursUsed <= 3 && r.overflow === 0, `chain: ${r.coloursUsed} colours`);
     if (g.name.startsWith('grid')) assert.ok(r.coloursUsed <= 7 && r.overflow === 0, `grid: ${r.coloursUsed} colours`);
+    const l = await checkColouring(looped, { ...g, name: `${g.name} (one workgroup)` });
+    assert.deepEqual(l.colour, r.colour, `${g.name}: the same colours both ways`);
+    for (const c of [short, shortLooped]) {
+      const few = await checkColouring(c, { ...g, name: `${g.name} (3 rounds${c.loop ? ', one workgroup' : ''})` });
+      if (!g.name.startsWith('chain')) assert.ok(few.overflow > 0, `${g.name}: 3 rounds colour all`);
+    }
   }
-  col.destroy();
+  for (const c of [col, looped, short, shortLooped]) c.destroy();
   // the largest-first priorities (option), on the GPU as in the twin
   const lf = await GpuColouring.create(device, { capacity: 8000, bodyCapacity: 3000, largestFirst: true, seed: 99 });
   const g = randomGraph(2500, 6000, 5);

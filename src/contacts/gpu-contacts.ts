@@ -1,8 +1,11 @@
 /**
- * The contact stages on the GPU, in two modes: 'jacobi', jacobi-gpu's contacts, the twin of
+ * The contact stages on the GPU, in two solving modes: 'jacobi', jacobi-gpu's contacts, the twin of
  * contacts/jacobi-contact-solver.ts (jacobi-cpu's mass-split Jacobi variant); 'sequential', softstep-gpu's,
  * the twin of contacts/contact-solver.ts's Gauss-Seidel solve and relax with the true masses, swept colour
  * by colour (gpu/colouring.ts every frame; the CPU twin in the same order: ContactSolver.colourOrder).
+ * A third mode, 'prepare', is the pipeline alone for a solver that brings its own solve (avbd-gpu): collide,
+ * prepare contacts as the Jacobi mode prepares them (the same records, shares and CSR) and store impulses;
+ * none of the sweeps' kernels is built, and the manifold colouring and restitution pass only where some body bounces.
  * Stage for stage, with the CPU's names; WGSL in gpu-contacts.wgsl.ts (its header has the records and why
  * the body sums are gathers). Below, the Jacobi mode; the sequential one shares collide, prepare contacts
  * (with n_i = 1, the soft rule's spring and the colouring), the warm start (gathered, then folded into V:
@@ -127,16 +130,30 @@ export function contactPairCapacity(bodies: readonly BodyDesc[], w: { position: 
   return Math.max(floor, Math.ceil(START_PAIR_HEADROOM * found));
 }
 
-/** 'jacobi': the mass-split Jacobi sweep (jacobi-gpu); 'sequential': Gauss-Seidel colour by colour (softstep-gpu) */
-export type ContactMode = 'jacobi' | 'sequential';
+/**
+ * 'jacobi': the mass-split Jacobi sweep (jacobi-gpu); 'sequential': Gauss-Seidel colour by colour (softstep-gpu);
+ * 'prepare': collide, prepare contacts (as 'jacobi' prepares them: split shares) and store impulses only, for a
+ * solver with its own contact solve (avbd-gpu): no sweep, warm start or pose; the manifold colouring and the
+ * restitution pass only where some body bounces (avbd-gpu's restitution stage records it)
+ */
+export type ContactMode = 'jacobi' | 'sequential' | 'prepare';
 
-/** The mode a kernel belongs to, or null: both (the sweeps' kernels are each mode's own; cs_restitution is both modes'). */
-function kernelMode(name: string): ContactMode | null {
-  if (name === 'cj_solve' || name === 'cj_solve_reverse') return 'jacobi';
-  if (name === 'cj_fold' || contactKernelSlotted(name)) return 'sequential';
-  return null;
+/** The kernels of the stages every mode records: collide's are gpu-collision.ts's; prepare contacts, store impulses. */
+const PREPARE_KERNELS = new Set(['cj_frame_bodies', 'cj_points', 'cj_match', 'cj_prepare', 'cj_share', 'cj_fill', 'cj_sort', 'cj_keep']);
+
+/**
+ * Whether `mode` uses kernel `name` (WGSL compiles are the slow part of creating a solver on SwiftShader: each mode
+ * builds its own). The sweeps' kernels are each solving mode's own, the warm start's and the pose's both solving
+ * modes'; cs_restitution is every mode's where some body bounces; 'prepare' has the shared stages besides.
+ */
+function modeUses(mode: ContactMode, name: string, elastic: boolean): boolean {
+  if (PREPARE_KERNELS.has(name)) return true;
+  if (name === 'cs_restitution') return elastic;
+  if (mode === 'prepare') return false;
+  if (name === 'cj_solve' || name === 'cj_solve_reverse') return mode === 'jacobi';
+  if (name === 'cj_fold' || contactKernelSlotted(name)) return mode === 'sequential';
+  return true;
 }
-const otherMode = (mode: ContactMode): ContactMode => (mode === 'jacobi' ? 'sequential' : 'jacobi');
 
 /** The sequential sweeps' modes (ColourSlot use_bias, reverse): solve forwards and backwards, relax forwards. */
 const SLOT_MODES = [
@@ -156,7 +173,7 @@ export class GpuContacts {
    * mode's when `elastic` (the restitution pass sweeps colour by colour in both modes); else null
    */
   readonly colouring: GpuColouring | null;
-  /** some body has e > 0: the restitution pass is recorded (a scene without it has no such dispatch) */
+  /** some body has e > 0 (and the mode solves): the restitution pass is recorded (a scene without it has no such dispatch) */
   readonly elastic: boolean;
   /** RestitutionSlot uniforms (0: with this step's forces in V, 1: without) and cs_restitution's bind groups */
   private readonly restitutionSlots: GPUBuffer | null = null;
@@ -288,9 +305,8 @@ export class GpuContacts {
       GpuCollision.create(device, bodies.map((b) => b.shape), fixed, pairCapacity),
       GpuPairTable.create(device, pairCapacity, pairCapacity),
       PrefixScan.create(device),
-      // each mode's kernels only (WGSL compiles are the slow part of creating a solver on SwiftShader)
-      // (the restitution pass only where some body bounces)
-      buildKernels(device, 'gpu contacts', () => new Map(CONTACT_KERNELS.filter((k) => kernelMode(k.name) !== otherMode(mode) && (k.name !== 'cs_restitution' || elastic)).map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
+      // each mode's kernels only (modeUses)
+      buildKernels(device, 'gpu contacts', () => new Map(CONTACT_KERNELS.filter((k) => modeUses(mode, k.name, elastic)).map((k) => [k.name, Kernel.create(device, k.name, contactKernelSource(k.name))]))),
       mode === 'sequential' || elastic ? GpuColouring.create(device, { capacity: pairCapacity, bodyCapacity: Math.max(1, bodyCount), maxColours: CONTACT_MAX_COLOURS, rounds: CONTACT_COLOUR_ROUNDS }) : Promise.resolve(null),
     ]);
     return new GpuContacts(device, bodyCount, collision, table, scan, kernels, solver, bodies, colouring, fixed, mode);
@@ -320,7 +336,7 @@ export class GpuContacts {
     R.write(v, 0, 'static_bias_rate', fixedUnit.biasRate);
     R.write(v, 0, 'static_mass_scale', fixedUnit.massScale);
     R.write(v, 0, 'static_impulse_scale', fixedUnit.impulseScale);
-    R.write(v, 0, 'split', this.mode === 'jacobi' ? 1 : 0);
+    R.write(v, 0, 'split', this.mode === 'sequential' ? 0 : 1);
     R.write(v, 0, 'restitution_threshold', rule.restitutionThreshold);
     const spec = rule.softness, fixedSpec = rule.staticSoftness ?? rule.softness;
     if (rule.sizeSpring && spec.kind === 'frequency' && fixedSpec.kind === 'frequency') {
@@ -356,13 +372,20 @@ export class GpuContacts {
     this.device.queue.writeBuffer(this.buffers.get('joint_share')!, 0, share);
   }
 
+  /** Kernel `name` with its bind group; a stage of another mode is an error (its kernels were not built). */
+  private kernel(name: string): { kernel: Kernel; group: GPUBindGroup } {
+    const k = this.kernels.get(name);
+    if (!k) throw new Error(`contacts: kernel ${name} is not built in the '${this.mode}' mode`);
+    return k;
+  }
+
   private perPair(pass: GPUComputePassEncoder, name: string): void {
-    const k = this.kernels.get(name)!, args = this.collision.broad.pairArgs;
+    const k = this.kernel(name), args = this.collision.broad.pairArgs;
     k.kernel.dispatchIndirect(pass, k.group, args.buffer, args.offset);
   }
 
   private perBody(pass: GPUComputePassEncoder, name: string): void {
-    const k = this.kernels.get(name)!;
+    const k = this.kernel(name);
     k.kernel.dispatch(pass, k.group, this.bodyCount);
   }
 

@@ -31,12 +31,17 @@
  *     bc_resolve    (indirect, over list r) i settles, colour word ← t_i | (r + 1) << 8, unless a neighbour
  *                   still listed (UNCOLOURED, or settled in this round: tag r + 1) has t_j = t_i and
  *                   outranks it; else it is appended to list r + 1 (the lists ping-pong)
+ *   or, for a graph of at most BODY_LOOP_CAPACITY bodies, bc_rounds_loop: every round (tentative, barrier,
+ *   resolve, barrier) in one workgroup, until no body is listed
  *   bc_count        each body's rank in its colour (atomicAdd on the colour's count); the left ones counted
  *   bc_offsets      one thread: the K colours' starts (a scan of K counts), the indirect arguments, the summary
  *   bc_scatter      order[start[c] + rank] = body
  * Dispatches: 2 + 3 R + 3; the rounds after every body is coloured dispatch no workgroup (their
- * counters are 0), so R is a bound, not a cost: 9 to 15 rounds colour random graphs of degree 12 to 31
- * (model/body-colouring.ts BODY_COLOUR_ROUNDS). Nothing is read back.
+ * counters are 0), but each is still recorded: R = 48 rounds are 144 dispatches a step, whatever is left,
+ * where 9 to 15 rounds colour random graphs of degree 12 to 31 (model/body-colouring.ts BODY_COLOUR_ROUNDS)
+ * and 4 a 15-box pyramid. No dispatch count can follow a GPU value without a readback, so a small graph takes
+ * the loop instead: 6 dispatches, and the loop stops at the round that settles the last body. Nothing is
+ * read back.
  *
  * Why speculative rather than plain Jones–Plassmann rounds (where only a body that outranks all its
  * uncoloured neighbours takes a colour): the same colours' quality (both are greedy; measured on random
@@ -140,7 +145,55 @@ ${kernelEntry('bc_args')} {
 
 /** list r lies at lists[(r mod 2) n ..] */
 const listWgsl = /* wgsl */ `
-fn listed(t: u32) -> u32 { return lists[(lay.round & 1u) * lay.body_count + t]; }
+fn listed(r: u32, t: u32) -> u32 { return lists[(r & 1u) * lay.body_count + t]; }
+`;
+
+// Round r's two phases as functions of the round and the thread's entry of list r, shared by the kernels of one
+// phase each (bc_tentative, bc_resolve) and the one-workgroup loop over all rounds (bc_rounds_loop); each module
+// gives colour_word for its own binding of the colour words.
+const tentativeEntryWgsl = /* wgsl */ `
+// t_i = the lowest colour no settled neighbour holds (rounds < r: no word of this round is written yet)
+fn tentative_entry(r: u32, t: u32) {
+  let i = listed(r, t);
+  var mask = 0u;
+  for (var e = graph[lay.adjacency + i]; e < graph[lay.adjacency + i + 1u]; e++) {
+    let j = graph[e];
+    let w = colour_word(j);
+    if (j != i && is_settled(w)) { mask |= 1u << (w & 255u); }
+  }
+  // the lowest one none holds (countTrailingZeros(~mask) = 32 when all K = 32 are held)
+  let c = countTrailingZeros(~mask);
+  tentative[i] = select(LEFT, c, c < K);
+}
+`;
+
+const resolveEntryWgsl = /* wgsl */ `
+// i settles with t_i unless a neighbour still listed has the same t_j and outranks it; else it goes on list r + 1
+fn resolve_entry(r: u32, t: u32) {
+  let i = listed(r, t);
+  let c = tentative[i];
+  if (c == LEFT) { atomicStore(&colour[i], LEFT); return; }
+  let tag = r + 1u;
+  for (var e = graph[lay.adjacency + i]; e < graph[lay.adjacency + i + 1u]; e++) {
+    let j = graph[e];
+    if (j == i) { continue; }
+    // j still listed this round: uncoloured, or settled by this very round (its tag), so what this
+    // thread reads of a word being written cannot change its decision
+    let w = atomicLoad(&colour[j]);
+    let listed_now = w == UNCOLOURED || (w < LEFT && (w >> 8u) == tag);
+    if (listed_now && tentative[j] == c && outranks(j, i)) {
+      if (r + 1u < lay.rounds) {
+        lists[((r + 1u) & 1u) * lay.body_count + atomicAdd(&counters[r + 1u], 1u)] = i;
+      } else {
+        // the last round: i stays UNCOLOURED (bc_count counts it as left); writing LEFT here could change
+        // what a neighbour of this same round reads of it
+        atomicAdd(&counters[r + 1u], 1u);
+      }
+      return;
+    }
+  }
+  atomicStore(&colour[i], c | (tag << 8u));
+}
 `;
 
 const tentativeWgsl = /* wgsl */ `${common}
@@ -149,21 +202,12 @@ const tentativeWgsl = /* wgsl */ `${common}
 @group(0) @binding(3) var<storage, read_write> tentative: array<u32>;
 @group(0) @binding(4) var<storage, read> lists: array<u32>;
 @group(0) @binding(5) var<storage, read> counters: array<u32>;
-${listWgsl}
+fn colour_word(j: u32) -> u32 { return colour[j]; }
+${listWgsl}${tentativeEntryWgsl}
 ${kernelEntry('bc_tentative')} {
   let t = thread_index(gid, nwg);
   if (t >= counters[lay.round]) { return; }
-  let i = listed(t);
-  // the colours the settled neighbours hold (rounds < r: no word of this round is written yet)
-  var mask = 0u;
-  for (var e = graph[lay.adjacency + i]; e < graph[lay.adjacency + i + 1u]; e++) {
-    let j = graph[e];
-    let w = colour[j];
-    if (j != i && is_settled(w)) { mask |= 1u << (w & 255u); }
-  }
-  // the lowest one none holds (countTrailingZeros(~mask) = 32 when all K = 32 are held)
-  let c = countTrailingZeros(~mask);
-  tentative[i] = select(LEFT, c, c < K);
+  tentative_entry(lay.round, t);
 }
 `;
 
@@ -173,33 +217,44 @@ const resolveWgsl = /* wgsl */ `${common}
 @group(0) @binding(3) var<storage, read> tentative: array<u32>;
 @group(0) @binding(4) var<storage, read_write> lists: array<u32>;
 @group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
-fn listed(t: u32) -> u32 { return lists[(lay.round & 1u) * lay.body_count + t]; }
+${listWgsl}${resolveEntryWgsl}
 ${kernelEntry('bc_resolve')} {
   let t = thread_index(gid, nwg);
   if (t >= atomicLoad(&counters[lay.round])) { return; }
-  let i = listed(t);
-  let c = tentative[i];
-  if (c == LEFT) { atomicStore(&colour[i], LEFT); return; }
-  let tag = lay.round + 1u;
-  for (var e = graph[lay.adjacency + i]; e < graph[lay.adjacency + i + 1u]; e++) {
-    let j = graph[e];
-    if (j == i) { continue; }
-    // j still listed this round: uncoloured, or settled by this very dispatch (its tag), so what this
-    // thread reads of a word being written cannot change its decision
-    let w = atomicLoad(&colour[j]);
-    let listed_now = w == UNCOLOURED || (w < LEFT && (w >> 8u) == tag);
-    if (listed_now && tentative[j] == c && outranks(j, i)) {
-      if (lay.round + 1u < lay.rounds) {
-        lists[((lay.round + 1u) & 1u) * lay.body_count + atomicAdd(&counters[lay.round + 1u], 1u)] = i;
-      } else {
-        // the last round: i stays UNCOLOURED (bc_count counts it as left); writing LEFT here could change
-        // what a neighbour of this same dispatch reads of it
-        atomicAdd(&counters[lay.round + 1u], 1u);
-      }
-      return;
-    }
+  resolve_entry(lay.round, t);
+}
+`;
+
+/** Threads of the one-workgroup colouring (bc_rounds_loop). */
+const LOOP_THREADS = 256;
+
+// Every round of a small graph (at most BODY_LOOP_CAPACITY bodies) in one workgroup: tentative, a barrier,
+// resolve, a barrier, then list r + 1's length read by the whole workgroup; the loop ends when no body is
+// listed (or after R rounds), where the dispatched rounds cost 3 R dispatches whatever is left. The same
+// tentative_entry and resolve_entry as bc_tentative and bc_resolve, the same lists and counters: the same
+// colours, bit for bit (a round's outcome does not depend on the threads' order nor their number);
+// storageBarrier orders the workgroup's storage accesses between the phases.
+const roundsLoopWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read> graph: array<u32>;
+@group(0) @binding(2) var<storage, read_write> colour: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> tentative: array<u32>;
+@group(0) @binding(4) var<storage, read_write> lists: array<u32>;
+@group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
+fn colour_word(j: u32) -> u32 { return atomicLoad(&colour[j]); }
+${listWgsl}${tentativeEntryWgsl}${resolveEntryWgsl}
+var<workgroup> listed_count: u32;
+@compute @workgroup_size(${LOOP_THREADS})
+fn bc_rounds_loop(@builtin(local_invocation_index) lid: u32) {
+  if (lid == 0u) { listed_count = atomicLoad(&counters[0]); }
+  var n_in = workgroupUniformLoad(&listed_count);
+  for (var r = 0u; r < lay.rounds && n_in > 0u; r++) {
+    for (var t = lid; t < n_in; t += ${LOOP_THREADS}u) { tentative_entry(r, t); }
+    storageBarrier();
+    for (var t = lid; t < n_in; t += ${LOOP_THREADS}u) { resolve_entry(r, t); }
+    storageBarrier();
+    if (lid == 0u) { listed_count = atomicLoad(&counters[r + 1u]); }
+    n_in = workgroupUniformLoad(&listed_count);
   }
-  atomicStore(&colour[i], c | (tag << 8u));
 }
 `;
 
@@ -263,11 +318,17 @@ ${kernelEntry('bc_scatter')} {
 }
 `;
 
-type KernelName = 'clear' | 'init' | 'args' | 'tentative' | 'resolve' | 'count' | 'offsets' | 'scatter';
+type KernelName = 'clear' | 'init' | 'args' | 'tentative' | 'resolve' | 'roundsLoop' | 'count' | 'offsets' | 'scatter';
+
+/**
+ * The most bodies whose rounds run in one workgroup of LOOP_THREADS that stops when none is listed (bc_rounds_loop;
+ * 8 bodies a thread a round at the most); a graph of more bodies takes R dispatched rounds.
+ */
+export const BODY_LOOP_CAPACITY = 2048;
 
 /** The GPU body colouring over a caller's graph buffer (header). */
 export class GpuBodyColouring {
-  private readonly kernels: Record<KernelName, Kernel>;
+  private readonly kernels: Partial<Record<KernelName, Kernel>>;
   private readonly colour: GPUBuffer;
   private readonly tentative: GPUBuffer;
   private readonly lists: GPUBuffer;
@@ -288,6 +349,8 @@ export class GpuBodyColouring {
     /** R: the most rounds */
     readonly rounds: number,
     kernels: GpuBodyColouring['kernels'],
+    /** the rounds run in one workgroup that stops when no body is listed (bc_rounds_loop), not dispatched one by one */
+    readonly loop: boolean,
   ) {
     this.kernels = kernels;
     const n = Math.max(1, layout.bodyCount);
@@ -308,44 +371,56 @@ export class GpuBodyColouring {
     for (let r = 0; r < rounds; r++) words.set([layout.bodyCount, layout.adjacency, layout.active, layout.colourInfo, layout.order, layout.summary, r, rounds], (r * this.stride) / 4);
     device.queue.writeBuffer(this.layoutBuffer, 0, words);
     const rec = (r: number) => ({ buffer: this.layoutBuffer, offset: r * this.stride, size: 32 });
-    const k = this.kernels;
-    const perRound = (f: (r: number) => GPUBindGroup) => Array.from({ length: rounds }, (_, r) => f(r));
+    const k = this.kernels as Record<KernelName, Kernel>;
+    const perRound = (f: (r: number) => GPUBindGroup) => (loop ? [] : Array.from({ length: rounds }, (_, r) => f(r)));
     this.groups.clear = [k.clear.bind([rec(0), this.counters, this.counts])];
     this.groups.init = [k.init.bind([rec(0), graph, this.colour, this.lists, this.counters])];
     this.groups.args = perRound((r) => k.args.bind([rec(r), this.counters, this.args]));
     this.groups.tentative = perRound((r) => k.tentative.bind([rec(r), graph, this.colour, this.tentative, this.lists, this.counters]));
     this.groups.resolve = perRound((r) => k.resolve.bind([rec(r), graph, this.colour, this.tentative, this.lists, this.counters]));
+    this.groups.roundsLoop = loop ? [k.roundsLoop.bind([rec(0), graph, this.colour, this.tentative, this.lists, this.counters])] : [];
     this.groups.count = [k.count.bind([rec(0), this.colour, this.counts, this.rank])];
     this.groups.offsets = [k.offsets.bind([rec(0), graph, this.counts, this.counters, this.summaryBuffer])];
     this.groups.scatter = [k.scatter.bind([rec(0), graph, this.colour, this.rank])];
   }
 
   /** The colouring of the graph in `graph` (STORAGE usage) at `layout`, in at most `rounds` rounds. */
-  static async create(device: GPUDevice, graph: GPUBuffer, layout: BodyGraphLayout, rounds = BODY_COLOUR_ROUNDS): Promise<GpuBodyColouring> {
+  /**
+   * The colouring of the graph in `graph` (STORAGE usage) at `layout`, in at most `rounds` rounds; a graph of at most
+   * `loopCapacity` bodies has its rounds in one workgroup (bc_rounds_loop), a larger one dispatched round by round.
+   */
+  static async create(device: GPUDevice, graph: GPUBuffer, layout: BodyGraphLayout, rounds = BODY_COLOUR_ROUNDS, loopCapacity = BODY_LOOP_CAPACITY): Promise<GpuBodyColouring> {
     if (!(rounds >= 1)) throw new RangeError(`the GPU body colouring needs at least one round; ${rounds} given`);
-    const kernels = await buildKernels(device, 'body colouring', () => ({
+    const loop = layout.bodyCount <= loopCapacity;
+    const kernels: Partial<Record<KernelName, Kernel>> = await buildKernels(device, 'body colouring', () => ({
       clear: Kernel.create(device, 'bc_clear', clearWgsl),
       init: Kernel.create(device, 'bc_init', initWgsl),
-      args: Kernel.create(device, 'bc_args', argsWgsl),
-      tentative: Kernel.create(device, 'bc_tentative', tentativeWgsl),
-      resolve: Kernel.create(device, 'bc_resolve', resolveWgsl),
+      // the rounds: one workgroup's loop, or three dispatches per round (only the kind used is built)
+      ...(loop
+        ? { roundsLoop: Kernel.create(device, 'bc_rounds_loop', roundsLoopWgsl) }
+        : { args: Kernel.create(device, 'bc_args', argsWgsl), tentative: Kernel.create(device, 'bc_tentative', tentativeWgsl), resolve: Kernel.create(device, 'bc_resolve', resolveWgsl) }),
       count: Kernel.create(device, 'bc_count', countWgsl),
       offsets: Kernel.create(device, 'bc_offsets', offsetsWgsl),
       scatter: Kernel.create(device, 'bc_scatter', scatterWgsl),
     }));
-    return new GpuBodyColouring(device, layout, graph, rounds, kernels);
+    return new GpuBodyColouring(device, layout, graph, rounds, kernels, loop);
   }
 
-  /** Records the colouring into `pass` (no readback): 5 + 3 R dispatches, those of the rounds after the last body settled empty. */
+  /**
+   * Records the colouring into `pass` (no readback): 6 dispatches with the loop; else 5 + 3 R, those of the rounds
+   * after the last body settled empty.
+   */
   record(pass: GPUComputePassEncoder): void {
-    const n = this.layout.bodyCount, k = this.kernels, g = this.groups;
+    const n = this.layout.bodyCount, k = this.kernels as Record<KernelName, Kernel>, g = this.groups;
     k.clear.dispatch(pass, g.clear[0], Math.max(this.rounds + 1, K + 1));
     k.init.dispatch(pass, g.init[0], n);
-    for (let r = 0; r < this.rounds; r++) {
-      k.args.dispatch(pass, g.args[r], 1);
-      k.tentative.dispatchIndirect(pass, g.tentative[r], this.args, 12 * r);
-      k.resolve.dispatchIndirect(pass, g.resolve[r], this.args, 12 * r);
-    }
+    if (this.loop) k.roundsLoop.dispatch(pass, g.roundsLoop[0], LOOP_THREADS, LOOP_THREADS);
+    else
+      for (let r = 0; r < this.rounds; r++) {
+        k.args.dispatch(pass, g.args[r], 1);
+        k.tentative.dispatchIndirect(pass, g.tentative[r], this.args, 12 * r);
+        k.resolve.dispatchIndirect(pass, g.resolve[r], this.args, 12 * r);
+      }
     k.count.dispatch(pass, g.count[0], n);
     k.offsets.dispatch(pass, g.offsets[0], 1);
     k.scatter.dispatch(pass, g.scatter[0], n);

@@ -62,8 +62,15 @@
  *    Δ + 1 (Δ: the most neighbours of a constraint) and close to model/colouring.ts's first fit.
  *  - Rounds on compacted lists: round r runs only over the constraints left after round r − 1 (an
  *    indirect dispatch from a counter), so the work is Σ_r (left after r) · degree, not R · n, and the
- *    rounds after everything is coloured dispatch no workgroup: R can be generous at little cost. The
- *    price is one tiny argument kernel per round (R + few dispatches in all).
+ *    rounds after everything is coloured dispatch no workgroup. But each of them is still three recorded
+ *    dispatches (arguments, round, commit): R = 64 rounds are 192 dispatches a frame whatever is left, which on
+ *    a small pile cost more than the colouring itself (SwiftShader: ~55 µs a round, 4.4 ms a colouring of the
+ *    35 manifolds of a 15-box pyramid that 7 rounds colour, against 1.2 ms with R = 8). A dispatch count
+ *    cannot depend on a GPU value without a readback, so a small graph (capacity ≤ LOOP_CAPACITY, option
+ *    loopCapacity) runs its rounds in one workgroup instead (col_rounds_loop): round, barrier, commit,
+ *    barrier, the survivors' count read by the workgroup, and the loop ends when none is left: one dispatch
+ *    for all rounds, and only the rounds needed. A larger graph keeps the dispatched rounds (its first rounds
+ *    need many workgroups; one workgroup would serialise them), whose empty tail is small beside its work.
  *  - K ≤ 64: the colours taken by the neighbours fit two u32 words (countTrailingZeros finds the lowest
  *    free one). Δ + 1 ≤ 64 whenever a constraint's two bodies have at most 64 constraints between them (a
  *    brick in the deep wall has ≤ 16 at rest), so the overflow set stays empty; a constraint that finds
@@ -80,7 +87,8 @@
  * Cost: init, scatter, tally and order are one thread per constraint; the scans are ⌈(nb + 1)/1024⌉
  * and ⌈(K + 1) capacity / 65 536⌉ blocks; round r reads, for each constraint still listed, its bodies'
  * masks and (unless a mask already rules its colour out) the lists of its ≤ 2 dynamic bodies up to the first
- * rival. Dispatches: 10 + the two scans' levels + 3 R − 1 (each round's arguments, the round, its commit).
+ * rival. Dispatches: 10 + the two scans' levels + 3 R − 1 (each round's arguments, the round, its commit), or
+ * with the loop 11 + the scans' levels.
  *
  * Invariants: a record reads the pair buffer, the flags and the count as they stand at that point of the
  * pass (written by earlier dispatches); it writes only this module's buffers. No readback in record();
@@ -106,12 +114,14 @@ import {
   offsetsWgsl,
   orderWgsl,
   roundWgsl,
+  roundsLoopWgsl,
   commitWgsl,
   scatterWgsl,
   setupWgsl,
   sizeCounter,
   survivorCounter,
   tallyWgsl,
+  LOOP_THREADS,
 } from './colouring.wgsl.js';
 
 export { ColourParamsRecord, RoundParamsRecord };
@@ -132,11 +142,17 @@ export const CONTACT_MAX_COLOURS = MAX_COLOURS_LIMIT;
  * colours are large, its late ones small, and most are empty.
  */
 export const CONTACT_DISPATCHED_COLOURS = 24;
-/** The default rounds R (header: rounds after all are coloured cost one empty dispatch each). */
+/**
+ * The most constraints (the capacity) whose rounds run in one workgroup of LOOP_THREADS that stops when none is
+ * left (header): 8 constraints a thread a round at the most.
+ */
+export const LOOP_CAPACITY = 2048;
+/** The default rounds R (header: rounds after all are coloured cost three empty dispatches each, or none in the loop). */
 export const DEFAULT_ROUNDS = 48;
 /**
  * R for the contact manifolds (softstep-gpu, gs-gpu, xpbd-gpu and their CPU twins): the speculative rounds
- * end near the colour count (header), so R = K leaves room for every colour.
+ * end near the colour count (header), so R = K leaves room for every colour; a small pile's loop (LOOP_CAPACITY)
+ * stops at the round that colours the last one.
  */
 export const CONTACT_COLOUR_ROUNDS = CONTACT_MAX_COLOURS;
 
@@ -197,10 +213,15 @@ export interface ColouringOptions {
   rounds?: number;
   /** degree in the priority (default false: the hash alone; header) */
   largestFirst?: boolean;
+  /**
+   * the most constraints whose rounds run in one workgroup that stops when none is left (col_rounds_loop), default
+   * LOOP_CAPACITY: a capacity up to it takes that loop, a larger one R dispatched rounds (header)
+   */
+  loopCapacity?: number;
   seed?: number;
 }
 
-type KernelName = 'setup' | 'clearBodies' | 'clearHist' | 'init' | 'scatter' | 'round' | 'commit' | 'tally' | 'offsets' | 'order';
+type KernelName = 'setup' | 'clearBodies' | 'clearHist' | 'init' | 'scatter' | 'round' | 'commit' | 'roundsLoop' | 'tally' | 'offsets' | 'order';
 
 export class GpuColouring {
   /** per constraint its colour (0 .. K−1; K = overflow) */
@@ -231,7 +252,7 @@ export class GpuColouring {
   private plan: ScanPlan;
   private readonly histPlan: ScanPlan;
   private readonly histCount: number;
-  private readonly fixed: Record<'clearBodies' | 'clearHist' | 'scatter' | 'rounds' | 'commits' | 'tally' | 'offsets' | 'order', GPUBindGroup | GPUBindGroup[]>;
+  private readonly fixed: Record<'clearBodies' | 'clearHist' | 'scatter' | 'rounds' | 'commits' | 'roundsLoop' | 'tally' | 'offsets' | 'order', GPUBindGroup | GPUBindGroup[]>;
   private inputGroups: { key: ColouringInputs; setup: GPUBindGroup; init: GPUBindGroup } | null = null;
   private bodyCount = 0;
   private layout: PairLayout = { stride: 2, offsetA: 0, offsetB: 1 };
@@ -246,8 +267,10 @@ export class GpuColouring {
     maxColours: number,
     rounds: number,
     private readonly scan: PrefixScan,
-    private readonly kernels: Record<KernelName, Kernel>,
+    private readonly kernels: Partial<Record<KernelName, Kernel>>,
     counters: Counters,
+    /** the rounds run in one workgroup that stops when none is left (col_rounds_loop), not dispatched one by one */
+    readonly loop: boolean,
   ) {
     this.maxColours = maxColours;
     this.rounds = rounds;
@@ -280,20 +303,17 @@ export class GpuColouring {
       rp.setUint32(at + RoundParamsRecord.offsets.round, r, true);
       rp.setUint32(at + RoundParamsRecord.offsets.in_counter, r === 0 ? COUNTER_N : survivorCounter(r - 1), true);
       rp.setUint32(at + RoundParamsRecord.offsets.out_counter, survivorCounter(r), true);
-      rp.setUint32(at + RoundParamsRecord.offsets.identity, r === 0 ? 1 : 0, true);
     }
     device.queue.writeBuffer(this.roundParams, 0, rp.buffer);
-    const k = kernels, p = this.params, c = counters.buffer;
+    const k = kernels as Record<KernelName, Kernel>, p = this.params, c = counters.buffer;
+    const slot = (r: number) => ({ buffer: this.roundParams, offset: UNIFORM_OFFSET_ALIGNMENT * r, size: RoundParamsRecord.stride });
     this.fixed = {
       clearBodies: k.clearBodies.bind([p, this.adj, this.masks]),
       scatter: k.scatter.bind([p, c, this.adj, this.ends, this.rank, this.prio]),
-      // round r reads list (r + 1) % 2 … and writes list r % 2 (round 0 reads none: identity); its commit reads round r's input list
-      rounds: Array.from({ length: rounds }, (_, r) =>
-        k.round.bind([p, { buffer: this.roundParams, offset: UNIFORM_OFFSET_ALIGNMENT * r, size: RoundParamsRecord.stride }, c, this.adj, this.ends, this.prio, this.state, this.lists, this.tent, this.masks], `col_round ${r}`),
-      ),
-      commits: Array.from({ length: rounds }, (_, r) =>
-        k.commit.bind([p, { buffer: this.roundParams, offset: UNIFORM_OFFSET_ALIGNMENT * r, size: RoundParamsRecord.stride }, c, this.ends, this.state, this.lists, this.masks], `col_commit ${r}`),
-      ),
+      // round r reads list (r + 1) % 2 … and writes list r % 2 (round 0 reads none: 0 .. n − 1); its commit reads round r's input list
+      rounds: loop ? [] : Array.from({ length: rounds }, (_, r) => k.round.bind([p, slot(r), c, this.adj, this.ends, this.prio, this.state, this.lists, this.tent, this.masks], `col_round ${r}`)),
+      commits: loop ? [] : Array.from({ length: rounds }, (_, r) => k.commit.bind([p, slot(r), c, this.ends, this.state, this.lists, this.masks], `col_commit ${r}`)),
+      roundsLoop: loop ? k.roundsLoop.bind([p, c, this.adj, this.ends, this.prio, this.state, this.lists, this.tent, this.masks]) : [],
       clearHist: k.clearHist.bind([p, this.hist]),
       tally: k.tally.bind([p, c, this.state, this.colour, this.rank, this.hist]),
       offsets: k.offsets.bind([p, c, this.hist, this.offsets]),
@@ -310,15 +330,16 @@ export class GpuColouring {
     if (!(bodyCapacity >= 1 && Number.isInteger(bodyCapacity))) throw new RangeError(`GpuColouring: body capacity ${bodyCapacity} must be a positive integer`);
     if (!(maxColours >= 1 && maxColours <= MAX_COLOURS_LIMIT && Number.isInteger(maxColours))) throw new RangeError(`GpuColouring: maxColours ${maxColours} must be an integer in 1 .. ${MAX_COLOURS_LIMIT} (a mask of two u32)`);
     if (!(rounds >= 1 && rounds < 2 ** 24 && Number.isInteger(rounds))) throw new RangeError(`GpuColouring: rounds ${rounds} must be a positive integer`);
+    const loop = capacity <= (opts.loopCapacity ?? LOOP_CAPACITY);
     const scan = await PrefixScan.create(device);
-    const kernels = await buildKernels(device, 'gpu colouring', () => ({
+    const kernels: Partial<Record<KernelName, Kernel>> = await buildKernels(device, 'gpu colouring', () => ({
       setup: Kernel.create(device, 'col_setup', setupWgsl),
       clearBodies: Kernel.create(device, 'col_clear_bodies', clearBodiesWgsl),
       clearHist: Kernel.create(device, 'col_clear_hist', clearHistWgsl),
       init: Kernel.create(device, 'col_init', initWgsl),
       scatter: Kernel.create(device, 'col_scatter', scatterWgsl),
-      round: Kernel.create(device, 'col_round', roundWgsl),
-      commit: Kernel.create(device, 'col_commit', commitWgsl),
+      // the rounds: one workgroup's loop, or a dispatch per round and per commit (only the kind used is built)
+      ...(loop ? { roundsLoop: Kernel.create(device, 'col_rounds_loop', roundsLoopWgsl) } : { round: Kernel.create(device, 'col_round', roundWgsl), commit: Kernel.create(device, 'col_commit', commitWgsl) }),
       tally: Kernel.create(device, 'col_tally', tallyWgsl),
       offsets: Kernel.create(device, 'col_offsets', offsetsWgsl),
       order: Kernel.create(device, 'col_order', orderWgsl),
@@ -327,7 +348,7 @@ export class GpuColouring {
     const counterCount = 1 + rounds + maxColours + 1;
     const slots = Array.from({ length: counterCount }, (_, k) => ({ counter: k, scale: 1, cap: capacity }));
     const counters = await Counters.create(device, counterCount, slots, 'colouring counters');
-    return new GpuColouring(device, capacity, bodyCapacity, opts.largestFirst ?? false, (opts.seed ?? 0x5eed) >>> 0, maxColours, rounds, scan, kernels, counters);
+    return new GpuColouring(device, capacity, bodyCapacity, opts.largestFirst ?? false, (opts.seed ?? 0x5eed) >>> 0, maxColours, rounds, scan, kernels, counters, loop);
   }
 
   /** Sets the body count and where the body indices lie in a constraint record (from the next submission on). */
@@ -393,14 +414,14 @@ export class GpuColouring {
     this.writeParams(count.offset / 4);
     const g = this.inputGroups;
     if (!g || g.key.pairs !== pairs || g.key.flags !== flags || g.key.count.buffer !== count.buffer) {
-      const k = this.kernels;
+      const k = this.kernels as Record<KernelName, Kernel>;
       this.inputGroups = {
         key: { pairs, flags, count: { ...count } },
         setup: k.setup.bind([this.params, count.buffer, this.counters.buffer]),
         init: k.init.bind([this.params, pairs, flags, this.counters.buffer, this.adj, this.ends, this.rank, this.state, this.prio]),
       };
     }
-    const ig = this.inputGroups!, f = this.fixed, k = this.kernels, c = this.counters;
+    const ig = this.inputGroups!, f = this.fixed, k = this.kernels as Record<KernelName, Kernel>, c = this.counters;
     const argsN = c.argsOffset(COUNTER_N);
     c.recordClear(pass);
     k.clearBodies.dispatch(pass, f.clearBodies as GPUBindGroup, this.bodyCount + 1);
@@ -409,13 +430,18 @@ export class GpuColouring {
     k.init.dispatchIndirect(pass, ig.init, c.args, argsN);
     this.plan.record(pass);
     k.scatter.dispatchIndirect(pass, f.scatter as GPUBindGroup, c.args, argsN);
-    const rounds = f.rounds as GPUBindGroup[], commits = f.commits as GPUBindGroup[];
-    for (let r = 0; r < this.rounds; r++) {
-      if (r > 0) c.recordArgs(pass);
-      const args = r === 0 ? argsN : c.argsOffset(survivorCounter(r - 1));
-      k.round.dispatchIndirect(pass, rounds[r], c.args, args);
-      // the round's colours into its bodies' masks, over the same list (the last round's are read by none)
-      if (r + 1 < this.rounds) k.commit.dispatchIndirect(pass, commits[r], c.args, args);
+    if (this.loop) {
+      // every round in one workgroup, until none is left (colouring.wgsl.ts col_rounds_loop)
+      k.roundsLoop.dispatch(pass, f.roundsLoop as GPUBindGroup, LOOP_THREADS, LOOP_THREADS);
+    } else {
+      const rounds = f.rounds as GPUBindGroup[], commits = f.commits as GPUBindGroup[];
+      for (let r = 0; r < this.rounds; r++) {
+        if (r > 0) c.recordArgs(pass);
+        const args = r === 0 ? argsN : c.argsOffset(survivorCounter(r - 1));
+        k.round.dispatchIndirect(pass, rounds[r], c.args, args);
+        // the round's colours into its bodies' masks, over the same list (the last round's are read by none)
+        if (r + 1 < this.rounds) k.commit.dispatchIndirect(pass, commits[r], c.args, args);
+      }
     }
     k.clearHist.dispatch(pass, f.clearHist as GPUBindGroup, this.histCount);
     k.tally.dispatchIndirect(pass, f.tally as GPUBindGroup, c.args, argsN); // 64 per workgroup: one block each

@@ -45,7 +45,6 @@ export const RoundParamsRecord = defineRecord('RoundParams', [
   ['round', 'u32', 'r'],
   ['in_counter', 'u32', 'counter holding the input list length'],
   ['out_counter', 'u32', 'counter of the survivors'],
-  ['identity', 'u32', '1: the input is 0 .. n−1 (round 0), not list_in'],
 ] as const);
 
 /** counters[COUNTER_N]: constraints this frame (min(count, capacity)) */
@@ -151,17 +150,20 @@ ${kernelEntry('col_scatter')} {
 }
 `;
 
-export const roundWgsl = /* wgsl */ `${common}
-${RoundParamsRecord.wgsl}
-@group(0) @binding(1) var<uniform> round: RoundParams;
-@group(0) @binding(2) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read> adj: array<u32>;
-@group(0) @binding(4) var<storage, read> ends: array<vec2u>;
-@group(0) @binding(5) var<storage, read> prio: array<u32>;
-@group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
-@group(0) @binding(7) var<storage, read_write> lists: array<u32>;
-@group(0) @binding(8) var<storage, read_write> tent: array<u32>;
-@group(0) @binding(9) var<storage, read> masks: array<vec2u>;
+/** Threads of the one-workgroup colouring (col_rounds_loop): the rounds of a small graph in one dispatch. */
+export const LOOP_THREADS = 256;
+
+// Round r and its commit, as functions of the round and the thread's entry of its input list, shared by the
+// kernels of one round each (col_round, col_commit) and the one-workgroup loop over all rounds
+// (col_rounds_loop); each module gives mask_of, state_word and or_colour for its own bindings.
+const listedWgsl = /* wgsl */ `
+// the constraint at entry t of round r's input list (round 0: every constraint, 0 .. n − 1)
+fn listed(r: u32, t: u32) -> u32 {
+  if (r == 0u) { return t; }
+  return lists[((r + 1u) & 1u) * params.capacity + t];
+}
+`;
+const roundEntryWgsl = /* wgsl */ `
 // j outranks i: a higher priority, ties to the higher index (a strict total order: no two tie)
 fn outranks(j: u32, i: u32) -> bool {
   let pj = prio[j]; let pi = prio[i];
@@ -187,27 +189,24 @@ fn lowest_free(m: vec2u) -> u32 {
 //   (b) a neighbour still uncoloured before this round picked the same t and outranks i;
 // else it picks again, into tent[cur], the lowest colour that no neighbour coloured in a round < r has
 // and that is not t (the neighbour that beat it to t keeps t, or loses it to one that keeps it), and goes
-// on the survivors' list; a pick ≥ K puts it in the overflow colour K at once (K blocks nothing).
-// The colours of the neighbours coloured in rounds < r are the masks of i's two dynamic bodies (col_commit
-// ORs each round's colours in after the round), so (a) and the pick read two masks, not the neighbours;
-// only (b) walks them, and stops at the first rival. A neighbour coloured in this same round (state round
-// = r) counts as uncoloured, tent[prev] is read while only tent[cur] is written, and the masks are not
-// written in a round: the outcome does not depend on the threads' order. Two neighbours never keep one
-// colour: in one round the one outranked loses by (b), in later rounds by (a).
-${kernelEntry('col_round')} {
-  let t_index = thread_index(gid, nwg);
-  if (t_index >= atomicLoad(&counters[round.in_counter])) { return; }
-  var i = t_index;
-  if (round.identity == 0u) { i = lists[((round.round + 1u) & 1u) * params.capacity + t_index]; }
+// on the survivors' list (counter out_counter); a pick ≥ K puts it in the overflow colour K at once (K
+// blocks nothing). The colours of the neighbours coloured in rounds < r are the masks of i's two dynamic
+// bodies (commit_entry ORs each round's colours in after the round), so (a) and the pick read two masks,
+// not the neighbours; only (b) walks them, and stops at the first rival. A neighbour coloured in this same
+// round (state round = r) counts as uncoloured, tent[prev] is read while only tent[cur] is written, and
+// the masks are not written in a round: the outcome does not depend on the threads' order. Two neighbours
+// never keep one colour: in one round the one outranked loses by (b), in later rounds by (a).
+fn round_entry(r: u32, t_index: u32, out_counter: u32) {
+  let i = listed(r, t_index);
   let base = params.body_count + 1u;
-  let prev = ((round.round + 1u) & 1u) * params.capacity;
-  let cur = (round.round & 1u) * params.capacity;
+  let prev = ((r + 1u) & 1u) * params.capacity;
+  let cur = (r & 1u) * params.capacity;
   var t = 0u;
-  if (round.round > 0u) { t = tent[prev + i]; }
+  if (r > 0u) { t = tent[prev + i]; }
   let e = ends[i];
   var taken = vec2u(0u, 0u);
-  if (e.x != NONE) { taken |= masks[e.x]; }
-  if (e.y != NONE) { taken |= masks[e.y]; }
+  if (e.x != NONE) { taken |= mask_of(e.x); }
+  if (e.y != NONE) { taken |= mask_of(e.y); }
   var keeps = !has_colour(taken, t); // (a)
   for (var side = 0u; side < 2u && keeps; side++) {
     var b = e.x;
@@ -218,24 +217,59 @@ ${kernelEntry('col_round')} {
       let j = adj[base + k];
       if (j == i) { continue; }
       let s = atomicLoad(&state[j]);
-      if (s != UNCOLOURED && (s >> 8u) < round.round) { continue; } // coloured before: in the masks
+      if (s != UNCOLOURED && (s >> 8u) < r) { continue; } // coloured before: in the masks
       var tj = 0u;
-      if (round.round > 0u) { tj = tent[prev + j]; }
+      if (r > 0u) { tj = tent[prev + j]; }
       if (tj == t && outranks(j, i)) { keeps = false; break; } // (b)
     }
   }
   if (keeps) {
-    atomicStore(&state[i], (round.round << 8u) | t);
+    atomicStore(&state[i], (r << 8u) | t);
     return;
   }
   let c = lowest_free(with_colour(taken, t));
   if (c >= params.max_colours) {
-    atomicStore(&state[i], (round.round << 8u) | params.max_colours);
+    atomicStore(&state[i], (r << 8u) | params.max_colours);
     return;
   }
   tent[cur + i] = c;
-  let k = atomicAdd(&counters[round.out_counter], 1u);
+  let k = atomicAdd(&counters[out_counter], 1u);
   lists[cur + k] = i;
+}
+`;
+const commitEntryWgsl = /* wgsl */ `
+// after round r, over the constraints it took (its input list): each one coloured in round r ORs its colour
+// (below K: the overflow colour K blocks nothing) into its dynamic bodies' masks, for the rounds after r
+fn commit_entry(r: u32, t_index: u32) {
+  let i = listed(r, t_index);
+  let s = state_word(i);
+  if (s == UNCOLOURED || (s >> 8u) != r) { return; }
+  let c = s & 255u;
+  if (c >= params.max_colours) { return; }
+  let e = ends[i];
+  if (e.x != NONE) { or_colour(e.x, c); }
+  if (e.y != NONE) { or_colour(e.y, c); }
+}
+`;
+
+export const roundWgsl = /* wgsl */ `${common}
+${RoundParamsRecord.wgsl}
+@group(0) @binding(1) var<uniform> round: RoundParams;
+@group(0) @binding(2) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read> adj: array<u32>;
+@group(0) @binding(4) var<storage, read> ends: array<vec2u>;
+@group(0) @binding(5) var<storage, read> prio: array<u32>;
+@group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read_write> lists: array<u32>;
+@group(0) @binding(8) var<storage, read_write> tent: array<u32>;
+@group(0) @binding(9) var<storage, read> masks: array<vec2u>;
+fn mask_of(b: u32) -> vec2u { return masks[b]; }
+${listedWgsl}${roundEntryWgsl}
+// round r (round_entry), one thread per entry of its input list
+${kernelEntry('col_round')} {
+  let t_index = thread_index(gid, nwg);
+  if (t_index >= atomicLoad(&counters[round.in_counter])) { return; }
+  round_entry(round.round, t_index, round.out_counter);
 }
 `;
 
@@ -247,22 +281,53 @@ ${RoundParamsRecord.wgsl}
 @group(0) @binding(4) var<storage, read> state: array<u32>;
 @group(0) @binding(5) var<storage, read> lists: array<u32>;
 @group(0) @binding(6) var<storage, read_write> masks: array<atomic<u32>>;
-// after round r, over the constraints it took (its input list): each one coloured in round r ORs its colour
-// (below K: the overflow colour K blocks nothing) into its dynamic bodies' masks, for the rounds after r
+fn state_word(i: u32) -> u32 { return state[i]; }
+fn or_colour(b: u32, c: u32) { atomicOr(&masks[2u * b + (c >> 5u)], 1u << (c & 31u)); }
+${listedWgsl}${commitEntryWgsl}
+// round r's commit (commit_entry), one thread per entry of the round's input list
 ${kernelEntry('col_commit')} {
   let t_index = thread_index(gid, nwg);
   if (t_index >= counters[round.in_counter]) { return; }
-  var i = t_index;
-  if (round.identity == 0u) { i = lists[((round.round + 1u) & 1u) * params.capacity + t_index]; }
-  let s = state[i];
-  if (s == UNCOLOURED || (s >> 8u) != round.round) { return; }
-  let c = s & 255u;
-  if (c >= params.max_colours) { return; }
-  let e = ends[i];
-  let word = c >> 5u;
-  let bit = 1u << (c & 31u);
-  if (e.x != NONE) { atomicOr(&masks[2u * e.x + word], bit); }
-  if (e.y != NONE) { atomicOr(&masks[2u * e.y + word], bit); }
+  commit_entry(round.round, t_index);
+}
+`;
+
+// The rounds of a small graph (capacity ≤ GpuColouring's loop capacity) in one workgroup: round r, a
+// barrier, its commit, a barrier, then the survivors' count read by the whole workgroup; the loop ends when
+// none is left (or after R rounds), so a graph coloured in 8 rounds costs 8 rounds, where the dispatched
+// rounds cost R × 3 dispatches whatever is left (those after the last survivor dispatch no workgroup, but
+// each is still a dispatch). The same round_entry and commit_entry as col_round and col_commit, the same
+// counters and lists: the same colours, bit for bit (a round's outcome does not depend on the threads' order,
+// nor on how many threads share it); storageBarrier orders the workgroup's storage accesses between phases.
+export const roundsLoopWgsl = /* wgsl */ `${common}
+@group(0) @binding(1) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read> adj: array<u32>;
+@group(0) @binding(3) var<storage, read> ends: array<vec2u>;
+@group(0) @binding(4) var<storage, read> prio: array<u32>;
+@group(0) @binding(5) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> lists: array<u32>;
+@group(0) @binding(7) var<storage, read_write> tent: array<u32>;
+@group(0) @binding(8) var<storage, read_write> masks: array<atomic<u32>>;
+fn mask_of(b: u32) -> vec2u { return vec2u(atomicLoad(&masks[2u * b]), atomicLoad(&masks[2u * b + 1u])); }
+fn state_word(i: u32) -> u32 { return atomicLoad(&state[i]); }
+fn or_colour(b: u32, c: u32) { atomicOr(&masks[2u * b + (c >> 5u)], 1u << (c & 31u)); }
+${listedWgsl}${roundEntryWgsl}${commitEntryWgsl}
+var<workgroup> listed_count: u32;
+@compute @workgroup_size(${LOOP_THREADS})
+fn col_rounds_loop(@builtin(local_invocation_index) lid: u32) {
+  if (lid == 0u) { listed_count = atomicLoad(&counters[COUNTER_N]); }
+  var n_in = workgroupUniformLoad(&listed_count);
+  for (var r = 0u; r < params.rounds && n_in > 0u; r++) {
+    for (var t = lid; t < n_in; t += ${LOOP_THREADS}u) { round_entry(r, t, ${survivorCounter(0)}u + r); }
+    storageBarrier();
+    // the last round's colours are read by no later round
+    if (r + 1u < params.rounds) {
+      for (var t = lid; t < n_in; t += ${LOOP_THREADS}u) { commit_entry(r, t); }
+    }
+    storageBarrier();
+    if (lid == 0u) { listed_count = atomicLoad(&counters[${survivorCounter(0)}u + r]); } // survivorCounter(r)
+    n_in = workgroupUniformLoad(&listed_count);
+  }
 }
 `;
 

@@ -376,10 +376,11 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
 
   /**
    * The contact stages (contacts.wgsl.ts) over the GPU contact pipeline (contacts/gpu-contacts.ts, in its
-   * 'jacobi' mode: its collision, pair-table matching with λ carried whole, the body → manifold CSR; its
-   * sweeps never run; where some body bounces, its manifold colouring and restitution pass too). Its margins are for the step h, as avbd-cpu finds its
-   * contacts each step (detectContacts(h)); its rule's slop is set out of reach so a manifold keeps the
-   * pair's own slop, the matching's reach (cj_match, av_match).
+   * 'prepare' mode: its collision, pair-table matching with λ carried whole, the body → manifold CSR, prepared
+   * as its 'jacobi' mode prepares; none of its sweeps' kernels built; where some body bounces, its manifold
+   * colouring and restitution pass too). Its margins are for the step h, as avbd-cpu finds its contacts each
+   * step (detectContacts(h)); its rule's slop is set out of reach so a manifold keeps the pair's own slop, the
+   * matching's reach (cj_match, av_match).
    */
   private async createContacts(world: WorldDesc): Promise<void> {
     const w = this.w, n = w.bodyCount, d = this.device, cap = this.pairCapacity;
@@ -398,7 +399,7 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     this.bufferCreations += 4;
     const fixed = Array.from({ length: world.bodies.length }, (_, i) => w.inverseMass[i] === 0);
     const [c, kernels] = await Promise.all([
-      GpuContacts.create(d, n, world.bodies, fixed, cap, { pose: this.buffers.get('pose')!, velocity: this.buffers.get('velocity')!, velocity_delta: velocityDelta, inverse_mass: inverseMass }, 'jacobi'),
+      GpuContacts.create(d, n, world.bodies, fixed, cap, { pose: this.buffers.get('pose')!, velocity: this.buffers.get('velocity')!, velocity_delta: velocityDelta, inverse_mass: inverseMass }, 'prepare'),
       buildKernels(d, `${this.id} contacts`, () => new Map(this.contactKernelDecls().map((k) => [k.name, Kernel.create(d, k.name, avbdContactKernelSource(k))]))),
     ]);
     // the rule's threshold is read by cs_restitution alone (the other stages run here read no rule but the slop)
