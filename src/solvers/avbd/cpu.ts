@@ -41,7 +41,12 @@
  * λ = 0, their k capped at the stiffness, a spring.
  * Stabilisation (eq. 18): C*(x) = C(x) − α C(x⁻), of C(x⁻) only the part that violates the row
  * (an equality's all of it; a one-sided row's only an overlap, so a slack rope or a contact that is
- * still apart is not pulled shut).
+ * still apart is not pulled shut). So an overlap left after a step is removed at 1 − α = 1 % a frame (an
+ * 11.4 cm one in `rain` count=200 seed 1 went to 8.1 cm over 32 frames, 0.99³² = 0.72). A smaller α
+ * or post-stabilisation recovers faster but does not hold a pile at rest (600 frames, sleep 0, from
+ * frame 60, measured): α 0.95 and 0.9 let the base-10 pyramid jitter (Σ ½ v² per unit mass up to 1e-4
+ * and 6e-4 against 1e-9 at 0.99), and post-stabilisation walks the 10-box stack 10 mm and brings the
+ * pyramid down (61 mm). The pyramid has contacts only, so α on the contact rows alone fares the same.
  * Warm start per frame (eq. 19): λ ← α γ λ, k ← clamp(γ k, k_min, k_max); and the bodies start
  * from the adaptive guess of VBD: x ← x⁻ + h v + h² g ŵ, ŵ = clamp(a·ĝ / |g|, 0, 1), a the last
  * frame's acceleration (full gravity for a body falling freely, none for one at rest).
