@@ -209,14 +209,35 @@ function ldlt6Unrolled(): string {
 }
 
 /** WGSL: H += kk J Jᵀ (its lower triangle) and f += J F for one row, J = (j0 … j5) (eqs. 13, 17). */
-function stampUnrolled(): string {
+function stampUnrolled(h = 'h', f = 'f'): string {
   const out: string[] = [];
   for (let a = 0; a < 6; a++) {
-    out.push(`      f${a} += j${a} * F;`);
+    out.push(`      ${f}${a} += j${a} * F;`);
     out.push(`      let kj${a} = kk * j${a};`);
-    for (let c = 0; c <= a; c++) out.push(`      ${hv(a, c)} += kj${a} * j${c};`);
+    for (let c = 0; c <= a; c++) out.push(`      ${h}${a}${c} += kj${a} * j${c};`);
   }
   return out.join('\n');
+}
+
+/** every (i, j ≤ i) of H's lower triangle, as `h{ij}` names with another prefix */
+const lowerTriangle = Array.from({ length: 6 }, (_, a) => Array.from({ length: a + 1 }, (_, c) => [a, c] as const)).flat();
+
+/**
+ * WGSL: where the first solve's step Δ (f0 … f5) lands a slack row active (cpu.ts primal: C* − J Δ with
+ * k (C* − J Δ) inside the bounds), that row's active piece onto the copies a{ij}, af{a} of H and f from
+ * before the solve (f += Jᵀ k C*, H += k JᵀJ), counted in `added`. Cs is the row's C* at x, kr its k.
+ */
+function slackCheck(jl: string, ja: string, Cs: string, kr: string, fmin: string, fmax: string): string {
+  return `      {
+      let jl_ = ${jl}; let ja_ = ${ja};
+      let after = ${kr} * (${Cs} - dot(jl_, vec3f(f0, f1, f2)) - dot(ja_, vec3f(f3, f4, f5)));
+      if (after > ${fmin} && after < ${fmax}) {
+        added++;
+        let F = ${kr} * ${Cs}; let kk = ${kr};
+        let j0 = jl_.x; let j1 = jl_.y; let j2 = jl_.z; let j3 = ja_.x; let j4 = ja_.y; let j5 = ja_.z;
+${stampUnrolled('a', 'af')}
+      }
+      }`;
 }
 
 /** WGSL: one row's stamp (stampUnrolled) for J = (jl, ja) on this side, force F and stiffness kk. */
@@ -259,6 +280,7 @@ function primalContactsWgsl(): string {
       let free_n = kp.x * (contact_c(base.x, n, ra, rb, MA, MB) - alpha * c0.x) + lam.x;
       let Fn = min(free_n, 0.0);
 ${stampBlock('sgn * n', 'sgn * cross(r_side, n)', 'Fn', 'select(0.0, kp.x, Fn == free_n || lam.x != 0.0)')}
+      if (!(Fn == free_n || lam.x != 0.0) && kp.x > 0.0) { n_slack++; }
       let F1 = kp.y * (contact_c(base.y, t1, ra, rb, MA, MB) - alpha * c0.y) + lam.y;
       let F2 = kp.z * (contact_c(base.z, t2, ra, rb, MA, MB) - alpha * c0.z) + lam.z;
       let len = sqrt(F1 * F1 + F2 * F2);
@@ -268,6 +290,33 @@ ${stampBlock('sgn * n', 'sgn * cross(r_side, n)', 'Fn', 'select(0.0, kp.x, Fn ==
       let slip = select(1.0, scale, disc == 2.0);
 ${stampBlock('sgn * t1', 'sgn * cross(r_side, t1)', 'F1 * scale', 'kp.y * slip')}
 ${stampBlock('sgn * t2', 'sgn * cross(r_side, t2)', 'F2 * scale', 'kp.z * slip')}
+    }
+  }`;
+}
+
+/** WGSL: the contacts' normal rows again after the first solve, each slack one checked (slackCheck). */
+function primalContactsSlackWgsl(): string {
+  return /* wgsl */ `
+  for (var e = body_graph[params.contact_first + i]; e < body_graph[params.contact_first + i + 1u]; e++) {
+    let entry = body_graph[e];
+    let kc = entry >> 1u;
+    let side = entry & 1u;
+    let o = rec(kc);
+    let n = row_avbd[o].xyz;
+    let count = bitcast<u32>(row_avbd[o + 2u].z);
+    var MA = Mi; var MB = Mi;
+    if (side == 0u) { MB = motion(bitcast<u32>(row_avbd[o + 1u].w)); } else { MA = motion(bitcast<u32>(row_avbd[o].w)); }
+    let sgn = select(-1.0, 1.0, side == 1u);
+    for (var jp = 0u; jp < count; jp++) {
+      let qp = pt(kc, jp);
+      let ra = row_avbd[qp].xyz; let rb = row_avbd[qp + 1u].xyz;
+      let base = row_avbd[qp + 2u]; let lam = row_avbd[qp + 3u].xyz; let kp = row_avbd[qp + 4u].xyz; let c0 = row_avbd[qp + 5u].xyz;
+      let r_side = select(ra, rb, side == 1u);
+      let cs_n = contact_c(base.x, n, ra, rb, MA, MB) - alpha * c0.x;
+      let free_n = kp.x * cs_n + lam.x;
+      if (!(min(free_n, 0.0) == free_n || lam.x != 0.0) && kp.x > 0.0) {
+${slackCheck('sgn * n', 'sgn * cross(r_side, n)', 'cs_n', 'kp.x', '-F32_MAX', '0.0')}
+      }
     }
   }`;
 }
@@ -421,6 +470,7 @@ ${Array.from({ length: 6 }, (_, a) => Array.from({ length: a + 1 }, (_, c) => ` 
   let da = (Iw * rotation_between(q, frame_state[5u * i + 1u])) * ih2;
   var f0 = dx.x; var f1 = dx.y; var f2 = dx.z; var f3 = da.x; var f4 = da.y; var f5 = da.z;
   var g_ang = 0.0;
+  var n_slack = 0u;
   for (var e = body_graph[i]; e < body_graph[i + 1u]; e++) {
     let entry = body_graph[e];
     let j = entry >> 1u;
@@ -436,6 +486,7 @@ ${Array.from({ length: 6 }, (_, a) => Array.from({ length: a + 1 }, (_, c) => ` 
       let F = min(max(free, pr.x), pr.y);
       // k JᵀJ stays while F is clamped, except on a row that carries no force at all (cpu.ts primal)
       let kk = select(0.0, st.y, F == free || st.x != 0.0);
+      if (!(F == free || st.x != 0.0) && st.y > 0.0) { n_slack++; }
       let jl = row_lin(r, side);
       let ja = row_ang(r, side);
       let j0 = jl.x; let j1 = jl.y; let j2 = jl.z; let j3 = ja.x; let j4 = ja.y; let j5 = ja.z;
@@ -447,8 +498,42 @@ ${stampUnrolled()}
 ${contacts ? primalContactsWgsl() : ''}
   // the lumped geometric stiffness (§3.5) on the angular diagonal
   h33 += g_ang; h44 += g_ang; h55 += g_ang;
+  // H and f as they are before the solve, for the step taken again (cpu.ts primal)
+${lowerTriangle.map(([a, c]) => `  var a${a}${c} = h${a}${c};`).join('\n')}
+${[0, 1, 2, 3, 4, 5].map((a) => `  var af${a} = f${a};`).join('\n')}
   // Δ = H⁻¹ f by the dense LDLᵀ (math/ldlt6.ts)
+  {
 ${ldlt6Unrolled()}
+  }
+  // a slack row (clamped, λ = 0, k left out of H) that the step lands active: the step taken again with
+  // that row's active piece, Newton on the piece it lands in (cpu.ts primal's reasons, eqs. 13, 17)
+  if (n_slack > 0u) {
+    var added = 0u;
+    for (var e = body_graph[i]; e < body_graph[i + 1u]; e++) {
+      let entry = body_graph[e];
+      let j = entry >> 1u;
+      let side = entry & 1u;
+      let jt = avbd_joint(j);
+      evaluate_joint(j, jt.kind);
+      for (var r = jt.first; r < jt.first + jt.count; r++) {
+        let st = row_avbd[3u * r];
+        let pr = row_avbd[3u * r + 1u];
+        let hard = pr.z >= F32_MAX;
+        let cs = row_error[r].x - alpha * st.z;
+        let free = st.y * cs + select(0.0, st.x, hard);
+        let F = min(max(free, pr.x), pr.y);
+        if (!(F == free || st.x != 0.0) && st.y > 0.0) {
+${slackCheck('row_lin(r, side)', 'row_ang(r, side)', 'cs', 'st.y', 'pr.x', 'pr.y')}
+        }
+      }
+    }
+${contacts ? primalContactsSlackWgsl() : ''}
+    if (added > 0u) {
+${lowerTriangle.map(([a, c]) => `      h${a}${c} = a${a}${c};`).join('\n')}
+${[0, 1, 2, 3, 4, 5].map((a) => `      f${a} = af${a};`).join('\n')}
+${ldlt6Unrolled()}
+    }
+  }
   // x ← x − Δ (eq. 4), the turn by the exact exponential map
   pose[2u * i] = vec4f(x - vec3f(f0, f1, f2), 0.0);
   pose[2u * i + 1u] = turn(q, -vec3f(f3, f4, f5));`,
