@@ -73,8 +73,9 @@
  *                (free sign, as the text's Δv_n), to convergence. (With the collisions first, e acts
  *                here only at a point they did not take: the sweeps ran out, or the projection closed
  *                a gap Ṽ did not.)
- *   dynamic      then per point, from the velocities that leaves, all points of the manifold from the
- *   friction     same velocities (their impulses summed): an impulse along −v_t/|v_t| of magnitude
+ *   dynamic      then point after point, each from the velocities the points before it left (the
+ *   friction     text's loop over the contacts; velocityBlock: all from the same velocities, summed,
+ *                after departure 4's stick block): an impulse along −v_t/|v_t| of magnitude
  *                min(μ_d λ_n / h, |v_t| / (w_A(t̂) + w_B(t̂))). The text writes Δv = −v̂_t min(h μ_d f_n,
  *                |v_t|), f_n = λ_n/h², then p = Δv/(w_A + w_B); h μ_d f_n is an impulse (N·s), not a
  *                velocity, so the cap is put on the impulse (Coulomb: |P_t| ≤ μ_d P_n, P_n = λ_n/h the
