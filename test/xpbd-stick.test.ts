@@ -62,3 +62,51 @@ test('xpbd-cpu: a box at tan θ = 0.991 μ_s rests (< 1 mm in 2 s); at 1.016 μ_
   const slid = await travel(0.47);
   assert.ok(slid > 0.087, `tan θ = ${Math.tan(0.47).toFixed(4)} > μ_s = ${MU}: the box moved only ${(slid * 1e3).toFixed(1)} mm in 2 s`);
 });
+
+/**
+ * The largest |f_t| / (μ_s f_n) (the share of its disc a point uses) over the points of body `b`'s
+ * manifolds (the forces the frame stored on the manifold records: collision/manifolds.ts), for the
+ * points with f_n > 0.
+ */
+function worstShare(solver: any, b: number): number {
+  const list = solver.contacts, store = solver.collision.manifolds;
+  let worst = 0;
+  for (let c = 0; c < list.count; c++) {
+    if (list.bodyB[c] !== b) continue;
+    const p = list.manifoldPoint[c], fn = store.normalImpulse[p];
+    if (fn > 0) worst = Math.max(worst, Math.hypot(store.tangentImpulse1[p], store.tangentImpulse2[p]) / (list.staticFriction[c] * fn));
+  }
+  return worst;
+}
+
+/*
+ * How xpbd-cpu spreads static friction over a face's corners (xpbd/contacts.ts shareStart). The corners'
+ * forces are statically indeterminate; a self-equilibrated pattern (no net force or moment) moves no
+ * body, and the warm start used to carry it from substep to substep: on friction-ramp one corner of the
+ * μ 0.5 box sat at |f_t| / f_n = 0.4999 (its disc) where the slope needs tan θ = 0.255, and on a flat
+ * stack, where the load needs f_t = 0, the ground contact's largest |f_t| / (μ_s f_n) grew by 1.5·10⁻⁴ a
+ * second (0.0021 at 10 s, 1.0 at 6,600 s). Bounds:
+ *   - ramp (θ = 0.25 rad, the held boxes μ_s 0.75, 0.5, 0.35): every corner within (tan θ + μ_s) / 2, i.e.
+ *     at most halfway from the share the load needs to the disc (measured: tan θ = 0.2553 at every corner);
+ *   - 5-box stack, flat ground: every contact's |f_t| ≤ 10⁻³ μ_s f_n at 10 s (the load needs 0; measured
+ *     ≤ 1.1·10⁻⁵; before: 2.1·10⁻³ on the ground).
+ */
+test('xpbd-cpu: static friction loads a face\'s corners alike — ramp corners within (tan θ + μ_s)/2, a flat stack\'s |f_t| ≤ 10⁻³ μ_s f_n', async () => {
+  const { loadRigidScene } = await import('../src/scenes/load.js');
+  const info = findSolver('xpbd-cpu')!;
+  const ramp = await info.create(loadRigidScene('friction-ramp', {}).world, resolveOptions(info, { sleep: 0 }));
+  for (let f = 0; f < 120; f++) await ramp.step(1);
+  const tan = Math.tan(0.25);
+  for (const [b, mu] of [[2, 0.75], [3, 0.5], [4, 0.35]]) {
+    const share = worstShare(ramp, b) * mu;
+    assert.ok(share > 0 && share <= (tan + mu) / 2, `ramp box μ_s ${mu}: a corner carries |f_t| / f_n = ${share.toFixed(4)} where the slope needs ${tan.toFixed(4)}`);
+  }
+  ramp.destroy();
+  const stack = await info.create(loadRigidScene('vertical-stack', { boxes: 5 }).world, resolveOptions(info, { sleep: 0 }));
+  for (let f = 0; f < 600; f++) await stack.step(1);
+  for (let b = 1; b <= 5; b++) {
+    const share = worstShare(stack, b);
+    assert.ok(share <= 1e-3, `stack box ${b}: |f_t| / (μ_s f_n) = ${share.toExponential(2)} where the load needs 0`);
+  }
+  stack.destroy();
+});

@@ -949,11 +949,13 @@ export class XpbdContacts {
             const c = m0 + this.bPoint[i], kd = this.bKind[i];
             this.bLambda[i] = kd === 0 ? this.warmN[c] : kd === 1 ? this.warmT1[c] : this.warmT2[c];
           }
+          // the tangent rows' start spread to the cones' uniform share (shareStart: no null-space pattern carried)
+          if (rows > np + 2 && this.coneShare) this.shareStart(rows, np);
         }
         let solved = this.solveBlock(rows, true, rows > np, BLOCK_RESIDUAL);
         // several points that missed the stick test by a little: once more from the uniform share of
         // the cones (restickBlock; RESTICK_UNMET)
-        if (rows > np + 2 && this.restick) {
+        if (rows > np + 2 && this.coneShare) {
           const left = this.unmet(np, rows);
           if ((!solved || left > 0) && left <= RESTICK_UNMET) solved = this.restickBlock(rows, np);
         }
@@ -1006,7 +1008,7 @@ export class XpbdContacts {
    * point where every point sits on its disc |λ_t| = μ_s λ_n with lateral parts that cancel over the
    * points (a null-space pattern): a sliding state, though a distribution inside every cone exists.
    * Measured: a 1 m box, μ_s 0.5, on a slope tan θ = 0.483 (0.966 μ_s): each substep's block stopped with
-   * all four corners on their discs, t₂ parts ±1.8·10⁻³ (the t₁ load 4.9·10⁻³ a corner), Σλ_t,1 =
+   * all four corners on their discs, t₂ parts ±1.8·10⁻³ (t₁ parts up to 5.9·10⁻³), Σλ_t,1 =
    * 0.468 Σλ_n where 0.483 is needed; the box slid at 20 mm/s for ever (softstep-cpu, pgs-cpu and Rapier
    * hold it to 0.000 mm). Box2D v3 (contact_solver.c: per-point accumulated impulses, each clamped to
    * its own μ λ_n) and Rapier live with the indeterminacy; their slide at a clamp is one velocity step,
@@ -1034,8 +1036,44 @@ export class XpbdContacts {
     for (let i = np; i < rows; i++) lam[i] = ((kind[i] === 1 ? t1 : t2) * lam[point[i]]) / sumN;
     return this.solveBlock(rows, true, true, BLOCK_RESIDUAL);
   }
-  /** project's second stick test (restickBlock); off: the first alone, as xpbd-gpu (not ported to WGSL) */
-  restick = true;
+  /**
+   * The stick block's first iterate of the tangent rows (the substep before's λ_t, project's warm
+   * start) spread over the points in the cones' uniform share: λ_t,i = T λ_n,i / Σλ_n with the same
+   * sums Σλ_n and T = Σλ_t (one manifold basis; restickBlock's spread).
+   * Why: a manifold of several points is statically indeterminate. A pattern λ₀ with K λ₀ = 0 has
+   * λ₀ᵀ K λ₀ = |M^(−1/2) Jᵀ λ₀|² = 0, so Jᵀ λ₀ = 0: it moves no body (Δ = M⁻¹ Jᵀ λ) and does no work,
+   * and nothing in the sweeps removes it (they correct only J Δ − b). Carried from substep to substep
+   * by the warm start, it was never removed, and grew: measured on a 5-box stack on flat ground (sleep
+   * off, 1 m boxes, μ 0.5), the ground manifold's largest |λ_t| / (μ_s λ_n) rose linearly by 1.5·10⁻⁴
+   * a second, reaching 1.0 (a corner at its disc) at 6,600 s, where the load needs λ_t = 0; the null
+   * content went 1 % → 50 % of |λ|; the boxes did not move (f64). On friction-ramp the first
+   * substep's sweeps left one corner of the μ 0.5 box at its disc for good (|λ_t| / λ_n = 0.4999),
+   * though the slope needs tan θ = 0.255 (0.51 μ_s): a corner with no margin left for any further load.
+   * The spread changes the start by a null-space pattern and, for points at one depth below the body
+   * (tangential forces at c + ρ_i + d n: their moment is Σ ρ_i × f_i + d n × T), by a moment about n
+   * only; the sweeps restore that where the load needs it. So every body's motion is the block's
+   * solution as before (to BLOCK_CONVERGED), and the distribution is the one that uses each cone
+   * alike: with it the stack's ratio stays 0.0000 over 600 s and the ramp's boxes sit at tan θ / μ_s
+   * at every corner (0.340, 0.510, 0.729). Box2D v3 (contact_solver.c) and Rapier warm-start each
+   * point from its own accumulated impulse and keep whatever distribution the iterations left.
+   */
+  private shareStart(rows: number, np: number): void {
+    const lam = this.bLambda, kind = this.bKind, point = this.bPoint;
+    let sumN = 0, t1 = 0, t2 = 0;
+    for (let i = np; i < rows; i++) {
+      if (kind[i] === 1) {
+        sumN += lam[point[i]];
+        t1 += lam[i];
+      } else t2 += lam[i];
+    }
+    if (!(sumN > 0)) return;
+    for (let i = np; i < rows; i++) lam[i] = ((kind[i] === 1 ? t1 : t2) * lam[point[i]]) / sumN;
+  }
+  /**
+   * The cones' uniform share in the position pass's stick blocks: the start (shareStart) and the
+   * second stick test (restickBlock). Off: neither, as xpbd-gpu (not ported to WGSL).
+   */
+  coneShare = true;
 
   /**
    * Static friction's reference for point c re-taken at the pose now (its anchors and their offset
@@ -1660,8 +1698,8 @@ const STICK_TOLERANCE = 0.01;
  * restickBlock runs where the first stick test left at most this fraction (in norm) of the tangential
  * motion undone. A cost bound, measured on the 3k rain (100 frames, sleep off): of 7,043 manifolds the
  * second start held, 95 % had missed by < 1/4 (77 % by < 0.05), at 19 % of the 333k failed blocks of
- * several points. With this bound the rain's frame went 52.5 → 54.5 ms (median of 3, CPU time,
- * alternating with main's head on one loaded 2-core VM; pyramid base 20: 19.1 → 18.6, unchanged). The
+ * several points. With this bound (and shareStart) the rain's frame went 51.4 → 53.3 ms (median of 3,
+ * CPU time, alternating with main's head on one loaded 2-core VM; pyramid base 20: 18.3 → 18.5). The
  * box of restickBlock's measurement (friction-ramp, angle 0.45) missed by < 0.05.
  */
 const RESTICK_UNMET = 0.25;
