@@ -28,3 +28,6 @@ grep -q '^step 240 avbd-bench' .gpu/standard.sh || { echo "gpu-pack: could not a
 libs=(libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2)
 (cd .gpu && { apt-get download "${libs[@]}" >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get download "${libs[@]}" >/dev/null; }; })
 ls .gpu/*.deb | wc -l | awk '{print "gpu-pack: .gpu/ also holds GLVND for NVIDIA'"'"'s Vulkan driver (" $1 " packages)"}'
+# the one-call hardware run (scripts/gpu-hw.sh): loader and GLVND always unpacked, the adapter probed first, the
+# steps bounded to fit one device call; carry .gpu and run:   bash .gpu/hw.sh
+cp "$root/scripts/gpu-hw.sh" .gpu/hw.sh
