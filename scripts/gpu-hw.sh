@@ -16,7 +16,7 @@ small=${HW_SMALL:-0}; [ "$small" = 1 ] && export NODE_OPTIONS=
 pack() { tar -C "$res" -czf "$out/results.tgz" . 2>/dev/null; }
 sl() { bash "$g/run.sh" "$@"; }
 step() { local secs=$1 name=$2; shift 2; echo "== $name (bound ${secs}s): $*"; SECONDS=0
-  (cd "$res" && timeout -k 5 "$secs" bash "$g/run.sh" "$@" >"$res/$name.log" 2>&1); echo "   exit $? after ${SECONDS}s"
+  (set -o pipefail; cd "$res" && timeout -k 5 "$secs" bash "$g/run.sh" "$@" 2>&1 | while IFS= read -r l; do printf '%4ss %s\n' "$SECONDS" "$l"; done >"$res/$name.log"); echo "   exit $? after ${SECONDS}s"
   grep -E 'adapter:|mean .* ms|results written|diverg|refus|Error' "$res/$name.log" | head -n 40; pack; }
 if [ "$small" != 1 ]; then
   for f in "$g"/*.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig 2>/dev/null
@@ -38,7 +38,13 @@ if [ "$small" != 1 ] && ! echo "$a" | grep -qi nvidia; then
   echo "$a" | grep -qi nvidia || { tail -n 30 "$res/probe.log"; pack; echo "no NVIDIA adapter: stopping"; exit 1; }
 fi
 pack
-if [ "$small" = 1 ]; then
+if [ "${1:-}" = contacts ]; then
+  # the second call of 2026-11-27: the first spent about 60 s a run on the contact benchmark (3 runs in its 190 s bound,
+  # nothing written), so here the 100k-body scenes under the two cheapest GPU contact solvers, then the 10k rain
+  # under the two the first call did not reach; every log line carries its second (set-up against frames)
+  step 190 contacts-big bench --contacts --frames 60 --big-frames 60 --sample-every 30 --scenes rain-100k,brick-wall-110k --solvers jacobi-gpu,softstep-gpu --references none --out "$res/contacts-big"
+  step 120 contacts-10k bench --contacts --frames 60 --sample-every 30 --scenes rain-10k --solvers softstep-gpu,avbd-gpu --references none --out "$res/contacts-10k"
+elif [ "$small" = 1 ]; then
   step 120 necklace bench --sizes 1000,10000 --solvers jacobi-gpu,gs-gpu,xpbd-gpu --frames 10 --out "$res/necklace.json"
   step 300 contacts bench --contacts --frames 2 --scenes rain-10k --references none --out "$res/contacts"
   step 300 avbd bench --avbd --frames 1 --scenes pyramid-100 --out "$res/avbd"
