@@ -110,3 +110,40 @@ test('xpbd-cpu: static friction loads a face\'s corners alike — ramp corners w
   }
   stack.destroy();
 });
+
+/*
+ * Dynamic friction on a sliding face (xpbd/contacts.ts velocityPassPoints, slidesWhole). Past the
+ * limit the box slides at a = g (sin θ − μ_d cos θ) from rest. Its speed at t is a t. Its travel is
+ * not ½ a t² exactly: XPBD moves positions first (x += h v with gravity, no friction) and takes dynamic
+ * friction off the velocity after each substep (Müller et al. 2020, Algorithm 2), so every substep's
+ * step runs ahead by h² μ_d g cos θ, a travel of ½ a (t₁² − t₀²) + h μ_d g cos θ (t₁ − t₀), first order in h
+ * (14.6 mm over 2 s at h = 1/600 s). Bounds: the speed at 2.25 s within 0.5 % of a t; the travel from 0.25 s
+ * to 2.25 s within 2 mm of that sum. Before: point after point from the first corner, the capped
+ * impulses yawed the box and the friction along the slope fell to 26–49 % of μ_d f_n in the first frame;
+ * then the friction's tip, left for the next projection, skewed the slip: tan θ = 1.016 μ_s, 0.1785 m/s
+ * (+14 %) and 230.5 mm against 188.8; 1.093 μ_s, 0.9083 m/s (+1.3 %) and 1034 mm against 1011.
+ */
+test('xpbd-cpu: a box sliding past its static friction moves at a t (0.5 %) and travels ½ a Δt² + h μ_d g cos θ Δt (2 mm)', async () => {
+  const info = findSolver('xpbd-cpu')!;
+  const h = 1 / 600; // 1/60 s frames of xpbd-cpu's 10 substeps
+  for (const th of [0.47, 0.5]) {
+    const solver = await info.create(ramp(th), resolveOptions(info, { sleep: 0 }));
+    const along = (p: Float64Array) => -(p[3] * Math.cos(th) + p[4] * Math.sin(th));
+    let x0 = 0, x1 = 0, v1 = 0;
+    for (let f = 1; f <= 135; f++) {
+      await solver.step(1);
+      if (f === 15) x0 = along((await solver.snapshot()).position);
+      if (f === 135) {
+        const s = await solver.snapshot();
+        x1 = along(s.position);
+        v1 = along(s.linearVelocity);
+      }
+    }
+    solver.destroy();
+    const g = 9.81, a = g * (Math.sin(th) - MU * Math.cos(th));
+    const speed = a * 2.25;
+    const travel = 0.5 * a * (2.25 ** 2 - 0.25 ** 2) + h * MU * g * Math.cos(th) * 2;
+    assert.ok(Math.abs(v1 - speed) <= 5e-3 * speed, `tan θ = ${(Math.tan(th) / MU).toFixed(3)} μ_s: ${v1.toFixed(4)} m/s at 2.25 s where a t = ${speed.toFixed(4)}`);
+    assert.ok(Math.abs(x1 - x0 - travel) <= 2e-3, `tan θ = ${(Math.tan(th) / MU).toFixed(3)} μ_s: travelled ${((x1 - x0) * 1e3).toFixed(1)} mm where ${(travel * 1e3).toFixed(1)} mm is due`);
+  }
+});

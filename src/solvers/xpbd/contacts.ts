@@ -1536,6 +1536,7 @@ export class XpbdContacts {
         m0 = m1;
         continue;
       }
+      let applied = false;
       for (let c = m0; c < m1; c++) {
         if (!this.active[c]) continue;
         const o3 = 3 * c;
@@ -1560,8 +1561,11 @@ export class XpbdContacts {
         // as position-level λ = h P along t₁, t₂ (storeImpulses)
         this.lambdaT1[c] -= h * pt * (ux * list.tangent1[o3] + uy * list.tangent1[o3 + 1] + uz * list.tangent1[o3 + 2]);
         this.lambdaT2[c] -= h * pt * (ux * list.tangent2[o3] + uy * list.tangent2[o3 + 1] + uz * list.tangent2[o3 + 2]);
+        applied = true;
       }
       this.commit(a, b, true);
+      // the normal rows again where friction acted on two points or more (velocityPassPoints says why)
+      if (applied) this.normalRows(m0, m1, h, collided, 2);
       m0 = m1;
     }
   }
@@ -1575,7 +1579,10 @@ export class XpbdContacts {
    *   dynamic      then Müller et al. 2020 §3.6 point after point (Algorithm 2's loop over the contacts):
    *   friction     each from the velocities the points before it left (Gauss–Seidel), an impulse along
    *                −v̂_t of min(μ_d λ_n / h, |v_t| / (w_A(t̂) + w_B(t̂))) (the header's Coulomb cap),
-   *                applied at once.
+   *                applied at once; a patch that slides as a whole (slidesWhole) takes every point's
+   *                impulse from the same velocities, each at its cap;
+   *   normal       then, where friction acted on two points or more, the normal block once more: it
+   *   again        holds the tip that friction's impulses below the plane give the body.
    * Departure 4 replaced the rule applied to all points from the same velocities (Jacobi), whose map
    * I − D⁻¹K overshoots (eigenvalues down to −2.55 on a pyramid's patch: resting piles rocked), by a
    * stick block swept to convergence. Point after point the rule does not overshoot: each point's
@@ -1602,27 +1609,14 @@ export class XpbdContacts {
       this.inertias(m0);
       const o3 = 3 * m0;
       const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
-      this.beginBlock(m0);
-      let rows = 0;
       for (let c = m0; c < m1; c++) {
         if (!this.active[c]) continue;
         this.arms(c);
         this.saveArms(c - m0);
-        if (collided && this.collided[c]) continue;
-        this.relativeVelocity(c, s, 42);
-        const vn = s[42] * nx + s[43] * ny + s[44] * nz;
-        const before = this.normalVelocityBefore[c];
-        const e = Math.abs(before) > this.restitutionThreshold ? list.restitution[c] : 0;
-        this.bKind[rows] = 0;
-        this.bPoint[rows] = c - m0;
-        const r = this.rowIn;
-        r[0] = nx; r[1] = ny; r[2] = nz; r[3] = -vn + Math.max(-e * before, 0);
-        this.row(rows++);
       }
-      if (rows > 0) {
-        this.solveBlock(rows, false, false, BLOCK_RESIDUAL / h);
-        this.applyDelta(a, b, true);
-      }
+      this.normalRows(m0, m1, h, collided, 1);
+      const jacobi = this.slidesWhole(m0, m1, h);
+      let applied = false;
       for (let c = m0; c < m1; c++) {
         if (!this.active[c]) continue;
         this.loadArms(c - m0);
@@ -1642,14 +1636,88 @@ export class XpbdContacts {
         const pt = Math.min((mu * this.lambdaN[c]) / h, vt / wt);
         u[0] = -pt * ux; u[1] = -pt * uy; u[2] = -pt * uz;
         this.accumulate(c);
-        this.commit(a, b, true);
+        applied = true;
+        if (!jacobi) this.commit(a, b, true);
         // as position-level λ = h P along t₁, t₂ (storeImpulses)
         const c3 = 3 * c;
         this.lambdaT1[c] -= h * pt * (ux * list.tangent1[c3] + uy * list.tangent1[c3 + 1] + uz * list.tangent1[c3 + 2]);
         this.lambdaT2[c] -= h * pt * (ux * list.tangent2[c3] + uy * list.tangent2[c3 + 1] + uz * list.tangent2[c3 + 2]);
       }
+      if (jacobi) this.commit(a, b, true);
+      // the normal rows again (free sign, Müller's targets), once friction has acted on a patch of two
+      // points or more: its impulses, below the contact plane, tip the body (a sliding 1 m box on a slope
+      // by μ_d m g cos θ · h/2 / I = 0.022 rad/s a substep), which the points' normal forces, shifting
+      // from back to front, hold in the body (Coulomb's block: normal and tangent rows together). Left
+      // for the next substep's projection, the tip is undone only there, on the position level, and
+      // the slip slidesWhole reads is off by ω × r (the box's frame-1 speed 0.0057 m/s against a t =
+      // 0.0012; with it 0.00116, and 0.15678 m/s at 2.25 s against 0.1568)
+      if (applied) this.normalRows(m0, m1, h, collided, 2);
       m0 = m1;
     }
+  }
+
+  /**
+   * The manifold's normal rows (targets Δv_n = −v_n + max(−e ṽ_n, 0), free sign: Müller's rule) as one
+   * block (solveBlock), its points' arms from saveArms; solved where there are at least minRows of them.
+   */
+  private normalRows(m0: number, m1: number, h: number, collided: boolean, minRows: number): void {
+    const list = this.list!, s = this.s;
+    const o3 = 3 * m0;
+    const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
+    this.beginBlock(m0);
+    let rows = 0;
+    for (let c = m0; c < m1; c++) {
+      if (!this.active[c]) continue;
+      if (collided && this.collided[c]) continue;
+      this.loadArms(c - m0);
+      this.relativeVelocity(c, s, 42);
+      const vn = s[42] * nx + s[43] * ny + s[44] * nz;
+      const before = this.normalVelocityBefore[c];
+      const e = Math.abs(before) > this.restitutionThreshold ? list.restitution[c] : 0;
+      this.bKind[rows] = 0;
+      this.bPoint[rows] = c - m0;
+      const r = this.rowIn;
+      r[0] = nx; r[1] = ny; r[2] = nz; r[3] = -vn + Math.max(-e * before, 0);
+      this.row(rows++);
+    }
+    if (rows >= minRows && rows > 0) {
+      this.solveBlock(rows, false, false, BLOCK_RESIDUAL / h);
+      this.applyDelta(list.bodyA[m0], list.bodyB[m0], true);
+    }
+  }
+
+  /**
+   * Whether manifold [m0, m1) slides as a whole in the velocity pass (velocityPassPoints): it has two
+   * points or more with friction, and the impulse that stops the mean tangential velocity of its points
+   * by translation alone, |v̄_t| / (m_A⁻¹ + m_B⁻¹), exceeds the sum of their Coulomb caps Σ μ_d λ_n / h.
+   * No distribution over the points can stop a patch's common slip with less than that linear impulse
+   * (each point's impulse moves the centres of mass by m⁻¹ P, whatever its lever arm), so Coulomb's
+   * answer is every point at its cap, opposed to its own slip: applied from the same velocities
+   * (Jacobi within the manifold). Point after point instead, the first corner's capped impulse, off the
+   * line of the slip through the centre, yaws the body and turns the next corners' slip sideways
+   * (measured: a 1 m box at tan θ = 1.016 μ_s, slip directions up to 87° off the slope, the friction
+   * along it 26–49 % of μ_d f_n in the first frame, 99 % after), so a box slid 230 mm in 2 s where
+   * a = g (sin θ − μ_d cos θ) gives 174 mm. A manifold that could stop keeps the point-after-point pass.
+   */
+  private slidesWhole(m0: number, m1: number, h: number): boolean {
+    const list = this.list!, s = this.s;
+    const o3 = 3 * m0;
+    const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
+    let caps = 0, sx = 0, sy = 0, sz = 0, count = 0;
+    for (let c = m0; c < m1; c++) {
+      if (!this.active[c]) continue;
+      const mu = list.friction[c];
+      if (!(mu > 0)) continue;
+      this.loadArms(c - m0);
+      this.relativeVelocity(c, s, 42);
+      const vn = s[42] * nx + s[43] * ny + s[44] * nz;
+      sx += s[42] - vn * nx; sy += s[43] - vn * ny; sz += s[44] - vn * nz;
+      caps += (mu * this.lambdaN[c]) / h;
+      count++;
+    }
+    if (count < 2) return false;
+    const slip = Math.sqrt(sx * sx + sy * sy + sz * sz) / count;
+    return slip > (this.bMassA + this.bMassB) * caps;
   }
 
 }

@@ -480,6 +480,7 @@ fn velocity_manifold(k: u32) {
     if (normals > 0u && b_solve(normals, false, false)) { va += d_xa; wa += d_ta; vb += d_xb; wb += d_tb; }
     // then dynamic friction per point from the velocities that leaves (all points from the same ones)
     var sva = vec3f(0.0); var swa = vec3f(0.0); var svb = vec3f(0.0); var swb = vec3f(0.0);
+    var applied = false;
     for (var j = 0u; j < np; j++) {
       let P = xpbd_points[4u * k + j];
       if (!act[j]) { continue; }
@@ -497,8 +498,23 @@ fn velocity_manifold(k: u32) {
       svb -= b_mb * pt * u; swb -= b_Wb * (pt * cb);
       xpbd_points[4u * k + j].lambda.y -= params.h * pt * dot(u, m.tangent1);
       xpbd_points[4u * k + j].lambda.z -= params.h * pt * dot(u, m.tangent2);
+      applied = true;
     }
     va += sva; wa += swa; vb += svb; wb += swb;
+    // the normal rows again where friction acted on two points or more: they hold the tip that the
+    // impulses below the plane give the body (xpbd/contacts.ts velocityPassPoints)
+    if (applied && normals >= 2u) {
+      var r = 0u;
+      for (var j = 0u; j < np; j++) {
+        if (!act[j] || xpbd_points[4u * k + j].collided == 1u) { continue; }
+        let vn = dot(relative_velocity(va, wa, vb, wb, ra[j], rb[j]), n);
+        let before = xpbd_points[4u * k + j].vn_before;
+        let e = select(0.0, m.restitution, m.restitution > 0.0 && abs(before) > params.restitution_threshold);
+        b_row(r, j, 0u, n, ra[j], rb[j], select(-vn, -vn + max(-e * before, 0.0), e > 0.0));
+        r++;
+      }
+      if (b_solve(normals, false, false)) { va += d_xa; wa += d_ta; vb += d_xb; wb += d_tb; }
+    }
   }
   if (b_ma > 0.0) { velocity[2u * a] = vec4f(va, 0.0); velocity[2u * a + 1u] = vec4f(wa, 0.0); }
   if (b_mb > 0.0) { velocity[2u * b] = vec4f(vb, 0.0); velocity[2u * b + 1u] = vec4f(wb, 0.0); }
