@@ -33,7 +33,7 @@ export const StrikeParamsRecord = defineRecord('StrikeParams', [
   ['count', 'u32', 'bodies'],
   ['capacity', 'u32', "pairs the broad phase's pair buffer holds"],
   ['h', 'f32', "the frame's time step, s"],
-  ['pad', 'u32'],
+  ['max_grown', 'u32', 'grown bodies st_pairs takes (maxGrown): the first listed'],
 ] as const);
 
 const common = /* wgsl */ `
@@ -93,6 +93,7 @@ ${kernelEntry('st_grow')} {
   let d = params.h * (eff[i] - speeds[i]);
   if (!(d > 0.5 * material[i].z)) { return; }
   let k = atomicAdd(&gcount[0], 1u);
+  if (k >= params.max_grown) { return; } // beyond the thread budget: not listed, not flagged, box as it was (header)
   grown[k] = i;
   grown[params.count + i] = k + 1u;
   var b = aabbs[i];
@@ -131,7 +132,7 @@ ${kernelEntry('st_pairs')} {
   let t = thread_index(gid, nwg);
   let n = params.count;
   let k = t / n;
-  if (k >= min(gcount[0], n)) { return; }
+  if (k >= min(gcount[0], params.max_grown)) { return; }
   let i = grown[k];
   let j = t - k * n;
   if (j == i) { return; }
@@ -152,6 +153,19 @@ ${kernelEntry('st_pairs')} {
   if (slot < params.capacity) { pairs[slot] = BodyPair(lo, hi); }
 }
 `;
+
+/**
+ * The grown bodies st_pairs tests, at most: STRIKE_THREADS / n (at least 1). st_pairs is grown · n threads; unbounded,
+ * a landing 100k rain (25–50k grown, by the 10k rain's 2.5–5.3k on the CPU) would run 2.5–5·10⁹ a frame and pass the
+ * 2³² that indirect arguments hold, losing pairs. With the budget a 10k scene takes up to 6,710 (the 10k rain's all),
+ * a 100k one 671: the bodies grown beyond it, in the order the atomic list met them, keep the margin of their own
+ * speed (the fault's old behaviour, for them) where the CPU twin covers every one; a second grid pass over the grown
+ * boxes, as the CPU's second sweep, would lift the bound and is not built.
+ */
+export const STRIKE_THREADS = 2 ** 26;
+export function maxGrown(n: number): number {
+  return Math.max(1, Math.min(n, Math.floor(STRIKE_THREADS / n)));
+}
 
 export interface StrikeInputs {
   speeds: GPUBuffer;
@@ -205,7 +219,7 @@ export class GpuStrikeSpeeds {
       pairs: Kernel.create(device, 'st_pairs', pairsWgsl),
     }));
     const n = Math.max(1, count);
-    const gcount = await Counters.create(device, 1, [{ counter: 0, scale: n, cap: n }], 'strike counters');
+    const gcount = await Counters.create(device, 1, [{ counter: 0, scale: n, cap: maxGrown(n) }], 'strike counters');
     const material = new Float32Array(4 * n);
     for (let i = 0; i < count; i++) {
       material[4 * i] = inverseMass[i];
@@ -226,6 +240,7 @@ export class GpuStrikeSpeeds {
     R.write(v, 0, 'count', this.count);
     R.write(v, 0, 'capacity', capacity);
     R.write(v, 0, 'h', this.h);
+    R.write(v, 0, 'max_grown', maxGrown(Math.max(1, this.count)));
     this.device.queue.writeBuffer(this.params, 0, v.buffer);
     this.capacityWritten = capacity;
   }
