@@ -469,3 +469,41 @@ test('a state blowing up (every speculative margin covering the scene) is report
   pipeline.detect(position, orientation, v, w, 1 / 60, list);
   assert.equal(list.count, 0);
 });
+
+test('SweepAndPrune.addGrown: after some boxes grow, the pairs are those of the grown boxes (brute force), each once, in order', () => {
+  const rand = mulberry32(77);
+  for (const [n, k] of [[200, 3], [500, 40], [300, 1]] as const) {
+    const boxes = new Float64Array(6 * (n + 1));
+    const isStatic = new Uint8Array(n + 1);
+    for (let i = 0; i < n; i++) {
+      const c = [4 * rand(), 4 * rand(), 4 * rand()], e = 0.05 + 0.2 * rand();
+      for (let a = 0; a < 3; a++) {
+        boxes[6 * i + a] = c[a] - e;
+        boxes[6 * i + 3 + a] = c[a] + e;
+      }
+      isStatic[i] = rand() < 0.2 ? 1 : 0;
+    }
+    // a ground plane's box (unbounded but above y = 0.3), static
+    boxes.set([-Infinity, -Infinity, -Infinity, Infinity, 0.3, Infinity], 6 * n);
+    isStatic[n] = 1;
+    const sap = new SweepAndPrune();
+    sap.update(boxes, n + 1, isStatic);
+    const grown = new Int32Array(k), old = new Float64Array(6 * k);
+    const picked = new Set<number>();
+    for (let t = 0; t < k; t++) {
+      let g: number;
+      do g = Math.floor(rand() * n);
+      while (picked.has(g));
+      picked.add(g);
+      grown[t] = g;
+      old.set(boxes.subarray(6 * g, 6 * g + 6), 6 * t);
+      const m = 0.5 * rand();
+      for (let a = 0; a < 3; a++) {
+        boxes[6 * g + a] -= m;
+        boxes[6 * g + 3 + a] += m;
+      }
+    }
+    sap.addGrown(boxes, n + 1, grown, k, old, isStatic);
+    assert.deepEqual([...sap.pairs.subarray(0, 2 * sap.pairCount)], [...bruteForcePairs(boxes, n + 1, isStatic)], `${n} boxes, ${k} grown`);
+  }
+});

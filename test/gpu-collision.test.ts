@@ -59,7 +59,7 @@ for (const frames of [30, 90]) {
     // GPU
     const { device } = await acquireGpu();
     const fixed = Array.from({ length: n }, (_, i) => compiled.inverseMass[i] === 0);
-    const gc = await GpuCollision.create(device, world.bodies.map((b) => b.shape), fixed, 16 * n);
+    const gc = await GpuCollision.create(device, world.bodies.map((b) => b.shape), fixed, 16 * n, { inverseMass: compiled.inverseMass, restitution: cpu.restitution });
     gc.configure(dt, g);
     const state = packBodyState({ ...compiled, bodyCount: n, position, orientation, linearVelocity: v, angularVelocity: w } as never);
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
@@ -81,7 +81,15 @@ for (const frames of [30, 90]) {
       const a = out.pairs[2 * k], b = out.pairs[2 * k + 1];
       gpuDeepest.set(a * n + b, Math.min(...m.points.map((p) => p.separation)));
     }
-    const speed = (i: number) => (fixed[i] ? 0 : Math.hypot(v[3 * i], v[3 * i + 1], v[3 * i + 2]) + Math.hypot(w[3 * i], w[3 * i + 1], w[3 * i + 2]) * boundingRadius(world.bodies[i].shape) + 0.5 * g * dt);
+    // the CPU's speeds for the margins: s = |v| + |ω| R + ½ |g| h raised to the strike speeds s' (pipeline.ts strikeSpeeds)
+    const own = (i: number) => (fixed[i] ? 0 : Math.hypot(v[3 * i], v[3 * i + 1], v[3 * i + 2]) + Math.hypot(w[3 * i], w[3 * i + 1], w[3 * i + 2]) * boundingRadius(world.bodies[i].shape) + 0.5 * g * dt);
+    const effective = Float64Array.from(cpu.speeds);
+    let raised = 0;
+    for (let i = 0; i < n; i++) {
+      assert.ok(effective[i] >= own(i) * (1 - 1e-12), `body ${i}: s' ${effective[i]} below its own speed ${own(i)}`);
+      if (effective[i] > own(i) * (1 + 1e-9)) raised++;
+    }
+    const speed = (i: number) => effective[i];
     const bound = (a: number, b: number) => {
       let X = 0;
       for (const i of [a, b]) if (world.bodies[i].shape.type !== 'plane') for (let d = 0; d < 3; d++) X = Math.max(X, Math.abs(position[3 * i + d]));
@@ -108,7 +116,7 @@ for (const frames of [30, 90]) {
       edge++;
     }
     assert.ok(compared > 50, `only ${compared} pairs compared`);
-    console.log(`# frame ${frames}: ${compared} touching pairs agree, ${edge} at the margin's edge; ${out.found} GPU pairs from the broad phase`);
+    console.log(`# frame ${frames}: ${compared} touching pairs agree, ${edge} at the margin's edge; ${out.found} GPU pairs from the broad phase; ${raised} bodies' speeds raised by a partner (${cpu.grown} boxes grown)`);
     gc.destroy();
     poses.destroy();
     vels.destroy();

@@ -345,6 +345,69 @@ export class SweepAndPrune implements BroadPhase {
   }
 
   /**
+   * After update(): the bodies `grown[0..k)` have had their boxes in `aabbs` enlarged (each new box ⊇ its
+   * box at update(), whose bounds are `old[6 t ..]` for grown[t]); adds the pairs the enlargement makes
+   * (new boxes overlap, boxes at update() did not: so no pair twice), keeping the canonical order.
+   * Only the grown bodies are looked at (collision/pipeline.ts: the strike speeds): each against the
+   * bodies of the sorted order whose min on the axis lies within [new min − widest extent, new max],
+   * plus the ones unbounded there, and the grown ones among themselves. Returns the pairs added.
+   */
+  addGrown(aabbs: Float64Array, count: number, grown: Int32Array, k: number, old: Float64Array, isStatic: Uint8Array = NO_STATIC): number {
+    if (k === 0) return 0;
+    const keys = this.keys, maxs = this.maxs, order = this.order, list = this.list, axis = this.axis;
+    const hasStatic = isStatic.length > 0;
+    const before = list.count;
+    const mark = this.wideMark.length >= count ? this.wideMark : (this.wideMark = new Uint8Array(this.order.length));
+    for (let t = 0; t < k; t++) mark[grown[t]] = 1;
+    // the widest finite extent on the axis among the boxes at update() (the grown ones are skipped
+    // below); the unbounded ones (min −∞ sort first, or max +∞) are scanned in full
+    let widest = 0, unbounded = 0;
+    const scratch = this.tmpOrder;
+    for (let q = 0; q < count; q++) {
+      const ext = maxs[q] - keys[q];
+      if (!(ext < Infinity)) scratch[unbounded++] = q;
+      else if (ext > widest) widest = ext;
+    }
+    for (let t = 0; t < k; t++) {
+      const g = grown[t], og = 6 * g, ot = 6 * t;
+      const sg = hasStatic && isStatic[g] !== 0;
+      const lo = aabbs[og + axis] - widest, hi = aabbs[og + 3 + axis];
+      // first q with keys[q] ≥ lo
+      let a = 0, b = count;
+      while (a < b) {
+        const m = (a + b) >> 1;
+        if (keys[m] < lo) a = m + 1;
+        else b = m;
+      }
+      for (let u = -unbounded; ; u++) {
+        let q: number;
+        if (u < 0) q = scratch[u + unbounded];
+        else {
+          q = a + u;
+          if (q >= count || keys[q] > hi) break;
+          if (!(maxs[q] - keys[q] < Infinity)) continue; // scanned with the unbounded ones
+        }
+        const j = order[q];
+        if (mark[j] !== 0) continue; // grown: among themselves below
+        if (sg && isStatic[j] !== 0) continue;
+        if (aabbOverlap(aabbs, g, j) && !overlapOld(old, ot, aabbs, 6 * j)) list.push(g, j);
+      }
+    }
+    for (let t = 0; t < k; t++) {
+      const g = grown[t];
+      for (let r = t + 1; r < k; r++) {
+        const f = grown[r];
+        if (hasStatic && isStatic[g] !== 0 && isStatic[f] !== 0) continue;
+        if (aabbOverlap(aabbs, g, f) && !overlapOld(old, 6 * t, old, 6 * r)) list.push(g, f);
+      }
+    }
+    for (let t = 0; t < k; t++) mark[grown[t]] = 0;
+    const added = list.count - before;
+    if (added > 0) list.canonicalise(count);
+    return added;
+  }
+
+  /**
    * Bands along the band axis (its place `slot` in this.sorted): width bandWidthFactor × the mean
    * extent of the finite boxes along it, from the lowest finite min, widened if that made more than
    * min(count, 4096) bands. Returns the number of bands (1: none worth having).
@@ -554,6 +617,11 @@ export class SweepAndPrune implements BroadPhase {
       order[w++] = to[a++];
     }
   }
+}
+
+/** closed-box overlap of the boxes at a[oa..] and b[ob..] (aabbOverlap's test) */
+function overlapOld(a: Float64Array, oa: number, b: Float64Array, ob: number): boolean {
+  return a[oa] <= b[ob + 3] && b[ob] <= a[oa + 3] && a[oa + 1] <= b[ob + 4] && b[ob + 1] <= a[oa + 4] && a[oa + 2] <= b[ob + 5] && b[ob + 2] <= a[oa + 5];
 }
 
 /** the sort key of a bound: NaN as +∞, so that the order stays a total order */

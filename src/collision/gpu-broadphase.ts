@@ -332,6 +332,11 @@ export class GpuBroadPhase {
     if (this.count > 0) this.writeParams();
   }
 
+  /** the jointed pairs' CSR (the kernels' `joints`; recreated when it grows) */
+  get jointsBuffer(): GPUBuffer {
+    return this.joints;
+  }
+
   /** Indirect dispatch arguments of one thread per pair found (capped at the capacity): for the narrow phase. */
   get pairArgs(): { buffer: GPUBuffer; offset: number } {
     return { buffer: this.counters.args, offset: this.counters.argsOffset(SLOT_PAIRS) };

@@ -1,7 +1,8 @@
 /**
  * The GPU collision pipeline, the twin of CollisionPipeline.detect (pipeline.ts) up to its contact
  * points: body boxes with their speculative margins (gpu-aabb.ts), the broad phase (gpu-broadphase.ts)
- * and the narrow phase with the CPU's per-pair margin 4 slop + h (s_a + s_b) (gpu-narrow.ts), recorded
+ * the strike speeds (gpu-strike.ts: pipeline.ts strikeSpeeds' twin, its new pairs appended to the broad
+ * phase's) and the narrow phase with the CPU's per-pair margin 4 slop + h (s'_a + s'_b) (gpu-narrow.ts), recorded
  * one after the other into a frame's passes, with no readback. Its output is the narrow phase's:
  * manifold k of pair k (count 0: no point within the pair's margin) and its points, for the GPU
  * contact stages that follow (persistence by pair key, colouring, the solvers: issue 23).
@@ -15,6 +16,7 @@ import type { Shape } from '../model/world.js';
 import { GpuBodyAabbs, FLAG_FIXED, FLAG_INACTIVE } from './gpu-aabb.js';
 import { GpuBroadPhase, gridCellSize, COUNTER_PAIRS } from './gpu-broadphase.js';
 import { GpuNarrowPhase, packShapes, type GpuManifolds } from './gpu-narrow.js';
+import { GpuStrikeSpeeds } from './gpu-strike.js';
 import { shapeAabb } from './aabb.js';
 import { SLOP_SIZE_FRACTION, SPECULATIVE_DISTANCE } from './pipeline.js';
 import { leastHalfSize } from '../model/world.js';
@@ -23,6 +25,14 @@ export { FLAG_FIXED, FLAG_INACTIVE };
 
 /** the stage names a frame records the pipeline under (gpu/frames.ts StagePass) */
 export const AABB_STAGE = 'body boxes';
+/** the strike speeds' stage (gpu-strike.ts) */
+export const STRIKE_STAGE = 'strike speeds';
+
+/** What the strike speeds read per body (pipeline.ts strikeSpeeds): 1/m (0 fixed) and e. */
+export interface StrikeMaterials {
+  inverseMass: ArrayLike<number>;
+  restitution: ArrayLike<number>;
+}
 
 export class GpuCollision {
   readonly shapes: GPUBuffer;
@@ -34,6 +44,7 @@ export class GpuCollision {
     readonly aabbs: GpuBodyAabbs,
     readonly broad: GpuBroadPhase,
     readonly narrow: GpuNarrowPhase,
+    readonly strike: GpuStrikeSpeeds,
     shapes: readonly Shape[],
     fixed: ArrayLike<boolean | number>,
   ) {
@@ -53,10 +64,22 @@ export class GpuCollision {
   readonly cellSize: number;
 
   /** A pipeline for `shapes` (fixed[i]: body i never moves), with room for `pairCapacity` pairs. */
-  static async create(device: GPUDevice, shapes: readonly Shape[], fixed: ArrayLike<boolean | number>, pairCapacity: number): Promise<GpuCollision> {
+  /**
+   * `materials`: the bodies' 1/m and e for the strike speeds (gpu-strike.ts; the CPU pipeline's); when
+   * left out, equal masses (1/m = 1, 0 for a fixed body) and e = 0.
+   */
+  static async create(device: GPUDevice, shapes: readonly Shape[], fixed: ArrayLike<boolean | number>, pairCapacity: number, materials?: StrikeMaterials): Promise<GpuCollision> {
     const n = shapes.length;
-    const [aabbs, broad, narrow] = await Promise.all([GpuBodyAabbs.create(device, n), GpuBroadPhase.create(device, n, pairCapacity), GpuNarrowPhase.create(device, pairCapacity)]);
-    return new GpuCollision(device, n, aabbs, broad, narrow, shapes, fixed);
+    const inverseMass = Array.from({ length: n }, (_, i) => (fixed[i] ? 0 : materials ? materials.inverseMass[i] : 1));
+    const restitution = Array.from({ length: n }, (_, i) => (materials ? materials.restitution[i] : 0));
+    const pad = shapes.map((s) => Math.min(SPECULATIVE_DISTANCE, 4 * SLOP_SIZE_FRACTION * leastHalfSize(s)) / 2);
+    const [aabbs, broad, narrow, strike] = await Promise.all([
+      GpuBodyAabbs.create(device, n),
+      GpuBroadPhase.create(device, n, pairCapacity),
+      GpuNarrowPhase.create(device, pairCapacity),
+      GpuStrikeSpeeds.create(device, n, inverseMass, restitution, pad),
+    ]);
+    return new GpuCollision(device, n, aabbs, broad, narrow, strike, shapes, fixed);
   }
 
   /** The per-body flags: fixed bodies, and (when given) the sleeping ones, inactive. */
@@ -76,13 +99,20 @@ export class GpuCollision {
     this.aabbs.configure(this.count, h, gravity);
     this.broad.configure(this.count, this.cellSize);
     this.narrow.usePairMargins(h);
+    this.strike.configure(h);
   }
 
   /** Records the three stages into `at` (a StagePass: each stage under its name, or one pass for all). */
   record(at: (stage: string) => GPUComputePassEncoder, poses: GPUBuffer, velocities: GPUBuffer): void {
     this.aabbs.record(at(AABB_STAGE), poses, velocities, this.shapes, this.flags);
     this.broad.record(at, this.aabbs.aabbs);
-    this.narrow.record(at, { pairs: this.broad.pairs, counters: this.broad.counters.buffer, counter: COUNTER_PAIRS, args: this.broad.pairArgs }, poses, this.shapes, this.aabbs.speeds);
+    const b = this.broad;
+    this.strike.record(
+      at(STRIKE_STAGE),
+      { speeds: this.aabbs.speeds, aabbs: this.aabbs.aabbs, pairs: b.pairs, counters: b.counters.buffer, joints: b.jointsBuffer, pairArgs: b.pairArgs, capacity: b.pairCapacity },
+      (pass) => b.counters.recordArgs(pass),
+    );
+    this.narrow.record(at, { pairs: b.pairs, counters: b.counters.buffer, counter: COUNTER_PAIRS, args: b.pairArgs }, poses, this.shapes, this.strike.eff);
   }
 
   /** Reads the pairs and manifolds of the last frame recorded (tests and tools, not frames). */
@@ -94,6 +124,7 @@ export class GpuCollision {
     this.aabbs.destroy();
     this.broad.destroy();
     this.narrow.destroy();
+    this.strike.destroy();
     this.shapes.destroy();
     this.flags.destroy();
   }

@@ -10,7 +10,8 @@
  *
  * Speculative margin: a pair is reported when its separation is below
  *   margin = SPECULATIVE_DISTANCE + h_frame (s_A + s_B),   s = |v| + |ω| R + ½ |g| h_frame
- * (R: the shape's bounding radius) the distance the two can close in the frame at most — to first order
+ * (R: the shape's bounding radius; each s then raised to what a partner can hand the body in the frame,
+ * strikeSpeeds) the distance the two can close in the frame at most — to first order
  * in the rotation, and with the ½ g h² a body falls in the frame whatever its speed at the frame's start
  * (without it a box released at rest at dt = 0.5 s was first seen 1.45 m into the ground: it fell
  * ½ g h² = 1.23 m in one frame from speed 0) — plus a fixed 2 cm (Box2D v3's speculative distance,
@@ -33,6 +34,8 @@ import { rotateVectorBack } from '../rigid/quat.js';
 export const MAX_CANDIDATES_PER_BODY = 64;
 
 export const SPECULATIVE_DISTANCE = 0.02;
+/** strikeSpeeds: up to n / this many grown bodies are queried one by one, more take a second sweep */
+export const GROWN_QUERY_SHARE = 16;
 /** Coherence: a manifold's points are carried (ManifoldStore.refresh) while none slid more than this fraction of the pair's slop. */
 export const COHERENCE_DRIFT = 0.1;
 /** m: the contact slop of metre-sized bodies (Box2D v3's linear slop, 5 mm; rows/block-solver.ts CONTACT_SLOP) */
@@ -73,6 +76,8 @@ export class CollisionPipeline {
   /** per body: the least half size (model/world.ts leastHalfSize) */
   readonly size: Float64Array;
   readonly isStatic: Uint8Array;
+  /** per body: 1/m (0 fixed): the strike speeds' share m_C/(m_B + m_C) (strikeSpeeds) */
+  readonly inverseMass: Float64Array;
   readonly broad = new SweepAndPrune();
   /**
    * The pairs' persistent manifolds (manifolds.ts): updated in place by detect, each point of `out`
@@ -98,6 +103,7 @@ export class CollisionPipeline {
     this.round = Uint8Array.from(bodies, (b) => (b.shape.type === 'sphere' || b.shape.type === 'capsule' ? 1 : 0));
     this.isPlane = Uint8Array.from(bodies, (b) => (b.shape.type === 'plane' ? 1 : 0));
     this.isStatic = Uint8Array.from(bodies, (_, i) => (inverseMass[i] === 0 ? 1 : 0));
+    this.inverseMass = Float64Array.from(bodies, (_, i) => inverseMass[i]);
     this.aabbs = new Float64Array(6 * n);
   }
 
@@ -123,12 +129,15 @@ export class CollisionPipeline {
   candidatePairs(position: Float64Array, orientation: Float64Array, linearVelocity: Float64Array, angularVelocity: Float64Array, h: number, gravity = 0): number {
     const n = this.count;
     const fall = 0.5 * gravity * h;
+    const speed = this.speedScratch.length >= n ? this.speedScratch : (this.speedScratch = new Float64Array(n));
     for (let i = 0; i < n; i++) {
       const o = 3 * i;
       const s = this.isStatic[i] ? 0 : Math.hypot(linearVelocity[o], linearVelocity[o + 1], linearVelocity[o + 2]) + Math.hypot(angularVelocity[o], angularVelocity[o + 1], angularVelocity[o + 2]) * this.radius[i] + fall;
+      speed[i] = s;
       shapeAabb(this.shapes[i], position, o, orientation, 4 * i, Math.min(SPECULATIVE_DISTANCE, 4 * SLOP_SIZE_FRACTION * this.size[i]) / 2 + h * s, this.aabbs, 6 * i);
     }
     this.broad.update(this.aabbs, n, this.isStatic);
+    this.strikeSpeeds(position, orientation, h, speed, this.isStatic);
     return this.broad.pairCount;
   }
 
@@ -153,6 +162,7 @@ export class CollisionPipeline {
       shapeAabb(this.shapes[i], position, o, orientation, 4 * i, Math.min(SPECULATIVE_DISTANCE, 4 * SLOP_SIZE_FRACTION * this.size[i]) / 2 + h * s, this.aabbs, 6 * i);
     }
     this.broad.update(this.aabbs, n, inactive);
+    this.strikeSpeeds(position, orientation, h, speed, inactive);
     const pairs = this.broad.pairs;
     this.candidates = this.broad.pairCount;
     // a state blowing up (speeds growing without bound) makes every speculative margin h·|v| cover
@@ -170,6 +180,62 @@ export class CollisionPipeline {
     store.beginFrame();
     this.narrowPhase(position, orientation, linearVelocity, angularVelocity, h, out, speed, pairs);
     store.endFrame(inactive, asleep);
+  }
+  /**
+   * The strike speeds: a body at rest hit within the frame by a partner moves in that frame, though its own
+   * speed at the frame's start (the margin's s) says it cannot; so a contact it had no point of at the start
+   * (the ground under a ball struck from above) was missed and it went through (5–5.2 cm under every CPU
+   * contact solver, 8.5 cm once under avbd-cpu, for a 20 kg box at 6 m/s onto a 4 kg ball 1 cm above the
+   * ground; test/strike.test.ts). A body gains in a frame at most what a partner can hand it: along the
+   * contact normal the impulse is P = (1 + e) v_n / K with K ≥ 1/m_B + 1/m_C (the rotational terms only add),
+   * so B's velocity changes by P/m_B ≤ (1 + e) m_C/(m_B + m_C) v_n, v_n the closing speed, ≤ s_C for a B
+   * at rest. So each body's speed for the margins is
+   *   s'_B = max(s_B, max over its candidate partners C of (1 + e_BC) m_C/(m_B + m_C) s_C),  e_BC = max(e_B, e_C)
+   * exact for a B at rest (the fault); a moving B struck can gain (1 + e) m_C/(m_B + m_C) (s_B + s_C), which
+   * this leaves out: added to s_B it would double every margin of a rain in flight, and a moving B has its
+   * own margin h s_B. The spin an off-centre hit gives is left out too (the linear share only).
+   * One hop through the broad phase's pairs: C's own speed s_C, not its s'_C. A chain of hits (a Newton's
+   * cradle, a ball struck into a row) hands the speed on body by body, but the bodies of a chain that
+   * passes speed on within one frame touch (a gap of d takes d / v of the frame to close): their contacts
+   * are within the 4 slop margin anyway, and the restitution stages propagate the strike along them.
+   * A body whose margin grew by more than half its fixed pad (h (s' − s) > min(SPEC, 4 frac L)/4: a pair
+   * it misses then still keeps its pads' slack) gets its box re-expanded and its new pairs: few such bodies
+   * are queried alone (SweepAndPrune.addGrown), many (a rain landing) take a second sweep of all boxes.
+   * The narrow phase's margins use s' for every pair. At rest in a pile s' − s is the partners' differences
+   * of speed ~ mm/s: no box grows there.
+   */
+  private strikeSpeeds(position: Float64Array, orientation: Float64Array, h: number, speed: Float64Array, inactive: Uint8Array): void {
+    const n = this.count;
+    const pairs = this.broad.pairs, m = this.broad.pairCount;
+    const own = this.ownScratch.length >= n ? this.ownScratch : (this.ownScratch = new Float64Array(n));
+    own.set(speed.subarray(0, n));
+    const e = this.restitution, fixed = this.isStatic, w = this.inverseMass;
+    for (let k = 0; k < m; k++) {
+      const a = pairs[2 * k], b = pairs[2 * k + 1];
+      // (1 + e) m_C/(m_B + m_C) = (1 + e) w_B/(w_B + w_C) with w = 1/m (a fixed C: w_C = 0, s_C = 0)
+      const e1 = (1 + Math.max(e[a], e[b])) / (w[a] + w[b]);
+      if (fixed[a] === 0 && e1 * w[a] * own[b] > speed[a]) speed[a] = e1 * w[a] * own[b];
+      if (fixed[b] === 0 && e1 * w[b] * own[a] > speed[b]) speed[b] = e1 * w[b] * own[a];
+    }
+    const grown = this.grownScratch.length >= n ? this.grownScratch : (this.grownScratch = new Int32Array(n));
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      const pad = Math.min(SPECULATIVE_DISTANCE, 4 * SLOP_SIZE_FRACTION * this.size[i]) / 2;
+      if (h * (speed[i] - own[i]) > 0.5 * pad) grown[k++] = i;
+    }
+    this.grown = k;
+    if (k === 0) return;
+    const old = this.oldBoxScratch.length >= 6 * k ? this.oldBoxScratch : (this.oldBoxScratch = new Float64Array(6 * Math.max(k, 2 * this.oldBoxScratch.length / 6)));
+    for (let t = 0; t < k; t++) {
+      const i = grown[t];
+      old.set(this.aabbs.subarray(6 * i, 6 * i + 6), 6 * t);
+      const pad = Math.min(SPECULATIVE_DISTANCE, 4 * SLOP_SIZE_FRACTION * this.size[i]) / 2;
+      shapeAabb(this.shapes[i], position, 3 * i, orientation, 4 * i, pad + h * speed[i], this.aabbs, 6 * i);
+    }
+    // few grown: only theirs looked at; many (a rain landing): one more sweep over all the boxes
+    // (from the order just sorted) is cheaper than k queries
+    if (GROWN_QUERY_SHARE * k <= n) this.broad.addGrown(this.aabbs, n, grown, k, old, inactive);
+    else this.broad.update(this.aabbs, n, inactive);
   }
   /**
    * The narrow phase over the broad phase's pairs, each touching pair's manifold updated and its points
@@ -358,6 +424,15 @@ export class CollisionPipeline {
   private readonly poseA: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
   private readonly poseB: Pose = { position: [0, 0, 0], orientation: [0, 0, 0, 1] };
   private speedScratch = new Float64Array(0);
+  private ownScratch = new Float64Array(0);
+  private grownScratch = new Int32Array(0);
+  private oldBoxScratch = new Float64Array(0);
+  /** per body: the speeds s' the last detect's margins used (strikeSpeeds; a view, overwritten by the next) */
+  get speeds(): Float64Array {
+    return this.speedScratch.subarray(0, this.count);
+  }
+  /** bodies whose box the strike speeds re-expanded in the last step (strikeSpeeds) */
+  grown = 0;
   private inactiveScratch = new Uint8Array(0);
 }
 

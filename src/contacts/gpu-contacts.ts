@@ -37,7 +37,7 @@
  * counts them); overflow() reads the count, and the solver checks it at every snapshot and throws.
  */
 import type { BodyDesc } from '../model/world.js';
-import { leastHalfSize } from '../model/world.js';
+import { leastHalfSize, massProperties } from '../model/world.js';
 import { GpuCollision } from '../collision/gpu-collision.js';
 import { COUNTER_PAIRS } from '../collision/gpu-broadphase.js';
 import { CollisionPipeline, DEFAULT_FRICTION, DEFAULT_RESTITUTION } from '../collision/pipeline.js';
@@ -302,7 +302,10 @@ export class GpuContacts {
   static async create(device: GPUDevice, bodyCount: number, bodies: readonly BodyDesc[], fixed: ArrayLike<boolean | number>, pairCapacity: number, solver: SolverBodyBuffers, mode: ContactMode = 'jacobi'): Promise<GpuContacts> {
     const elastic = anyElastic(bodies);
     const [collision, table, scan, kernels, colouring] = await Promise.all([
-      GpuCollision.create(device, bodies.map((b) => b.shape), fixed, pairCapacity),
+      GpuCollision.create(device, bodies.map((b) => b.shape), fixed, pairCapacity, {
+        inverseMass: bodies.map((b, i) => (fixed[i] ? 0 : massProperties(b).inverseMass)),
+        restitution: bodies.map((b) => b.restitution ?? DEFAULT_RESTITUTION),
+      }),
       GpuPairTable.create(device, pairCapacity, pairCapacity),
       PrefixScan.create(device),
       // each mode's kernels only (modeUses)
