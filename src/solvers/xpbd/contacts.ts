@@ -1071,7 +1071,7 @@ export class XpbdContacts {
   }
   /**
    * The cones' uniform share in the position pass's stick blocks: the start (shareStart) and the
-   * second stick test (restickBlock). Off: neither, as xpbd-gpu (not ported to WGSL).
+   * second stick test (restickBlock). Off: neither. xpbd-gpu has both (contacts.wgsl.ts b_share, b_restick).
    */
   coneShare = true;
 
