@@ -1478,20 +1478,7 @@ export class XpbdContacts {
       for (let attempt = 0; attempt < 2 && !stopped; attempt++) {
         let rows = 0;
         if (attempt === 0) {
-          for (let c = m0; c < m1; c++) {
-            if (!this.active[c] || (collided && this.collided[c])) continue;
-            const o3 = 3 * c;
-            const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
-            this.loadArms(c - m0);
-            const vn = s[42] * nx + s[43] * ny + s[44] * nz;
-            const before = this.normalVelocityBefore[c];
-            const e = Math.abs(before) > this.restitutionThreshold ? list.restitution[c] : 0;
-            this.bKind[rows] = 0;
-            this.bPoint[rows] = c - m0;
-            const u = this.rowIn;
-            u[0] = nx; u[1] = ny; u[2] = nz; u[3] = -vn + Math.max(-e * before, 0);
-            this.row(rows++);
-          }
+          rows = this.velocityNormalRows(m0, m1, collided, false);
           normals = rows;
         } else {
           // attempt 1: attempt 0's normal rows (nothing moved since), λ from 0 again
@@ -1562,10 +1549,56 @@ export class XpbdContacts {
         this.lambdaT2[c] -= h * pt * (ux * list.tangent2[o3] + uy * list.tangent2[o3 + 1] + uz * list.tangent2[o3 + 2]);
       }
       this.commit(a, b, true);
+      // the normal rows once more, at the velocities dynamic friction left (velocityNormalRows: why)
+      if (normals > 0 && this.velocityNormalRows(m0, m1, collided, true) === normals && this.solveBlock(normals, false, false, BLOCK_RESIDUAL / h)) {
+        this.applyDelta(a, b, true);
+      }
       m0 = m1;
     }
   }
 
+
+  /**
+   * The velocity pass's normal rows of the manifold [m0, m1) (velocityBlock), laid out as the block's
+   * rows 0.. (λ = 0), one per active point that did not collide: target Δv_n = −v_n + max(−e ṽ_n, 0)
+   * (Müller et al. 2020 §3.6; e = 0 when |ṽ_n| ≤ the threshold). Arms from saveArms; the relative
+   * velocity from s[42..45) (velocityPass's, taken before the manifold's Δ), or, `now`, at the
+   * velocities as they are. Returns the row count.
+   * Laid out again (`now`) after the sliding manifold's dynamic friction (frictionTilt): the friction
+   * impulses act at the contact points, off the bodies' centres (a box's base, half its height below
+   * it), so they turn the bodies and give the points a normal velocity that the normal rows solved
+   * before them had taken out: for a box sliding on its face, ω = μ_d P_n (H/2) / I about the axis
+   * in the face across the slide, its front corners into the support and its back ones up. Left
+   * there, that spin was the substep's end velocity: the next prediction tipped the box, the
+   * position pass's normal rows loaded the front corners alone, the back corners' discs had no λ_n
+   * and the stick test failed again; and ω × r at the base cancelled most of the slide's v_t, so
+   * dynamic friction, capped by v_t / w_t, did not slow the box. A self-sustaining slide: measured
+   * (f64, 1 m box, μ 0.5, tan θ = 0.991 μ_s, 1 × 10 substeps) a box started at 13 mm/s down the
+   * slope went on at 13 mm/s with ω = 0.0218 rad/s = μ_d P_n (0.5 m) / I at every frame's end, where
+   * Coulomb stops it within 0.33 s (a = g (μ_d cos θ − sin θ) = 0.040 m/s²); one Gauss–Seidel step
+   * more between the normal rows and the friction (normal block, friction, normal block) shifts the
+   * normal impulses to the front corners as the real contact does, and it stops (0.65 mm after 0.25 s).
+   */
+  private velocityNormalRows(m0: number, m1: number, collided: boolean, now: boolean): number {
+    const list = this.list!, s = this.s;
+    let rows = 0;
+    for (let c = m0; c < m1; c++) {
+      if (!this.active[c] || (collided && this.collided[c])) continue;
+      const o3 = 3 * c;
+      const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
+      this.loadArms(c - m0);
+      if (now) this.relativeVelocity(c, s, 42);
+      const vn = s[42] * nx + s[43] * ny + s[44] * nz;
+      const before = this.normalVelocityBefore[c];
+      const e = Math.abs(before) > this.restitutionThreshold ? list.restitution[c] : 0;
+      this.bKind[rows] = 0;
+      this.bPoint[rows] = c - m0;
+      const u = this.rowIn;
+      u[0] = nx; u[1] = ny; u[2] = nz; u[3] = -vn + Math.max(-e * before, 0);
+      this.row(rows++);
+    }
+    return rows;
+  }
 
   /**
    * The velocity pass (default; velocityBlock off), manifold by manifold over those with a point active

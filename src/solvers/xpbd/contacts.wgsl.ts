@@ -133,6 +133,28 @@ ${THREAD_INDEX_WGSL}
 ${rigidBodyWgsl}
 fn pair_count(c: u32) -> u32 { return min(c, params.capacity); }
 fn rotate_back(q: vec4f, v: vec3f) -> vec3f { return quat_rotate(vec4f(-q.xyz, q.w), v); } // Rᵀ v
+// f32 at the coordinates' size. A point's d and its Δp are differences of positions some metres from the
+// origin (p = x + R a, |x| ~ 3 m on a ramp, ulp 2.4e-7 m), where one substep moves a resting body by g h² ≈
+// 2.7e-5 m (h = 1/600 s): summed as x + R a, each point's value is rounded by ~1e-7 m on its own, a pattern
+// no rigid motion makes, which the manifold block cannot meet; the stick test (tangential motion undone to
+// 1 %) then failed now and then near the Coulomb limit. Measured in xpbd-cpu (xpbd-gpu's twin, 1 × 10 substeps,
+// 1 m box of μ 0.5 at 3 m on a slope of tan θ = 0.991 μ_s) with d and Δp evaluated in f32 as here before: it slid
+// 23.8 mm in 2 s (with d alone so: 12.9 mm in 1 s); arranged as below, 0.000 mm. So no per-point sum is formed
+// at that size:
+//   d   = −((x_B − x_A) · n + a_B · (R_Bᵀ n) − a_A · (R_Aᵀ n))   ((R a) · n = a · (Rᵀ n): the rotated normal is
+//         the manifold's, one rounding for all its points; a sphere's arm ±r n gives ±r)
+//   Δp  = ((x_B − x_A) − R_A a_A) + R_B a_B − (p_B − p_A)_ref   (x_B − x_A once; the two terms at the size of
+//         the arms; the reference's offset is formed by the same sum: rel_offset)
+fn arm_n_a(radius: f32, q: vec4f, anchor: vec3f, n: vec3f) -> f32 { return select(dot(anchor, rotate_back(q, n)), radius * dot(n, n), radius >= 0.0); }
+fn arm_n_b(radius: f32, q: vec4f, anchor: vec3f, n: vec3f) -> f32 { return select(dot(anchor, rotate_back(q, n)), -radius * dot(n, n), radius >= 0.0); }
+// d = −(p_B − p_A) · n of a point (arm_n_*), bodies at (xa, qa), (xb, qb)
+fn depth(rad_a: f32, rad_b: f32, xa: vec3f, qa: vec4f, xb: vec3f, qb: vec4f, anchor_a: vec3f, anchor_b: vec3f, n: vec3f) -> f32 {
+  return -((dot(xb - xa, n) + arm_n_b(rad_b, qb, anchor_b, n)) - arm_n_a(rad_a, qa, anchor_a, n));
+}
+// p_B − p_A of the anchor pair (a_A, a_B) of two non-spheres: static friction's offset (its reference's and now's)
+fn rel_offset(xa: vec3f, qa: vec4f, xb: vec3f, qb: vec4f, anchor_a: vec3f, anchor_b: vec3f) -> vec3f {
+  return ((xb - xa) - quat_rotate(qa, anchor_a)) + quat_rotate(qb, anchor_b);
+}
 `;
 
 /**
@@ -345,14 +367,14 @@ fn project_manifold(k: u32, first: bool) {
     // measure: the arms, d, the normal row's target and the tangential motion Δp
     ra[j] = arm_a(rad_a, qa, P.anchor_a, n);
     rb[j] = arm_b(rad_b, qb, P.anchor_b, n);
-    let d = -dot(xb + rb[j] - xa - ra[j], n);
+    let d = depth(rad_a, rad_b, xa, qa, xb, qb, P.anchor_a, P.anchor_b, n);
     // overlapLeft: d̄ at the substep's start pose (x̄, q̄), max(0, d̄ − v_push h)
-    let start = -dot(pb + arm_b(rad_b, pqb, P.anchor_b, n) - pa - arm_a(rad_a, pqa, P.anchor_a, n), n);
+    let start = depth(rad_a, rad_b, pa, pqa, pb, pqb, P.anchor_a, P.anchor_b, n);
     let left = select(0.0, start - params.push, start > params.push);
     var motion: vec3f;
     if (rad_a < 0.0 && rad_b < 0.0) {
       // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair (departure 3)
-      motion = xb + quat_rotate(qb, P.ref_b) - xa - quat_rotate(qa, P.ref_a) - P.ref_offset;
+      motion = rel_offset(xa, qa, xb, qb, P.ref_a, P.ref_b) - P.ref_offset;
     } else {
       // a sphere's point is no material point: the body points now at the arms, since the substep's start
       let ua = quat_rotate(pqa, rotate_back(qa, ra[j]));
@@ -436,7 +458,7 @@ fn project_manifold(k: u32, first: bool) {
       var P = xpbd_points[4u * k + j];
       P.ref_a = P.anchor_a;
       P.ref_b = P.anchor_b;
-      P.ref_offset = nxb + quat_rotate(nqb, P.anchor_b) - nxa - quat_rotate(nqa, P.anchor_a);
+      P.ref_offset = rel_offset(nxa, nqa, nxb, nqb, P.anchor_a, P.anchor_b);
       xpbd_points[4u * k + j] = P;
     }
   }
@@ -454,6 +476,22 @@ fn project_manifold(k: u32, first: bool) {
 const velocityWgsl = /* wgsl */ `
 fn relative_velocity(va: vec3f, wa: vec3f, vb: vec3f, wb: vec3f, ra: vec3f, rb: vec3f) -> vec3f {
   return (vb + cross(wb, rb)) - (va + cross(wa, ra));
+}
+// velocityNormalRows: the normal rows of manifold k's active points that did not collide (xc_collide gave them
+// their normal velocity), from the relative velocities rv; restitution (Müller §3.6): −v_n + max(−e ṽ_n, 0), a
+// pair with e = 0 keeping −v_n exactly, unread ṽ_n and all (a scene with no e > 0 never writes ṽ_n)
+fn velocity_normal_rows(k: u32, np: u32, act: array<bool, 4>, ra: array<vec3f, 4>, rb: array<vec3f, 4>, rv: array<vec3f, 4>) -> u32 {
+  let m = manifolds[k]; let n = m.normal;
+  var rows = 0u;
+  for (var j = 0u; j < np; j++) {
+    if (!act[j] || xpbd_points[4u * k + j].collided == 1u) { continue; }
+    let vn = dot(rv[j], n);
+    let before = xpbd_points[4u * k + j].vn_before;
+    let e = select(0.0, m.restitution, m.restitution > 0.0 && abs(before) > params.restitution_threshold);
+    b_row(rows, j, 0u, n, ra[j], rb[j], select(-vn, -vn + max(-e * before, 0.0), e > 0.0));
+    rows++;
+  }
+  return rows;
 }
 fn velocity_manifold(k: u32) {
   let m = manifolds[k];
@@ -481,18 +519,7 @@ fn velocity_manifold(k: u32) {
     rv[j] = relative_velocity(va, wa, vb, wb, ra[j], rb[j]);
   }
   // attempt 0: the normal rows and the tangent pairs in their discs, kept when the tangential targets are met
-  var normals = 0u;
-  for (var j = 0u; j < np; j++) {
-    // a point that collided (xc_collide) has its normal velocity from there: no normal row (xpbd/contacts.ts)
-    if (!act[j] || xpbd_points[4u * k + j].collided == 1u) { continue; }
-    // restitution (Müller §3.6): −v_n + max(−e ṽ_n, 0); a pair with e = 0 keeps −v_n exactly, unread ṽ_n and
-    // all (a scene with no e > 0 never writes ṽ_n: the same bits as before restitution)
-    let vn = dot(rv[j], n);
-    let before = xpbd_points[4u * k + j].vn_before;
-    let e = select(0.0, m.restitution, m.restitution > 0.0 && abs(before) > params.restitution_threshold);
-    b_row(normals, j, 0u, n, ra[j], rb[j], select(-vn, -vn + max(-e * before, 0.0), e > 0.0));
-    normals++;
-  }
+  let normals = velocity_normal_rows(k, np, act, ra, rb, rv);
   var rows = normals;
   for (var j = 0u; j < np; j++) {
     let P = xpbd_points[4u * k + j];
@@ -538,6 +565,12 @@ fn velocity_manifold(k: u32) {
       xpbd_points[4u * k + j].lambda.z -= params.h * pt * dot(u, m.tangent2);
     }
     va += sva; wa += swa; vb += svb; wb += swb;
+    // the normal rows once more, at the velocities dynamic friction left: its impulses at the contact points
+    // turned the bodies (xpbd/contacts.ts velocityNormalRows: a sliding box kept that spin and went on sliding)
+    if (normals > 0u) {
+      for (var j = 0u; j < np; j++) { rv[j] = relative_velocity(va, wa, vb, wb, ra[j], rb[j]); }
+      if (velocity_normal_rows(k, np, act, ra, rb, rv) == normals && b_solve(normals, false, false)) { va += d_xa; wa += d_ta; vb += d_xb; wb += d_tb; }
+    }
   }
   if (b_ma > 0.0) { velocity[2u * a] = vec4f(va, 0.0); velocity[2u * a + 1u] = vec4f(wa, 0.0); }
   if (b_mb > 0.0) { velocity[2u * b] = vec4f(vb, 0.0); velocity[2u * b + 1u] = vec4f(wb, 0.0); }
@@ -738,7 +771,7 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
     if (P.stuck == 0u) {
       P.ref_a = P.anchor_a;
       P.ref_b = P.anchor_b;
-      P.ref_offset = xb + quat_rotate(qb, P.anchor_b) - xa - quat_rotate(qa, P.anchor_a);
+      P.ref_offset = rel_offset(xa, qa, xb, qb, P.anchor_a, P.anchor_b);
     }
     P.stuck = 0u;
     P.lambda = vec3f(0.0);
@@ -872,8 +905,8 @@ export const XPBD_RESIDUAL_KERNELS: KernelDecl[] = [
     // project's measure: the arms, d, the normal row's target and the tangential motion Δp
     let ra = arm_a(rad_a, qa, P.anchor_a, n);
     let rb = arm_b(rad_b, qb, P.anchor_b, n);
-    let d = -dot(xb + rb - xa - ra, n);
-    let start = -dot(pb + arm_b(rad_b, pqb, P.anchor_b, n) - pa - arm_a(rad_a, pqa, P.anchor_a, n), n);
+    let d = depth(rad_a, rad_b, xa, qa, xb, qb, P.anchor_a, P.anchor_b, n);
+    let start = depth(rad_a, rad_b, pa, pqa, pb, pqb, P.anchor_a, P.anchor_b, n);
     let left = select(0.0, start - params.push, start > params.push);
     let C = -select(d, d - left, d > 0.0);
     let lam = select(P.lambda.x, 0.0, slot.first == 1u);
@@ -881,7 +914,7 @@ export const XPBD_RESIDUAL_KERNELS: KernelDecl[] = [
     if (!(lam > 0.0) || P.stuck == 0u) { continue; }
     var motion: vec3f;
     if (rad_a < 0.0 && rad_b < 0.0) {
-      motion = xb + quat_rotate(qb, P.ref_b) - xa - quat_rotate(qa, P.ref_a) - P.ref_offset;
+      motion = rel_offset(xa, qa, xb, qb, P.ref_a, P.ref_b) - P.ref_offset;
     } else {
       let ua = quat_rotate(pqa, rotate_back(qa, ra));
       let ub = quat_rotate(pqb, rotate_back(qb, rb));
