@@ -951,6 +951,8 @@ export class XpbdContacts {
           }
           // the tangent rows' start spread to the cones' uniform share (shareStart: no null-space pattern carried)
           if (rows > np + 2 && this.coneShare) this.shareStart(rows, np);
+          // the normal rows' start without their self-equilibrated pattern (normalShare)
+          if (np === 4 && this.coneShare) this.normalShare();
         }
         let solved = this.solveBlock(rows, true, rows > np, BLOCK_RESIDUAL);
         // several points that missed the stick test by a little: once more from the uniform share of
@@ -1057,6 +1059,43 @@ export class XpbdContacts {
    * at every corner (0.340, 0.510, 0.729). Box2D v3 (contact_solver.c) and Rapier warm-start each
    * point from its own accumulated impulse and keep whatever distribution the iterations left.
    */
+  /**
+   * The first iterate of a four-point manifold's normal rows (the substep before's λ_n, rows 0..3) with
+   * its self-equilibrated pattern taken out: λ_n − (λ_n · v / v · v) v, v the one pattern with
+   * J_nᵀ v = 0 (Σ v_i = 0 and Σ v_i (r_i × n) = 0: no force, no moment), kept only where every λ_n
+   * stays ≥ 0. v_i are the signed 3×3 minors of the 3×4 rows (1, (r_i × n) · t₁, (r_i × n) · t₂)
+   * (r × n lies in the face's plane), the arms of the moving body (B's, else A's).
+   * Why: as shareStart's tangent rows, four points' normal rows are statically indeterminate (a face's
+   * normals have rank 3): PGS leaves a pattern that depends on its row order and the warm start
+   * carries it, so a box face at rest on a slope sat at λ_n = (1.14, 0.08, 0.69, 0.54)·10⁻² N·s²
+   * (f64, 0.991 μ_s), one corner nearly unloaded and so its disc nearly empty: the stick block then
+   * met the slope's load only with every cone near its edge, and in f32 (xpbd-gpu, 1 × 10 substeps)
+   * rounding tipped it over: the box slid 12.8 mm over frames 15–75; started without v, 2.5 mm. The
+   * pattern moves no body (Jᵀ v = 0), so the block's motion is unchanged; the start is the
+   * distribution linear over the face, the least-squares one (an elastic face's).
+   */
+  private normalShare(): void {
+    const C = this.bC, u = this.bBasis, lam = this.bLambda, o = this.bMassB !== 0 ? 3 : 0;
+    const A = this.nsA, B = this.nsB, v = this.nsV;
+    for (let i = 0; i < 4; i++) {
+      const j = 6 * i + o;
+      A[i] = C[j] * u[3] + C[j + 1] * u[4] + C[j + 2] * u[5];
+      B[i] = C[j] * u[6] + C[j + 1] * u[7] + C[j + 2] * u[8];
+    }
+    for (let i = 0; i < 4; i++) {
+      const x = i === 0 ? 1 : 0, y = i <= 1 ? 2 : 1, z = i <= 2 ? 3 : 2;
+      const det = A[y] * B[z] - A[z] * B[y] - (A[x] * B[z] - A[z] * B[x]) + (A[x] * B[y] - A[y] * B[x]);
+      v[i] = (i & 1) === 1 ? -det : det;
+    }
+    const vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+    if (!(vv > 0)) return;
+    const f = (lam[0] * v[0] + lam[1] * v[1] + lam[2] * v[2] + lam[3] * v[3]) / vv;
+    for (let i = 0; i < 4; i++) if (lam[i] - f * v[i] < 0) return;
+    for (let i = 0; i < 4; i++) lam[i] -= f * v[i];
+  }
+  private readonly nsA = new Float64Array(4);
+  private readonly nsB = new Float64Array(4);
+  private readonly nsV = new Float64Array(4);
   private shareStart(rows: number, np: number): void {
     const lam = this.bLambda, kind = this.bKind, point = this.bPoint;
     let sumN = 0, t1 = 0, t2 = 0;

@@ -312,6 +312,29 @@ fn b_share(rows: u32, np: u32, spread: bool) -> f32 {
   }
   return sqrt(t1 * t1 + t2 * t2) / sum_n;
 }
+// normalShare (xpbd/contacts.ts, derivation there): four points' normal rows started without their
+// self-equilibrated pattern v (Σ v_i = 0, Σ v_i ρ_i = 0 over the in-plane arms: J_nᵀ v = 0), λ_n − (λ_n · v / v · v) v,
+// where that stays ≥ 0; v_i the signed 3×3 minors of the rows (1, (r_i × n) · t₁, (r_i × n) · t₂)
+fn b_normal_share(t1: vec3f, t2: vec3f) {
+  var A: array<f32, 4>; var B: array<f32, 4>;
+  for (var i = 0u; i < 4u; i++) {
+    let c = select(b_ca[i], b_cb[i], b_mb > 0.0);
+    A[i] = dot(c, t1); B[i] = dot(c, t2);
+  }
+  var v: array<f32, 4>;
+  for (var i = 0u; i < 4u; i++) {
+    var idx: array<u32, 3>; var m = 0u;
+    for (var j = 0u; j < 4u; j++) { if (j != i) { idx[m] = j; m++; } }
+    let x = idx[0]; let y = idx[1]; let z = idx[2];
+    let det = (A[y] * B[z] - A[z] * B[y]) - (A[x] * B[z] - A[z] * B[x]) + (A[x] * B[y] - A[y] * B[x]);
+    v[i] = select(det, -det, (i & 1u) == 1u);
+  }
+  let vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+  if (!(vv > 0.0)) { return; }
+  let f = (b_lambda[0] * v[0] + b_lambda[1] * v[1] + b_lambda[2] * v[2] + b_lambda[3] * v[3]) / vv;
+  for (var i = 0u; i < 4u; i++) { if (b_lambda[i] - f * v[i] < 0.0) { return; } }
+  for (var i = 0u; i < 4u; i++) { b_lambda[i] -= f * v[i]; }
+}
 // restickBlock: the stick block once more from the cones' uniform share (points of unequal μ_s: not inside
 // every disc, no second test)
 fn b_restick(rows: u32, np: u32) -> bool {
@@ -415,6 +438,8 @@ fn project_manifold(k: u32, first: bool) {
       }
       // the tangent rows' start spread to the cones' uniform share (shareStart: no null-space pattern carried)
       if (rows > np + 2u) { _ = b_share(rows, np, true); }
+      // the normal rows' start without their self-equilibrated pattern (normalShare)
+      if (np == 4u) { b_normal_share(m.tangent1, m.tangent2); }
     }
     var solved = b_solve(rows, true, rows > np);
     // several points that missed the stick test by a little: once more from the cones' uniform share
