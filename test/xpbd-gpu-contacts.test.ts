@@ -114,7 +114,7 @@ test('xpbd-gpu solves contacts as xpbd-cpu does in its colour order: positions a
       cpu.collision!.coherence = false;
       cpu.contactSolver!.colourOrder = true;
       cpu.contactSolver!.velocityBlock = true; // the GPU's velocity pass: the stick block per manifold
-      cpu.contactSolver!.coneShare = false; // xpbd-gpu has neither (XpbdContacts.shareStart and restickBlock are not in WGSL)
+      assert.equal(cpu.contactSolver!.coneShare, true); // shareStart and restickBlock: in WGSL too (b_share, b_restick)
       // restitution as on the GPU: the collision propagation (on by default), then Müller's rule
       assert.equal(cpu.contactSolver!.collisionPropagation, true);
       const gs = await XpbdGpuSolver.create(world, opts, gpu);

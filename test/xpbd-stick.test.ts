@@ -22,10 +22,11 @@ import { findSolver } from '../src/solvers/registry.js';
 import { resolveOptions } from '../src/solvers/solver.js';
 import type { Quat, Vec3, WorldDesc } from '../src/model/world.js';
 import { parseSceneFile } from '../src/model/schema.js';
+import { XpbdCpuSolver } from '../src/solvers/xpbd/cpu.js';
 
 const MU = 0.5, HALF = 0.5;
 
-function ramp(th: number): WorldDesc {
+function ramp(th: number, speed = 0): WorldDesc {
   const q: Quat = [0, 0, Math.sin(th / 2), Math.cos(th / 2)];
   const t: Vec3 = [Math.cos(th), Math.sin(th), 0], n: Vec3 = [-Math.sin(th), Math.cos(th), 0];
   // pair μ = √(μ_ramp μ_box) with the ramp's 1: the box's own value is the square
@@ -35,7 +36,7 @@ function ramp(th: number): WorldDesc {
     constraints: [],
     bodies: [
       { shape: { type: 'plane' }, fixed: true, position: [0, 0, 0], orientation: q, friction: 1 },
-      { shape: { type: 'box', halfExtents: [HALF, HALF, HALF] }, density: 1000, position: [3 * t[0] + HALF * n[0], 3 * t[1] + HALF * n[1], 0], orientation: [...q], friction: MU * MU },
+      { shape: { type: 'box', halfExtents: [HALF, HALF, HALF] }, density: 1000, position: [3 * t[0] + HALF * n[0], 3 * t[1] + HALF * n[1], 0], orientation: [...q], friction: MU * MU, linearVelocity: [-speed * t[0], -speed * t[1], 0] },
     ],
   };
   return parseSceneFile(JSON.stringify(desc)).world;
@@ -145,5 +146,30 @@ test('xpbd-cpu: a box sliding past its static friction moves at a t (0.5 %) and 
     const travel = 0.5 * a * (2.25 ** 2 - 0.25 ** 2) + h * MU * g * Math.cos(th) * 2;
     assert.ok(Math.abs(v1 - speed) <= 5e-3 * speed, `tan θ = ${(Math.tan(th) / MU).toFixed(3)} μ_s: ${v1.toFixed(4)} m/s at 2.25 s where a t = ${speed.toFixed(4)}`);
     assert.ok(Math.abs(x1 - x0 - travel) <= 2e-3, `tan θ = ${(Math.tan(th) / MU).toFixed(3)} μ_s: travelled ${((x1 - x0) * 1e3).toFixed(1)} mm where ${(travel * 1e3).toFixed(1)} mm is due`);
+  }
+});
+
+/*
+ * A box that slides on a slope inside its cone must stop: tan θ = 0.991 μ_s (θ = 0.46), started at 13 mm/s down
+ * the slope, decelerates at a = g (μ_d cos θ − sin θ) = 0.040 m/s² and stops at 0.32 s. xpbd-gpu's velocity pass
+ * (its CPU twin: velocityBlock) solved a sliding manifold's normal rows, then dynamic friction point by point;
+ * the friction impulses at the base, half the box below its centre, turned it (ω = μ_d P_n (0.5 m) / I =
+ * 0.0218 rad/s), the spin was the substep's end velocity, and the box slid on at 13 mm/s for ever (23 mm from
+ * 0.5 s to 2.25 s) with that ω at every frame's end. The normal rows solved once more after the friction
+ * (velocityNormalRows) take the spin out: it stops by 0.33 s. Bound: < 1 mm from 0.5 s to 2.25 s (measured 0.000).
+ * xpbd-cpu's own velocity pass (point after point) slid so too, at 17.7 mm/s; its normal rows are solved again
+ * after friction as well (normalRows).
+ */
+test('xpbd-cpu\'s velocity passes (point after point, and velocityBlock: xpbd-gpu\'s): a box started at 13 mm/s on a slope at 0.991 μ_s stops', async () => {
+  const th = 0.46;
+  for (const block of [false, true]) {
+    const s = new XpbdCpuSolver(ramp(th, 0.013), { substeps: 10, iterations: 1, sleep: 0 });
+    s.contactSolver!.velocityBlock = block;
+    const along = (p: Float64Array) => p[3] * Math.cos(th) + p[4] * Math.sin(th);
+    await s.step(30);
+    const x0 = along((await s.snapshot()).position);
+    await s.step(105);
+    const moved = Math.abs(along((await s.snapshot()).position) - x0);
+    assert.ok(moved < 1e-3, `velocityBlock ${block}: the box moved ${(moved * 1e3).toFixed(3)} mm from 0.5 s to 2.25 s`);
   }
 });

@@ -951,6 +951,8 @@ export class XpbdContacts {
           }
           // the tangent rows' start spread to the cones' uniform share (shareStart: no null-space pattern carried)
           if (rows > np + 2 && this.coneShare) this.shareStart(rows, np);
+          // the normal rows' start without their self-equilibrated pattern (normalShare)
+          if (np === 4 && this.coneShare) this.normalShare();
         }
         let solved = this.solveBlock(rows, true, rows > np, BLOCK_RESIDUAL);
         // several points that missed the stick test by a little: once more from the uniform share of
@@ -1057,6 +1059,43 @@ export class XpbdContacts {
    * at every corner (0.340, 0.510, 0.729). Box2D v3 (contact_solver.c) and Rapier warm-start each
    * point from its own accumulated impulse and keep whatever distribution the iterations left.
    */
+  /**
+   * The first iterate of a four-point manifold's normal rows (the substep before's λ_n, rows 0..3) with
+   * its self-equilibrated pattern taken out: λ_n − (λ_n · v / v · v) v, v the one pattern with
+   * J_nᵀ v = 0 (Σ v_i = 0 and Σ v_i (r_i × n) = 0: no force, no moment), kept only where every λ_n
+   * stays ≥ 0. v_i are the signed 3×3 minors of the 3×4 rows (1, (r_i × n) · t₁, (r_i × n) · t₂)
+   * (r × n lies in the face's plane), the arms of the moving body (B's, else A's).
+   * Why: as shareStart's tangent rows, four points' normal rows are statically indeterminate (a face's
+   * normals have rank 3): PGS leaves a pattern that depends on its row order and the warm start
+   * carries it, so a box face at rest on a slope sat at λ_n = (1.14, 0.08, 0.69, 0.54)·10⁻² N·s²
+   * (f64, 0.991 μ_s), one corner nearly unloaded and so its disc nearly empty: the stick block then
+   * met the slope's load only with every cone near its edge, and in f32 (xpbd-gpu, 1 × 10 substeps)
+   * rounding tipped it over: the box slid 12.8 mm over frames 15–75; started without v, 2.5 mm. The
+   * pattern moves no body (Jᵀ v = 0), so the block's motion is unchanged; the start is the
+   * distribution linear over the face, the least-squares one (an elastic face's).
+   */
+  private normalShare(): void {
+    const C = this.bC, u = this.bBasis, lam = this.bLambda, o = this.bMassB !== 0 ? 3 : 0;
+    const A = this.nsA, B = this.nsB, v = this.nsV;
+    for (let i = 0; i < 4; i++) {
+      const j = 6 * i + o;
+      A[i] = C[j] * u[3] + C[j + 1] * u[4] + C[j + 2] * u[5];
+      B[i] = C[j] * u[6] + C[j + 1] * u[7] + C[j + 2] * u[8];
+    }
+    for (let i = 0; i < 4; i++) {
+      const x = i === 0 ? 1 : 0, y = i <= 1 ? 2 : 1, z = i <= 2 ? 3 : 2;
+      const det = A[y] * B[z] - A[z] * B[y] - (A[x] * B[z] - A[z] * B[x]) + (A[x] * B[y] - A[y] * B[x]);
+      v[i] = (i & 1) === 1 ? -det : det;
+    }
+    const vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+    if (!(vv > 0)) return;
+    const f = (lam[0] * v[0] + lam[1] * v[1] + lam[2] * v[2] + lam[3] * v[3]) / vv;
+    for (let i = 0; i < 4; i++) if (lam[i] - f * v[i] < 0) return;
+    for (let i = 0; i < 4; i++) lam[i] -= f * v[i];
+  }
+  private readonly nsA = new Float64Array(4);
+  private readonly nsB = new Float64Array(4);
+  private readonly nsV = new Float64Array(4);
   private shareStart(rows: number, np: number): void {
     const lam = this.bLambda, kind = this.bKind, point = this.bPoint;
     let sumN = 0, t1 = 0, t2 = 0;
@@ -1071,7 +1110,7 @@ export class XpbdContacts {
   }
   /**
    * The cones' uniform share in the position pass's stick blocks: the start (shareStart) and the
-   * second stick test (restickBlock). Off: neither, as xpbd-gpu (not ported to WGSL).
+   * second stick test (restickBlock). Off: neither. xpbd-gpu has both (contacts.wgsl.ts b_share, b_restick).
    */
   coneShare = true;
 
@@ -1478,20 +1517,7 @@ export class XpbdContacts {
       for (let attempt = 0; attempt < 2 && !stopped; attempt++) {
         let rows = 0;
         if (attempt === 0) {
-          for (let c = m0; c < m1; c++) {
-            if (!this.active[c] || (collided && this.collided[c])) continue;
-            const o3 = 3 * c;
-            const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
-            this.loadArms(c - m0);
-            const vn = s[42] * nx + s[43] * ny + s[44] * nz;
-            const before = this.normalVelocityBefore[c];
-            const e = Math.abs(before) > this.restitutionThreshold ? list.restitution[c] : 0;
-            this.bKind[rows] = 0;
-            this.bPoint[rows] = c - m0;
-            const u = this.rowIn;
-            u[0] = nx; u[1] = ny; u[2] = nz; u[3] = -vn + Math.max(-e * before, 0);
-            this.row(rows++);
-          }
+          rows = this.velocityNormalRows(m0, m1, collided, false);
           normals = rows;
         } else {
           // attempt 1: attempt 0's normal rows (nothing moved since), λ from 0 again
@@ -1570,6 +1596,48 @@ export class XpbdContacts {
     }
   }
 
+
+  /**
+   * The velocity pass's normal rows of the manifold [m0, m1) (velocityBlock), laid out as the block's
+   * rows 0.. (λ = 0), one per active point that did not collide: target Δv_n = −v_n + max(−e ṽ_n, 0)
+   * (Müller et al. 2020 §3.6; e = 0 when |ṽ_n| ≤ the threshold). Arms from saveArms; the relative
+   * velocity from s[42..45) (velocityPass's, taken before the manifold's Δ), or, `now`, at the
+   * velocities as they are. Returns the row count.
+   * Laid out again (`now`) after the sliding manifold's dynamic friction (normalRows): the friction
+   * impulses act at the contact points, off the bodies' centres (a box's base, half its height below
+   * it), so they turn the bodies and give the points a normal velocity that the normal rows solved
+   * before them had taken out: for a box sliding on its face, ω = μ_d P_n (H/2) / I about the axis
+   * in the face across the slide, its front corners into the support and its back ones up. Left
+   * there, that spin was the substep's end velocity: the next prediction tipped the box, the
+   * position pass's normal rows loaded the front corners alone, the back corners' discs had no λ_n
+   * and the stick test failed again; and ω × r at the base cancelled most of the slide's v_t, so
+   * dynamic friction, capped by v_t / w_t, did not slow the box. A self-sustaining slide: measured
+   * (f64, 1 m box, μ 0.5, tan θ = 0.991 μ_s, 1 × 10 substeps) a box started at 13 mm/s down the
+   * slope went on at 13 mm/s with ω = 0.0218 rad/s = μ_d P_n (0.5 m) / I at every frame's end, where
+   * Coulomb stops it within 0.33 s (a = g (μ_d cos θ − sin θ) = 0.040 m/s²); one Gauss–Seidel step
+   * more between the normal rows and the friction (normal block, friction, normal block) shifts the
+   * normal impulses to the front corners as the real contact does, and it stops (0.65 mm after 0.25 s).
+   */
+  private velocityNormalRows(m0: number, m1: number, collided: boolean, now: boolean): number {
+    const list = this.list!, s = this.s;
+    let rows = 0;
+    for (let c = m0; c < m1; c++) {
+      if (!this.active[c] || (collided && this.collided[c])) continue;
+      const o3 = 3 * c;
+      const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
+      this.loadArms(c - m0);
+      if (now) this.relativeVelocity(c, s, 42);
+      const vn = s[42] * nx + s[43] * ny + s[44] * nz;
+      const before = this.normalVelocityBefore[c];
+      const e = Math.abs(before) > this.restitutionThreshold ? list.restitution[c] : 0;
+      this.bKind[rows] = 0;
+      this.bPoint[rows] = c - m0;
+      const u = this.rowIn;
+      u[0] = nx; u[1] = ny; u[2] = nz; u[3] = -vn + Math.max(-e * before, 0);
+      this.row(rows++);
+    }
+    return rows;
+  }
 
   /**
    * The velocity pass (default; velocityBlock off), manifold by manifold over those with a point active
@@ -1661,30 +1729,14 @@ export class XpbdContacts {
    * block (solveBlock), its points' arms from saveArms; solved where there are at least minRows of them.
    */
   private normalRows(m0: number, m1: number, h: number, collided: boolean, minRows: number): void {
-    const list = this.list!, s = this.s;
-    const o3 = 3 * m0;
-    const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
     this.beginBlock(m0);
-    let rows = 0;
-    for (let c = m0; c < m1; c++) {
-      if (!this.active[c]) continue;
-      if (collided && this.collided[c]) continue;
-      this.loadArms(c - m0);
-      this.relativeVelocity(c, s, 42);
-      const vn = s[42] * nx + s[43] * ny + s[44] * nz;
-      const before = this.normalVelocityBefore[c];
-      const e = Math.abs(before) > this.restitutionThreshold ? list.restitution[c] : 0;
-      this.bKind[rows] = 0;
-      this.bPoint[rows] = c - m0;
-      const r = this.rowIn;
-      r[0] = nx; r[1] = ny; r[2] = nz; r[3] = -vn + Math.max(-e * before, 0);
-      this.row(rows++);
-    }
+    const rows = this.velocityNormalRows(m0, m1, collided, true);
     if (rows >= minRows && rows > 0) {
       this.solveBlock(rows, false, false, BLOCK_RESIDUAL / h);
-      this.applyDelta(list.bodyA[m0], list.bodyB[m0], true);
+      this.applyDelta(this.list!.bodyA[m0], this.list!.bodyB[m0], true);
     }
   }
+
 
   /**
    * Whether manifold [m0, m1) slides as a whole in the velocity pass (velocityPassPoints): it has two

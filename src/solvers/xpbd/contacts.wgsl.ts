@@ -133,6 +133,28 @@ ${THREAD_INDEX_WGSL}
 ${rigidBodyWgsl}
 fn pair_count(c: u32) -> u32 { return min(c, params.capacity); }
 fn rotate_back(q: vec4f, v: vec3f) -> vec3f { return quat_rotate(vec4f(-q.xyz, q.w), v); } // Rᵀ v
+// f32 at the coordinates' size. A point's d and its Δp are differences of positions some metres from the
+// origin (p = x + R a, |x| ~ 3 m on a ramp, ulp 2.4e-7 m), where one substep moves a resting body by g h² ≈
+// 2.7e-5 m (h = 1/600 s): summed as x + R a, each point's value is rounded by ~1e-7 m on its own, a pattern
+// no rigid motion makes, which the manifold block cannot meet; the stick test (tangential motion undone to
+// 1 %) then failed now and then near the Coulomb limit. Measured in xpbd-cpu (xpbd-gpu's twin, 1 × 10 substeps,
+// 1 m box of μ 0.5 at 3 m on a slope of tan θ = 0.991 μ_s) with d and Δp evaluated in f32 as here before: it slid
+// 23.8 mm in 2 s (with d alone so: 12.9 mm in 1 s); arranged as below, 0.000 mm. So no per-point sum is formed
+// at that size:
+//   d   = −((x_B − x_A) · n + a_B · (R_Bᵀ n) − a_A · (R_Aᵀ n))   ((R a) · n = a · (Rᵀ n): the rotated normal is
+//         the manifold's, one rounding for all its points; a sphere's arm ±r n gives ±r)
+//   Δp  = ((x_B − x_A) − R_A a_A) + R_B a_B − (p_B − p_A)_ref   (x_B − x_A once; the two terms at the size of
+//         the arms; the reference's offset is formed by the same sum: rel_offset)
+fn arm_n_a(radius: f32, q: vec4f, anchor: vec3f, n: vec3f) -> f32 { return select(dot(anchor, rotate_back(q, n)), radius * dot(n, n), radius >= 0.0); }
+fn arm_n_b(radius: f32, q: vec4f, anchor: vec3f, n: vec3f) -> f32 { return select(dot(anchor, rotate_back(q, n)), -radius * dot(n, n), radius >= 0.0); }
+// d = −(p_B − p_A) · n of a point (arm_n_*), bodies at (xa, qa), (xb, qb)
+fn depth(rad_a: f32, rad_b: f32, xa: vec3f, qa: vec4f, xb: vec3f, qb: vec4f, anchor_a: vec3f, anchor_b: vec3f, n: vec3f) -> f32 {
+  return -((dot(xb - xa, n) + arm_n_b(rad_b, qb, anchor_b, n)) - arm_n_a(rad_a, qa, anchor_a, n));
+}
+// p_B − p_A of the anchor pair (a_A, a_B) of two non-spheres: static friction's offset (its reference's and now's)
+fn rel_offset(xa: vec3f, qa: vec4f, xb: vec3f, qb: vec4f, anchor_a: vec3f, anchor_b: vec3f) -> vec3f {
+  return ((xb - xa) - quat_rotate(qa, anchor_a)) + quat_rotate(qb, anchor_b);
+}
 `;
 
 /**
@@ -149,6 +171,7 @@ const GIVE_UP_SWEEPS = 8u;        // GIVE_UP_SWEEPS, GIVE_UP_CHANGE: a stick tes
 const GIVE_UP_CHANGE = 0.1;
 const BLOCK_CONVERGED = 1e-9;     // a sweep changing no λ by more than this fraction of the largest ends it
 const STICK_TOLERANCE = 0.01;     // the tangential targets met to 1 % of their norm: static friction holds
+const RESTICK_UNMET = 0.25;       // restickBlock runs where the first stick test left at most this fraction undone
 var<private> b_ca: array<vec3f, 12>;   // r_A × u_i
 var<private> b_cb: array<vec3f, 12>;   // r_B × u_i
 var<private> b_u: array<vec3f, 12>;    // u_i (n, t₁ or t₂)
@@ -187,13 +210,18 @@ fn b_delta(rows: u32) {
 }
 // targetsMet: |target − J Δ| ≤ STICK_TOLERANCE |target| over rows [row0, row1)
 fn b_targets_met(row0: u32, row1: u32) -> bool {
+  return b_unmet(row0, row1) <= STICK_TOLERANCE;
+}
+// unmet: |target − J Δ| / |target| over rows [row0, row1) after the last block solve, 0 when within STICK_TOLERANCE
+fn b_unmet(row0: u32, row1: u32) -> f32 {
   var r2 = 0.0; var t2 = 0.0;
   for (var i = row0; i < row1; i++) {
     let jd = dot(b_u[i], d_xb - d_xa) - dot(b_ca[i], d_ta) + dot(b_cb[i], d_tb);
     let r = b_target[i] - jd;
     r2 += r * r; t2 += b_target[i] * b_target[i];
   }
-  return r2 <= STICK_TOLERANCE * STICK_TOLERANCE * t2;
+  if (r2 <= STICK_TOLERANCE * STICK_TOLERANCE * t2) { return 0.0; }
+  return sqrt(r2 / t2);
 }
 // solvePoint: one point, its normal row alone (Δλ_n = d / (w_A + w_B), Müller §3.3 with α = 0) or its
 // normal and tangent pair, λ = K⁻¹ b by the adjugate (K ≥ (m_A⁻¹ + m_B⁻¹) I); false when that λ leaves the disc
@@ -263,10 +291,58 @@ fn b_solve(rows: u32, one_sided: bool, stick_test: bool) -> bool {
       b_lambda[i] = next;
     }
     if (change <= BLOCK_CONVERGED * size) { break; }
-    if (stick_test && sweep == GIVE_UP_SWEEPS - 1u && change > GIVE_UP_CHANGE * size) { return false; }
+    // (its Δ kept all the same: restickBlock's caller reads how far it missed, b_unmet)
+    if (stick_test && sweep == GIVE_UP_SWEEPS - 1u && change > GIVE_UP_CHANGE * size) { b_delta(rows); return false; }
   }
   b_delta(rows);
   return true;
+}
+// shareStart and restickBlock's spread (xpbd/contacts.ts, derivation there): the tangent rows [np, rows) of a
+// stick block set to the cones' uniform share, λ_t,i = T λ_n,i / Σλ_n with the same sums Σλ_n and T = Σλ_t (one
+// manifold basis): only the null-space pattern (Jᵀλ₀ = 0, no body moved) and the moment about n change.
+// Returns |T| / Σλ_n, the share of its cone every point then uses (< 0: Σλ_n = 0, nothing spread); spread only when asked.
+fn b_share(rows: u32, np: u32, spread: bool) -> f32 {
+  var sum_n = 0.0; var t1 = 0.0; var t2 = 0.0;
+  for (var i = np; i < rows; i++) {
+    if (b_kind[i] == 1u) { sum_n += b_lambda[b_point[i]]; t1 += b_lambda[i]; } else { t2 += b_lambda[i]; }
+  }
+  if (!(sum_n > 0.0)) { return -1.0; }
+  if (spread) {
+    for (var i = np; i < rows; i++) { b_lambda[i] = select(t2, t1, b_kind[i] == 1u) * b_lambda[b_point[i]] / sum_n; }
+  }
+  return sqrt(t1 * t1 + t2 * t2) / sum_n;
+}
+// normalShare (xpbd/contacts.ts, derivation there): four points' normal rows started without their
+// self-equilibrated pattern v (Σ v_i = 0, Σ v_i ρ_i = 0 over the in-plane arms: J_nᵀ v = 0), λ_n − (λ_n · v / v · v) v,
+// where that stays ≥ 0; v_i the signed 3×3 minors of the rows (1, (r_i × n) · t₁, (r_i × n) · t₂)
+fn b_normal_share(t1: vec3f, t2: vec3f) {
+  var A: array<f32, 4>; var B: array<f32, 4>;
+  for (var i = 0u; i < 4u; i++) {
+    let c = select(b_ca[i], b_cb[i], b_mb > 0.0);
+    A[i] = dot(c, t1); B[i] = dot(c, t2);
+  }
+  var v: array<f32, 4>;
+  for (var i = 0u; i < 4u; i++) {
+    var idx: array<u32, 3>; var m = 0u;
+    for (var j = 0u; j < 4u; j++) { if (j != i) { idx[m] = j; m++; } }
+    let x = idx[0]; let y = idx[1]; let z = idx[2];
+    let det = (A[y] * B[z] - A[z] * B[y]) - (A[x] * B[z] - A[z] * B[x]) + (A[x] * B[y] - A[y] * B[x]);
+    v[i] = select(det, -det, (i & 1u) == 1u);
+  }
+  let vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+  if (!(vv > 0.0)) { return; }
+  let f = (b_lambda[0] * v[0] + b_lambda[1] * v[1] + b_lambda[2] * v[2] + b_lambda[3] * v[3]) / vv;
+  for (var i = 0u; i < 4u; i++) { if (b_lambda[i] - f * v[i] < 0.0) { return; } }
+  for (var i = 0u; i < 4u; i++) { b_lambda[i] -= f * v[i]; }
+}
+// restickBlock: the stick block once more from the cones' uniform share (points of unequal μ_s: not inside
+// every disc, no second test)
+fn b_restick(rows: u32, np: u32) -> bool {
+  let share = b_share(rows, np, false);
+  if (share < 0.0) { return false; }
+  for (var i = np; i < rows; i++) { if (share > b_mu[i]) { return false; } }
+  _ = b_share(rows, np, true);
+  return b_solve(rows, true, true);
 }
 `;
 
@@ -314,14 +390,14 @@ fn project_manifold(k: u32, first: bool) {
     // measure: the arms, d, the normal row's target and the tangential motion Δp
     ra[j] = arm_a(rad_a, qa, P.anchor_a, n);
     rb[j] = arm_b(rad_b, qb, P.anchor_b, n);
-    let d = -dot(xb + rb[j] - xa - ra[j], n);
+    let d = depth(rad_a, rad_b, xa, qa, xb, qb, P.anchor_a, P.anchor_b, n);
     // overlapLeft: d̄ at the substep's start pose (x̄, q̄), max(0, d̄ − v_push h)
-    let start = -dot(pb + arm_b(rad_b, pqb, P.anchor_b, n) - pa - arm_a(rad_a, pqa, P.anchor_a, n), n);
+    let start = depth(rad_a, rad_b, pa, pqa, pb, pqb, P.anchor_a, P.anchor_b, n);
     let left = select(0.0, start - params.push, start > params.push);
     var motion: vec3f;
     if (rad_a < 0.0 && rad_b < 0.0) {
       // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair (departure 3)
-      motion = xb + quat_rotate(qb, P.ref_b) - xa - quat_rotate(qa, P.ref_a) - P.ref_offset;
+      motion = rel_offset(xa, qa, xb, qb, P.ref_a, P.ref_b) - P.ref_offset;
     } else {
       // a sphere's point is no material point: the body points now at the arms, since the substep's start
       let ua = quat_rotate(pqa, rotate_back(qa, ra[j]));
@@ -360,8 +436,18 @@ fn project_manifold(k: u32, first: bool) {
         let w = xpbd_points[4u * k + b_point[i]].warm;
         b_lambda[i] = select(select(w.z, w.y, b_kind[i] == 1u), w.x, b_kind[i] == 0u);
       }
+      // the tangent rows' start spread to the cones' uniform share (shareStart: no null-space pattern carried)
+      if (rows > np + 2u) { _ = b_share(rows, np, true); }
+      // the normal rows' start without their self-equilibrated pattern (normalShare)
+      if (np == 4u) { b_normal_share(m.tangent1, m.tangent2); }
     }
-    let solved = b_solve(rows, true, rows > np);
+    var solved = b_solve(rows, true, rows > np);
+    // several points that missed the stick test by a little: once more from the cones' uniform share
+    // (restickBlock; RESTICK_UNMET)
+    if (rows > np + 2u) {
+      let left = b_unmet(np, rows);
+      if ((!solved || left > 0.0) && left <= RESTICK_UNMET) { solved = b_restick(rows, np); }
+    }
     if (rows == np || (solved && b_targets_met(np, rows))) { break; }
     for (var j = 0u; j < np; j++) { stick[j] = false; }
     slid = true;
@@ -397,7 +483,7 @@ fn project_manifold(k: u32, first: bool) {
       var P = xpbd_points[4u * k + j];
       P.ref_a = P.anchor_a;
       P.ref_b = P.anchor_b;
-      P.ref_offset = nxb + quat_rotate(nqb, P.anchor_b) - nxa - quat_rotate(nqa, P.anchor_a);
+      P.ref_offset = rel_offset(nxa, nqa, nxb, nqb, P.anchor_a, P.anchor_b);
       xpbd_points[4u * k + j] = P;
     }
   }
@@ -415,6 +501,22 @@ fn project_manifold(k: u32, first: bool) {
 const velocityWgsl = /* wgsl */ `
 fn relative_velocity(va: vec3f, wa: vec3f, vb: vec3f, wb: vec3f, ra: vec3f, rb: vec3f) -> vec3f {
   return (vb + cross(wb, rb)) - (va + cross(wa, ra));
+}
+// velocityNormalRows: the normal rows of manifold k's active points that did not collide (xc_collide gave them
+// their normal velocity), from the relative velocities rv; restitution (Müller §3.6): −v_n + max(−e ṽ_n, 0), a
+// pair with e = 0 keeping −v_n exactly, unread ṽ_n and all (a scene with no e > 0 never writes ṽ_n)
+fn velocity_normal_rows(k: u32, np: u32, act: array<bool, 4>, ra: array<vec3f, 4>, rb: array<vec3f, 4>, rv: array<vec3f, 4>) -> u32 {
+  let m = manifolds[k]; let n = m.normal;
+  var rows = 0u;
+  for (var j = 0u; j < np; j++) {
+    if (!act[j] || xpbd_points[4u * k + j].collided == 1u) { continue; }
+    let vn = dot(rv[j], n);
+    let before = xpbd_points[4u * k + j].vn_before;
+    let e = select(0.0, m.restitution, m.restitution > 0.0 && abs(before) > params.restitution_threshold);
+    b_row(rows, j, 0u, n, ra[j], rb[j], select(-vn, -vn + max(-e * before, 0.0), e > 0.0));
+    rows++;
+  }
+  return rows;
 }
 fn velocity_manifold(k: u32) {
   let m = manifolds[k];
@@ -442,18 +544,7 @@ fn velocity_manifold(k: u32) {
     rv[j] = relative_velocity(va, wa, vb, wb, ra[j], rb[j]);
   }
   // attempt 0: the normal rows and the tangent pairs in their discs, kept when the tangential targets are met
-  var normals = 0u;
-  for (var j = 0u; j < np; j++) {
-    // a point that collided (xc_collide) has its normal velocity from there: no normal row (xpbd/contacts.ts)
-    if (!act[j] || xpbd_points[4u * k + j].collided == 1u) { continue; }
-    // restitution (Müller §3.6): −v_n + max(−e ṽ_n, 0); a pair with e = 0 keeps −v_n exactly, unread ṽ_n and
-    // all (a scene with no e > 0 never writes ṽ_n: the same bits as before restitution)
-    let vn = dot(rv[j], n);
-    let before = xpbd_points[4u * k + j].vn_before;
-    let e = select(0.0, m.restitution, m.restitution > 0.0 && abs(before) > params.restitution_threshold);
-    b_row(normals, j, 0u, n, ra[j], rb[j], select(-vn, -vn + max(-e * before, 0.0), e > 0.0));
-    normals++;
-  }
+  let normals = velocity_normal_rows(k, np, act, ra, rb, rv);
   var rows = normals;
   for (var j = 0u; j < np; j++) {
     let P = xpbd_points[4u * k + j];
@@ -501,19 +592,12 @@ fn velocity_manifold(k: u32) {
       applied = true;
     }
     va += sva; wa += swa; vb += svb; wb += swb;
-    // the normal rows again where friction acted on two points or more: they hold the tip that the
-    // impulses below the plane give the body (xpbd/contacts.ts velocityPassPoints)
+    // the normal rows once more where friction acted on two points or more, at the velocities it left: its
+    // impulses at the contact points turned the bodies (xpbd/contacts.ts velocityNormalRows: a sliding box
+    // kept that spin and went on sliding; velocityPassPoints: the tip skewed the slip)
     if (applied && normals >= 2u) {
-      var r = 0u;
-      for (var j = 0u; j < np; j++) {
-        if (!act[j] || xpbd_points[4u * k + j].collided == 1u) { continue; }
-        let vn = dot(relative_velocity(va, wa, vb, wb, ra[j], rb[j]), n);
-        let before = xpbd_points[4u * k + j].vn_before;
-        let e = select(0.0, m.restitution, m.restitution > 0.0 && abs(before) > params.restitution_threshold);
-        b_row(r, j, 0u, n, ra[j], rb[j], select(-vn, -vn + max(-e * before, 0.0), e > 0.0));
-        r++;
-      }
-      if (b_solve(normals, false, false)) { va += d_xa; wa += d_ta; vb += d_xb; wb += d_tb; }
+      for (var j = 0u; j < np; j++) { rv[j] = relative_velocity(va, wa, vb, wb, ra[j], rb[j]); }
+      if (velocity_normal_rows(k, np, act, ra, rb, rv) == normals && b_solve(normals, false, false)) { va += d_xa; wa += d_ta; vb += d_xb; wb += d_tb; }
     }
   }
   if (b_ma > 0.0) { velocity[2u * a] = vec4f(va, 0.0); velocity[2u * a + 1u] = vec4f(wa, 0.0); }
@@ -715,7 +799,7 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
     if (P.stuck == 0u) {
       P.ref_a = P.anchor_a;
       P.ref_b = P.anchor_b;
-      P.ref_offset = xb + quat_rotate(qb, P.anchor_b) - xa - quat_rotate(qa, P.anchor_a);
+      P.ref_offset = rel_offset(xa, qa, xb, qb, P.anchor_a, P.anchor_b);
     }
     P.stuck = 0u;
     P.lambda = vec3f(0.0);
@@ -849,8 +933,8 @@ export const XPBD_RESIDUAL_KERNELS: KernelDecl[] = [
     // project's measure: the arms, d, the normal row's target and the tangential motion Δp
     let ra = arm_a(rad_a, qa, P.anchor_a, n);
     let rb = arm_b(rad_b, qb, P.anchor_b, n);
-    let d = -dot(xb + rb - xa - ra, n);
-    let start = -dot(pb + arm_b(rad_b, pqb, P.anchor_b, n) - pa - arm_a(rad_a, pqa, P.anchor_a, n), n);
+    let d = depth(rad_a, rad_b, xa, qa, xb, qb, P.anchor_a, P.anchor_b, n);
+    let start = depth(rad_a, rad_b, pa, pqa, pb, pqb, P.anchor_a, P.anchor_b, n);
     let left = select(0.0, start - params.push, start > params.push);
     let C = -select(d, d - left, d > 0.0);
     let lam = select(P.lambda.x, 0.0, slot.first == 1u);
@@ -858,7 +942,7 @@ export const XPBD_RESIDUAL_KERNELS: KernelDecl[] = [
     if (!(lam > 0.0) || P.stuck == 0u) { continue; }
     var motion: vec3f;
     if (rad_a < 0.0 && rad_b < 0.0) {
-      motion = xb + quat_rotate(qb, P.ref_b) - xa - quat_rotate(qa, P.ref_a) - P.ref_offset;
+      motion = rel_offset(xa, qa, xb, qb, P.ref_a, P.ref_b) - P.ref_offset;
     } else {
       let ua = quat_rotate(pqa, rotate_back(qa, ra));
       let ub = quat_rotate(pqb, rotate_back(qb, rb));
