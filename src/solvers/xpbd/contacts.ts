@@ -371,6 +371,8 @@ export class XpbdContacts {
   /** per point: static friction's λ_t (N·s², along t₁, t₂) of the last substep's position pass, and dynamic friction's impulse h λ_t added by its velocity pass */
   private lambdaT1 = new Float64Array(0);
   private lambdaT2 = new Float64Array(0);
+  /** whether this substep sums λ_t (the frame's last: beginSubstep) */
+  private tangentForces = true;
   /**
    * per point: the position pass's block λ (n, t₁, t₂; N·s²) of the substep before, its next first
    * iterate (project: the block is solved to convergence from there; the store's forces at a frame's start)
@@ -393,14 +395,21 @@ export class XpbdContacts {
     return this.list ? this.list.count : 0;
   }
 
-  /** Before the substep h's solve (after the prediction): λ = 0, ṽ_n per point, no point active, the push-out bound v_push h. */
-  beginSubstep(h: number): void {
+  /**
+   * Before the substep h's solve (after the prediction): λ = 0, ṽ_n per point, no point active, the push-out
+   * bound v_push h. `last`: the frame's last substep, whose forces storeImpulses keeps; λ_t (lambdaT1, T2)
+   * is read by storeImpulses alone, so the substeps before do not sum it (the same bits stored).
+   */
+  beginSubstep(h: number, last = true): void {
     const list = this.list!;
     this.pushPerSubstep = this.pushOutSpeed * h;
     const n = list.count;
     this.lambdaN.fill(0, 0, n);
-    this.lambdaT1.fill(0, 0, n);
-    this.lambdaT2.fill(0, 0, n);
+    this.tangentForces = last;
+    if (last) {
+      this.lambdaT1.fill(0, 0, n);
+      this.lambdaT2.fill(0, 0, n);
+    }
     this.active.fill(0, 0, n);
     this.deepest = 0;
     // ṽ_n is read only where e > 0 (the velocity pass's restitution target, collide): elsewhere −e ṽ_n = 0
@@ -984,8 +993,10 @@ export class XpbdContacts {
       for (let i = np; i < blockRows; i++) {
         const k = this.bPoint[i];
         if (!this.stick[k]) continue;
-        if (this.bKind[i] === 1) this.lambdaT1[m0 + k] += this.bLambda[i];
-        else this.lambdaT2[m0 + k] += this.bLambda[i];
+        if (this.tangentForces) {
+          if (this.bKind[i] === 1) this.lambdaT1[m0 + k] += this.bLambda[i];
+          else this.lambdaT2[m0 + k] += this.bLambda[i];
+        }
         if (!warm) continue;
         if (this.bKind[i] === 1) this.warmT1[m0 + k] = this.bLambda[i];
         else this.warmT2[m0 + k] = this.bLambda[i];
@@ -1524,7 +1535,7 @@ export class XpbdContacts {
           if (!solved || !this.targetsMet(normals, rows)) continue;
           stopped = true;
           // the tangent rows' impulses P (N·s) as position-level λ = h P (storeImpulses)
-          for (let i = normals; i < rows; i++) {
+          if (this.tangentForces) for (let i = normals; i < rows; i++) {
             const c = m0 + this.bPoint[i];
             if (this.bKind[i] === 1) this.lambdaT1[c] += h * this.bLambda[i];
             else this.lambdaT2[c] += h * this.bLambda[i];
@@ -1558,6 +1569,7 @@ export class XpbdContacts {
         u[0] = -pt * ux; u[1] = -pt * uy; u[2] = -pt * uz;
         this.accumulate(c);
         // as position-level λ = h P along t₁, t₂ (storeImpulses)
+        if (!this.tangentForces) continue;
         this.lambdaT1[c] -= h * pt * (ux * list.tangent1[o3] + uy * list.tangent1[o3 + 1] + uz * list.tangent1[o3 + 2]);
         this.lambdaT2[c] -= h * pt * (ux * list.tangent2[o3] + uy * list.tangent2[o3 + 1] + uz * list.tangent2[o3 + 2]);
       }
@@ -1644,6 +1656,7 @@ export class XpbdContacts {
         this.accumulate(c);
         this.commit(a, b, true);
         // as position-level λ = h P along t₁, t₂ (storeImpulses)
+        if (!this.tangentForces) continue;
         const c3 = 3 * c;
         this.lambdaT1[c] -= h * pt * (ux * list.tangent1[c3] + uy * list.tangent1[c3 + 1] + uz * list.tangent1[c3 + 2]);
         this.lambdaT2[c] -= h * pt * (ux * list.tangent2[c3] + uy * list.tangent2[c3 + 1] + uz * list.tangent2[c3 + 2]);
