@@ -118,8 +118,8 @@
  * is solved in closed form (solvePoint: Müller's per-point Δλ_n = d / (w_A + w_B) of §3.3 for its normal
  * alone; with its tangent pair the point's 3×3 system, whose unique solution the swept block converged
  * to, or gave up on); the rain's 10k bodies put 2.2 M such blocks through 2–16 sweeps in 70 frames.
- * A block of several points starts its sweeps from the λ its rows had in the substep before (warmN,
- * warmT1/2; at a frame's start the manifold record's stored forces, h² f): the answer is the block's
+ * A block of several points starts its sweeps from the λ its rows had in the substep before (warm:
+ * n, t₁, t₂ at 3c; at a frame's start the manifold record's stored forces, h² f): the answer is the block's
  * solution either way (to BLOCK_CONVERGED), only the path shortens (measured: the rain's sweep work
  * −10 %). Several points keep the swept block: per-point projections (the text's) leave a resting box
  * unconverged after the substep's one iteration, which test/xpbd-contacts.test.ts's residual check and
@@ -257,9 +257,7 @@ export class XpbdContacts {
       this.record = new Int32Array(cap);
       this.lambdaT1 = new Float64Array(cap);
       this.lambdaT2 = new Float64Array(cap);
-      this.warmN = new Float64Array(cap);
-      this.warmT1 = new Float64Array(cap);
-      this.warmT2 = new Float64Array(cap);
+      this.warm = new Float64Array(3 * cap);
       this.anchorA = new Float64Array(3 * cap);
       this.anchorB = new Float64Array(3 * cap);
       this.refA = new Float64Array(3 * cap);
@@ -272,9 +270,9 @@ export class XpbdContacts {
       const p = list.manifoldPoint[c], slot = p >> 2, c3 = 3 * c, p3 = 3 * p;
       this.record[c] = p;
       // the block's first iterate: the record's last forces as a substep's λ = h² f (project)
-      this.warmN[c] = h * h * store.normalImpulse[p];
-      this.warmT1[c] = h * h * store.tangentImpulse1[p];
-      this.warmT2[c] = h * h * store.tangentImpulse2[p];
+      this.warm[c3] = h * h * store.normalImpulse[p];
+      this.warm[c3 + 1] = h * h * store.tangentImpulse1[p];
+      this.warm[c3 + 2] = h * h * store.tangentImpulse2[p];
       for (let k = 0; k < 3; k++) {
         this.anchorA[c3 + k] = store.anchorA[p3 + k];
         this.anchorB[c3 + k] = store.anchorB[p3 + k];
@@ -371,13 +369,14 @@ export class XpbdContacts {
   /** per point: static friction's λ_t (N·s², along t₁, t₂) of the last substep's position pass, and dynamic friction's impulse h λ_t added by its velocity pass */
   private lambdaT1 = new Float64Array(0);
   private lambdaT2 = new Float64Array(0);
+  /** whether this substep sums λ_t (the frame's last: beginSubstep) */
+  private tangentForces = true;
   /**
    * per point: the position pass's block λ (n, t₁, t₂; N·s²) of the substep before, its next first
-   * iterate (project: the block is solved to convergence from there; the store's forces at a frame's start)
+   * iterate (project: the block is solved to convergence from there; the store's forces at a frame's start);
+   * the three side by side at 3c (one stream and mostly one cache line a point, where three arrays took three)
    */
-  private warmN = new Float64Array(0);
-  private warmT1 = new Float64Array(0);
-  private warmT2 = new Float64Array(0);
+  private warm = new Float64Array(0);
   /** per manifold record: the reference it had at the end of the last frame, and whether it was stuck then */
   private recordRefA = new Float64Array(0);
   private recordRefB = new Float64Array(0);
@@ -393,14 +392,21 @@ export class XpbdContacts {
     return this.list ? this.list.count : 0;
   }
 
-  /** Before the substep h's solve (after the prediction): λ = 0, ṽ_n per point, no point active, the push-out bound v_push h. */
-  beginSubstep(h: number): void {
+  /**
+   * Before the substep h's solve (after the prediction): λ = 0, ṽ_n per point, no point active, the push-out
+   * bound v_push h. `last`: the frame's last substep, whose forces storeImpulses keeps; λ_t (lambdaT1, T2)
+   * is read by storeImpulses alone, so the substeps before do not sum it (the same bits stored).
+   */
+  beginSubstep(h: number, last = true): void {
     const list = this.list!;
     this.pushPerSubstep = this.pushOutSpeed * h;
     const n = list.count;
     this.lambdaN.fill(0, 0, n);
-    this.lambdaT1.fill(0, 0, n);
-    this.lambdaT2.fill(0, 0, n);
+    this.tangentForces = last;
+    if (last) {
+      this.lambdaT1.fill(0, 0, n);
+      this.lambdaT2.fill(0, 0, n);
+    }
     this.active.fill(0, 0, n);
     this.deepest = 0;
     // ṽ_n is read only where e > 0 (the velocity pass's restitution target, collide): elsewhere −e ṽ_n = 0
@@ -944,10 +950,10 @@ export class XpbdContacts {
         }
         blockRows = rows;
         if (warm) {
-          // the first iterate: the λ this block's rows had in the substep before (warmN, header "Speed")
+          // the first iterate: the λ this block's rows had in the substep before (warm, header "Speed")
           for (let i = 0; i < rows; i++) {
             const c = m0 + this.bPoint[i], kd = this.bKind[i];
-            this.bLambda[i] = kd === 0 ? this.warmN[c] : kd === 1 ? this.warmT1[c] : this.warmT2[c];
+            this.bLambda[i] = this.warm[3 * c + kd];
           }
           // the tangent rows' start spread to the cones' uniform share (shareStart: no null-space pattern carried)
           if (rows > np + 2 && this.coneShare) this.shareStart(rows, np);
@@ -977,20 +983,22 @@ export class XpbdContacts {
       }
       if (warm) {
         for (let k = 0; k < np; k++) {
-          this.warmN[m0 + k] = this.bLambda[k];
-          this.warmT1[m0 + k] = 0;
-          this.warmT2[m0 + k] = 0;
+          const w3 = 3 * (m0 + k);
+          this.warm[w3] = this.bLambda[k];
+          this.warm[w3 + 1] = 0;
+          this.warm[w3 + 2] = 0;
         }
       }
       // static friction's λ_t of the points held (storeImpulses)
       for (let i = np; i < blockRows; i++) {
         const k = this.bPoint[i];
         if (!this.stick[k]) continue;
-        if (this.bKind[i] === 1) this.lambdaT1[m0 + k] += this.bLambda[i];
-        else this.lambdaT2[m0 + k] += this.bLambda[i];
+        if (this.tangentForces) {
+          if (this.bKind[i] === 1) this.lambdaT1[m0 + k] += this.bLambda[i];
+          else this.lambdaT2[m0 + k] += this.bLambda[i];
+        }
         if (!warm) continue;
-        if (this.bKind[i] === 1) this.warmT1[m0 + k] = this.bLambda[i];
-        else this.warmT2[m0 + k] = this.bLambda[i];
+        this.warm[3 * (m0 + k) + this.bKind[i]] = this.bLambda[i];
       }
       this.applyDelta(a, b, false);
       // a manifold that slid takes new references where it is now (retakeReference)
@@ -1550,7 +1558,7 @@ export class XpbdContacts {
           if (!solved || !this.targetsMet(normals, rows)) continue;
           stopped = true;
           // the tangent rows' impulses P (N·s) as position-level λ = h P (storeImpulses)
-          for (let i = normals; i < rows; i++) {
+          if (this.tangentForces) for (let i = normals; i < rows; i++) {
             const c = m0 + this.bPoint[i];
             if (this.bKind[i] === 1) this.lambdaT1[c] += h * this.bLambda[i];
             else this.lambdaT2[c] += h * this.bLambda[i];
@@ -1584,10 +1592,11 @@ export class XpbdContacts {
         const pt = Math.min((mu * this.lambdaN[c]) / h, vt / wt);
         u[0] = -pt * ux; u[1] = -pt * uy; u[2] = -pt * uz;
         this.accumulate(c);
+        applied = true;
         // as position-level λ = h P along t₁, t₂ (storeImpulses)
+        if (!this.tangentForces) continue;
         this.lambdaT1[c] -= h * pt * (ux * list.tangent1[o3] + uy * list.tangent1[o3 + 1] + uz * list.tangent1[o3 + 2]);
         this.lambdaT2[c] -= h * pt * (ux * list.tangent2[o3] + uy * list.tangent2[o3 + 1] + uz * list.tangent2[o3 + 2]);
-        applied = true;
       }
       this.commit(a, b, true);
       // the normal rows again where friction acted on two points or more (velocityPassPoints says why)
@@ -1707,6 +1716,7 @@ export class XpbdContacts {
         applied = true;
         if (!jacobi) this.commit(a, b, true);
         // as position-level λ = h P along t₁, t₂ (storeImpulses)
+        if (!this.tangentForces) continue;
         const c3 = 3 * c;
         this.lambdaT1[c] -= h * pt * (ux * list.tangent1[c3] + uy * list.tangent1[c3 + 1] + uz * list.tangent1[c3 + 2]);
         this.lambdaT2[c] -= h * pt * (ux * list.tangent2[c3] + uy * list.tangent2[c3 + 1] + uz * list.tangent2[c3 + 2]);

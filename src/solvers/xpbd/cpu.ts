@@ -242,7 +242,7 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
     for (let s = 0; s < substeps; s++) {
       if (s === 0 || !fused) {
         this.integrate(h);
-        if (contacts) contacts.beginSubstep(h);
+        if (contacts) contacts.beginSubstep(h, s === substeps - 1);
         t = clock.lap('integrate positions', t);
       }
       const record = residual !== null && s === 0;
