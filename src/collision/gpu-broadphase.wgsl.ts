@@ -52,6 +52,13 @@ export const BIG_MARK = 0xffffffff;
 /** a bound at or beyond this magnitude is unbounded (packAabbs writes ±3.4e38 for ±∞) */
 export const UNBOUNDED = 1e30;
 
+/** closed boxes: touching boxes overlap (broadphase.ts aabbOverlap) */
+export const BOXES_OVERLAP_WGSL = /* wgsl */ `
+fn boxes_overlap(alo: vec3f, ahi: vec3f, blo: vec3f, bhi: vec3f) -> bool {
+  return all(alo <= bhi) && all(blo <= ahi);
+}
+`;
+
 const common = /* wgsl */ `
 ${BroadParamsRecord.wgsl}
 @group(0) @binding(0) var<uniform> params: BroadParams;
@@ -72,15 +79,15 @@ fn bucket_of(c: vec3i) -> u32 {
   let u = bitcast<vec3u>(c);
   return ((u.x * 73856093u) ^ (u.y * 19349663u) ^ (u.z * 83492791u)) & params.mask;
 }
-// closed boxes: touching boxes overlap (broadphase.ts aabbOverlap)
-fn boxes_overlap(alo: vec3f, ahi: vec3f, blo: vec3f, bhi: vec3f) -> bool {
-  return all(alo <= bhi) && all(blo <= ahi);
-}
+${BOXES_OVERLAP_WGSL}
 ${THREAD_INDEX_WGSL}
 `;
 
-/** jointed(i, j), i < j: j in i's partner list. Binds `joints`. */
-const jointed = /* wgsl */ `
+/**
+ * jointed(i, j), i < j: j in i's partner list; append_pair(i, j). Binds `joints`, `counters`, `pairs`, and reads
+ * params.count, params.capacity, COUNTER_PAIRS (also the strike pass's pair kernel: gpu-strike.ts).
+ */
+export const JOINTED_APPEND_WGSL = /* wgsl */ `
 fn jointed(i: u32, j: u32) -> bool {
   let end = joints[i + 1u];
   for (var k = joints[i]; k < end; k++) {
@@ -158,7 +165,7 @@ ${BodyPairRecord.wgsl}
 @group(0) @binding(3) var<storage, read> joints: array<u32>;
 @group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read_write> pairs: array<BodyPair>;
-${jointed}
+${JOINTED_APPEND_WGSL}
 // entry p against the entries of its own cell after it and of the 13 cells of the half shell: a pair
 // of small boxes with cells c_p, c_q (|c_q − c_p| ≤ 1 per axis) is met once, from the one whose
 // offset to the other is in the half shell, or from the earlier entry when c_p = c_q
@@ -197,7 +204,7 @@ ${BodyPairRecord.wgsl}
 @group(0) @binding(4) var<storage, read> joints: array<u32>;
 @group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> pairs: array<BodyPair>;
-${jointed}
+${JOINTED_APPEND_WGSL}
 // thread t = (big body t / n) × (body t mod n), dispatched indirectly (counters[BIG] · n threads);
 // a big–big pair once, from the thread whose other body has the higher index
 ${kernelEntry('bp_big')} {

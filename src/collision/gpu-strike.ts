@@ -26,7 +26,7 @@ import { Counters } from '../gpu/counters.js';
 import { Kernel, THREAD_INDEX_WGSL, kernelEntry } from '../gpu/dispatch.js';
 import { buildKernels } from '../gpu/kernels.js';
 import { defineRecord } from '../gpu/layout.js';
-import { BodyAabbRecord, BodyPairRecord, COUNTER_PAIRS, UNBOUNDED } from './gpu-broadphase.wgsl.js';
+import { BOXES_OVERLAP_WGSL, BodyAabbRecord, BodyPairRecord, COUNTER_PAIRS, JOINTED_APPEND_WGSL, UNBOUNDED } from './gpu-broadphase.wgsl.js';
 import { AABB_ROUNDING } from './gpu-aabb.js';
 
 export const StrikeParamsRecord = defineRecord('StrikeParams', [
@@ -117,16 +117,8 @@ ${BodyPairRecord.wgsl}
 @group(0) @binding(5) var<storage, read> gcount: array<u32>;
 @group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> pairs: array<BodyPair>;
-fn boxes_overlap(alo: vec3f, ahi: vec3f, blo: vec3f, bhi: vec3f) -> bool {
-  return all(alo <= bhi) && all(blo <= ahi);
-}
-fn jointed(i: u32, j: u32) -> bool {
-  let end = joints[i + 1u];
-  for (var k = joints[i]; k < end; k++) {
-    if (joints[params.count + 1u + k] == j) { return true; }
-  }
-  return false;
-}
+${BOXES_OVERLAP_WGSL}
+${JOINTED_APPEND_WGSL}
 // thread t = (grown body t / n) x (body t mod n), as the broad phase's big list (gpu-broadphase.wgsl.ts bp_big)
 ${kernelEntry('st_pairs')} {
   let t = thread_index(gid, nwg);
@@ -149,8 +141,7 @@ ${kernelEntry('st_pairs')} {
   let lo = min(i, j);
   let hi = max(i, j);
   if (jointed(lo, hi)) { return; }
-  let slot = atomicAdd(&counters[COUNTER_PAIRS], 1u);
-  if (slot < params.capacity) { pairs[slot] = BodyPair(lo, hi); }
+  append_pair(lo, hi);
 }
 `;
 
