@@ -1570,7 +1570,7 @@ export class XpbdContacts {
         m0 = m1;
         continue;
       }
-      let applied = false;
+      let applied = false; // a point's friction at its Coulomb cap
       for (let c = m0; c < m1; c++) {
         if (!this.active[c]) continue;
         const o3 = 3 * c;
@@ -1589,17 +1589,18 @@ export class XpbdContacts {
         this.generalizedInverseMass(c);
         const wt = u[3];
         if (!(wt > 0)) continue;
-        const pt = Math.min((mu * this.lambdaN[c]) / h, vt / wt);
+        const cap = (mu * this.lambdaN[c]) / h;
+        const pt = Math.min(cap, vt / wt);
         u[0] = -pt * ux; u[1] = -pt * uy; u[2] = -pt * uz;
         this.accumulate(c);
-        applied = true;
+        if (cap <= vt / wt) applied = true; // at its cap: the point slides (normalRows below)
         // as position-level λ = h P along t₁, t₂ (storeImpulses)
         if (!this.tangentForces) continue;
         this.lambdaT1[c] -= h * pt * (ux * list.tangent1[o3] + uy * list.tangent1[o3 + 1] + uz * list.tangent1[o3 + 2]);
         this.lambdaT2[c] -= h * pt * (ux * list.tangent2[o3] + uy * list.tangent2[o3 + 1] + uz * list.tangent2[o3 + 2]);
       }
       this.commit(a, b, true);
-      // the normal rows again where friction acted on two points or more (velocityPassPoints says why)
+      // the normal rows again where a point slid (its friction at the cap), two rows or more (velocityPassPoints says why)
       if (applied) this.normalRows(m0, m1, h, collided, 2);
       m0 = m1;
     }
@@ -1658,7 +1659,7 @@ export class XpbdContacts {
    *                −v̂_t of min(μ_d λ_n / h, |v_t| / (w_A(t̂) + w_B(t̂))) (the header's Coulomb cap),
    *                applied at once; a patch that slides as a whole (slidesWhole) takes every point's
    *                impulse from the same velocities, each at its cap;
-   *   normal       then, where friction acted on two points or more, the normal block once more: it
+   *   normal       then, where a point's friction met its cap (it slides; two rows or more), the normal block once more: it
    *   again        holds the tip that friction's impulses below the plane give the body.
    * Departure 4 replaced the rule applied to all points from the same velocities (Jacobi), whose map
    * I − D⁻¹K overshoots (eigenvalues down to −2.55 on a pyramid's patch: resting piles rocked), by a
@@ -1693,7 +1694,7 @@ export class XpbdContacts {
       }
       this.normalRows(m0, m1, h, collided, 1);
       const jacobi = this.slidesWhole(m0, m1, h);
-      let applied = false;
+      let applied = false; // a point's friction at its Coulomb cap
       for (let c = m0; c < m1; c++) {
         if (!this.active[c]) continue;
         this.loadArms(c - m0);
@@ -1710,10 +1711,11 @@ export class XpbdContacts {
         this.generalizedInverseMass(c);
         const wt = u[3];
         if (!(wt > 0)) continue;
-        const pt = Math.min((mu * this.lambdaN[c]) / h, vt / wt);
+        const cap = (mu * this.lambdaN[c]) / h;
+        const pt = Math.min(cap, vt / wt);
         u[0] = -pt * ux; u[1] = -pt * uy; u[2] = -pt * uz;
         this.accumulate(c);
-        applied = true;
+        if (cap <= vt / wt) applied = true; // at its cap: the point slides (normalRows below)
         if (!jacobi) this.commit(a, b, true);
         // as position-level λ = h P along t₁, t₂ (storeImpulses)
         if (!this.tangentForces) continue;
@@ -1722,13 +1724,16 @@ export class XpbdContacts {
         this.lambdaT2[c] -= h * pt * (ux * list.tangent2[c3] + uy * list.tangent2[c3 + 1] + uz * list.tangent2[c3 + 2]);
       }
       if (jacobi) this.commit(a, b, true);
-      // the normal rows again (free sign, Müller's targets), once friction has acted on a patch of two
-      // points or more: its impulses, below the contact plane, tip the body (a sliding 1 m box on a slope
+      // the normal rows again (free sign, Müller's targets), where a point slid (its friction at the cap) on
+      // a patch of two rows or more: friction's impulses, below the contact plane, tip the body (a sliding 1 m box on a slope
       // by μ_d m g cos θ · h/2 / I = 0.022 rad/s a substep), which the points' normal forces, shifting
       // from back to front, hold in the body (Coulomb's block: normal and tangent rows together). Left
       // for the next substep's projection, the tip is undone only there, on the position level, and
       // the slip slidesWhole reads is off by ω × r (the box's frame-1 speed 0.0057 m/s against a t =
-      // 0.0012; with it 0.00116, and 0.15678 m/s at 2.25 s against 0.1568)
+      // 0.0012; with it 0.00116, and 0.15678 m/s at 2.25 s against 0.1568). A patch whose friction stopped
+      // every point (below its caps: at rest, or stopping) is left as before: its tip is as small as the
+      // slip it stopped, and the second solve on every resting manifold doubled the pass (3k rain: 11 → 19–22
+      // ms a frame, wall, loaded)
       if (applied) this.normalRows(m0, m1, h, collided, 2);
       m0 = m1;
     }

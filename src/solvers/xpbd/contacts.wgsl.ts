@@ -583,16 +583,17 @@ fn velocity_manifold(k: u32) {
       let ca = cross(ra[j], u); let cb = cross(rb[j], u);
       let wt = b_ma + b_mb + dot(ca, b_Wa * ca) + dot(cb, b_Wb * cb);
       if (!(wt > 0.0)) { continue; }
-      let pt = min(P.mu * P.lambda.x * params.inv_h, vt / wt);
+      let cap = P.mu * P.lambda.x * params.inv_h;
+      let pt = min(cap, vt / wt);
       // accumulate: B takes −pt u, A +pt u
       sva += b_ma * pt * u; swa += b_Wa * (pt * ca);
       svb -= b_mb * pt * u; swb -= b_Wb * (pt * cb);
       xpbd_points[4u * k + j].lambda.y -= params.h * pt * dot(u, m.tangent1);
       xpbd_points[4u * k + j].lambda.z -= params.h * pt * dot(u, m.tangent2);
-      applied = true;
+      if (cap <= vt / wt) { applied = true; } // at its cap: the point slides
     }
     va += sva; wa += swa; vb += svb; wb += swb;
-    // the normal rows once more where friction acted on two points or more, at the velocities it left: its
+    // the normal rows once more where a point slid (friction at its cap; two rows or more), at the velocities it left: its
     // impulses at the contact points turned the bodies (xpbd/contacts.ts velocityNormalRows: a sliding box
     // kept that spin and went on sliding; velocityPassPoints: the tip skewed the slip)
     if (applied && normals >= 2u) {
