@@ -863,7 +863,9 @@ test(`${id} runs a contact scene drawn from its own buffer: the pyramid stands, 
   try {
     // offered and enabled for a contact scene (it solves contacts now; other GPU solvers refuse them)
     assert.equal(await page.isDisabled(`#solver option[value="${id}"]`), false);
-    const h = await waitForFrames(page, id, 30);
+    // 90 s: SwiftShader in Chromium compiles the contact kernels before the first frame; xpbd-gpu's grew with
+    // its stick and friction stages (2026-11-27: frame 12 at 40 s, then 6 steps/s)
+    const h = await waitForFrames(page, id, 30, 90_000);
     await page.click('#play');
     await page.waitForFunction(() => document.getElementById('hud')!.dataset.state === 'paused');
     await page.waitForTimeout(400);
