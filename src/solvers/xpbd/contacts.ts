@@ -209,7 +209,7 @@ export class XpbdContacts {
    * a_A, a_B (local) are the record's, not the list's (a refreshed record keeps the anchors of its last
    * full narrow phase, and the pipeline leaves the list's copies unwritten then: rowFields off).
    * Static friction's reference (refA, refB: local anchors whose relative tangential position is held;
-   * refOffset: their world offset p_B − p_A when taken) is taken now from the record's anchors, except
+   * slip: their Δp = (p_B − p_A) − (p_B − p_A)_ref at the substep's start, 0 when taken: slipSinceStart) is taken now from the record's anchors, except
    * for a point that persists and was stuck at the end of the last frame: it keeps the reference it had,
    * so a resting contact is held where it came to rest (departure 3). "Persists" is the store's verdict
    * (ManifoldStore.origin: the old point whose impulses the new one took, matched by feature key or by
@@ -229,7 +229,7 @@ export class XpbdContacts {
       };
       this.recordRefA = grow(this.recordRefA, 3);
       this.recordRefB = grow(this.recordRefB, 3);
-      this.recordRefOffset = grow(this.recordRefOffset, 3);
+      this.recordSlip = grow(this.recordSlip, 3);
       const st = new Uint8Array(P);
       st.set(this.recordStuck);
       this.recordStuck = st;
@@ -245,7 +245,7 @@ export class XpbdContacts {
       for (let k = 0; k < 3; k++) {
         this.recordRefA[p3 + k] = this.refA[c3 + k];
         this.recordRefB[p3 + k] = this.refB[c3 + k];
-        this.recordRefOffset[p3 + k] = this.refOffset[c3 + k];
+        this.recordSlip[p3 + k] = this.slip[c3 + k];
       }
     }
     if (this.lambdaN.length < n) {
@@ -262,7 +262,7 @@ export class XpbdContacts {
       this.anchorB = new Float64Array(3 * cap);
       this.refA = new Float64Array(3 * cap);
       this.refB = new Float64Array(3 * cap);
-      this.refOffset = new Float64Array(3 * cap);
+      this.slip = new Float64Array(3 * cap);
     }
     const { position: x, orientation: q } = this.w;
     const s = this.s, stamp = store.stamp, origin = store.origin;
@@ -285,17 +285,14 @@ export class XpbdContacts {
         for (let k = 0; k < 3; k++) {
           this.refA[c3 + k] = this.recordRefA[f3 + k];
           this.refB[c3 + k] = this.recordRefB[f3 + k];
-          this.refOffset[c3 + k] = this.recordRefOffset[f3 + k];
+          this.slip[c3 + k] = this.recordSlip[f3 + k];
         }
       } else {
-        // a new reference: the record's anchors and their offset p_B − p_A at the pose now (detection's)
-        const a = list.bodyA[c], b = list.bodyB[c];
-        rotateByQuat(q, 4 * a, this.anchorA, c3, s, 24);
-        rotateByQuat(q, 4 * b, this.anchorB, c3, s, 27);
+        // a new reference: the record's anchors, Δp = 0 at the pose now (the first substep's start)
         for (let k = 0; k < 3; k++) {
           this.refA[c3 + k] = this.anchorA[c3 + k];
           this.refB[c3 + k] = this.anchorB[c3 + k];
-          this.refOffset[c3 + k] = x[3 * b + k] + s[27 + k] - x[3 * a + k] - s[24 + k];
+          this.slip[c3 + k] = 0;
         }
       }
     }
@@ -365,7 +362,8 @@ export class XpbdContacts {
   private anchorB = new Float64Array(0);
   private refA = new Float64Array(0);
   private refB = new Float64Array(0);
-  private refOffset = new Float64Array(0);
+  /** static friction's Δp of each point's reference pair at the substep's start (world, m: slipSinceStart) */
+  private slip = new Float64Array(0);
   /** per point: static friction's λ_t (N·s², along t₁, t₂) of the last substep's position pass, and dynamic friction's impulse h λ_t added by its velocity pass */
   private lambdaT1 = new Float64Array(0);
   private lambdaT2 = new Float64Array(0);
@@ -380,7 +378,7 @@ export class XpbdContacts {
   /** per manifold record: the reference it had at the end of the last frame, and whether it was stuck then */
   private recordRefA = new Float64Array(0);
   private recordRefB = new Float64Array(0);
-  private recordRefOffset = new Float64Array(0);
+  private recordSlip = new Float64Array(0);
   private recordStuck = new Uint8Array(0);
   /** per slot: the store's stamp when this solver last read it (begin) */
   private slotSeen = new Int32Array(0);
@@ -1002,7 +1000,7 @@ export class XpbdContacts {
       }
       this.applyDelta(a, b, false);
       // a manifold that slid takes new references where it is now (retakeReference)
-      if (slid) for (let k = 0; k < np; k++) this.retakeReference(m0 + k, a, b);
+      if (slid) for (let k = 0; k < np; k++) this.retakeReference(m0 + k, a, b, positionPrev, orientationPrev);
       m0 = m1;
     }
   }
@@ -1137,18 +1135,71 @@ export class XpbdContacts {
    * 240 frames). A point that holds keeps its reference across substeps and frames (departure 3).
    * A pair with a sphere has no reference (measure: the text's Δp since the substep's start).
    */
-  private retakeReference(c: number, a: number, b: number): void {
+  private retakeReference(c: number, a: number, b: number, positionPrev: Float64Array, orientationPrev: Float64Array): void {
     if (this.sphereRadius[a] === this.sphereRadius[a] || this.sphereRadius[b] === this.sphereRadius[b]) return;
-    const { position: x, orientation: q } = this.w;
-    const s = this.s, c3 = 3 * c, ao = 3 * a, bo = 3 * b;
-    rotateByQuat(q, 4 * a, this.anchorA, c3, s, 24);
-    rotateByQuat(q, 4 * b, this.anchorB, c3, s, 27);
+    const c3 = 3 * c, m = this.moved;
+    // Δp = 0 now: at the substep's start it was minus the motion since
+    this.slipSinceStart(a, b, this.anchorA, this.anchorB, c3, positionPrev, orientationPrev);
     for (let k = 0; k < 3; k++) {
       this.refA[c3 + k] = this.anchorA[c3 + k];
       this.refB[c3 + k] = this.anchorB[c3 + k];
-      this.refOffset[c3 + k] = x[bo + k] + s[27 + k] - x[ao + k] - s[24 + k];
+      this.slip[c3 + k] = -m[k];
     }
   }
+
+  /**
+   * Static friction's Δp of each point carried to the pose now (slip += the reference pair's motion since the
+   * substep's start, slipSinceStart), which is the next substep's start: the simulation calls it after
+   * updateVelocities and before velocityPass (so collide's position shift is not added). Δp is kept this way,
+   * as its value at the substep's start plus the motion since, rather than as (p_B − p_A) − (p_B − p_A)_ref
+   * from absolute positions, for xpbd-gpu's f32 (contacts.wgsl.ts slip_since_start: there R_B a_B rounded per
+   * point by ~3·10⁻⁸ m against tangential targets of ~1.2·10⁻⁵ m left them off a rigid motion by ~0.5 %, and
+   * a box at 0.991 μ_s slid 1.42 mm by 1 s); in f64 the two agree to rounding (a pyramid's state hash moves).
+   */
+  advanceSlip(positionPrev: Float64Array, orientationPrev: Float64Array): void {
+    const list = this.list;
+    if (list === null) return;
+    for (let c = 0; c < list.count; c++) {
+      const a = list.bodyA[c], b = list.bodyB[c];
+      if (this.sphereRadius[a] === this.sphereRadius[a] || this.sphereRadius[b] === this.sphereRadius[b]) continue;
+      const c3 = 3 * c, m = this.moved;
+      this.slipSinceStart(a, b, this.refA, this.refB, c3, positionPrev, orientationPrev);
+      this.slip[c3] += m[0];
+      this.slip[c3 + 1] += m[1];
+      this.slip[c3 + 2] += m[2];
+    }
+  }
+  /**
+   * The motion since the substep's start of the anchor pair (ancA, ancB)[c3..c3+3) (local) of bodies a, b into
+   * moved[0..3): p_B's less p_A's, each Δx + (R(δq) − I) R̄ a with δq = q ⊗ q̄* and (R(δq) − I) u =
+   * 2 w (v × u) + 2 v × (v × u) (δq = (v, w), unit); a fixed body's 0 (contacts.wgsl.ts slip_since_start).
+   */
+  private slipSinceStart(a: number, b: number, ancA: Float64Array, ancB: Float64Array, c3: number, positionPrev: Float64Array, orientationPrev: Float64Array): void {
+    const m = this.moved;
+    m[0] = 0; m[1] = 0; m[2] = 0;
+    const inv = this.w.inverseMass;
+    if (inv[b] > 0) this.pointMoved(b, ancB, c3, positionPrev, orientationPrev, 1);
+    if (inv[a] > 0) this.pointMoved(a, ancA, c3, positionPrev, orientationPrev, -1);
+  }
+  private pointMoved(body: number, anc: Float64Array, c3: number, positionPrev: Float64Array, orientationPrev: Float64Array, sign: number): void {
+    const { position: x, orientation: q } = this.w;
+    const u = this.movedU, m = this.moved, o = 3 * body, qo = 4 * body;
+    rotateByQuat(orientationPrev, qo, anc, c3, u, 0);
+    const x1 = q[qo], y1 = q[qo + 1], z1 = q[qo + 2], w1 = q[qo + 3];
+    const x0 = orientationPrev[qo], y0 = orientationPrev[qo + 1], z0 = orientationPrev[qo + 2], w0 = orientationPrev[qo + 3];
+    // δq = q ⊗ q̄*: v = w̄ q_v − w q̄_v − q_v × q̄_v, w = q · q̄ (updateVelocities' arithmetic)
+    const w = w1 * w0 + x1 * x0 + y1 * y0 + z1 * z0;
+    const vx = w0 * x1 - w1 * x0 - (y1 * z0 - z1 * y0);
+    const vy = w0 * y1 - w1 * y0 - (z1 * x0 - x1 * z0);
+    const vz = w0 * z1 - w1 * z0 - (x1 * y0 - y1 * x0);
+    const cx = vy * u[2] - vz * u[1], cy = vz * u[0] - vx * u[2], cz = vx * u[1] - vy * u[0];
+    const ex = vy * cz - vz * cy, ey = vz * cx - vx * cz, ez = vx * cy - vy * cx;
+    m[0] += sign * (x[o] - positionPrev[o] + (2 * w * cx + 2 * ex));
+    m[1] += sign * (x[o + 1] - positionPrev[o + 1] + (2 * w * cy + 2 * ey));
+    m[2] += sign * (x[o + 2] - positionPrev[o + 2] + (2 * w * cz + 2 * ez));
+  }
+  private readonly moved = new Float64Array(3);
+  private readonly movedU = new Float64Array(3);
 
   /**
    * Point c of the manifold whose normal is at list.normal[n3..], at the pose now (arms into s[0..6)): its penetration d = −(p_B − p_A) · n (returned),
@@ -1185,12 +1236,12 @@ export class XpbdContacts {
     const a = list.bodyA[c], b = list.bodyB[c], ao = 3 * a, bo = 3 * b, c3 = 3 * c;
     let dx = 0, dy = 0, dz = 0;
     if (this.sphereRadius[a] !== this.sphereRadius[a] && this.sphereRadius[b] !== this.sphereRadius[b]) {
-      // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair: its relative motion since taken
-      rotateByQuat(q, 4 * a, this.refA, c3, s, 24);
-      rotateByQuat(q, 4 * b, this.refB, c3, s, 27);
-      dx = x[bo] + s[27] - x[ao] - s[24] - this.refOffset[c3];
-      dy = x[bo + 1] + s[28] - x[ao + 1] - s[25] - this.refOffset[c3 + 1];
-      dz = x[bo + 2] + s[29] - x[ao + 2] - s[26] - this.refOffset[c3 + 2];
+      // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair: its Δp at the substep's start and its motion since
+      this.slipSinceStart(a, b, this.refA, this.refB, c3, positionPrev, orientationPrev);
+      const m = this.moved;
+      dx = this.slip[c3] + m[0];
+      dy = this.slip[c3 + 1] + m[1];
+      dz = this.slip[c3 + 2] + m[2];
     } else for (let side = 0; side < 2; side++) {
       const body = side === 0 ? a : b, sign = side === 0 ? -1 : 1, ro = 3 * side, p = 3 * body;
       // a = Rᵀ r (the body point now at the arm), p̄ − x̄ = R̄ a

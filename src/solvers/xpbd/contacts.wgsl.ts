@@ -10,7 +10,7 @@
  *
  * Records (gpu/layout.ts):
  *   XpbdPoint    four per pair slot (4k + j, as SolverPoint): the anchors a_A, a_B in the bodies' frames,
- *                static friction's reference (ref_a, ref_b local, ref_offset its world p_B − p_A when taken:
+ *                static friction's reference (ref_a, ref_b local, slip its Δp at the substep's start, 0 when taken:
  *                departure 3), the substep's λ (n, t₁, t₂; N·s²), the block's first iterate (warm: the λ of
  *                the substep before, at a frame's start h² × the matched old point's force), μ_d, stuck
  *                (static friction held the point in its last projection), active (λ_n > 0 in the substep),
@@ -69,7 +69,7 @@ export const XpbdPointRecord = defineRecord('XpbdPoint', [
   ['is_active', 'u32', 'λ_n > 0 in this substep'],
   ['ref_b', 'vec3f', 'on B (local)'],
   ['vn_before', 'f32', "ṽ_n: the normal velocity at the substep's start, after the prediction (xc_begin_substep; restitution's input), m/s"],
-  ['ref_offset', 'vec3f', 'p_B − p_A of the reference when taken (world), m'],
+  ['slip', 'vec3f', "Δp of the reference pair, (p_B − p_A) − (p_B − p_A)_ref, at the pose of the substep's start (world), m: summed substep by substep from motions since the start (slip_since_start)"],
   ['predicted_separation', 'f32', "s̃ = (p_B − p_A) · n at the substep's start, after the prediction (xc_begin_substep; collide's input), m"],
   ['lambda', 'vec3f', "the substep's (λ_n, λ₁, λ₂), N·s² (velocity pass: + h P along t)"],
   ['collision', 'f32', "P: the substep's collision impulse along n (xc_collide, summed over its sweeps), N·s"],
@@ -143,17 +143,45 @@ fn rotate_back(q: vec4f, v: vec3f) -> vec3f { return quat_rotate(vec4f(-q.xyz, q
 // at that size:
 //   d   = −((x_B − x_A) · n + a_B · (R_Bᵀ n) − a_A · (R_Aᵀ n))   ((R a) · n = a · (Rᵀ n): the rotated normal is
 //         the manifold's, one rounding for all its points; a sphere's arm ±r n gives ±r)
-//   Δp  = ((x_B − x_A) − R_A a_A) + R_B a_B − (p_B − p_A)_ref   (x_B − x_A once; the two terms at the size of
-//         the arms; the reference's offset is formed by the same sum: rel_offset)
+//   Δp  = slip + (Δx_B + (R(δq_B) − I) R̄_B a_B) − (A's)   (slip_since_start: no absolute p at all)
 fn arm_n_a(radius: f32, q: vec4f, anchor: vec3f, n: vec3f) -> f32 { return select(dot(anchor, rotate_back(q, n)), radius * dot(n, n), radius >= 0.0); }
 fn arm_n_b(radius: f32, q: vec4f, anchor: vec3f, n: vec3f) -> f32 { return select(dot(anchor, rotate_back(q, n)), -radius * dot(n, n), radius >= 0.0); }
 // d = −(p_B − p_A) · n of a point (arm_n_*), bodies at (xa, qa), (xb, qb)
 fn depth(rad_a: f32, rad_b: f32, xa: vec3f, qa: vec4f, xb: vec3f, qb: vec4f, anchor_a: vec3f, anchor_b: vec3f, n: vec3f) -> f32 {
   return -((dot(xb - xa, n) + arm_n_b(rad_b, qb, anchor_b, n)) - arm_n_a(rad_a, qa, anchor_a, n));
 }
-// p_B − p_A of the anchor pair (a_A, a_B) of two non-spheres: static friction's offset (its reference's and now's)
-fn rel_offset(xa: vec3f, qa: vec4f, xb: vec3f, qb: vec4f, anchor_a: vec3f, anchor_b: vec3f) -> vec3f {
-  return ((xb - xa) - quat_rotate(qa, anchor_a)) + quat_rotate(qb, anchor_b);
+// Static friction's Δp of two non-spheres, as the reference pair's Δp at the substep's start (slip, a record
+// field) plus its motion since (departure 3; xpbd/contacts.ts slipSinceStart, the f64 twin in the same
+// arithmetic). Before, Δp = ((x_B − x_A) − R_A a_A) + R_B a_B − (p_B − p_A)_ref: R_B a_B (|a_B| ≈ 0.87 m) is
+// rounded per point by ~3e-8 m a component (half an ulp of 0.5), afresh whenever q_B changes, against a
+// tangential target of g sin θ h² ≈ 1.2e-5 m a substep (1 m box at rest on tan θ = 0.4954, 1 × 10): targets
+// off a rigid motion by ~0.5 %. The stick block (12 rows, rank 6) cannot meet such a pattern, and its sweeps
+// walk along the null space instead: measured (xpbd-gpu, frames 20 to 40) λ_t,2 of the two uphill corners grew
+// from ±0.02 to ±0.19 (·10⁻³ N·s², against their λ_t,1 of 1.5) and their λ_n split from 3.12 | 3.12 to
+// 2.91 | 3.22; at frame 41 the uphill corners' discs (which need 0.991 of their λ_n at the uniform share) no
+// longer held the load, the block missed by 19 %, and the box slid in frames 41–46 (0.55 mm; 1.42 mm by 1 s).
+// Now each term is a motion since the substep's start (|Δx| ~ 1e-5 m, the turn δq = q ⊗ q̄* of ~1e-7 rad),
+// rounded relative to its own size: what f32 leaves per point is ~1e-7 of the motion (~1e-12 m), and the
+// rounding of δq's vector part (~1e-8, a difference of products of unit numbers, as update_velocities' ω) is
+// one rotation shared by all the body's points, a rigid motion the block meets. The slip is carried by
+// xc_advance_slip at each substep's end (after update_velocities, before the velocity pass: a collision's
+// position shift in xc_apply_* is not added, as xpbd-cpu's advanceSlip), is 0 where a reference is taken, and
+// minus the motion since the start where one is re-taken mid-substep.
+// A body point's motion since the substep's start: Δx + (R(δq) − I) R̄ a, δq = q ⊗ q̄* = (v, w) (unit), with
+// (R(δq) − I) u = 2 w (v × u) + 2 v × (v × u) (the rotation formula less u: no sum at the size of u)
+fn point_moved(dx: vec3f, q: vec4f, qp: vec4f, anchor: vec3f) -> vec3f {
+  let w = dot(q, qp);
+  let v = qp.w * q.xyz - q.w * qp.xyz - cross(q.xyz, qp.xyz);
+  let u = quat_rotate(qp, anchor);
+  let vu = cross(v, u);
+  return dx + (2.0 * w * vu + 2.0 * cross(v, vu));
+}
+// Δp since the substep's start of the anchor pair (a_A, a_B): B's point's motion less A's (a fixed body: 0)
+fn slip_since_start(ma: f32, dxa: vec3f, qa: vec4f, pqa: vec4f, mb: f32, dxb: vec3f, qb: vec4f, pqb: vec4f, anchor_a: vec3f, anchor_b: vec3f) -> vec3f {
+  var s = vec3f(0.0);
+  if (mb > 0.0) { s = point_moved(dxb, qb, pqb, anchor_b); }
+  if (ma > 0.0) { s -= point_moved(dxa, qa, pqa, anchor_a); }
+  return s;
 }
 `;
 
@@ -397,7 +425,7 @@ fn project_manifold(k: u32, first: bool) {
     var motion: vec3f;
     if (rad_a < 0.0 && rad_b < 0.0) {
       // (p_B − p_A) − (p_B − p_A)_ref of the reference anchor pair (departure 3)
-      motion = rel_offset(xa, qa, xb, qb, P.ref_a, P.ref_b) - P.ref_offset;
+      motion = P.slip + slip_since_start(Ma.mass, dxa, qa, pqa, Mb.mass, dxb, qb, pqb, P.ref_a, P.ref_b);
     } else {
       // a sphere's point is no material point: the body points now at the arms, since the substep's start
       let ua = quat_rotate(pqa, rotate_back(qa, ra[j]));
@@ -477,13 +505,14 @@ fn project_manifold(k: u32, first: bool) {
   if (b_mb > 0.0) { pose[2u * b] = vec4f(xb + d_xb, 0.0); pose_prev[2u * b] = vec4f(dxb + d_xb, 0.0); pose[2u * b + 1u] = quat_add_rotation(qb, d_tb); }
   // retakeReference: a manifold that slid takes static friction's references where it is now (two non-spheres)
   if (slid && rad_a < 0.0 && rad_b < 0.0) {
-    let nxa = pose[2u * a].xyz; let nqa = pose[2u * a + 1u];
-    let nxb = pose[2u * b].xyz; let nqb = pose[2u * b + 1u];
+    let nqa = pose[2u * a + 1u]; let nqb = pose[2u * b + 1u];
+    let ndxa = pose_prev[2u * a].xyz; let ndxb = pose_prev[2u * b].xyz;
     for (var j = 0u; j < np; j++) {
       var P = xpbd_points[4u * k + j];
       P.ref_a = P.anchor_a;
       P.ref_b = P.anchor_b;
-      P.ref_offset = rel_offset(nxa, nqa, nxb, nqb, P.anchor_a, P.anchor_b);
+      // Δp = 0 now: at the substep's start it was minus the motion since
+      P.slip = -slip_since_start(b_ma, ndxa, nqa, pqa, b_mb, ndxb, nqb, pqb, P.anchor_a, P.anchor_b);
       xpbd_points[4u * k + j] = P;
     }
   }
@@ -766,7 +795,7 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
     let o = prev_xpbd_points[4u * t + u32(hit)];
     if (o.stuck == 0u) { continue; }
     var P = xpbd_points[4u * k + j];
-    P.ref_a = o.ref_a; P.ref_b = o.ref_b; P.ref_offset = o.ref_offset;
+    P.ref_a = o.ref_a; P.ref_b = o.ref_b; P.slip = o.slip;
     P.stuck = 1u;
     xpbd_points[4u * k + j] = P;
   }`,
@@ -800,7 +829,7 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
     if (P.stuck == 0u) {
       P.ref_a = P.anchor_a;
       P.ref_b = P.anchor_b;
-      P.ref_offset = rel_offset(xa, qa, xb, qb, P.anchor_a, P.anchor_b);
+      P.slip = vec3f(0.0); // taken at the pose now, the first substep's start
     }
     P.stuck = 0u;
     P.lambda = vec3f(0.0);
@@ -838,6 +867,32 @@ export const XPBD_CONTACT_KERNELS: KernelDecl[] = [
     P.predicted_separation = dot(xb + rb - xa - ra, n);
     P.collision = 0.0;
     P.collided = 0u;
+    xpbd_points[4u * k + j] = P;
+  }`,
+  },
+  {
+    // advanceSlip (xpbd/contacts.ts): at the substep's end, after update_velocities and before the velocity
+    // pass, each reference pair's Δp carried to the pose now, the next substep's start: slip += its motion
+    // since this substep's start (slip_since_start)
+    name: 'xc_advance_slip',
+    over: 'pair',
+    bindings: [
+      ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['pose', T.vec4s, 'read'], ['pose_prev', T.vec4s, 'read'],
+      ['body_mass', 'array<BodyMass>', 'read'], ['xpbd_points', T.xpoints, 'read_write'], ['sphere_radius', T.f32s, 'read'],
+    ],
+    body: /* wgsl */ `
+  let k = thread_index(gid, nwg);
+  if (k >= pair_count(counters[params.pair_counter])) { return; }
+  let m = manifolds[k];
+  let a = m.body_a; let b = m.body_b;
+  if (m.count == 0u || sphere_radius[a] >= 0.0 || sphere_radius[b] >= 0.0) { return; }
+  let ma = body_mass[a].mass; let mb = body_mass[b].mass;
+  let qa = pose[2u * a + 1u]; let qb = pose[2u * b + 1u];
+  let dxa = pose_prev[2u * a].xyz; let pqa = pose_prev[2u * a + 1u];
+  let dxb = pose_prev[2u * b].xyz; let pqb = pose_prev[2u * b + 1u];
+  for (var j = 0u; j < min(m.count, 4u); j++) {
+    var P = xpbd_points[4u * k + j];
+    P.slip += slip_since_start(ma, dxa, qa, pqa, mb, dxb, qb, pqb, P.ref_a, P.ref_b);
     xpbd_points[4u * k + j] = P;
   }`,
   },
@@ -912,6 +967,7 @@ export const XPBD_RESIDUAL_KERNELS: KernelDecl[] = [
     bindings: [
       ['counters', T.u32s, 'read'], ['manifolds', T.manifolds, 'read'], ['pose', T.vec4s, 'read'], ['pose_prev', T.vec4s, 'read'],
       ['xpbd_points', T.xpoints, 'read'], ['sphere_radius', T.f32s, 'read'], ['residual', 'array<vec2f>', 'read_write'],
+      ['body_mass', 'array<BodyMass>', 'read'],
     ],
     helpers: armsWgsl,
     body: /* wgsl */ `
@@ -943,7 +999,7 @@ export const XPBD_RESIDUAL_KERNELS: KernelDecl[] = [
     if (!(lam > 0.0) || P.stuck == 0u) { continue; }
     var motion: vec3f;
     if (rad_a < 0.0 && rad_b < 0.0) {
-      motion = rel_offset(xa, qa, xb, qb, P.ref_a, P.ref_b) - P.ref_offset;
+      motion = P.slip + slip_since_start(body_mass[a].mass, dxa, qa, pqa, body_mass[b].mass, dxb, qb, pqb, P.ref_a, P.ref_b);
     } else {
       let ua = quat_rotate(pqa, rotate_back(qa, ra));
       let ub = quat_rotate(pqb, rotate_back(qb, rb));

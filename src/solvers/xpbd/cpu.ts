@@ -266,6 +266,8 @@ export class XpbdCpuSolver extends CpuSolverBase implements Solver {
       t = clock.lap('update velocities', t);
       // the velocity pass: dynamic friction and restitution of the points active in this substep
       if (contacts) {
+        // static friction's Δp carried to the pose now, the next substep's start (before collide: contacts.wgsl.ts xc_advance_slip)
+        contacts.advanceSlip(this.positionPrev, this.orientationPrev);
         contacts.velocityPass(h);
         t = clock.lap('velocity pass', t);
       }

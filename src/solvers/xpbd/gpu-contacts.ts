@@ -232,6 +232,7 @@ export class XpbdContactStages {
    * collisions on Ṽ in one workgroup, then xc_apply_* colour by colour), then the velocity sweep.
    */
   recordVelocityPass(pass: GPUComputePassEncoder): void {
+    this.perPair(pass, 'xc_advance_slip');
     if (this.elastic) {
       this.kernels.get('xc_collide')!.dispatch(pass, this.groups.get('xc_collide')!, RESTITUTION_THREADS, RESTITUTION_THREADS);
       this.sweep(pass, 'apply', false);

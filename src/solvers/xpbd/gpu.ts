@@ -229,6 +229,7 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     return {
       pose: 32 * nb,
       pose_prev: 32 * nb,
+      pose_start: 32 * nb,
       velocity: 32 * nb,
       body_mass: 64 * nb,
       bodies: 8 * nc,
@@ -261,6 +262,10 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     const prev = pose.slice();
     for (let i = 0; i < nb; i++) prev.fill(0, 8 * i, 8 * i + 4);
     data.pose_prev = prev.buffer;
+    // (x̄ = x, c = 0): the substep's start as stored, and the increments' lag behind it (kernels.wgsl.ts legend)
+    const start = pose.slice();
+    for (let i = 0; i < nb; i++) start.fill(0, 8 * i + 3, 8 * i + 8);
+    data.pose_start = start.buffer;
     data.velocity = velocity.buffer;
     data.body_mass = bodyMass.buffer;
     this.jointData(data, this.pointOrder.length);
@@ -337,6 +342,8 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     f[7] = XPBD_MIN_DISTANCE;
     u[8] = this.w.bodyCount;
     u[9] = this.rowWidth();
+    // xc_apply_* (restitution) moves poses outside pose_prev's Δx: no carried rounding where a body has e > 0
+    u[10] = this.world.bodies.some((b) => (b.restitution ?? 0) > 0) ? 0 : 1;
     this.device.queue.writeBuffer(this.params, 0, buf);
   }
 

@@ -23,6 +23,18 @@
  *                         relative to its own size (h|v|), not to |x|. Every world keeps it (joint-only ones too,
  *                         since issue 23: test/xpbd.test.ts "far from the origin"). What it cannot take back is the
  *                         position's own storage: x + h v still rounds to ½ ulp(|x|) a substep.
+ *   pose_start[2·NB]      [2i] = (x̄, 0): the stored pose at the substep's start, [2i+1] = (c, 0): where the body's
+ *                         increments put it then, less x̄ (integrate, dynamic bodies; c is small: x̄ − x exact). Why: x + Δ rounds to the f32
+ *                         grid of |x|, and where Δ is the same every substep the error is the same every substep: a
+ *                         box sliding down a slope 3 m from the origin took each substep the same normal correction
+ *                         (g cos θ h² ≈ 2.4e-5 m), whose rounding moved it on average 1.5e-8 m into the slope a substep
+ *                         (6 % of an ulp, measured in an f32 emulation of xpbd-cpu), which the next projection pushed
+ *                         out: Σλ_n 0.064 % above m g cos θ, friction as much, and at tan θ = 1.016 μ_s (a = 0.0697
+ *                         m/s²) the box slid 2.3 % slow on the GPU (4 % emulated; 6 % at 6 m; 0.55 % fast at the
+ *                         origin). So integrate adds the last substep's lag e = (x̄ + c + Δx) − x to the new step
+ *                         and keeps that lag as the new start's c: the pose stays within the roundings of one substep
+ *                         of the increments' sum, and no rounding accumulates. Off (params.compensate = 0) where a
+ *                         body has e > 0: xc_apply_* moves poses outside Δx (their 8 storage buffers are bound).
  *   velocity[2·NB]        [2i] = (v_i, 0), [2i+1] = (ω_i, 0)
  *   body_mass[NB]         { I_local⁻¹, m⁻¹ } (both 0 for fixed bodies and world anchors)
  *   bodies[NC]            per slot: (body 1, body 2) = (ib0, ib1)
@@ -68,6 +80,7 @@ export interface KernelSpec {
 export type BufferName =
   | 'pose'
   | 'pose_prev'
+  | 'pose_start'
   | 'velocity'
   | 'body_mass'
   | 'bodies'
@@ -86,6 +99,7 @@ export type BufferName =
 const elementType: Record<BufferName, string> = {
   pose: 'array<vec4f>',
   pose_prev: 'array<vec4f>',
+  pose_start: 'array<vec4f>',
   velocity: 'array<vec4f>',
   body_mass: 'array<BodyMass>',
   bodies: 'array<vec2u>',
@@ -113,6 +127,7 @@ struct Params {
   min_distance: f32,    // XPBD_MIN_DISTANCE: C below this is left alone (n undefined)
   body_count: u32,
   row_width: u32,       // threads per dispatch row (2-D dispatch for big scenes)
+  compensate: u32,      // 1: integrate carries the pose's rounding (pose_start legend); 0 where xc_apply moves poses outside Δx
 };
 struct PassInfo {
   start: u32,           // first slot
@@ -324,19 +339,27 @@ const kernels = (form: XpbdVariant['form'], anisotropic: boolean): KernelSpec[] 
       { name: 'pose_prev', access: 'read_write' },
       { name: 'velocity', access: 'read_write' },
       { name: 'body_mass', access: 'read' },
+      { name: 'pose_start', access: 'read_write' },
       ...(anisotropic ? ([{ name: 'midpoint_offset', access: 'read_write' }] as const) : []),
     ],
     body: /* wgsl */ `
   if (body_mass[ib].mass == 0.0) { return; } // fixed: never moves
   // x_prev = x, kept as the displacement Δx = h v (pose_prev legend), q_prev = q; v += h g;
-  // x += h v; q += ½ h (0, ω) ⊗ q, normalise
-  let x = pose[2u * ib];
+  // x += h v (with the last substep's rounding carried: pose_start legend); q += ½ h (0, ω) ⊗ q, normalise
+  let x = pose[2u * ib].xyz;
   let q = pose[2u * ib + 1u];
   pose_prev[2u * ib + 1u] = q;
   let v = velocity[2u * ib].xyz + params.h * params.gravity;
   velocity[2u * ib] = vec4f(v, 0.0);
+  // e: where the last substep's increments put the body (its start's x̄ + c, plus Δx) less where the stored
+  // pose is; x̄ − x exact (two f32 within a factor 2), the rest at the size of the increments
+  var e = vec3f(0.0);
+  if (params.compensate == 1u) { e = ((pose_start[2u * ib].xyz - x) + pose_prev[2u * ib].xyz) + pose_start[2u * ib + 1u].xyz; }
+  // this substep's start: x̄ = x as stored, c = e (the increments put the body at x̄ + c)
+  pose_start[2u * ib] = vec4f(x, 0.0);
+  pose_start[2u * ib + 1u] = vec4f(e, 0.0);
   pose_prev[2u * ib] = vec4f(params.h * v, 0.0);
-  pose[2u * ib] = vec4f(x.xyz + params.h * v, 0.0);
+  pose[2u * ib] = vec4f(x + (e + params.h * v), 0.0);
 ${
   anisotropic
     ? `  let inv_local = body_mass[ib].inertia;
