@@ -334,22 +334,40 @@ export class FrameClock {
   }
 }
 
-/** Copies of whole buffers, read back in one submission. */
+/**
+ * Copies of whole buffers, read back in one submission, through one staging buffer where they fit in one
+ * (maxBufferSize; else as few as hold them, in order): one map to wait for, not one per buffer. A buffer's
+ * size is a multiple of 4 (copyBufferToBuffer's), so each copy's offset in the staging buffer is too.
+ */
 export async function readBuffers(device: GPUDevice, buffers: GPUBuffer[]): Promise<ArrayBuffer[]> {
   const encoder = device.createCommandEncoder();
-  const staging = buffers.map((src) => {
-    const dst = device.createBuffer({ size: src.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    encoder.copyBufferToBuffer(src, 0, dst, 0, src.size);
+  const limit = device.limits.maxBufferSize;
+  // groups of consecutive buffers whose sizes add up to at most the limit: [first, end) and their offsets
+  const groups: { first: number; end: number; size: number }[] = [];
+  const offsets: number[] = [];
+  for (let i = 0; i < buffers.length; i++) {
+    const size = buffers[i].size;
+    let g = groups[groups.length - 1];
+    if (!g || g.size + size > limit) groups.push((g = { first: i, end: i, size: 0 }));
+    offsets.push(g.size);
+    g.size += size;
+    g.end = i + 1;
+  }
+  const staging = groups.map((g) => {
+    const dst = device.createBuffer({ size: Math.max(4, g.size), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    for (let i = g.first; i < g.end; i++) encoder.copyBufferToBuffer(buffers[i], 0, dst, offsets[i], buffers[i].size);
     return dst;
   });
   device.queue.submit([encoder.finish()]);
   await Promise.all(staging.map((b) => b.mapAsync(GPUMapMode.READ)));
-  return staging.map((b) => {
-    const data = b.getMappedRange().slice(0);
-    b.unmap();
-    b.destroy();
-    return data;
+  const out: ArrayBuffer[] = [];
+  groups.forEach((g, k) => {
+    const all = staging[k].getMappedRange();
+    for (let i = g.first; i < g.end; i++) out.push(all.slice(offsets[i], offsets[i] + buffers[i].size));
+    staging[k].unmap();
+    staging[k].destroy();
   });
+  return out;
 }
 
 /**
