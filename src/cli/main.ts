@@ -475,7 +475,7 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
       const what = isSkipped(r) ? `${r.refused ? 'refused' : 'skipped'} (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : countText(r.frames, 'frame');
       process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
     // where the wall time went on the host (a GPU run's wall clock can run far above its stamps: docs/hardware.md)
-    if (!isSkipped(r) && r.host) process.stderr.write(`  host: ${hostText(r.host)}\n`);
+    if (!isSkipped(r) && r.host?.gpuWaitMs !== undefined) process.stderr.write(`  host: ${hostText(r.host)}\n`);
     },
   });
   process.stdout.write(formatCompareTable(results) + '\n');
@@ -592,7 +592,7 @@ function benchRunLine(quiet: boolean): (r: RunRecord | SkippedRun) => void {
     const what = isSkipped(r) ? `${r.refused ? 'refused' : 'skipped'} (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : `${countText(r.frames, 'frame')}, mean ${formatNumber(r.timing.meanMs ?? NaN)} ms`;
     process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
     // where the wall time went on the host (a GPU run's wall clock can run far above its stamps: docs/hardware.md)
-    if (!isSkipped(r) && r.host) process.stderr.write(`  host: ${hostText(r.host)}\n`);
+    if (!isSkipped(r) && r.host?.gpuWaitMs !== undefined) process.stderr.write(`  host: ${hostText(r.host)}\n`);
   };
 }
 
