@@ -51,7 +51,7 @@ const DAWN_FLAGS = ['disable-dawn-features=timestamp_quantization'];
  * into a scratch buffer (zeroed if beyond maxComputeWorkgroupsPerDimension), with a uniform buffer (and its staging
  * buffer) and a bind group made for that call alone (ComputePassEncoder::TransformIndirectDispatchBuffer). Our
  * arguments are within the bound by construction (gpu/counters.ts write_dispatch_args: x ≤ max_x, y ≤ 2²⁶ / max_x),
- * so the copy changes nothing the kernels compute; it costs per call: on SwiftShader 10–45 µs of encoding, and on
+ * so the copy changes nothing the kernels compute; it costs per call: on SwiftShader a median 23 µs of encoding, and on
  * the GPU an extra dispatch (gs-gpu: 914 indirect dispatches a frame on the 1k rain). Off, every other WebGPU
  * validation is off too: a wrong binding is then undefined behaviour, not an error, so the tests keep it on.
  */
