@@ -133,3 +133,21 @@ test('without timestamp queries a GPU clock times no stage, and says why', async
   const clock = new FrameClock(fakeDevice([], 1), false);
   assert.match(clock.stageSampling().note ?? '', /no timestamp queries/);
 });
+
+test('the host time of a batch is split: recording the frames, submit, the wait for the GPU, the stamps (the wall clock beside the stamps says where it went)', async () => {
+  // two frames whose recording takes ≥ 15 ms of host time each, in one batch whose GPU work takes ≥ 40 ms
+  const clock = new FrameClock(fakeDevice([0n, 1_000_000n, 1_000_000n, 2_000_000n], 40), true);
+  await clock.run(2, () => {
+    const t0 = performance.now();
+    while (performance.now() - t0 < 15);
+  });
+  const h = clock.timings().host!;
+  assert.equal(h.batches, 1);
+  assert.ok(h.encodeMs >= 30, `recording ${h.encodeMs} ms, ≥ 2 × 15`);
+  assert.ok(h.waitMs >= 39, `wait ${h.waitMs} ms, ≥ the GPU's 40 (timer resolution 1 ms)`);
+  // the frames' wall time (submit to done) is the submit and the wait, not the recording
+  const wall = clock.timings().wallMsPerFrame.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(wall - (h.submitMs + h.waitMs)) < 1e-6, `wall ${wall} = submit ${h.submitMs} + wait ${h.waitMs}`);
+  clock.reset();
+  assert.deepEqual(clock.timings().host, { batches: 0, encodeMs: 0, submitMs: 0, waitMs: 0, stampsMs: 0 });
+});

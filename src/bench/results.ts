@@ -8,7 +8,7 @@
  */
 import type { ParamValue } from '../scenes/scene.js';
 import type { ConstraintForce } from '../particles/system.js';
-import type { Jump, RunResult, SolverContactSummary } from '../run/run.js';
+import type { Jump, RunHost, RunResult, SolverContactSummary } from '../run/run.js';
 import type { IterationMode, ResidualCurve, SolverOptions } from '../solvers/solver.js';
 import { findSolver } from '../solvers/registry.js';
 import type { HoldTolerances, HoldVerdict } from './holds.js';
@@ -123,6 +123,8 @@ export interface RunRecord {
   jumps: Jump[];
   /** short hash of the final state's f64 bytes (null when diverged) */
   finalStateHash: string | null;
+  /** where the wall time went on the host, ms per frame, and the WebGPU calls per frame (run/run.ts RunHost); absent in records written before it */
+  host?: RunHost;
   residuals: ResidualCurve | null;
   /** run --frames 0 and the like: each constraint's λ and force Q̂ at the initial state (particle solvers) */
   constraintForces?: ConstraintForce[];
@@ -318,6 +320,7 @@ export function runRecord(meta: RunMeta, r: RunResult): RunRecord {
     diverged: r.diverged,
     jumps: r.jumps,
     finalStateHash: r.finalStateHash,
+    ...(r.host ? { host: r.host } : {}),
     residuals: r.residuals,
     ...(r.constraintForces ? { constraintForces: r.constraintForces } : {}),
     series: r.series.map((p) => ({

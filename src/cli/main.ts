@@ -32,7 +32,7 @@ import { necklace as necklaceScene } from '../scenes/necklace.js';
 import { isParticleSystem, sceneBodyCount } from '../model/scene-desc.js';
 import { runBench } from '../bench/bench.js';
 import { runTradeoff, tradeoffTable, parseSettings } from '../bench/tradeoff.js';
-import { formatSummary } from './report.js';
+import { formatSummary, hostText } from './report.js';
 import { runRecord, isSkipped, runLabel, type CompareResults, type RunRecord, type SkippedRun } from '../bench/results.js';
 import { parseSolverEntry } from './solver-entries.js';
 import { runCompare, prepareCompare } from '../bench/compare.js';
@@ -474,6 +474,8 @@ async function cmdCompare(flags: Map<string, string[]>, argv: string[]): Promise
       if (progress) process.stderr.write('\r\x1b[K');
       const what = isSkipped(r) ? `${r.refused ? 'refused' : 'skipped'} (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : countText(r.frames, 'frame');
       process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
+    // where the wall time went on the host (a GPU run's wall clock can run far above its stamps: docs/hardware.md)
+    if (!isSkipped(r) && r.host?.gpuWaitMs !== undefined) process.stderr.write(`  host: ${hostText(r.host)}\n`);
     },
   });
   process.stdout.write(formatCompareTable(results) + '\n');
@@ -589,6 +591,8 @@ function benchRunLine(quiet: boolean): (r: RunRecord | SkippedRun) => void {
     if (quiet) return;
     const what = isSkipped(r) ? `${r.refused ? 'refused' : 'skipped'} (${r.skipped})` : r.diverged ? `DIVERGED at frame ${r.diverged.frame}` : `${countText(r.frames, 'frame')}, mean ${formatNumber(r.timing.meanMs ?? NaN)} ms`;
     process.stderr.write(`${runLabel(r)} on ${r.scene}: ${what}\n`);
+    // where the wall time went on the host (a GPU run's wall clock can run far above its stamps: docs/hardware.md)
+    if (!isSkipped(r) && r.host?.gpuWaitMs !== undefined) process.stderr.write(`  host: ${hostText(r.host)}\n`);
   };
 }
 

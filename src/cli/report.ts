@@ -1,5 +1,5 @@
 /** The run summary as text (CLI) and as JSON (--json): one definition of each figure. */
-import { formatCompared, type Jump, type RunResult } from '../run/run.js';
+import { formatCompared, type Jump, type RunHost, type RunResult } from '../run/run.js';
 import { energyDriftPercent, type RunMeta } from '../bench/results.js';
 
 import { countText, formatNumber, optionsText } from '../bench/table.js';
@@ -8,6 +8,21 @@ import type { ConstraintForce } from '../particles/system.js';
 
 /** A number for people: NaN and infinities are never printed as numbers. */
 const num = (x: number, digits = 3) => formatNumber(x, digits);
+
+/**
+ * A run's host time per frame in one line (run/run.ts RunHost): the loop's wall and its parts, a GPU solver's
+ * step split (recording, submit, the wait for the GPU, the stamps), and its WebGPU calls per frame.
+ */
+export function hostText(h: RunHost): string {
+  const split = h.gpuWaitMs !== undefined ? ` (record ${num(h.encodeMs!)}, submit ${num(h.submitMs!)}, GPU wait ${num(h.gpuWaitMs)}, stamps ${num(h.stampsMs!)})` : '';
+  let s = `${num(h.wallMs)} ms per frame: step ${num(h.stepMs)}${split}, snapshots ${num(h.snapshotMs)}, metrics ${num(h.metricsMs)}`;
+  if (h.residualFrameMs > 0) s += `, residual frame ${num(h.residualFrameMs)}`;
+  s += `, other ${num(h.otherMs)}`;
+  const c = h.calls;
+  if (c) s += ` · per frame ${num(c.indirectDispatches)} indirect dispatches (${num(c.indirectMs)} ms) + ${num(c.dispatches)} direct, ${num(c.passes)} passes, ${num(c.submits)} submits, ${num(c.maps)} readbacks (${num(c.mapMs)} ms), ${num(c.buffersCreated)} buffers / ${num(c.bindGroupsCreated)} bind groups / ${num(c.pipelinesCreated)} pipelines created`;
+  if (h.dawnValidation === false) s += ' · Dawn validation off';
+  return s;
+}
 
 const clockName = { 'gpu-timestamp': 'GPU timestamps', wall: 'wall clock' } as const;
 
@@ -44,6 +59,8 @@ export function formatSummary(meta: RunMeta, r: RunResult, opts: SummaryOptions 
     if (t.clockNote) lines.push(`            (${t.clockNote})`);
     if (t.clock !== 'wall') lines.push(`wall time   mean ${num(t.wallMeanMs)} ms, median ${num(t.wallMedianMs)} ms, p95 ${num(t.wallP95Ms)} ms per step (submit to done, no readback)`);
     lines.push(`steps/s     ${num(t.stepsPerSecond)} (wall, frames ÷ total time)`);
+    // a GPU solver's (its wall clock can run far above its stamps: docs/hardware.md); a CPU run's is in the JSON record
+    if (r.host?.gpuWaitMs !== undefined) lines.push(`host        ${hostText(r.host)}`);
     if (r.stages?.length) lines.push(`stages      ${r.stages.map((st) => `${st.name} ${num(st.msPerFrame)}`).join(' · ')} ms per frame (mean, ${r.stagesClock ?? 'wall'})`);
     else if (r.stagesClock) lines.push(`stages      ${r.stagesClock}`);
   }

@@ -488,8 +488,18 @@ export class GpuContacts {
    * One readback of three small counter buffers (a snapshot's, never a frame's).
    */
   async overflow(): Promise<number> {
+    return this.overflowFrom(await readBuffers(this.device, this.overflowBuffers()));
+  }
+
+  /** The buffers overflow() reads, for a snapshot that reads them in its own readback (then overflowFrom). */
+  overflowBuffers(): GPUBuffer[] {
     const col = this.colouring;
-    const [c, st, cc] = await readBuffers(this.device, [this.collision.broad.counters.buffer, this.buffers.get('stats')!, ...(col ? [col.counters.buffer] : [])]);
+    return [this.collision.broad.counters.buffer, this.buffers.get('stats')!, ...(col ? [col.counters.buffer] : [])];
+  }
+
+  /** overflow() from the contents of overflowBuffers(), read back. */
+  overflowFrom([c, st, cc]: ArrayBuffer[]): number {
+    const col = this.colouring;
     const found = new Uint32Array(c)[COUNTER_PAIRS], cap = this.collision.broad.pairCapacity;
     const words = new Uint32Array(st);
     this.points = words[0];

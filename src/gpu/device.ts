@@ -7,6 +7,8 @@
  * the loader at its ICD file; else NoGpuError with a one-line remedy.
  */
 
+import { installHostCalls } from './host-calls.js';
+
 export const swiftShaderIcd = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 export interface GpuContext {
@@ -43,8 +45,22 @@ const liveInstances: GPU[] = [];
  */
 const DAWN_FLAGS = ['disable-dawn-features=timestamp_quantization'];
 
+/**
+ * SOLVERLAB_DAWN_VALIDATION=off: Dawn's `skip_validation` toggle, for a measurement (default: validation on). With
+ * validation on, Dawn encodes each indirect dispatch as a one-thread dispatch of its own that copies the arguments
+ * into a scratch buffer (zeroed if beyond maxComputeWorkgroupsPerDimension), with a uniform buffer (and its staging
+ * buffer) and a bind group made for that call alone (ComputePassEncoder::TransformIndirectDispatchBuffer). Our
+ * arguments are within the bound by construction (gpu/counters.ts write_dispatch_args: x ≤ max_x, y ≤ 2²⁶ / max_x),
+ * so the copy changes nothing the kernels compute; it costs per call: on SwiftShader a median 23 µs of encoding, and on
+ * the GPU an extra dispatch (gs-gpu: 914 indirect dispatches a frame on the 1k rain). Off, every other WebGPU
+ * validation is off too: a wrong binding is then undefined behaviour, not an error, so the tests keep it on.
+ */
+export function dawnValidation(): boolean {
+  return (typeof process === 'undefined' ? undefined : process.env?.SOLVERLAB_DAWN_VALIDATION) !== 'off';
+}
+
 function newInstance(create: (flags: string[]) => GPU): GPU {
-  const gpu = create(DAWN_FLAGS);
+  const gpu = create(dawnValidation() ? DAWN_FLAGS : [...DAWN_FLAGS, 'enable-dawn-features=skip_validation']);
   liveInstances.push(gpu);
   return gpu;
 }
@@ -59,6 +75,7 @@ async function nodeAdapter(powerPreference: GPUPowerPreference): Promise<GPUAdap
     throw new NoGpuError(`the 'webgpu' package (Dawn for Node) could not be loaded: ${(e as Error).message.split('\n')[0]}`);
   }
   Object.assign(globalThis, mod.globals); // GPUBufferUsage, GPUMapMode, … as in a browser
+  installHostCalls(mod.globals); // the WebGPU calls counted for the run records (host-calls.ts)
   if (!process.env.XDG_RUNTIME_DIR) {
     // Vulkan drivers complain on stderr without a private (0700) runtime dir
     const { mkdtempSync } = await import('node:fs');

@@ -33,6 +33,24 @@ export function writeMat3Columns(src: ArrayLike<number>, so: number, dst: Float3
   for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) dst[dstOffset + 4 * c + r] = src[so + 3 * r + c];
 }
 
+/** The host's ms in FrameClock.run since the last reset (StepTimings.host). */
+export interface FrameHostTimes {
+  /** submissions (batches of frames) */
+  batches: number;
+  /** recording the frames: the solver's encodeFrame, in JS and in Dawn's encoder (its indirect dispatches' validation) */
+  encodeMs: number;
+  /** encoder.finish and queue.submit */
+  submitMs: number;
+  /** from the submit's return to onSubmittedWorkDone's resolution: the GPU's work, and what Dawn does to get it there */
+  waitMs: number;
+  /** mapping and reading the timestamps */
+  stampsMs: number;
+}
+
+function emptyHostTimes(): FrameHostTimes {
+  return { batches: 0, encodeMs: 0, submitMs: 0, waitMs: 0, stampsMs: 0 };
+}
+
 /** Most frames recorded into one submission (bounded by the timestamp query set). */
 export const MAX_FRAMES_PER_SUBMIT = 256;
 
@@ -142,6 +160,8 @@ export class FrameClock {
   private stageFrames = 0;
   /** one frame in this many has its stages timed (STAGE_SAMPLE_EVERY unless set: sampleStagesEvery) */
   private sampleEvery = STAGE_SAMPLE_EVERY;
+  /** host ms since the last reset: recording the frames, finish + submit, the wait for the GPU, the stamps' readback */
+  private host: FrameHostTimes = emptyHostTimes();
 
   constructor(
     private readonly device: GPUDevice,
@@ -190,6 +210,7 @@ export class FrameClock {
       const encoder = this.device.createCommandEncoder();
       this.stageQuery = FRAME_QUERIES;
       this.batchSamples = [];
+      const e0 = performance.now();
       for (let f = 0; f < n; f++) {
         const passes = this.framePasses(encoder, f);
         encodeFrame(passes, encoder, f);
@@ -202,15 +223,22 @@ export class FrameClock {
       }
       const t0 = performance.now();
       this.device.queue.submit([encoder.finish()]);
+      const t1 = performance.now();
       await this.device.queue.onSubmittedWorkDone();
-      const batchMs = performance.now() - t0;
+      const t2 = performance.now();
+      const batchMs = t2 - t0;
       const perFrame = batchMs / n;
       for (let f = 0; f < n; f++) this.wallMs.push(perFrame);
+      this.host.batches++;
+      this.host.encodeMs += t0 - e0;
+      this.host.submitMs += t1 - t0;
+      this.host.waitMs += t2 - t1;
       if (this.readback) {
         await this.readback.mapAsync(GPUMapMode.READ, 0, 8 * this.stageQuery);
         const t = new BigUint64Array(this.readback.getMappedRange(0, 8 * this.stageQuery).slice(0));
         this.readback.unmap();
         this.readStamps(t, n, batchMs);
+        this.host.stampsMs += performance.now() - t2;
       }
       left -= n;
     }
@@ -259,7 +287,7 @@ export class FrameClock {
   /** GPU timestamps when every frame has one, else wall clock. */
   timings(): StepTimings {
     const gpu = this.gpuMs.length === this.wallMs.length && this.gpuMs.length > 0 && this.incoherent === undefined;
-    const t: StepTimings = { clock: gpu ? 'gpu-timestamp' : 'wall', msPerFrame: (gpu ? this.gpuMs : this.wallMs).slice(), wallMsPerFrame: this.wallMs.slice() };
+    const t: StepTimings = { clock: gpu ? 'gpu-timestamp' : 'wall', msPerFrame: (gpu ? this.gpuMs : this.wallMs).slice(), wallMsPerFrame: this.wallMs.slice(), host: { ...this.host } };
     if (this.incoherent !== undefined) t.clockNote = this.incoherent;
     return t;
   }
@@ -290,6 +318,7 @@ export class FrameClock {
   }
 
   reset(): void {
+    this.host = emptyHostTimes();
     this.gpuMs = [];
     this.wallMs = [];
     this.incoherent = undefined;
@@ -305,22 +334,40 @@ export class FrameClock {
   }
 }
 
-/** Copies of whole buffers, read back in one submission. */
+/**
+ * Copies of whole buffers, read back in one submission, through one staging buffer where they fit in one
+ * (maxBufferSize; else as few as hold them, in order): one map to wait for, not one per buffer. A buffer's
+ * size is a multiple of 4 (copyBufferToBuffer's), so each copy's offset in the staging buffer is too.
+ */
 export async function readBuffers(device: GPUDevice, buffers: GPUBuffer[]): Promise<ArrayBuffer[]> {
   const encoder = device.createCommandEncoder();
-  const staging = buffers.map((src) => {
-    const dst = device.createBuffer({ size: src.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    encoder.copyBufferToBuffer(src, 0, dst, 0, src.size);
+  const limit = device.limits.maxBufferSize;
+  // groups of consecutive buffers whose sizes add up to at most the limit: [first, end) and their offsets
+  const groups: { first: number; end: number; size: number }[] = [];
+  const offsets: number[] = [];
+  for (let i = 0; i < buffers.length; i++) {
+    const size = buffers[i].size;
+    let g = groups[groups.length - 1];
+    if (!g || g.size + size > limit) groups.push((g = { first: i, end: i, size: 0 }));
+    offsets.push(g.size);
+    g.size += size;
+    g.end = i + 1;
+  }
+  const staging = groups.map((g) => {
+    const dst = device.createBuffer({ size: Math.max(4, g.size), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    for (let i = g.first; i < g.end; i++) encoder.copyBufferToBuffer(buffers[i], 0, dst, offsets[i], buffers[i].size);
     return dst;
   });
   device.queue.submit([encoder.finish()]);
   await Promise.all(staging.map((b) => b.mapAsync(GPUMapMode.READ)));
-  return staging.map((b) => {
-    const data = b.getMappedRange().slice(0);
-    b.unmap();
-    b.destroy();
-    return data;
+  const out: ArrayBuffer[] = [];
+  groups.forEach((g, k) => {
+    const all = staging[k].getMappedRange();
+    for (let i = g.first; i < g.end; i++) out.push(all.slice(offsets[i], offsets[i] + buffers[i].size));
+    staging[k].unmap();
+    staging[k].destroy();
   });
+  return out;
 }
 
 /**

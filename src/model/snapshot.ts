@@ -39,6 +39,11 @@ export interface StepTimings {
   wallMsPerFrame: number[];
   /** why the GPU's timestamps were not used although the adapter has them (then clock is 'wall') */
   clockNote?: string;
+  /**
+   * a GPU solver's host ms since the last reset: recording the frames, finish + submit, the wait for the
+   * GPU, the stamps' readback (gpu/frames.ts FrameHostTimes)
+   */
+  host?: { batches: number; encodeMs: number; submitMs: number; waitMs: number; stampsMs: number };
 }
 
 export interface AdapterDescription {

@@ -25,6 +25,8 @@ import type { Snapshot, StepTimings } from '../model/snapshot.js';
 import type { ConstraintForce } from '../particles/system.js';
 import { stateHash } from '../metrics/hash.js';
 import { metricsFor, type FrameMetrics } from '../metrics/metrics.js';
+import { hostCalls, hostCallsInstalled, hostCallsSince, type HostCalls } from '../gpu/host-calls.js';
+import { dawnValidation } from '../gpu/device.js';
 
 export interface RunOptions {
   frames: number;
@@ -186,6 +188,35 @@ export interface RunResult {
   stages?: StageTime[];
   /** where `stages` comes from: 'wall' (every timed frame), or e.g. 'GPU timestamps, 37 sampled frames'; or why no stage was timed */
   stagesClock?: string;
+  /** where the run's wall time went on the host, per frame (RunHost) */
+  host?: RunHost;
+}
+
+/**
+ * Where a run's wall time went on the host, in ms per frame stepped, over the run's loop (from after frame 0's
+ * snapshot to the last frame's): in the solver's step calls, in its snapshots (readback and the solver's checks),
+ * in the metrics (CPU: contacts, penetration), in the recorded residual frame, and the rest. A GPU solver's step
+ * is split further (gpu/frames.ts FrameHostTimes): recording the frames, finish + submit, the wait for the GPU
+ * (submit to onSubmittedWorkDone), the stamps' readback; what is left of the step is its host work before and
+ * around the batches (beforeStep). `calls`: the WebGPU calls per frame over the loop (gpu/host-calls.ts).
+ */
+export interface RunHost {
+  wallMs: number;
+  stepMs: number;
+  snapshotMs: number;
+  metricsMs: number;
+  residualFrameMs: number;
+  otherMs: number;
+  /** GPU solvers: batches (submissions of frames) per frame, and the step's split */
+  batches?: number;
+  encodeMs?: number;
+  submitMs?: number;
+  gpuWaitMs?: number;
+  stampsMs?: number;
+  /** WebGPU calls per frame (counts) and their host ms per frame (*Ms), over the whole loop, snapshots included */
+  calls?: HostCalls;
+  /** GPU solvers: whether Dawn validated the calls (SOLVERLAB_DAWN_VALIDATION=off turns it off: gpu/device.ts dawnValidation) */
+  dawnValidation?: boolean;
 }
 
 /**
@@ -642,6 +673,10 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
 
   let done = 0;
   let rowSum = 0; // Σ over the frames stepped of their row solves (RunCost)
+  // host time (RunHost): the loop's wall, and its parts
+  const calls0 = hostCalls();
+  const loop0 = performance.now();
+  let stepMs = 0, snapshotMs = 0, metricsMs = 0, residualFrameMs = 0;
   while (done < opts.frames) {
     const nextSample = Math.min(opts.frames, (Math.floor(done / sampleEvery) + 1) * sampleEvery);
     const nextObserved = observeEvery ? Math.min(opts.frames, (Math.floor(done / observeEvery) + 1) * observeEvery) : opts.frames;
@@ -652,8 +687,14 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
       else n = residualFrame - 1 - done; // step up to the frame before it
     }
     try {
-      if (residualFrame !== undefined && residuals === null && done + 1 === residualFrame) residuals = await solver.stepRecordingResiduals!();
-      else await solver.step(n);
+      const s0 = performance.now();
+      if (residualFrame !== undefined && residuals === null && done + 1 === residualFrame) {
+        residuals = await solver.stepRecordingResiduals!();
+        residualFrameMs += performance.now() - s0;
+      } else {
+        await solver.step(n);
+        stepMs += performance.now() - s0;
+      }
     } catch (e) {
       // a step that cannot go on (e.g. a constraint without a gradient) is this run's outcome, not a crash
       if ((e as Error).name !== 'SolverFailure') throw e;
@@ -669,8 +710,10 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     opts.onProgress?.(done, opts.frames);
     if (done === nextStop) {
       let snap: Snapshot;
+      const r0 = performance.now();
       try {
         snap = await solver.snapshot();
+        snapshotMs += performance.now() - r0;
       } catch (e) {
         // a failure found when the state is read back (a GPU solver's lost contacts) ends the run as a step's does
         if ((e as Error).name !== 'SolverFailure') throw e;
@@ -679,7 +722,9 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
         break;
       }
       if (snap.asleep !== undefined) sleeps = true;
+      const m0 = performance.now();
       const m = metrics.measure(snap);
+      metricsMs += performance.now() - m0;
       const reason = watch.check(m, done);
       if (reason) {
         diverged = { frame: done, t: m.t, reason };
@@ -696,6 +741,9 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
       if (observeEvery && done === nextObserved) await opts.observe!.onSnapshot(snap);
     }
   }
+
+  const loopMs = performance.now() - loop0;
+  const host = runHost(solver.timings(), done, { loopMs, stepMs, snapshotMs, metricsMs, residualFrameMs }, hostCallsInstalled() ? hostCallsSince(calls0) : null);
 
   // contact figures over the same samples as the worst violation (the series: frame 0 and every sample frame)
   let contacts: ContactSummary | undefined;
@@ -761,5 +809,34 @@ export async function runSolver(solver: Solver, world: SceneDesc, opts: RunOptio
     ...(constraintForces ? { constraintForces } : {}),
     ...(stages ? { stages } : {}),
     ...(stagesClock ? { stagesClock } : {}),
+    ...(host ? { host } : {}),
   };
+}
+
+/** The run's host times per frame (RunHost) from the loop's sums, the solver's timings and the WebGPU calls over the loop (null: none counted). */
+function runHost(t: StepTimings, frames: number, ms: { loopMs: number; stepMs: number; snapshotMs: number; metricsMs: number; residualFrameMs: number }, calls: HostCalls | null): RunHost | undefined {
+  if (frames === 0) return undefined;
+  const per = (x: number) => x / frames;
+  const h: RunHost = {
+    wallMs: per(ms.loopMs),
+    stepMs: per(ms.stepMs),
+    snapshotMs: per(ms.snapshotMs),
+    metricsMs: per(ms.metricsMs),
+    residualFrameMs: per(ms.residualFrameMs),
+    otherMs: per(ms.loopMs - ms.stepMs - ms.snapshotMs - ms.metricsMs - ms.residualFrameMs),
+  };
+  if (t.host) {
+    h.batches = per(t.host.batches);
+    h.encodeMs = per(t.host.encodeMs);
+    h.submitMs = per(t.host.submitMs);
+    h.gpuWaitMs = per(t.host.waitMs);
+    h.stampsMs = per(t.host.stampsMs);
+  }
+  if (calls && t.host) {
+    const c = { ...calls };
+    for (const k of Object.keys(c) as (keyof HostCalls)[]) c[k] = per(c[k]);
+    h.calls = c;
+    h.dawnValidation = dawnValidation();
+  }
+  return h;
 }

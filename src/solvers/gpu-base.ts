@@ -165,9 +165,20 @@ export abstract class GpuSolverBase<B extends string> {
     return new Map(names.map((name, i) => [name, data[i]]));
   }
 
+  /**
+   * Buffers a snapshot reads beside the pose and velocities, in the same submission and map (one host sync
+   * a snapshot, not one per reader), and what is done with their contents (it may throw: a SolverFailure
+   * found in them ends the run as before); none by default.
+   */
+  protected snapshotExtras(): { buffers: GPUBuffer[]; take(data: ArrayBuffer[]): void } | null {
+    return null;
+  }
+
   async snapshot(): Promise<Snapshot> {
-    const data = await this.read(['pose', 'velocity'] as B[]);
-    return snapshotFromPoseVelocity(data.get('pose' as B)!, data.get('velocity' as B)!, this.bodyCount, this.frame, this.options.dt);
+    const extra = this.snapshotExtras();
+    const data = await readBuffers(this.device, [this.buffers.get('pose' as B)!, this.buffers.get('velocity' as B)!, ...(extra?.buffers ?? [])]);
+    extra?.take(data.slice(2));
+    return snapshotFromPoseVelocity(data[0], data[1], this.bodyCount, this.frame, this.options.dt);
   }
 
   /** The storage buffers, for a renderer that draws straight from them. */

@@ -52,7 +52,6 @@ import { JointSet } from '../../rows/joint-set.js';
 import type { GpuContext } from '../../gpu/device.js';
 import { type Solver, type SolverOptions, type SolverCost, defaultSolverOptions } from '../solver.js';
 import { GpuSolverBase } from '../gpu-base.js';
-import type { Snapshot } from '../../model/snapshot.js';
 import { buildKernels } from '../../gpu/kernels.js';
 import { Kernel } from '../../gpu/dispatch.js';
 import { packBodyState, writeMat3Columns, type StagePass } from '../../gpu/frames.js';
@@ -68,7 +67,6 @@ import { DEFAULT_RESTITUTION } from '../../collision/pipeline.js';
 import { COUNTER_PAIRS } from '../../collision/gpu-broadphase.js';
 import { sceneHasContacts, type SolverContactStats } from '../solver.js';
 import { SolverFailure } from '../../model/failure.js';
-import { readBuffers } from '../../gpu/frames.js';
 
 /** A body, joint or colour kernel (gpu/dispatch.ts Kernel) with its bind groups. */
 interface AvbdKernel {
@@ -482,17 +480,26 @@ export class AvbdGpuSolver extends GpuSolverBase<AvbdBufferName> implements Solv
     c.recordStore(store);
   }
 
-  /** The pose and velocities now; with contacts, a frame that lost pairs (the slots) or left a body uncoloured is an error. */
-  override async snapshot(): Promise<Snapshot> {
-    if (this.contacts) {
-      const lost = await this.contacts.overflow();
-      if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.pairCapacity} slots (sized from the start pose: contactPairCapacity): contacts were lost`);
-      const summary = new Uint32Array((await readBuffers(this.device, [this.colouring.summaryBuffer]))[0]);
-      if (summary[1] > 0) throw new SolverFailure(`${this.id}: ${summary[1]} bodies found no body colour (a body touching bodies of all ${BODY_COLOUR_LIMIT} colours, or more than ${this.colouring.rounds} colouring rounds): their steps were skipped`);
-      this.lastColours = { colours: summary[0], rounds: summary[2] };
-      this.bodyColourSizes = Array.from(summary.subarray(BODY_SUMMARY_WORDS, BODY_SUMMARY_WORDS + summary[0]));
-    }
-    return super.snapshot();
+  /** Read with the pose and velocities (one readback): with contacts, a frame that lost pairs (the slots) or left a body uncoloured is an error. */
+  protected override snapshotExtras(): { buffers: GPUBuffer[]; take(data: ArrayBuffer[]): void } | null {
+    const c = this.contacts;
+    if (!c) return null;
+    const buffers = c.overflowBuffers();
+    return {
+      buffers: [...buffers, this.colouring.summaryBuffer],
+      take: (data) => {
+        const lost = c.overflowFrom(data.slice(0, buffers.length));
+        if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.pairCapacity} slots (sized from the start pose: contactPairCapacity): contacts were lost`);
+        this.takeColourSummary(new Uint32Array(data[buffers.length]));
+      },
+    };
+  }
+
+  /** The body colouring's summary read with a snapshot: a body left uncoloured is an error; else its colours and rounds. */
+  private takeColourSummary(summary: Uint32Array): void {
+    if (summary[1] > 0) throw new SolverFailure(`${this.id}: ${summary[1]} bodies found no body colour (a body touching bodies of all ${BODY_COLOUR_LIMIT} colours, or more than ${this.colouring.rounds} colouring rounds): their steps were skipped`);
+    this.lastColours = { colours: summary[0], rounds: summary[2] };
+    this.bodyColourSizes = Array.from(summary.subarray(BODY_SUMMARY_WORDS, BODY_SUMMARY_WORDS + summary[0]));
   }
 
   /** the body colouring's colours and rounds at the last snapshot (contact scenes) */

@@ -55,7 +55,6 @@ import { F32_MAX, JOINT_STRIDE, MAX_GPU_BLOCK_ROWS, hasEvaluateKernel, jacobiPos
 import { GpuContacts, contactPairCapacity, type ContactMode } from '../../contacts/gpu-contacts.js';
 import { baumgarteContacts, type ContactRule } from '../../rows/block-solver.js';
 import { sceneHasContacts } from '../solver.js';
-import type { Snapshot } from '../../model/snapshot.js';
 import { SolverFailure } from '../../model/failure.js';
 
 /** A row or body kernel (gpu/dispatch.ts Kernel) with its bind groups and thread counts. */
@@ -264,13 +263,17 @@ export class JacobiGpuSolver extends JointEditingGpuSolver<BufferName> implement
     return baumgarteContacts(this.options.beta, this.options.restitutionThreshold);
   }
 
-  /** The pose and velocities now; with contacts, a frame that found more pairs than the slots hold is an error. */
-  override async snapshot(): Promise<Snapshot> {
-    if (this.contacts) {
-      const lost = await this.contacts.overflow();
-      if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.collision.broad.pairCapacity} slots (sized from the start pose: contactPairCapacity): contacts were lost; the scene packed denser than ${this.id}'s pair capacity`);
-    }
-    return super.snapshot();
+  /** Read with the pose and velocities (one readback): with contacts, a frame that found more pairs than the slots hold is an error. */
+  protected override snapshotExtras(): { buffers: GPUBuffer[]; take(data: ArrayBuffer[]): void } | null {
+    const c = this.contacts;
+    if (!c) return null;
+    return {
+      buffers: c.overflowBuffers(),
+      take: (data) => {
+        const lost = c.overflowFrom(data);
+        if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${c.collision.broad.pairCapacity} slots (sized from the start pose: contactPairCapacity): contacts were lost; the scene packed denser than ${this.id}'s pair capacity`);
+      },
+    };
   }
 
   /** The contacts' figures read with the last snapshot (pairs, manifolds, points; softstep-gpu: its colours), or null. */

@@ -64,7 +64,6 @@ import { RowBlockSolver } from '../../rows/block-solver.js';
 import { JointKind, jointKindNames } from '../../model/joint-data.js';
 import { F32_MAX, JOINT_KIND_SHIFT, JOINT_STRIDE, writeJointRecord } from '../../rows/rows.wgsl.js';
 import { sceneHasContacts, type SolverContactStats } from '../solver.js';
-import type { Snapshot } from '../../model/snapshot.js';
 import { SolverFailure } from '../../model/failure.js';
 import { XpbdContactStages } from './gpu-contacts.js';
 import { contactPairCapacity } from '../../contacts/gpu-contacts.js';
@@ -208,13 +207,17 @@ export class XpbdGpuSolver extends JointEditingGpuSolver<BufferName> implements 
     this.contacts = c;
   }
 
-  /** The pose and velocities now; with contacts, a frame that found more pairs than the slots hold is an error. */
-  override async snapshot(): Promise<Snapshot> {
-    if (this.contacts) {
-      const lost = await this.contacts.contacts.overflow();
-      if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${this.contacts.contacts.collision.broad.pairCapacity} slots (sized from the start pose: contactPairCapacity): contacts were lost; the scene packed denser than xpbd-gpu's pair capacity`);
-    }
-    return super.snapshot();
+  /** Read with the pose and velocities (one readback): with contacts, a frame that found more pairs than the slots hold is an error. */
+  protected override snapshotExtras(): { buffers: GPUBuffer[]; take(data: ArrayBuffer[]): void } | null {
+    const c = this.contacts?.contacts;
+    if (!c) return null;
+    return {
+      buffers: c.overflowBuffers(),
+      take: (data) => {
+        const lost = c.overflowFrom(data);
+        if (lost > 0) throw new SolverFailure(`${this.id}: the broad phase found ${lost} pairs more than its ${c.collision.broad.pairCapacity} slots (sized from the start pose: contactPairCapacity): contacts were lost; the scene packed denser than xpbd-gpu's pair capacity`);
+      },
+    };
   }
 
   /** pass_info records: 2K + 2 of the point slots (writePassInfo), then 2K + 2 of the row joints' records. */
