@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call's hardware run (packed beside .gpu/ by scripts/gpu-pack.sh as .gpu/hw.sh). On the GPU host,
-# from the project root:  bash .gpu/hw.sh   (results into $OUT: hw.log, machine.txt, results.tgz)
+# from the project root:  bash .gpu/hw.sh [contacts|host]   (results into $OUT: hw.log, machine.txt, results.tgz)
 # Unlike standard.sh it unpacks the Vulkan loader and GLVND unconditionally (the device README's advice: a host
 # with a loader may still lack GLVND, which NVIDIA's ICD needs), probes the adapter first and tries the driver's
 # ICD by name if the loader finds none, orders the steps by what is worth most (necklace 100k/1M, GPU contacts,
@@ -44,6 +44,13 @@ if [ "${1:-}" = contacts ]; then
   # under the two the first call did not reach; every log line carries its second (set-up against frames)
   step 190 contacts-big bench --contacts --frames 60 --big-frames 60 --sample-every 30 --scenes rain-100k,brick-wall-110k --solvers jacobi-gpu,softstep-gpu --references none --out "$res/contacts-big"
   step 120 contacts-10k bench --contacts --frames 60 --sample-every 30 --scenes rain-10k --solvers softstep-gpu,avbd-gpu --references none --out "$res/contacts-10k"
+elif [ "${1:-}" = host ]; then
+  # where the wall clock goes above the stamps (docs/hardware.md, 2026-11-27): the run JSON's host split and call
+  # counts, with Dawn's validation on and then off (SOLVERLAB_DAWN_VALIDATION=off: no per-indirect-dispatch check)
+  for v in on off; do
+    (export SOLVERLAB_DAWN_VALIDATION=$v; step 110 contacts-10k-$v bench --contacts --frames 30 --sample-every 30 --scenes rain-10k --solvers jacobi-gpu,softstep-gpu,avbd-gpu --references none --out "$res/contacts-10k-$v")
+    (export SOLVERLAB_DAWN_VALIDATION=$v; step 60 necklace-$v bench --sizes 100000 --solvers jacobi-gpu,gs-gpu,xpbd-gpu --frames 60 --out "$res/necklace-$v.json")
+  done
 elif [ "$small" = 1 ]; then
   step 120 necklace bench --sizes 1000,10000 --solvers jacobi-gpu,gs-gpu,xpbd-gpu --frames 10 --out "$res/necklace.json"
   step 300 contacts bench --contacts --frames 2 --scenes rain-10k --references none --out "$res/contacts"
