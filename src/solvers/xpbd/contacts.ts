@@ -441,13 +441,13 @@ export class XpbdContacts {
   /** Keeps the arms s[0..6) and the relative velocity s[42..45) of the manifold's point k (< 4). */
   private saveArms(k: number): void {
     const s = this.s, a = this.armCache, o = 9 * k;
-    for (let i = 0; i < 6; i++) a[o + i] = s[i];
+    a[o] = s[0]; a[o + 1] = s[1]; a[o + 2] = s[2]; a[o + 3] = s[3]; a[o + 4] = s[4]; a[o + 5] = s[5];
     a[o + 6] = s[42]; a[o + 7] = s[43]; a[o + 8] = s[44];
   }
   /** Puts back what saveArms(k) kept. */
   private loadArms(k: number): void {
     const s = this.s, a = this.armCache, o = 9 * k;
-    for (let i = 0; i < 6; i++) s[i] = a[o + i];
+    s[0] = a[o]; s[1] = a[o + 1]; s[2] = a[o + 2]; s[3] = a[o + 3]; s[4] = a[o + 4]; s[5] = a[o + 5];
     s[42] = a[o + 6]; s[43] = a[o + 7]; s[44] = a[o + 8];
   }
   private readonly armCache = new Float64Array(9 * 8);
@@ -552,7 +552,7 @@ export class XpbdContacts {
           integrateOrientation(this.w.orientation, 4 * body, acc[ao + 3], acc[ao + 4], acc[ao + 5], 1);
         }
       }
-      acc.fill(0, ao, ao + 6);
+      acc[ao] = 0; acc[ao + 1] = 0; acc[ao + 2] = 0; acc[ao + 3] = 0; acc[ao + 4] = 0; acc[ao + 5] = 0;
     }
   }
   private readonly acc = new Float64Array(12);
@@ -635,7 +635,7 @@ export class XpbdContacts {
    */
   private sumsOf(rows: number): void {
     const W = this.bW, lam = this.bLambda, kind = this.bKind, S = this.bSum;
-    S.fill(0);
+    S[0] = 0; S[1] = 0; S[2] = 0; S[3] = 0; S[4] = 0; S[5] = 0; S[6] = 0; S[7] = 0; S[8] = 0;
     for (let i = 0; i < rows; i++) {
       const l = lam[i];
       if (l === 0) continue;
@@ -680,7 +680,8 @@ export class XpbdContacts {
    * products a 12-row block) and reading rows terms of it: the same iteration in exact arithmetic, up
    * to rounding (profile, 10k rain: the K form's solveBlock was 37 % of the frame).
    */
-  private solveBlock(rows: number, oneSided: boolean, stickTest = false, floor = 0): boolean {
+  private solveBlock(rows: number, oneSided: boolean, stickTest: boolean, velocityFloor: boolean): boolean {
+    const floor = this.floors[velocityFloor ? 1 : 0];
     const lam = this.bLambda, kind = this.bKind, W = this.bW, Cs = this.bCScaled, Q = this.bLinScaled, G = this.bTargetScaled;
     const diag = this.bDiag, mu = this.bMu, bound = this.bBound, point = this.bPoint;
     // one point (its normal row, or its normal and tangent pair): solved exactly, not swept
@@ -824,6 +825,15 @@ export class XpbdContacts {
     return true;
   }
 
+  /**
+   * solveBlock's residual floors: BLOCK_RESIDUAL (m, the position pass) and BLOCK_RESIDUAL / h (m/s, the
+   * velocity pass; set by velocityPass), read from here rather than passed (a double passed to a call V8
+   * does not inline is boxed: row's note)
+   */
+  private readonly floors = new Float64Array([BLOCK_RESIDUAL, BLOCK_RESIDUAL]);
+  /** the velocity pass's h (velocityPass), read by its helpers rather than passed (floors' note) */
+  private readonly passH = new Float64Array(1);
+
   /** per row of the block (≤ 12): c_A, c_B (6; row), W_A, W_B (6), K_ii, target, λ, bound, kind, μ, point */
   private readonly bC = new Float64Array(6 * 12);
   private readonly bW = new Float64Array(6 * 12);
@@ -856,7 +866,7 @@ export class XpbdContacts {
         const om = this.w.angularVelocity;
         om[bo] -= S[3]; om[bo + 1] -= S[4]; om[bo + 2] -= S[5];
       } else {
-        integrateOrientation(this.w.orientation, 4 * a, -S[3], -S[4], -S[5], 1);
+        turnBy(this.w.orientation, 4 * a, S, 3, true);
       }
     }
     if (mB !== 0) {
@@ -866,7 +876,7 @@ export class XpbdContacts {
         const om = this.w.angularVelocity;
         om[bo] += S[6]; om[bo + 1] += S[7]; om[bo + 2] += S[8];
       } else {
-        integrateOrientation(this.w.orientation, 4 * b, S[6], S[7], S[8], 1);
+        turnBy(this.w.orientation, 4 * b, S, 6, false);
       }
     }
   }
@@ -928,7 +938,7 @@ export class XpbdContacts {
           }
         } else {
           rows = np;
-          this.bLambda.fill(0, 0, np);
+          for (let i = 0; i < np; i++) this.bLambda[i] = 0;
         }
         for (let k = 0; k < np; k++) {
           if (!this.stick[k]) continue;
@@ -958,7 +968,7 @@ export class XpbdContacts {
           // the normal rows' start without their self-equilibrated pattern (normalShare)
           if (np === 4 && this.coneShare) this.normalShare();
         }
-        let solved = this.solveBlock(rows, true, rows > np, BLOCK_RESIDUAL);
+        let solved = this.solveBlock(rows, true, rows > np, false);
         // several points that missed the stick test by a little: once more from the uniform share of
         // the cones (restickBlock; RESTICK_UNMET)
         if (rows > np + 2 && this.coneShare) {
@@ -1042,7 +1052,7 @@ export class XpbdContacts {
     const share = Math.sqrt(t1 * t1 + t2 * t2) / sumN;
     for (let i = np; i < rows; i++) if (share > mu[i]) return false; // points of unequal μ_s: not inside every disc
     for (let i = np; i < rows; i++) lam[i] = ((kind[i] === 1 ? t1 : t2) * lam[point[i]]) / sumN;
-    return this.solveBlock(rows, true, true, BLOCK_RESIDUAL);
+    return this.solveBlock(rows, true, true, false);
   }
   /**
    * The stick block's first iterate of the tangent rows (the substep before's λ_t, project's warm
@@ -1542,6 +1552,8 @@ export class XpbdContacts {
     // restitution first: the substep's collisions, propagated pair by pair (collide); a point that
     // collided has its normal velocity from there, and the block below (Müller's Δv_n) leaves it
     const collided = this.elastic && this.collisionPropagation && this.collide(h);
+    this.floors[1] = BLOCK_RESIDUAL / h;
+    this.passH[0] = h;
     if (!this.velocityBlock) {
       this.velocityPassPoints(h, collided);
       return;
@@ -1581,7 +1593,7 @@ export class XpbdContacts {
         } else {
           // attempt 1: attempt 0's normal rows (nothing moved since), λ from 0 again
           rows = normals;
-          this.bLambda.fill(0, 0, normals);
+          for (let i = 0; i < normals; i++) this.bLambda[i] = 0;
         }
         if (attempt === 0) {
           for (let c = m0; c < m1; c++) {
@@ -1603,7 +1615,7 @@ export class XpbdContacts {
           }
           if (rows === normals) continue; // no friction: attempt 1 is the normal block
         }
-        const solved = rows > 0 && this.solveBlock(rows, false, attempt === 0, BLOCK_RESIDUAL / h);
+        const solved = rows > 0 && this.solveBlock(rows, false, attempt === 0, true);
         if (attempt === 0) {
           // the tangential targets met to STICK_TOLERANCE of their norm, as the position pass's test
           if (!solved || !this.targetsMet(normals, rows)) continue;
@@ -1652,7 +1664,7 @@ export class XpbdContacts {
       }
       this.commit(a, b, true);
       // the normal rows again where a point slid (its friction at the cap), two rows or more (velocityPassPoints says why)
-      if (applied) this.normalRows(m0, m1, h, collided, 2);
+      if (applied) this.normalRows(m0, m1, collided, 2);
       m0 = m1;
     }
   }
@@ -1743,8 +1755,8 @@ export class XpbdContacts {
         this.arms(c);
         this.saveArms(c - m0);
       }
-      this.normalRows(m0, m1, h, collided, 1);
-      const jacobi = this.slidesWhole(m0, m1, h);
+      this.normalRows(m0, m1, collided, 1);
+      const jacobi = this.slidesWhole(m0, m1);
       let applied = false; // a point's friction at its Coulomb cap
       for (let c = m0; c < m1; c++) {
         if (!this.active[c]) continue;
@@ -1785,7 +1797,7 @@ export class XpbdContacts {
       // every point (below its caps: at rest, or stopping) is left as before: its tip is as small as the
       // slip it stopped, and the second solve on every resting manifold doubled the pass (3k rain: 11 → 19–22
       // ms a frame, wall, loaded)
-      if (applied) this.normalRows(m0, m1, h, collided, 2);
+      if (applied) this.normalRows(m0, m1, collided, 2);
       m0 = m1;
     }
   }
@@ -1794,11 +1806,11 @@ export class XpbdContacts {
    * The manifold's normal rows (targets Δv_n = −v_n + max(−e ṽ_n, 0), free sign: Müller's rule) as one
    * block (solveBlock), its points' arms from saveArms; solved where there are at least minRows of them.
    */
-  private normalRows(m0: number, m1: number, h: number, collided: boolean, minRows: number): void {
+  private normalRows(m0: number, m1: number, collided: boolean, minRows: number): void {
     this.beginBlock(m0);
     const rows = this.velocityNormalRows(m0, m1, collided, true);
     if (rows >= minRows && rows > 0) {
-      this.solveBlock(rows, false, false, BLOCK_RESIDUAL / h);
+      this.solveBlock(rows, false, false, true);
       this.applyDelta(this.list!.bodyA[m0], this.list!.bodyB[m0], true);
     }
   }
@@ -1817,8 +1829,8 @@ export class XpbdContacts {
    * along it 26–49 % of μ_d f_n in the first frame, 99 % after), so a box slid 230 mm in 2 s where
    * a = g (sin θ − μ_d cos θ) gives 174 mm. A manifold that could stop keeps the point-after-point pass.
    */
-  private slidesWhole(m0: number, m1: number, h: number): boolean {
-    const list = this.list!, s = this.s;
+  private slidesWhole(m0: number, m1: number): boolean {
+    const list = this.list!, s = this.s, h = this.passH[0];
     const o3 = 3 * m0;
     const nx = list.normal[o3], ny = list.normal[o3 + 1], nz = list.normal[o3 + 2];
     let caps = 0, sx = 0, sy = 0, sz = 0, count = 0;
@@ -1846,6 +1858,26 @@ export class XpbdContacts {
  * (b2WorldDef.contactPushMaxVelocity, "contactPushVelocity" in v3.0), 3 m/s.
  */
 export const PUSH_OUT_SPEED = 3;
+
+/**
+ * q += ½ (0, Δθ) ⊗ q, normalised, with Δθ = ±S[so..so+3) (− where `negate`): rigid/quat.ts
+ * integrateOrientation(q, o, ±S[so], ±S[so + 1], ±S[so + 2], 1) in the same arithmetic, its rate read
+ * from S rather than passed as doubles (boxed when the call is not inlined: row's note; applyDelta).
+ */
+function turnBy(q: Float64Array, o: number, S: Float64Array, so: number, negate: boolean): void {
+  const wx = negate ? -S[so] : S[so], wy = negate ? -S[so + 1] : S[so + 1], wz = negate ? -S[so + 2] : S[so + 2];
+  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
+  const hh = 0.5; // ½ h, h = 1
+  const nx = x + hh * (w * wx + (wy * z - wz * y));
+  const ny = y + hh * (w * wy + (wz * x - wx * z));
+  const nz = z + hh * (w * wz + (wx * y - wy * x));
+  const nw = w - hh * (wx * x + wy * y + wz * z);
+  const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  q[o] = nx * inv;
+  q[o + 1] = ny * inv;
+  q[o + 2] = nz * inv;
+  q[o + 3] = nw * inv;
+}
 
 /** Sweeps of the manifold block's projected Gauss–Seidel (≤ 12 rows; enough to converge a box's four corners). */
 const BLOCK_SWEEPS = 16;
