@@ -64,7 +64,7 @@
  * and the gyroscopic solve (a body-frame scale commutes with (E2) only for d = 1; damping is
  * dissipative by design, so nothing is claimed of it).
  */
-import { integrateOrientation } from './quat.js';
+import { integrateOrientation, quatRelative } from './quat.js';
 
 /** The per-body arrays the core reads and writes (CompiledWorld has them). */
 export interface RigidBodyArrays {
@@ -142,6 +142,8 @@ export class RigidBodyCore {
   readonly isotropicScale: Float64Array;
   /** ω_m − ω* (3 per body, world, rad/s) of a free body: written by the gyroscopic step, read by the orientation update (E4); 0 otherwise */
   readonly midpointOffset: Float64Array;
+  /** angularVelocityFromRotation's Δq */
+  private readonly relativeScratch = new Float64Array(4);
   /** 1 where no constraint touches the body (it turns by ω_m, E4), 0 where one does */
   readonly free: Uint8Array;
   /**
@@ -388,13 +390,10 @@ export class RigidBodyCore {
   angularVelocityFromRotation(ib: number, h: number, qPrev: Float64Array, scale: number): void {
     const { orientation: q, angularVelocity: w } = this.b;
     const qo = 4 * ib, o = 3 * ib;
-    const x1 = q[qo], y1 = q[qo + 1], z1 = q[qo + 2], w1 = q[qo + 3];
-    const x0 = qPrev[qo], y0 = qPrev[qo + 1], z0 = qPrev[qo + 2], w0 = qPrev[qo + 3];
     // Δq = q ⊗ q_prev*:  Δq_v = w_p q_v − w q_v,p − q_v × q_v,p,  Δq_w = w w_p + q_v · q_v,p
-    const dqw = w1 * w0 + x1 * x0 + y1 * y0 + z1 * z0;
-    const dqx = w0 * x1 - w1 * x0 - (y1 * z0 - z1 * y0);
-    const dqy = w0 * y1 - w1 * y0 - (z1 * x0 - x1 * z0);
-    const dqz = w0 * z1 - w1 * z0 - (x1 * y0 - y1 * x0);
+    const dq = this.relativeScratch;
+    quatRelative(q, qo, qPrev, qo, dq, 0);
+    const dqx = dq[0], dqy = dq[1], dqz = dq[2], dqw = dq[3];
     const a = 2 / (h * dqw); // the sign of Δq_w cancels: the shorter way round
     const ox = a * dqx, oy = a * dqy, oz = a * dqz; // ω_orient
     const m = this.midpointOffset;

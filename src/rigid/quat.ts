@@ -93,3 +93,17 @@ export function quatMultiply(a: Float64Array, ao: number, b: Float64Array, bo: n
   out[oo + 2] = aw * bz + bw * az + (ax * by - ay * bx);
   out[oo + 3] = aw * bw - (ax * bx + ay * by + az * bz);
 }
+
+/**
+ * out[oo..oo+4) = q ⊗ p* (q at qo, p at po): the rotation that takes p to q,
+ * (p_w q_v − q_w p_v − q_v × p_v, q · p). XPBD reads ω and a body point's motion from it (rigid/body.ts
+ * angularVelocityFromRotation, xpbd/contacts.ts pointMoved).
+ */
+export function quatRelative(q: Float64Array, qo: number, p: Float64Array, po: number, out: Float64Array, oo: number): void {
+  const x1 = q[qo], y1 = q[qo + 1], z1 = q[qo + 2], w1 = q[qo + 3];
+  const x0 = p[po], y0 = p[po + 1], z0 = p[po + 2], w0 = p[po + 3];
+  out[oo] = w0 * x1 - w1 * x0 - (y1 * z0 - z1 * y0);
+  out[oo + 1] = w0 * y1 - w1 * y0 - (z1 * x0 - x1 * z0);
+  out[oo + 2] = w0 * z1 - w1 * z0 - (x1 * y0 - y1 * x0);
+  out[oo + 3] = w1 * w0 + x1 * x0 + y1 * y0 + z1 * z0;
+}

@@ -170,7 +170,7 @@ import type { CompiledWorld } from '../../model/compiled.js';
 import type { ContactList } from '../../rows/contact.js';
 import type { ManifoldStore } from '../../collision/manifolds.js';
 import type { RigidBodyCore } from '../../rigid/body.js';
-import { integrateOrientation, rotateByQuat, rotateByQuatInverse } from '../../rigid/quat.js';
+import { integrateOrientation, quatRelative, rotateByQuat, rotateByQuatInverse } from '../../rigid/quat.js';
 import { COLLISION_SWEEPS, RESTITUTION_THRESHOLD } from '../../rows/block-solver.js';
 import { colourJonesPlassmannCpu, CONTACT_COLOUR_ROUNDS, CONTACT_MAX_COLOURS } from '../../gpu/colouring.js';
 
@@ -1195,13 +1195,10 @@ export class XpbdContacts {
     const { position: x, orientation: q } = this.w;
     const u = this.movedU, m = this.moved, o = 3 * body, qo = 4 * body;
     rotateByQuat(orientationPrev, qo, anc, c3, u, 0);
-    const x1 = q[qo], y1 = q[qo + 1], z1 = q[qo + 2], w1 = q[qo + 3];
-    const x0 = orientationPrev[qo], y0 = orientationPrev[qo + 1], z0 = orientationPrev[qo + 2], w0 = orientationPrev[qo + 3];
-    // δq = q ⊗ q̄*: v = w̄ q_v − w q̄_v − q_v × q̄_v, w = q · q̄ (updateVelocities' arithmetic)
-    const w = w1 * w0 + x1 * x0 + y1 * y0 + z1 * z0;
-    const vx = w0 * x1 - w1 * x0 - (y1 * z0 - z1 * y0);
-    const vy = w0 * y1 - w1 * y0 - (z1 * x0 - x1 * z0);
-    const vz = w0 * z1 - w1 * z0 - (x1 * y0 - y1 * x0);
+    // δq = q ⊗ q̄* (updateVelocities' arithmetic)
+    const dq = this.movedQ;
+    quatRelative(q, qo, orientationPrev, qo, dq, 0);
+    const vx = dq[0], vy = dq[1], vz = dq[2], w = dq[3];
     const cx = vy * u[2] - vz * u[1], cy = vz * u[0] - vx * u[2], cz = vx * u[1] - vy * u[0];
     const ex = vy * cz - vz * cy, ey = vz * cx - vx * cz, ez = vx * cy - vy * cx;
     m[0] += sign * (x[o] - positionPrev[o] + (2 * w * cx + 2 * ex));
@@ -1210,6 +1207,7 @@ export class XpbdContacts {
   }
   private readonly moved = new Float64Array(3);
   private readonly movedU = new Float64Array(3);
+  private readonly movedQ = new Float64Array(4);
 
   /**
    * Point c of the manifold whose normal is at list.normal[n3..], at the pose now (arms into s[0..6)): its penetration d = −(p_B − p_A) · n (returned),
