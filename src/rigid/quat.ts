@@ -60,6 +60,26 @@ export function integrateOrientation(q: Float64Array, o: number, wx: number, wy:
 }
 
 /**
+ * q += ½ (0, Δθ) ⊗ q, normalised, with Δθ = ±S[so..so+3) (− where `negate`): integrateOrientation(q, o,
+ * ±S[so], ±S[so + 1], ±S[so + 2], 1) in the same arithmetic, its rate read from S rather than passed as
+ * doubles, which V8 boxes when the call is not inlined (xpbd/contacts.ts applyDelta, once per manifold a substep).
+ */
+export function integrateOrientationFrom(q: Float64Array, o: number, S: Float64Array, so: number, negate: boolean): void {
+  const wx = negate ? -S[so] : S[so], wy = negate ? -S[so + 1] : S[so + 1], wz = negate ? -S[so + 2] : S[so + 2];
+  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
+  const hh = 0.5; // ½ h, h = 1
+  const nx = x + hh * (w * wx + (wy * z - wz * y));
+  const ny = y + hh * (w * wy + (wz * x - wx * z));
+  const nz = z + hh * (w * wz + (wx * y - wy * x));
+  const nw = w - hh * (wx * x + wy * y + wz * z);
+  const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  q[o] = nx * inv;
+  q[o + 1] = ny * inv;
+  q[o + 2] = nz * inv;
+  q[o + 3] = nw * inv;
+}
+
+/**
  * out[oo..oo+3) = R(q) v with q = q[qo..qo+4), v = v[vo..vo+3), as R(q) v = v + 2 q_v × (q_v × v + w v):
  * the same rotation as `rotate` in another order of operations (xpbd's lever arms, the WGSL
  * quat_rotate); each solver keeps the form it had so its state hashes stay those of before.

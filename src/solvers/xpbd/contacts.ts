@@ -170,7 +170,7 @@ import type { CompiledWorld } from '../../model/compiled.js';
 import type { ContactList } from '../../rows/contact.js';
 import type { ManifoldStore } from '../../collision/manifolds.js';
 import type { RigidBodyCore } from '../../rigid/body.js';
-import { integrateOrientation, quatRelative, rotateByQuat, rotateByQuatInverse } from '../../rigid/quat.js';
+import { integrateOrientation, integrateOrientationFrom, quatRelative, rotateByQuat, rotateByQuatInverse } from '../../rigid/quat.js';
 import { COLLISION_SWEEPS, RESTITUTION_THRESHOLD } from '../../rows/block-solver.js';
 import { colourJonesPlassmannCpu, CONTACT_COLOUR_ROUNDS, CONTACT_MAX_COLOURS } from '../../gpu/colouring.js';
 
@@ -866,7 +866,7 @@ export class XpbdContacts {
         const om = this.w.angularVelocity;
         om[bo] -= S[3]; om[bo + 1] -= S[4]; om[bo + 2] -= S[5];
       } else {
-        turnBy(this.w.orientation, 4 * a, S, 3, true);
+        integrateOrientationFrom(this.w.orientation, 4 * a, S, 3, true);
       }
     }
     if (mB !== 0) {
@@ -876,7 +876,7 @@ export class XpbdContacts {
         const om = this.w.angularVelocity;
         om[bo] += S[6]; om[bo + 1] += S[7]; om[bo + 2] += S[8];
       } else {
-        turnBy(this.w.orientation, 4 * b, S, 6, false);
+        integrateOrientationFrom(this.w.orientation, 4 * b, S, 6, false);
       }
     }
   }
@@ -1856,26 +1856,6 @@ export class XpbdContacts {
  * (b2WorldDef.contactPushMaxVelocity, "contactPushVelocity" in v3.0), 3 m/s.
  */
 export const PUSH_OUT_SPEED = 3;
-
-/**
- * q += ½ (0, Δθ) ⊗ q, normalised, with Δθ = ±S[so..so+3) (− where `negate`): rigid/quat.ts
- * integrateOrientation(q, o, ±S[so], ±S[so + 1], ±S[so + 2], 1) in the same arithmetic, its rate read
- * from S rather than passed as doubles (boxed when the call is not inlined: row's note; applyDelta).
- */
-function turnBy(q: Float64Array, o: number, S: Float64Array, so: number, negate: boolean): void {
-  const wx = negate ? -S[so] : S[so], wy = negate ? -S[so + 1] : S[so + 1], wz = negate ? -S[so + 2] : S[so + 2];
-  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
-  const hh = 0.5; // ½ h, h = 1
-  const nx = x + hh * (w * wx + (wy * z - wz * y));
-  const ny = y + hh * (w * wy + (wz * x - wx * z));
-  const nz = z + hh * (w * wz + (wx * y - wy * x));
-  const nw = w - hh * (wx * x + wy * y + wz * z);
-  const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-  q[o] = nx * inv;
-  q[o + 1] = ny * inv;
-  q[o + 2] = nz * inv;
-  q[o + 3] = nw * inv;
-}
 
 /** Sweeps of the manifold block's projected Gauss–Seidel (≤ 12 rows; enough to converge a box's four corners). */
 const BLOCK_SWEEPS = 16;
